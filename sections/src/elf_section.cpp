@@ -1,0 +1,642 @@
+// Reading one named section out of ELF files and ar archives (see sections/elf_section.h, SPEC section 5).
+//
+// libelf does the walking: elf_begin(ELF_C_READ_MMAP) on files, elf_memory on images, elf_next/elf_getarhdr for
+// archive members, gelf_* for both ELF classes and byte orders. Before libelf is trusted with an image, its
+// headers are validated here with the checked readers of checked.h, so that a lying header becomes a diagnostic
+// that says what is wrong, and every section range is checked against the image before elf_rawdata. Uncompressed
+// sections are handed out as views into the mapping (zero copy); compressed ones are inflated once, straight into
+// a buffer of their stated size, after that size has been checked against kMaxExpansion and kMaxDecompressedSize.
+#include "sections/elf_section.h"
+
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+#include <zstd.h>
+#include <zstd_errors.h>
+
+#include <cerrno>
+#include <climits>
+#include <cstddef>
+#include <cstring>
+#include <memory>
+#include <new>
+#include <optional>
+#include <vector>
+
+#include "checked.h"
+
+namespace sampler {
+namespace {
+
+using checked::ByteOrder;
+
+// gABI value; glibc's <elf.h> before 2.37 does not name it yet.
+constexpr uint32_t kCompressZstd = 2;
+static_assert(ELFCOMPRESS_ZLIB == 1);
+
+constexpr std::string_view kElfMagic = "\x7f" "ELF";
+constexpr std::string_view kArMagic = "!<arch>\n";
+// An archive inside an archive is legal but rare; the bound keeps a crafted file from recursing without end.
+constexpr int kMaxArchiveDepth = 4;
+// Legacy GNU compression (.zdebug_*): "ZLIB", then the uncompressed size as 8 big-endian bytes, then zlib data.
+constexpr std::string_view kLegacyMagic = "ZLIB";
+constexpr size_t kLegacyHeaderSize = 12;
+
+std::string hex(uint64_t value) {
+  char text[24];
+  snprintf(text, sizeof text, "0x%llx", static_cast<unsigned long long>(value));
+  return text;
+}
+
+std::string quoted(std::string_view name) { return "section '" + std::string(name) + "'"; }
+
+void init_libelf() {
+  // elf_version must be called once before any other libelf call; a function-local static makes that thread-safe.
+  static const bool initialised = elf_version(EV_CURRENT) != EV_NONE;
+  (void)initialised;
+}
+
+struct ElfDeleter {
+  void operator()(Elf* elf) const { elf_end(elf); }
+};
+using ElfHandle = std::unique_ptr<Elf, ElfDeleter>;
+
+std::string_view raw_image(Elf* elf) {
+  size_t size = 0;
+  const char* data = elf_rawfile(elf, &size);
+  return data == nullptr ? std::string_view() : std::string_view(data, size);
+}
+
+// ---- Header validation ---------------------------------------------------------------------------------------
+
+/// The ELF header fields the validation needs, normalised to 64 bits and native byte order.
+struct RawElfHeader {
+  bool is64 = false;
+  ByteOrder order = ByteOrder::kLittle;
+  uint64_t shoff = 0;
+  uint64_t shnum = 0;  // after extended numbering (e_shnum == 0: the count is in section 0's sh_size)
+  uint64_t shstrndx = 0;
+};
+
+/// Reads the section header `index` fields that matter here: type, offset, size (and link, for SHN_XINDEX).
+struct RawSectionHeader {
+  uint32_t type = 0;
+  uint64_t offset = 0;
+  uint64_t size = 0;
+  uint32_t link = 0;
+};
+
+std::optional<RawSectionHeader> read_section_header(std::string_view image, const RawElfHeader& h, uint64_t index) {
+  const uint64_t entry_size = h.is64 ? sizeof(Elf64_Shdr) : sizeof(Elf32_Shdr);
+  auto at = checked::mul(index, entry_size);
+  if (!at) return std::nullopt;
+  auto start = checked::add(h.shoff, *at);
+  if (!start) return std::nullopt;
+  auto entry = checked::substr(image, *start, entry_size);
+  if (!entry) return std::nullopt;
+  RawSectionHeader s;
+  if (h.is64) {
+    s.type = *checked::read_uint<uint32_t>(*entry, offsetof(Elf64_Shdr, sh_type), h.order);
+    s.offset = *checked::read_uint<uint64_t>(*entry, offsetof(Elf64_Shdr, sh_offset), h.order);
+    s.size = *checked::read_uint<uint64_t>(*entry, offsetof(Elf64_Shdr, sh_size), h.order);
+    s.link = *checked::read_uint<uint32_t>(*entry, offsetof(Elf64_Shdr, sh_link), h.order);
+  } else {
+    s.type = *checked::read_uint<uint32_t>(*entry, offsetof(Elf32_Shdr, sh_type), h.order);
+    s.offset = *checked::read_uint<uint32_t>(*entry, offsetof(Elf32_Shdr, sh_offset), h.order);
+    s.size = *checked::read_uint<uint32_t>(*entry, offsetof(Elf32_Shdr, sh_size), h.order);
+    s.link = *checked::read_uint<uint32_t>(*entry, offsetof(Elf32_Shdr, sh_link), h.order);
+  }
+  return s;
+}
+
+/// Checks what libelf will rely on: identification, header size, the section header table and the section name
+/// table all inside the image. Returns a description of the first problem, or an empty string.
+std::string check_elf_headers(std::string_view image) {
+  if (image.size() < EI_NIDENT) {
+    return "truncated ELF header (" + std::to_string(image.size()) + " bytes)";
+  }
+  if (!image.starts_with(kElfMagic)) return "not an ELF file or ar archive";
+  RawElfHeader h;
+  const auto elf_class = static_cast<unsigned char>(image[EI_CLASS]);
+  const auto data = static_cast<unsigned char>(image[EI_DATA]);
+  if (elf_class != ELFCLASS32 && elf_class != ELFCLASS64) {
+    return "unknown ELF class " + std::to_string(elf_class);
+  }
+  if (data != ELFDATA2LSB && data != ELFDATA2MSB) return "unknown ELF byte order " + std::to_string(data);
+  h.is64 = elf_class == ELFCLASS64;
+  h.order = data == ELFDATA2LSB ? ByteOrder::kLittle : ByteOrder::kBig;
+  const size_t header_size = h.is64 ? sizeof(Elf64_Ehdr) : sizeof(Elf32_Ehdr);
+  if (image.size() < header_size) {
+    return "truncated ELF header (" + std::to_string(image.size()) + " bytes, expected " +
+           std::to_string(header_size) + ")";
+  }
+  uint64_t shentsize, shnum, shstrndx;
+  if (h.is64) {
+    h.shoff = *checked::read_uint<uint64_t>(image, offsetof(Elf64_Ehdr, e_shoff), h.order);
+    shentsize = *checked::read_uint<uint16_t>(image, offsetof(Elf64_Ehdr, e_shentsize), h.order);
+    shnum = *checked::read_uint<uint16_t>(image, offsetof(Elf64_Ehdr, e_shnum), h.order);
+    shstrndx = *checked::read_uint<uint16_t>(image, offsetof(Elf64_Ehdr, e_shstrndx), h.order);
+  } else {
+    h.shoff = *checked::read_uint<uint32_t>(image, offsetof(Elf32_Ehdr, e_shoff), h.order);
+    shentsize = *checked::read_uint<uint16_t>(image, offsetof(Elf32_Ehdr, e_shentsize), h.order);
+    shnum = *checked::read_uint<uint16_t>(image, offsetof(Elf32_Ehdr, e_shnum), h.order);
+    shstrndx = *checked::read_uint<uint16_t>(image, offsetof(Elf32_Ehdr, e_shstrndx), h.order);
+  }
+  if (h.shoff == 0) return "";  // no section headers: nothing to find, nothing to check
+  const uint64_t entry_size = h.is64 ? sizeof(Elf64_Shdr) : sizeof(Elf32_Shdr);
+  if (shentsize != entry_size) {
+    return "section header entry size is " + std::to_string(shentsize) + ", expected " +
+           std::to_string(entry_size);
+  }
+  // Extended numbering (gABI): e_shnum 0 and e_shstrndx SHN_XINDEX defer to fields of section header 0.
+  auto first = read_section_header(image, h, 0);
+  if (!first) {
+    return "section header table at offset " + hex(h.shoff) + " is past the end of the file (" +
+           std::to_string(image.size()) + " bytes)";
+  }
+  h.shnum = shnum == 0 ? first->size : shnum;
+  h.shstrndx = shstrndx == SHN_XINDEX ? first->link : shstrndx;
+  auto table_size = checked::mul(h.shnum, entry_size);
+  if (!table_size || !checked::range_fits(h.shoff, *table_size, image.size())) {
+    return "section header table (offset " + hex(h.shoff) + ", " + std::to_string(h.shnum) +
+           " entries) extends past the end of the file (" + std::to_string(image.size()) + " bytes)";
+  }
+  if (h.shstrndx == SHN_UNDEF) return "";  // no names: nothing can match, libelf copes
+  if (h.shstrndx >= h.shnum) {
+    return "section name table index " + std::to_string(h.shstrndx) + " is out of range (" +
+           std::to_string(h.shnum) + " sections)";
+  }
+  auto names = read_section_header(image, h, h.shstrndx);
+  if (names->type != SHT_NOBITS && !checked::range_fits(names->offset, names->size, image.size())) {
+    return "section name table (offset " + hex(names->offset) + ", size " + hex(names->size) +
+           ") extends past the end of the file (" + std::to_string(image.size()) + " bytes)";
+  }
+  return "";
+}
+
+// ---- Decompression -------------------------------------------------------------------------------------------
+
+/// A section's contents: a view into the image, or into `owned` when it had to be decompressed or concatenated.
+struct Contents {
+  std::unique_ptr<char[]> owned;
+  std::string_view bytes;
+};
+
+/// Buffer of `size` bytes without zero-filling it (the decompressor overwrites every byte), or nullptr.
+std::unique_ptr<char[]> allocate(uint64_t size) {
+  if (size > SIZE_MAX) return nullptr;
+  return std::unique_ptr<char[]>(new (std::nothrow) char[size == 0 ? 1 : size]);
+}
+
+/// Inflates the zlib stream `in` into exactly `size` bytes at `out`. Returns an error message or "".
+std::string inflate_exact(std::string_view in, char* out, uint64_t size) {
+  z_stream zs{};
+  if (inflateInit(&zs) != Z_OK) return "cannot initialise zlib";
+  // zlib counts in 32-bit units: feed input and output in pieces below UINT_MAX. In practice one call does the
+  // whole stream, straight into the final buffer.
+  constexpr uint64_t kStep = 1u << 30;
+  uint64_t in_left = in.size(), out_left = size;
+  zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));
+  zs.next_out = reinterpret_cast<Bytef*>(out);
+  std::string error;
+  for (;;) {
+    if (zs.avail_in == 0 && in_left > 0) {
+      zs.avail_in = static_cast<uInt>(std::min(in_left, kStep));
+      in_left -= zs.avail_in;
+    }
+    if (zs.avail_out == 0 && out_left > 0) {
+      zs.avail_out = static_cast<uInt>(std::min(out_left, kStep));
+      out_left -= zs.avail_out;
+    }
+    const int rc = inflate(&zs, Z_NO_FLUSH);
+    if (rc == Z_STREAM_END) {
+      const uint64_t produced = size - out_left - zs.avail_out;
+      if (produced != size) {
+        error = "decompresses to " + std::to_string(produced) + " bytes, but its header states " +
+                std::to_string(size);
+      }
+      break;
+    }
+    if (rc == Z_OK) continue;  // progress was made; zlib returns Z_BUF_ERROR when none is possible
+    if (rc == Z_BUF_ERROR && zs.avail_out == 0 && out_left == 0) {
+      error = "decompresses to more than the " + std::to_string(size) + " bytes its header states";
+    } else if (rc == Z_BUF_ERROR && zs.avail_in == 0 && in_left == 0) {
+      error = "compressed data is truncated (zlib stream ends early)";
+    } else if (rc == Z_MEM_ERROR) {
+      error = "out of memory while decompressing";
+    } else {
+      error = std::string("invalid zlib data: ") + (zs.msg != nullptr ? zs.msg : "error " + std::to_string(rc));
+    }
+    break;
+  }
+  inflateEnd(&zs);
+  return error;
+}
+
+/// Decompresses the zstd frames of `in` into exactly `size` bytes at `out`. Returns an error message or "".
+std::string zstd_exact(std::string_view in, char* out, uint64_t size) {
+  const size_t produced = ZSTD_decompress(out, size, in.data(), in.size());
+  if (ZSTD_isError(produced)) {
+    if (ZSTD_getErrorCode(produced) == ZSTD_error_dstSize_tooSmall) {
+      return "decompresses to more than the " + std::to_string(size) + " bytes its header states";
+    }
+    return std::string("invalid zstd data: ") + ZSTD_getErrorName(produced);
+  }
+  if (produced != size) {
+    return "decompresses to " + std::to_string(produced) + " bytes, but its header states " + std::to_string(size);
+  }
+  return "";
+}
+
+enum class Codec { kZlib, kZstd };
+
+// ---- Walking files, archives and sections ----------------------------------------------------------------------
+
+/// One request (section name, visitor, sink) carried through the files, archives and members it visits.
+class Walker {
+ public:
+  Walker(std::string_view section_name, const std::function<void(const ElfSection&)>& visit, DiagnosticSink& sink)
+      : name_(section_name), visit_(visit), sink_(sink) {}
+
+  /// Visits the ELF or archive `elf` (whose bytes are `image`); `fd` is its descriptor, or -1 for memory.
+  void visit_any(Elf* elf, const std::string& label, int fd, int depth) {
+    switch (elf_kind(elf)) {
+      case ELF_K_ELF:
+        visit_elf(elf, label);
+        break;
+      case ELF_K_AR:
+        if (depth >= kMaxArchiveDepth) {
+          error(label, "archives nested more than " + std::to_string(kMaxArchiveDepth) + " deep");
+        } else {
+          visit_archive(elf, label, fd, depth);
+        }
+        break;
+      default:
+        error(label, depth == 0 ? "not an ELF file or ar archive" : "archive member is not an ELF file");
+        break;
+    }
+  }
+
+  /// Reports elf_begin/elf_memory's failure on `image`, saying what is wrong where that can be told.
+  void report_unreadable(const std::string& label, std::string_view image, int depth) {
+    std::string problem = check_elf_headers(image);
+    if (problem.empty()) problem = std::string("malformed ELF file: ") + elf_errmsg(-1);
+    if (depth > 0 && problem == "not an ELF file or ar archive") problem = "archive member is not an ELF file";
+    error(label, problem);
+  }
+
+  void error(const std::string& label, std::string message) {
+    sink_.error(label, 0, std::move(message));
+    ok_ = false;
+  }
+
+  bool ok() const { return ok_; }
+
+ private:
+  void visit_archive(Elf* archive, const std::string& label, int fd, int depth);
+  void visit_elf(Elf* elf, const std::string& label);
+  std::optional<Contents> read_section(Elf_Scn* scn, const GElf_Shdr& shdr, std::string_view section,
+                                       std::string_view image, const std::string& label, ByteOrder order,
+                                       bool is64);
+  std::optional<Contents> decompress(Codec codec, std::string_view compressed, uint64_t stated_size,
+                                     std::string_view section, std::string_view image, const std::string& label);
+  bool matches(std::string_view have) const;
+
+  std::string_view name_;
+  const std::function<void(const ElfSection&)>& visit_;
+  DiagnosticSink& sink_;
+  bool ok_ = true;
+};
+
+bool Walker::matches(std::string_view have) const {
+  if (have == name_) return true;
+  // SPEC section 5: a request for .debug_X also finds a legacy compressed .zdebug_X.
+  constexpr std::string_view kDebug = ".debug_", kZdebug = ".zdebug_";
+  return name_.starts_with(kDebug) && have.starts_with(kZdebug) &&
+         have.substr(kZdebug.size()) == name_.substr(kDebug.size());
+}
+
+/// The raw ar member header fields needed to step over a member libelf refused (ar(5): 60 bytes per header).
+struct RawArHeader {
+  std::string name;
+  uint64_t size = 0;
+};
+
+std::optional<RawArHeader> read_ar_header(std::string_view archive, uint64_t offset) {
+  auto header = checked::substr(archive, offset, 60);
+  if (!header || header->substr(58, 2) != "`\n") return std::nullopt;
+  RawArHeader h;
+  h.name = std::string(header->substr(0, 16));
+  while (!h.name.empty() && h.name.back() == ' ') h.name.pop_back();
+  if (!h.name.starts_with('/') && h.name.ends_with('/')) h.name.pop_back();  // GNU: "name/"
+  const std::string_view size_field = header->substr(48, 10);
+  size_t digits = 0;
+  for (char c : size_field) {
+    if (c == ' ') break;
+    if (c < '0' || c > '9') return std::nullopt;
+    h.size = h.size * 10 + static_cast<uint64_t>(c - '0');  // at most 10 digits: no overflow
+    ++digits;
+  }
+  if (digits == 0) return std::nullopt;
+  return h;
+}
+
+void Walker::visit_archive(Elf* archive, const std::string& label, int fd, int depth) {
+  const std::string_view bytes = raw_image(archive);
+  // Where the next member header starts, tracked here too: when libelf refuses a member it cannot step past it,
+  // so the walk resumes with elf_rand at this offset. Members are padded to even offsets (ar(5)).
+  uint64_t next_header = kArMagic.size();
+  bool any_elf = false;
+  Elf_Cmd cmd = ELF_C_READ_MMAP;
+  for (;;) {
+    if (next_header >= bytes.size()) break;
+    const auto raw = read_ar_header(bytes, next_header);
+    if (!raw) {
+      error(label, "malformed archive member header at offset " + std::to_string(next_header));
+      break;
+    }
+    const uint64_t data_offset = next_header + 60;
+    const uint64_t available = bytes.size() - std::min<uint64_t>(data_offset, bytes.size());
+    std::string member_label = label + "(" + raw->name + ")";
+    if (raw->size > available) {
+      error(member_label, "archive member is truncated (its header states " + std::to_string(raw->size) +
+                              " bytes, " + std::to_string(available) + " remain)");
+      break;
+    }
+    const uint64_t following = data_offset + raw->size + (raw->size & 1);
+    ElfHandle member(elf_begin(fd, cmd, archive));
+    if (member == nullptr) {
+      // libelf parsed the header above but refused the member itself; say why, then step over it.
+      report_unreadable(member_label, bytes.substr(data_offset, raw->size), depth + 1);
+      if (following >= bytes.size() || elf_rand(archive, following) != following) break;
+      next_header = following;
+      continue;
+    }
+    next_header = following;
+    const Elf_Arhdr* header = elf_getarhdr(member.get());
+    const std::string_view name = header != nullptr && header->ar_name != nullptr ? header->ar_name : "";
+    // The symbol table ("/", "/SYM64/") and the long-name table ("//") are archive bookkeeping, not members.
+    const bool bookkeeping = name == "/" || name == "//" || name == "/SYM64/" || name.starts_with("__.SYMDEF");
+    if (!bookkeeping) {
+      if (!name.empty()) member_label = label + "(" + std::string(name) + ")";
+      any_elf = true;
+      visit_any(member.get(), member_label, fd, depth + 1);
+    }
+    cmd = elf_next(member.get());
+    if (cmd == ELF_C_NULL) {
+      if (next_header < bytes.size() && !read_ar_header(bytes, next_header)) {
+        error(label, "malformed archive member header at offset " + std::to_string(next_header));
+      }
+      break;
+    }
+  }
+  // An archive without members still answers the question: the section is not there.
+  if (!any_elf && ok_) visit_(ElfSection{label, ElfSection::Status::kMissing, {}});
+}
+
+void Walker::visit_elf(Elf* elf, const std::string& label) {
+  const std::string_view image = raw_image(elf);
+  if (std::string problem = check_elf_headers(image); !problem.empty()) {
+    error(label, problem);
+    return;
+  }
+  const bool is64 = gelf_getclass(elf) == ELFCLASS64;
+  const ByteOrder order =
+      static_cast<unsigned char>(image[EI_DATA]) == ELFDATA2MSB ? ByteOrder::kBig : ByteOrder::kLittle;
+  size_t names_index = 0;
+  if (elf_getshdrstrndx(elf, &names_index) != 0) {
+    error(label, std::string("cannot read the section name table index: ") + elf_errmsg(-1));
+    return;
+  }
+  std::vector<Contents> found;
+  bool failed = false;
+  bool bad_name_reported = false;
+  for (Elf_Scn* scn = elf_nextscn(elf, nullptr); scn != nullptr; scn = elf_nextscn(elf, scn)) {
+    GElf_Shdr shdr;
+    if (gelf_getshdr(scn, &shdr) == nullptr) {
+      error(label, "cannot read section header " + std::to_string(elf_ndxscn(scn)) + ": " + elf_errmsg(-1));
+      failed = true;
+      continue;
+    }
+    const char* section = elf_strptr(elf, names_index, shdr.sh_name);
+    if (section == nullptr) {
+      if (!bad_name_reported) {
+        error(label, "the name of section " + std::to_string(elf_ndxscn(scn)) + " (offset " + hex(shdr.sh_name) +
+                         ") cannot be read from the section name table");
+        bad_name_reported = true;
+      }
+      failed = true;
+      continue;
+    }
+    if (!matches(section)) continue;
+    auto contents = read_section(scn, shdr, section, image, label, order, is64);
+    if (!contents) {
+      failed = true;
+      continue;
+    }
+    found.push_back(std::move(*contents));
+  }
+  if (failed) return;  // each problem was reported; a partial section would be silently wrong
+  ElfSection result{label, ElfSection::Status::kMissing, {}};
+  Contents joined;
+  if (found.size() == 1) {
+    result.bytes = found.front().bytes;
+  } else if (found.size() > 1) {
+    // Several sections of that name (objects may carry more than one): concatenated in order, as a linker would.
+    uint64_t total = 0;
+    for (const auto& piece : found) total += piece.bytes.size();  // each is in memory: the sum fits
+    joined.owned = allocate(total);
+    if (joined.owned == nullptr) {
+      error(label, "out of memory joining " + std::to_string(found.size()) + " sections '" + std::string(name_) +
+                       "' (" + std::to_string(total) + " bytes)");
+      return;
+    }
+    char* out = joined.owned.get();
+    for (const auto& piece : found) {
+      if (!piece.bytes.empty()) memcpy(out, piece.bytes.data(), piece.bytes.size());
+      out += piece.bytes.size();
+    }
+    result.bytes = std::string_view(joined.owned.get(), total);
+  }
+  if (!found.empty()) {
+    // Only NUL bytes (or none) is empty: the extraction removes NULs, so nothing would come out (SPEC section 5).
+    result.status = result.bytes.find_first_not_of('\0') == std::string_view::npos ? ElfSection::Status::kEmpty
+                                                                                   : ElfSection::Status::kFound;
+  }
+  visit_(result);
+}
+
+std::optional<Contents> Walker::read_section(Elf_Scn* scn, const GElf_Shdr& shdr, std::string_view section,
+                                             std::string_view image, const std::string& label, ByteOrder order,
+                                             bool is64) {
+  if (shdr.sh_type == SHT_NOBITS) return Contents{};  // occupies no file space: empty by definition
+  // The header's offset and size are checked before libelf touches the data: a lie is an error, never a read
+  // past the end of the mapping.
+  if (!checked::range_fits(shdr.sh_offset, shdr.sh_size, image.size())) {
+    error(label, quoted(section) + " (offset " + hex(shdr.sh_offset) + ", size " + hex(shdr.sh_size) +
+                     ") extends past the end of the file (" + std::to_string(image.size()) + " bytes)");
+    return std::nullopt;
+  }
+  if (shdr.sh_size == 0) return Contents{};
+  // elf_rawdata on a mapped image points into the mapping: no copy, no byte-order conversion.
+  Elf_Data* data = elf_rawdata(scn, nullptr);
+  if (data == nullptr || (data->d_buf == nullptr && data->d_size != 0)) {
+    error(label, "cannot read " + quoted(section) + ": " + elf_errmsg(-1));
+    return std::nullopt;
+  }
+  const std::string_view raw(static_cast<const char*>(data->d_buf), data->d_size);
+
+  if (shdr.sh_flags & SHF_COMPRESSED) {
+    // gABI compression header, in the file's byte order: Elf32_Chdr or Elf64_Chdr, then the compressed stream.
+    const size_t header_size = is64 ? sizeof(Elf64_Chdr) : sizeof(Elf32_Chdr);
+    uint32_t type = 0;
+    uint64_t stated = 0;
+    if (raw.size() >= header_size) {
+      type = *checked::read_uint<uint32_t>(raw, 0, order);  // ch_type comes first in both classes
+      stated = is64 ? *checked::read_uint<uint64_t>(raw, offsetof(Elf64_Chdr, ch_size), order)
+                    : *checked::read_uint<uint32_t>(raw, offsetof(Elf32_Chdr, ch_size), order);
+    } else {
+      error(label, quoted(section) + " is compressed but too short for its compression header (" +
+                       std::to_string(raw.size()) + " bytes)");
+      return std::nullopt;
+    }
+    if (type != ELFCOMPRESS_ZLIB && type != kCompressZstd) {
+      error(label, quoted(section) + " uses unknown compression type " + std::to_string(type));
+      return std::nullopt;
+    }
+    return decompress(type == ELFCOMPRESS_ZLIB ? Codec::kZlib : Codec::kZstd, raw.substr(header_size), stated,
+                      section, image, label);
+  }
+  if (section.starts_with(".zdebug") && raw.size() >= kLegacyHeaderSize && raw.starts_with(kLegacyMagic)) {
+    const uint64_t stated = *checked::read_uint<uint64_t>(raw, kLegacyMagic.size(), ByteOrder::kBig);
+    return decompress(Codec::kZlib, raw.substr(kLegacyHeaderSize), stated, section, image, label);
+  }
+  // Like binutils, a .zdebug section without the "ZLIB" header is taken as it is.
+  return Contents{nullptr, raw};
+}
+
+std::optional<Contents> Walker::decompress(Codec codec, std::string_view compressed, uint64_t stated_size,
+                                           std::string_view section, std::string_view image,
+                                           const std::string& label) {
+  // The stated size is checked before anything is allocated (SPEC section 5): over kMaxDecompressedSize, or over
+  // kMaxExpansion times the input (the ELF image: the file, or the archive member), it is a bomb or a lie.
+  if (stated_size > kMaxDecompressedSize) {
+    error(label, quoted(section) + " states a decompressed size of " + std::to_string(stated_size) +
+                     " bytes, over the limit of " + std::to_string(kMaxDecompressedSize) + " bytes");
+    return std::nullopt;
+  }
+  const auto limit = checked::mul<uint64_t>(image.size(), kMaxExpansion);
+  if (limit && stated_size > *limit) {
+    error(label, quoted(section) + " states a decompressed size of " + std::to_string(stated_size) +
+                     " bytes, over " + std::to_string(kMaxExpansion) + " times the size of the file (" +
+                     std::to_string(image.size()) + " bytes)");
+    return std::nullopt;
+  }
+  Contents contents;
+  contents.owned = allocate(stated_size);
+  if (contents.owned == nullptr) {
+    error(label, "out of memory decompressing " + quoted(section) + " (" + std::to_string(stated_size) + " bytes)");
+    return std::nullopt;
+  }
+  const std::string problem = codec == Codec::kZlib ? inflate_exact(compressed, contents.owned.get(), stated_size)
+                                                    : zstd_exact(compressed, contents.owned.get(), stated_size);
+  if (!problem.empty()) {
+    error(label, quoted(section) + ": " + problem);
+    return std::nullopt;
+  }
+  contents.bytes = std::string_view(contents.owned.get(), stated_size);
+  return contents;
+}
+
+struct FdCloser {
+  int fd;
+  ~FdCloser() { close(fd); }
+};
+
+}  // namespace
+
+bool for_each_elf_section(const std::string& path, std::string_view section_name,
+                          const std::function<void(const ElfSection&)>& visit, DiagnosticSink& sink) {
+  init_libelf();
+  Walker walker(section_name, visit, sink);
+  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    walker.error(path, std::string("cannot open: ") + strerror(errno));
+    return false;
+  }
+  FdCloser closer{fd};
+  struct stat st;
+  if (fstat(fd, &st) != 0) {
+    walker.error(path, std::string("cannot read: ") + strerror(errno));
+    return false;
+  }
+  // Only regular files: ELF parsing needs random access, and reading a pipe or device to its end has no bound.
+  if (S_ISDIR(st.st_mode)) {
+    walker.error(path, "is a directory");
+    return false;
+  }
+  if (!S_ISREG(st.st_mode)) {
+    walker.error(path, "not a regular file");
+    return false;
+  }
+  if (st.st_size == 0) {
+    walker.error(path, "not an ELF file or ar archive (the file is empty)");
+    return false;
+  }
+  ElfHandle elf(elf_begin(fd, ELF_C_READ_MMAP, nullptr));
+  if (elf == nullptr) {
+    // libelf refused the file: map it here only to say precisely what is wrong.
+    const size_t size = static_cast<size_t>(st.st_size);
+    void* map = mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
+    if (map == MAP_FAILED) {
+      walker.error(path, std::string("cannot read: ") + elf_errmsg(-1));
+      return false;
+    }
+    walker.report_unreadable(path, std::string_view(static_cast<const char*>(map), size), 0);
+    munmap(map, size);
+    return false;
+  }
+  walker.visit_any(elf.get(), path, fd, 0);
+  return walker.ok();
+}
+
+bool for_each_elf_section_in_memory(std::string_view image, const std::string& label, std::string_view section_name,
+                                    const std::function<void(const ElfSection&)>& visit, DiagnosticSink& sink) {
+  init_libelf();
+  Walker walker(section_name, visit, sink);
+  if (image.empty()) {
+    walker.error(label, "not an ELF file or ar archive (the file is empty)");
+    return false;
+  }
+  // elf_memory takes a non-const pointer because libelf may convert data in place; only headers (which libelf
+  // copies for conversion) and elf_rawdata (which never converts) are used here, so the image is never written.
+  ElfHandle elf(elf_memory(const_cast<char*>(image.data()), image.size()));
+  if (elf == nullptr) {
+    walker.report_unreadable(label, image, 0);
+    return false;
+  }
+  walker.visit_any(elf.get(), label, -1, 0);
+  return walker.ok();
+}
+
+bool looks_like_elf_or_archive(std::string_view first_bytes) {
+  return first_bytes.starts_with(kElfMagic) || first_bytes.starts_with(kArMagic);
+}
+
+void for_each_non_nul_span(std::string_view bytes, const std::function<void(std::string_view)>& write) {
+  const char* p = bytes.data();
+  const char* const end = p + bytes.size();
+  while (p < end) {
+    const char* nul = static_cast<const char*>(memchr(p, '\0', static_cast<size_t>(end - p)));
+    const char* stop = nul != nullptr ? nul : end;
+    if (stop > p) write(std::string_view(p, static_cast<size_t>(stop - p)));
+    if (nul == nullptr) break;
+    p = nul + 1;
+  }
+}
+
+}  // namespace sampler
