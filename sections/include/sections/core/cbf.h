@@ -54,13 +54,19 @@ class Encoder {
  private:
   void put(uint8_t byte);
   void flush_repeat();
+  /// Writes one omit/rep instruction for 1 <= count <= the word's maximum: inline when count <= inline_limit,
+  /// else `external_opcode | (bytes - 1)` followed by the minimal big-endian count bytes.
+  void put_count(uint8_t inline_opcode, uint64_t inline_limit, uint8_t external_opcode, uint64_t count);
+  /// Writes `count` (>= 1, any size) as a sequence of such instructions, each at most the word's maximum.
+  void put_counts(uint8_t inline_opcode, uint64_t inline_limit, uint8_t external_opcode, uint64_t count);
 
   WordSize size_;
   uint8_t* out_;
   size_t capacity_;
   size_t length_ = 0;
   bool overflowed_ = false;
-  bool have_previous_ = false;
+  bool have_previous_ = false;  ///< previous_ may be repeated (the last instruction was a frame or its rep)
+  bool have_address_ = false;   ///< previous_.address is a base for deltas (some frame was written)
   Frame previous_{FrameKind::kPc, 0};
   uint64_t pending_repeats_ = 0;
 };
@@ -80,7 +86,7 @@ enum class ItemType : uint8_t {
 
 struct Item {
   ItemType type;
-  Frame frame;         ///< kFrame
+  Frame frame;         ///< kFrame; kRepeat: the frame being repeated
   uint64_t count;      ///< kOmit, kRepeat
   size_t offset;       ///< byte offset of the instruction (kError: of the offending byte)
   const char* error;   ///< kError: static English message
@@ -106,6 +112,7 @@ class Decoder {
   bool have_address_ = false;
   bool have_frame_ = false;
   uint64_t address_ = 0;
+  FrameKind last_kind_ = FrameKind::kPc;  ///< kind of the last frame, for `rep` items
   Item final_{};
   bool finished_ = false;
 };

@@ -22,10 +22,13 @@ void append_address(CharBuffer& out, uint64_t value);
 /// {{{reset}}}
 void write_reset(CharBuffer& out);
 /// {{{module:ID:NAME:elf:BUILDID}}}. NAME has every ':' and '}' (and control character) replaced by '_'.
-/// build_id must be non-empty (llvm-symbolizer rejects an empty one); it is written as lower-case hex.
+/// build_id must be non-empty (llvm-symbolizer rejects an empty one; nothing is written then); it is written
+/// as lower-case hex, two digits per byte. The ID is written in decimal.
 void write_module(CharBuffer& out, uint64_t id, const char* name, size_t name_length, const uint8_t* build_id,
                   size_t build_id_length);
-/// {{{mmap:START:SIZE:load:MODULE:FLAGS:VADDR}}}. flags is a combination of 'r', 'w', 'x' in that order.
+/// {{{mmap:START:SIZE:load:MODULE:FLAGS:VADDR}}}. flags (NUL-terminated, may be null) is a combination of
+/// 'r', 'w', 'x'; they are written lower-case in that order and other characters are ignored. START, SIZE
+/// and VADDR are written like append_address().
 void write_mmap(CharBuffer& out, uint64_t start, uint64_t size, uint64_t module_id, const char* flags,
                 uint64_t module_relative_address);
 /// {{{bt:FRAME:ADDRESS}}} or {{{bt:FRAME:ADDRESS:pc|ra}}}
