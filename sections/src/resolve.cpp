@@ -1,0 +1,788 @@
+// Joining samples and timestamps with their sites (see sections/resolve.h; SPEC section 5, seed 004
+// "samples subreport").
+#include "sections/resolve.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <deque>
+#include <filesystem>
+#include <unordered_map>
+#include <unordered_set>
+#include <utility>
+#include <vector>
+
+#include "sections/elf_section.h"
+#include "sections/site_info.h"
+
+namespace sampler {
+namespace {
+
+// ---------------------------------------------------------------------------------------------------------------
+// Reading FILE arguments
+
+/// A file mapped read-only for the lifetime of the index (the site text is never copied).
+class MappedFile {
+ public:
+  MappedFile(void* address, size_t size) : address_(address), size_(size) {}
+  ~MappedFile() {
+    if (address_ != nullptr) munmap(address_, size_);
+  }
+  MappedFile(const MappedFile&) = delete;
+  MappedFile& operator=(const MappedFile&) = delete;
+  std::string_view text() const { return {static_cast<const char*>(address_), size_}; }
+
+ private:
+  void* address_;
+  size_t size_;
+};
+
+/// Closes a descriptor on every path out of a function.
+class FdCloser {
+ public:
+  explicit FdCloser(int fd) : fd_(fd) {}
+  ~FdCloser() {
+    if (fd_ >= 0) close(fd_);
+  }
+  FdCloser(const FdCloser&) = delete;
+  FdCloser& operator=(const FdCloser&) = delete;
+
+ private:
+  int fd_;
+};
+
+std::string errno_text(int error_number) { return std::strerror(error_number); }
+
+/// The next line of `text` from `position` without its "\n" and without one trailing "\r"; advances position.
+std::string_view next_line(std::string_view text, size_t& position) {
+  const char* start = text.data() + position;
+  const void* newline = std::memchr(start, '\n', text.size() - position);
+  size_t length = newline != nullptr ? static_cast<size_t>(static_cast<const char*>(newline) - start)
+                                     : text.size() - position;
+  position += length + (newline != nullptr ? 1 : 0);
+  std::string_view line(start, length);
+  if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+  return line;
+}
+
+/// Two sites bodies hold the same sites (a "\r" before "\n" does not count: one file may have CRLF ends).
+bool same_sites(std::string_view a, std::string_view b) {
+  if (a == b) return true;
+  size_t pa = 0;
+  size_t pb = 0;
+  while (pa < a.size() && pb < b.size()) {
+    if (next_line(a, pa) != next_line(b, pb)) return false;
+  }
+  return pa >= a.size() && pb >= b.size();
+}
+
+/// The value text quoted for a message, shortened so that a 10 MB line does not become a 10 MB message.
+std::string quote_value(std::string_view value) {
+  constexpr size_t kShown = 40;
+  std::string text = "'";
+  text += value.substr(0, kShown);
+  if (value.size() > kShown) text += "...";
+  text += "'";
+  return text;
+}
+
+std::string place(std::string_view label, uint64_t line) {
+  std::string text = "'";
+  text += label;
+  text += "'";
+  if (line != 0) {
+    text += ':';
+    text += std::to_string(line);
+  }
+  return text;
+}
+
+}  // namespace
+
+// -------------------------------------------------------------------------------------------------------------
+// SitesIndex
+
+struct SitesIndex::Impl {
+  std::string section_name;
+  std::vector<std::unique_ptr<MappedFile>> mappings;
+  std::deque<std::string> owned_texts;  // deque: adding never moves the strings the index points into
+  // Key: unit followed by scheme (the unit has a fixed length, so the concatenation is unambiguous).
+  // unordered_map never moves its elements, so IndexedSites pointers stay valid.
+  std::unordered_map<std::string, IndexedSites> by_key;
+
+  bool add_text_view(const std::string& label, std::string_view text, DiagnosticSink& sink);
+  bool add_file(const std::string& path, DiagnosticSink& sink);
+  bool add_directory(const std::string& path, DiagnosticSink& sink);
+};
+
+bool SitesIndex::Impl::add_text_view(const std::string& label, std::string_view text, DiagnosticSink& sink) {
+  bool ok = true;
+  size_t sections = 0;
+  bool parsed = parse_site_info(
+      text, label,
+      [&](const SitesSection& section) {
+        ++sections;
+        std::string key = section.unit + section.scheme;
+        auto [it, inserted] = by_key.try_emplace(std::move(key));
+        IndexedSites& entry = it->second;
+        if (inserted) {
+          entry.label = label;
+          entry.unit = section.unit;
+          entry.scheme = section.scheme;
+          entry.body = section.body;
+          entry.site_count = section.site_count;
+          entry.line = section.line;
+          return;
+        }
+        // SPEC section 5: identical sites in two FILEs are used once (the first FILE names them); different
+        // sites cannot be told apart, so neither is used.
+        if (same_sites(entry.body, section.body)) return;
+        sink.error(label, section.line,
+                   "sites for unit " + section.unit + " scheme " + section.scheme + " differ from those in " +
+                       place(entry.label, entry.line) + "; samples of this unit and scheme are not resolved");
+        entry.conflicting = true;
+        ok = false;
+      },
+      sink);
+  if (parsed && sections == 0) sink.warning(label, 0, "no sites sections");
+  return parsed && ok;
+}
+
+bool SitesIndex::Impl::add_file(const std::string& path, DiagnosticSink& sink) {
+  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    sink.error(path, 0, "cannot open: " + errno_text(errno));
+    return false;
+  }
+  FdCloser closer(fd);
+  struct stat info {};
+  if (fstat(fd, &info) != 0) {
+    sink.error(path, 0, "cannot read: " + errno_text(errno));
+    return false;
+  }
+  if (S_ISDIR(info.st_mode)) return add_directory(path, sink);
+
+  if (S_ISREG(info.st_mode)) {
+    char magic[8] = {};
+    ssize_t got = pread(fd, magic, sizeof magic, 0);
+    if (got < 0) {
+      sink.error(path, 0, "cannot read: " + errno_text(errno));
+      return false;
+    }
+    if (looks_like_elf_or_archive(std::string_view(magic, static_cast<size_t>(got)))) {
+      bool ok = true;
+      bool elf_ok = for_each_elf_section(
+          path, section_name,
+          [&](const ElfSection& found) {
+            switch (found.status) {
+              case ElfSection::Status::kFound:
+                // The bytes live only during this call (they may have been decompressed): keep one copy.
+                owned_texts.emplace_back(found.bytes);
+                ok = add_text_view(found.label, owned_texts.back(), sink) && ok;
+                break;
+              case ElfSection::Status::kMissing:
+                sink.warning(found.label, 0, "no section " + section_name);
+                break;
+              case ElfSection::Status::kEmpty:
+                sink.warning(found.label, 0, "section " + section_name + " is empty");
+                break;
+            }
+          },
+          sink);
+      return elf_ok && ok;
+    }
+    if (info.st_size == 0) {
+      sink.warning(path, 0, "no sites sections");
+      return true;
+    }
+    void* address = mmap(nullptr, static_cast<size_t>(info.st_size), PROT_READ, MAP_PRIVATE, fd, 0);
+    if (address == MAP_FAILED) {
+      sink.error(path, 0, "cannot map: " + errno_text(errno));
+      return false;
+    }
+    mappings.push_back(std::make_unique<MappedFile>(address, static_cast<size_t>(info.st_size)));
+    return add_text_view(path, mappings.back()->text(), sink);
+  }
+
+  // A pipe or device (e.g. /dev/stdin, a process substitution): read it whole, then parse like a file.
+  std::string text;
+  char buffer[1 << 16];
+  for (;;) {
+    ssize_t got = read(fd, buffer, sizeof buffer);
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0) {
+      sink.error(path, 0, "cannot read: " + errno_text(errno));
+      return false;
+    }
+    if (got == 0) break;
+    text.append(buffer, static_cast<size_t>(got));
+  }
+  if (looks_like_elf_or_archive(std::string_view(text).substr(0, 8))) {
+    sink.error(path, 0, "an ELF file or archive must be a regular file");
+    return false;
+  }
+  owned_texts.push_back(std::move(text));
+  return add_text_view(path, owned_texts.back(), sink);
+}
+
+bool SitesIndex::Impl::add_directory(const std::string& path, DiagnosticSink& sink) {
+  namespace fs = std::filesystem;
+  bool ok = true;
+  std::vector<std::string> found;
+  // Walk by hand rather than with recursive_directory_iterator, so that an unreadable subdirectory is one
+  // error and the walk goes on. Symbolic links to directories are not followed (no loops); symbolic links to
+  // files are (a samplerinfo tree may link its .sites files).
+  std::vector<fs::path> pending{fs::path(path)};
+  while (!pending.empty()) {
+    fs::path directory = std::move(pending.back());
+    pending.pop_back();
+    std::error_code error;
+    fs::directory_iterator it(directory, error);
+    if (error) {
+      sink.error(directory.string(), 0, "cannot read directory: " + error.message());
+      ok = false;
+      continue;
+    }
+    for (; it != fs::directory_iterator(); it.increment(error)) {
+      if (error) break;
+      const fs::directory_entry& entry = *it;
+      std::error_code type_error;
+      if (entry.is_directory(type_error) && !entry.is_symlink(type_error)) {
+        pending.push_back(entry.path());
+      } else if (entry.path().extension() == ".sites" && entry.is_regular_file(type_error)) {
+        found.push_back(entry.path().string());
+      }
+    }
+    if (error) {
+      sink.error(directory.string(), 0, "cannot read directory: " + error.message());
+      ok = false;
+    }
+  }
+  if (found.empty()) {
+    sink.warning(path, 0, "no *.sites files in this directory");
+    return ok;
+  }
+  std::sort(found.begin(), found.end());
+  for (const std::string& file : found) ok = add_file(file, sink) && ok;
+  return ok;
+}
+
+SitesIndex::SitesIndex(std::string section_name) : impl_(std::make_unique<Impl>()) {
+  impl_->section_name = std::move(section_name);
+}
+SitesIndex::~SitesIndex() = default;
+SitesIndex::SitesIndex(SitesIndex&&) noexcept = default;
+SitesIndex& SitesIndex::operator=(SitesIndex&&) noexcept = default;
+
+bool SitesIndex::add_path(const std::string& path, DiagnosticSink& sink) { return impl_->add_file(path, sink); }
+
+bool SitesIndex::add_text(std::string label, std::string text, DiagnosticSink& sink) {
+  impl_->owned_texts.push_back(std::move(text));
+  return impl_->add_text_view(label, impl_->owned_texts.back(), sink);
+}
+
+const IndexedSites* SitesIndex::find(std::string_view unit, std::string_view scheme) const {
+  std::string key;
+  key.reserve(unit.size() + scheme.size());
+  key += unit;
+  key += scheme;
+  auto it = impl_->by_key.find(key);
+  return it == impl_->by_key.end() ? nullptr : &it->second;
+}
+
+size_t SitesIndex::size() const { return impl_->by_key.size(); }
+
+// -------------------------------------------------------------------------------------------------------------
+// Values
+
+std::optional<uint64_t> parse_counter(std::string_view text) {
+  if (text.empty() || text.size() > 20) return std::nullopt;
+  uint64_t value = 0;
+  for (char c : text) {
+    if (c < '0' || c > '9') return std::nullopt;
+    if (__builtin_mul_overflow(value, 10u, &value) ||
+        __builtin_add_overflow(value, static_cast<uint64_t>(c - '0'), &value))
+      return std::nullopt;
+  }
+  return value;
+}
+
+std::optional<BoundValue> parse_bound_value(std::string_view text) {
+  BoundValue result;
+  if (text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X')) {
+    // A pointer: at most 16 significant hex digits.
+    std::string_view digits = text.substr(2);
+    uint64_t value = 0;
+    for (char c : digits) {
+      unsigned digit;
+      if (c >= '0' && c <= '9') {
+        digit = static_cast<unsigned>(c - '0');
+      } else if (c >= 'a' && c <= 'f') {
+        digit = static_cast<unsigned>(c - 'a' + 10);
+      } else if (c >= 'A' && c <= 'F') {
+        digit = static_cast<unsigned>(c - 'A' + 10);
+      } else {
+        return std::nullopt;
+      }
+      if (value >> 60 != 0) return std::nullopt;
+      value = value << 4 | digit;
+    }
+    result.magnitude = value;
+    return result;
+  }
+  if (!text.empty() && text[0] == '-') {
+    result.negative = true;
+    text.remove_prefix(1);
+  }
+  // Leading zeros are allowed, so the 20-digit limit of parse_counter does not apply: strip them first.
+  size_t first = text.find_first_not_of('0');
+  std::string_view significant = first == std::string_view::npos ? text.substr(text.empty() ? 0 : text.size() - 1)
+                                                                 : text.substr(first);
+  auto magnitude = parse_counter(significant);
+  if (!magnitude) return std::nullopt;
+  result.magnitude = *magnitude;
+  if (result.magnitude == 0) result.negative = false;  // "-0" is 0
+  return result;
+}
+
+bool bound_less(const BoundValue& a, const BoundValue& b) {
+  if (a.negative != b.negative) return a.negative;
+  return a.negative ? a.magnitude > b.magnitude : a.magnitude < b.magnitude;
+}
+
+// -------------------------------------------------------------------------------------------------------------
+// The join
+
+namespace {
+
+/// Splits a line at tabs into `fields` (cleared first); views into `line`.
+void split_fields(std::string_view line, std::vector<std::string_view>& fields) {
+  fields.clear();
+  size_t start = 0;
+  for (;;) {
+    size_t tab = line.find('\t', start);
+    if (tab == std::string_view::npos) {
+      fields.push_back(line.substr(start));
+      return;
+    }
+    fields.push_back(line.substr(start, tab - start));
+    start = tab + 1;
+  }
+}
+
+class Joiner : public SamplesVisitor {
+ public:
+  Joiner(const std::string& input_name, const SitesIndex& sites, const ResolveOptions& options,
+         const std::function<void(std::string_view)>& write, DiagnosticSink& sink)
+      : input_name_(input_name), sites_(sites), options_(options), write_(write), sink_(sink) {}
+
+  void begin_section(const SampleSectionHeader& header) override;
+  void section_line(std::string_view line, uint64_t line_number) override;
+  void end_section(bool complete) override;
+
+  /// Writes every merged group (merge mode) and flushes the output.
+  void finish();
+  bool ok() const { return ok_; }
+
+ private:
+  /// All sections of one key (one section when not merging), printed at the first one's place.
+  struct Group {
+    const IndexedSites* sites;
+    const SchemeInfo* scheme_info;  // nullptr: unknown scheme
+    std::string when;               // timestamps only
+    std::vector<size_t> occurrences;
+  };
+  /// One samples/timestamps section as read.
+  struct Occurrence {
+    size_t group;
+    uint64_t tag_line;
+    size_t begin;                     // its lines in arena_, each ending in "\n"
+    size_t end;
+    size_t line_count = 0;
+    std::vector<size_t> bad_lines;    // indices of malformed lines, ascending
+    std::string first_problem;        // the first malformed line's problem, reported at the section's end
+    uint64_t first_problem_line = 0;
+    bool usable = true;
+  };
+
+  void error(uint64_t line, std::string message) {
+    sink_.error(input_name_, line, std::move(message));
+    ok_ = false;
+  }
+  std::string key_text(const Group& group) const {
+    return "unit " + group.sites->unit + " scheme " + group.sites->scheme;
+  }
+  /// Checks one samples line against its scheme; returns an error message or "" if it is fine.
+  std::string check_line(const Group& group, std::string_view line);
+  void write_group(const Group& group);
+  void write_single(const Group& group, const Occurrence& occurrence);
+  void write_merged(const Group& group);
+  void write_row(const Group& group, std::string_view site, std::string_view values);
+  void flush_if_full() {
+    if (out_.size() >= kFlushSize) flush();
+  }
+  void flush() {
+    if (!out_.empty()) write_(out_);
+    out_.clear();
+  }
+
+  static constexpr size_t kFlushSize = 1u << 16;
+
+  const std::string& input_name_;
+  const SitesIndex& sites_;
+  const ResolveOptions& options_;
+  const std::function<void(std::string_view)>& write_;
+  DiagnosticSink& sink_;
+  bool ok_ = true;
+
+  std::string arena_;  // the kept samples lines
+  std::vector<Group> groups_;
+  std::vector<Occurrence> occurrences_;
+  std::unordered_map<std::string, size_t> group_by_key_;  // merge mode
+  std::unordered_set<std::string> reported_unknown_;
+  Occurrence* current_ = nullptr;  // the section being read, nullptr if skipped
+  std::vector<std::string_view> fields_;
+  std::string out_;
+};
+
+void Joiner::begin_section(const SampleSectionHeader& header) {
+  current_ = nullptr;
+  if (header.kind != options_.kind) return;
+  const IndexedSites* sites = sites_.find(header.unit, header.scheme);
+  if (sites == nullptr) {
+    std::string key = std::string(header.unit) + std::string(header.scheme);
+    if (reported_unknown_.insert(key).second) {
+      error(header.line, "no sites for unit " + std::string(header.unit) + " scheme " +
+                             std::string(header.scheme) + " in the files given");
+    }
+    return;
+  }
+  if (sites->conflicting) return;  // reported once, when the index was built
+
+  size_t group_index;
+  std::string key = std::string(header.unit) + std::string(header.scheme) + '\n' + std::string(header.when);
+  auto found = options_.merge ? group_by_key_.find(key) : group_by_key_.end();
+  if (found != group_by_key_.end()) {
+    group_index = found->second;
+  } else {
+    group_index = groups_.size();
+    groups_.push_back(Group{sites, find_scheme(header.scheme), std::string(header.when), {}});
+    if (options_.merge) group_by_key_.emplace(std::move(key), group_index);
+  }
+  groups_[group_index].occurrences.push_back(occurrences_.size());
+  occurrences_.push_back(Occurrence{group_index, header.line, arena_.size(), arena_.size()});
+  current_ = &occurrences_.back();
+}
+
+std::string Joiner::check_line(const Group& group, std::string_view line) {
+  if (options_.kind == SampleSectionKind::kTimestamps) {
+    if (!parse_counter(line)) return quote_value(line) + " is not a timestamp (an unsigned decimal integer)";
+    return {};
+  }
+  const SchemeInfo* scheme = group.scheme_info;
+  if (scheme == nullptr) return {};  // unknown scheme: carried through untouched (SPEC section 2)
+  split_fields(line, fields_);
+  if (fields_.size() != static_cast<size_t>(scheme->counters)) {
+    return std::to_string(fields_.size()) + (fields_.size() == 1 ? " value" : " values") + " where scheme " +
+           std::string(scheme->name) + " has " + std::to_string(scheme->counters) + " per site";
+  }
+  for (std::string_view field : fields_) {
+    if (scheme->is_bounds) {
+      if (!parse_bound_value(field))
+        return quote_value(field) + " is not a bound (a decimal or 0x hexadecimal integer)";
+    } else if (!parse_counter(field)) {
+      return quote_value(field) + " is not a counter (an unsigned decimal integer of at most 64 bits)";
+    }
+  }
+  return {};
+}
+
+void Joiner::section_line(std::string_view line, uint64_t line_number) {
+  if (current_ == nullptr) return;
+  Occurrence& occurrence = *current_;
+  const Group& group = groups_[occurrence.group];
+  size_t index = occurrence.line_count++;
+  // Lines past the sites' count make the section unusable (reported at its end): don't keep them.
+  if (occurrence.line_count > group.sites->site_count) return;
+  std::string problem = check_line(group, line);
+  if (!problem.empty()) {
+    if (occurrence.bad_lines.empty()) {
+      occurrence.first_problem = std::move(problem);
+      occurrence.first_problem_line = line_number;
+    }
+    occurrence.bad_lines.push_back(index);
+    line = {};  // keep the line count aligned with the sites without keeping a bad (maybe huge) line
+  }
+  arena_.append(line);
+  arena_.push_back('\n');
+  occurrence.end = arena_.size();
+}
+
+void Joiner::end_section(bool complete) {
+  if (current_ == nullptr) return;
+  Occurrence& occurrence = *current_;
+  current_ = nullptr;
+  const Group& group = groups_[occurrence.group];
+  const IndexedSites& sites = *group.sites;
+  // One message per section for its malformed lines, naming the first (a garbage section is not a flood).
+  if (!occurrence.bad_lines.empty()) {
+    size_t more = occurrence.bad_lines.size() - 1;
+    error(occurrence.first_problem_line,
+          occurrence.first_problem + "; site left out" +
+              (more == 0 ? std::string()
+                         : " (and " + std::to_string(more) + " more malformed " + (more == 1 ? "line" : "lines") +
+                               " in this section)"));
+  }
+  // A section cut short by the end of the input (a crash while writing) is normal: its lines are resolved.
+  bool cut_short_ok = !complete && occurrence.line_count <= sites.site_count;
+  if (occurrence.line_count != sites.site_count && !cut_short_ok) {
+    error(occurrence.tag_line,
+          "line count mismatch for " + key_text(group) + ": " + std::to_string(occurrence.line_count) +
+              (occurrence.line_count == 1 ? " line" : " lines") + " in this section, " +
+              std::to_string(sites.site_count) + (sites.site_count == 1 ? " site" : " sites") + " in " +
+              place(sites.label, sites.line) + "; section left out");
+    occurrence.usable = false;
+    arena_.resize(occurrence.begin);
+    occurrence.end = occurrence.begin;
+  }
+  if (!options_.merge) {
+    // Without merging, a section goes out as soon as it is complete; nothing needs to be kept.
+    write_group(groups_.back());
+    flush_if_full();
+    arena_.clear();
+    groups_.clear();
+    occurrences_.clear();
+  }
+}
+
+void Joiner::write_row(const Group& group, std::string_view site, std::string_view values) {
+  const IndexedSites& sites = *group.sites;
+  if (options_.kind == SampleSectionKind::kSamples) {
+    // FILE, unit, scheme, static fields, counters (seed 004, resolveSamples).
+    out_ += sites.label;
+    out_ += '\t';
+    out_ += sites.unit;
+    out_ += '\t';
+    out_ += sites.scheme;
+    out_ += '\t';
+    out_ += site;
+    out_ += '\t';
+    out_ += values;
+  } else {
+    // timestamp, FILE, unit, scheme, when, static fields (SPEC section 5, resolveTimestamps).
+    out_ += values;
+    out_ += '\t';
+    out_ += sites.label;
+    out_ += '\t';
+    out_ += sites.unit;
+    out_ += '\t';
+    out_ += sites.scheme;
+    out_ += '\t';
+    out_ += group.when;
+    out_ += '\t';
+    out_ += site;
+  }
+  out_ += '\n';
+  flush_if_full();
+}
+
+void Joiner::write_group(const Group& group) {
+  size_t usable = 0;
+  const Occurrence* only = nullptr;
+  for (size_t index : group.occurrences) {
+    if (occurrences_[index].usable) {
+      ++usable;
+      only = &occurrences_[index];
+    }
+  }
+  if (usable == 1) {
+    write_single(group, *only);
+  } else if (usable > 1) {
+    write_merged(group);
+  }
+}
+
+void Joiner::write_single(const Group& group, const Occurrence& occurrence) {
+  std::string_view body = group.sites->body;
+  std::string_view lines(arena_.data() + occurrence.begin, occurrence.end - occurrence.begin);
+  size_t site_position = 0;
+  size_t line_position = 0;
+  auto bad = occurrence.bad_lines.begin();
+  for (size_t i = 0; i < occurrence.line_count; ++i) {
+    std::string_view site = next_line(body, site_position);
+    std::string_view values = next_line(lines, line_position);
+    if (bad != occurrence.bad_lines.end() && *bad == i) {
+      ++bad;
+      continue;
+    }
+    write_row(group, site, values);
+  }
+}
+
+void Joiner::write_merged(const Group& group) {
+  struct Cursor {
+    const Occurrence* occurrence;
+    std::string_view lines;
+    size_t position = 0;
+    std::vector<size_t>::const_iterator bad;
+  };
+  std::vector<Cursor> cursors;
+  size_t site_total = 0;
+  for (size_t index : group.occurrences) {
+    const Occurrence& occurrence = occurrences_[index];
+    if (!occurrence.usable) continue;
+    cursors.push_back(Cursor{&occurrence,
+                             std::string_view(arena_.data() + occurrence.begin, occurrence.end - occurrence.begin),
+                             0, occurrence.bad_lines.begin()});
+    site_total = std::max(site_total, occurrence.line_count);
+  }
+  const bool timestamps = options_.kind == SampleSectionKind::kTimestamps;
+  const bool first_timestamp = timestamps && group.when == "first";
+  const bool bounds = !timestamps && group.scheme_info != nullptr && group.scheme_info->is_bounds;
+
+  // Problems are counted per group and reported once, with the first site that had them.
+  size_t unmergeable = 0;
+  std::string first_unmergeable;
+  size_t overflowed = 0;
+  size_t first_overflowed = 0;
+
+  std::string_view body = group.sites->body;
+  size_t site_position = 0;
+  std::vector<std::string_view> values;
+  std::vector<uint64_t> sums;
+  std::vector<std::string_view> chosen;
+  std::vector<BoundValue> chosen_values;
+  std::string merged;
+  for (size_t site_index = 0; site_index < site_total; ++site_index) {
+    std::string_view site = next_line(body, site_position);
+    values.clear();
+    bool any_bad = false;
+    for (Cursor& cursor : cursors) {
+      if (site_index >= cursor.occurrence->line_count) continue;  // a section cut short
+      std::string_view line = next_line(cursor.lines, cursor.position);
+      if (cursor.bad != cursor.occurrence->bad_lines.end() && *cursor.bad == site_index) {
+        ++cursor.bad;
+        any_bad = true;  // reported when read; a sum without it would be wrong, so the site is left out
+        continue;
+      }
+      values.push_back(line);
+    }
+    if (any_bad || values.empty()) continue;
+
+    merged.clear();
+    bool site_ok = true;
+    if (timestamps) {
+      // Earliest non-zero `first`, latest `last` (SPEC section 5); the lines were checked when read.
+      std::string_view best = values.front();
+      uint64_t best_value = *parse_counter(best);
+      for (std::string_view value : values) {
+        uint64_t v = *parse_counter(value);
+        if (first_timestamp ? (v != 0 && (best_value == 0 || v < best_value)) : v > best_value) {
+          best = value;
+          best_value = v;
+        }
+      }
+      merged = best;
+    } else if (bounds) {
+      // min of minima, max of maxima, each printed as its text shows it (SPEC section 3).
+      chosen.clear();
+      chosen_values.clear();
+      split_fields(values.front(), fields_);
+      for (std::string_view field : fields_) {
+        chosen.push_back(field);
+        chosen_values.push_back(*parse_bound_value(field));
+      }
+      for (size_t v = 1; v < values.size(); ++v) {
+        split_fields(values[v], fields_);
+        for (size_t f = 0; f < fields_.size() && f < chosen.size(); ++f) {
+          BoundValue value = *parse_bound_value(fields_[f]);
+          bool take = f % 2 == 0 ? bound_less(value, chosen_values[f]) : bound_less(chosen_values[f], value);
+          if (take) {
+            chosen[f] = fields_[f];
+            chosen_values[f] = value;
+          }
+        }
+      }
+      for (size_t f = 0; f < chosen.size(); ++f) {
+        if (f != 0) merged += '\t';
+        merged += chosen[f];
+      }
+    } else {
+      // Counters are summed in 64 bits. Known schemes were checked when read; an unknown scheme's values are
+      // summed too (SPEC section 3), which needs them to be counters with the same number of fields.
+      sums.clear();
+      for (size_t v = 0; v < values.size() && site_ok; ++v) {
+        split_fields(values[v], fields_);
+        if (v == 0) {
+          sums.assign(fields_.size(), 0);
+        } else if (fields_.size() != sums.size()) {
+          site_ok = false;
+          if (unmergeable++ == 0)
+            first_unmergeable = "site " + std::to_string(site_index + 1) + " has " +
+                                std::to_string(sums.size()) + " and " + std::to_string(fields_.size()) +
+                                " values in different sections";
+          break;
+        }
+        for (size_t f = 0; f < fields_.size(); ++f) {
+          auto counter = parse_counter(fields_[f]);
+          if (!counter) {
+            site_ok = false;
+            if (unmergeable++ == 0)
+              first_unmergeable = "site " + std::to_string(site_index + 1) + " has " + quote_value(fields_[f]) +
+                                  ", which is not a counter";
+            break;
+          }
+          if (__builtin_add_overflow(sums[f], *counter, &sums[f])) {
+            site_ok = false;
+            if (overflowed++ == 0) first_overflowed = site_index + 1;
+            break;
+          }
+        }
+      }
+      for (size_t f = 0; site_ok && f < sums.size(); ++f) {
+        if (f != 0) merged += '\t';
+        merged += std::to_string(sums[f]);
+      }
+    }
+    if (site_ok) write_row(group, site, merged);
+  }
+
+  std::string sections = "the sections at lines";
+  for (const Cursor& cursor : cursors) sections += " " + std::to_string(cursor.occurrence->tag_line);
+  uint64_t first_line = cursors.front().occurrence->tag_line;
+  if (unmergeable != 0) {
+    error(first_line, "cannot merge " + key_text(group) + " (" + sections + "): " + first_unmergeable +
+                          (unmergeable > 1 ? " (and " + std::to_string(unmergeable - 1) + " more sites)" : "") +
+                          "; left out");
+  }
+  if (overflowed != 0) {
+    error(first_line, "counter overflow merging " + key_text(group) + " (" + sections + "): site " +
+                          std::to_string(first_overflowed) + " sums past 18446744073709551615" +
+                          (overflowed > 1 ? " (and " + std::to_string(overflowed - 1) + " more sites)" : "") +
+                          "; left out");
+  }
+}
+
+void Joiner::finish() {
+  if (options_.merge) {
+    for (const Group& group : groups_) write_group(group);
+  }
+  flush();
+}
+
+}  // namespace
+
+bool resolve_samples(LineReader& input, const SitesIndex& sites, const ResolveOptions& options,
+                     const std::function<void(std::string_view)>& write, DiagnosticSink& sink) {
+  Joiner joiner(input.name(), sites, options, write, sink);
+  bool read_ok = read_samples(input, joiner);
+  joiner.finish();
+  return read_ok && joiner.ok();
+}
+
+}  // namespace sampler
