@@ -116,10 +116,10 @@ std::optional<RawSectionHeader> read_section_header(std::string_view image, cons
 /// Checks what libelf will rely on: identification, header size, the section header table and the section name
 /// table all inside the image. Returns a description of the first problem, or an empty string.
 std::string check_elf_headers(std::string_view image) {
+  if (!image.starts_with(kElfMagic)) return "not an ELF file or ar archive";
   if (image.size() < EI_NIDENT) {
     return "truncated ELF header (" + std::to_string(image.size()) + " bytes)";
   }
-  if (!image.starts_with(kElfMagic)) return "not an ELF file or ar archive";
   RawElfHeader h;
   const auto elf_class = static_cast<unsigned char>(image[EI_CLASS]);
   const auto data = static_cast<unsigned char>(image[EI_DATA]);
@@ -276,7 +276,8 @@ class Walker {
         }
         break;
       default:
-        error(label, depth == 0 ? "not an ELF file or ar archive" : "archive member is not an ELF file");
+        // libelf calls an ELF file too short for its identification "not ELF"; the header check says more.
+        report_unreadable(label, raw_image(elf), depth);
         break;
     }
   }
