@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string_view>
 
 #include "sections/diagnostics.h"
@@ -30,7 +31,27 @@ class ReportVisitor {
 
 /// Reads a whole report from `input`. Text outside a subreport, a malformed or unclosed tag: one error each
 /// (with its line), then reading goes on. Returns true if no error was reported.
+///
+/// Details: a run of lines outside any subreport gets one error (at its first line); blank lines between
+/// subreports are tolerated. A <report> tag without an id is an error and its body is skipped. A <report> tag
+/// while a subreport is open is an error: the open one ends with end_subreport(false) and a new one begins.
+/// A subreport still open at the end of input ends with end_subreport(false) and a warning naming its start
+/// line (a crash cut the report short: SPEC section 3). After 100 errors in one input, one more error says
+/// so and further errors are not reported (reading goes on; the result is still false).
 bool read_report(LineReader& input, ReportVisitor& visitor);
+
+/// What extract_subreports found.
+struct ExtractResult {
+  uint64_t found = 0;  ///< subreports with the requested id (complete or cut short)
+  bool ok = true;      ///< no error was reported (a warning for a subreport cut short is not an error)
+};
+
+/// Writes the body of every subreport whose id is `id`, in input order, without its tags: the engine of
+/// `extract-report ID` (SPEC section 5). `write` receives runs of whole lines, each ending in "\n" (a "\r"
+/// before it removed; a last line without "\n" gets one), as large as the reader's buffer allows, so a
+/// caller can hand them straight to write(2). The structure rules and diagnostics are those of read_report.
+ExtractResult extract_subreports(LineReader& input, std::string_view id,
+                                 const std::function<void(std::string_view)>& write);
 
 enum class SampleSectionKind { kSamples, kTimestamps };
 
@@ -56,6 +77,12 @@ class SamplesVisitor {
 /// Reads samples and timestamps sections from either a whole report (only subreports with id="samples" are
 /// read; others are skipped) or a bare samples subreport body as `extract-report samples` prints it.
 /// Returns true if no error was reported.
+///
+/// Errors (each with its line; the section concerned is skipped, reading goes on): a malformed start tag, a
+/// missing unit or scheme attribute, a unit that is not 32 lower-case hex digits, a timestamps `when` other
+/// than "first" or "last", an end tag that does not match, a section with no end tag before the next start
+/// tag or </report> (delivered with end_section(false)), text outside a section (once per run of lines).
+/// Section lines are not checked here: they are handed over as they are.
 bool read_samples(LineReader& input, SamplesVisitor& visitor);
 
 }  // namespace sampler

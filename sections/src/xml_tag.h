@@ -1,0 +1,52 @@
+// The XML tag lines of the text formats (private to the formats library).
+//
+// Site information and reports are line-oriented: only whole lines that start with '<' can be tags
+// (<sites ...>, <report id=...>, <samples ...>, <timestamps ...> and their end tags). A start tag is parsed
+// with pugixml, so attribute values are XML attribute values (entities and character references decoded,
+// any attribute order, SPEC section 2); body lines are never given to it.
+#pragma once
+
+#include <pugixml.hpp>
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace sampler::xml {
+
+/// True if `line` begins the start tag `<name`: "<", the name, then white space, ">" or "/".
+/// Cheap: decides which lines are worth parsing.
+bool is_start_tag(std::string_view line, std::string_view name);
+
+/// True if `line` is the end tag `</name>`: XML allows white space before the ">"; white space, "\r" and NUL
+/// bytes after it are tolerated too (CRLF files, NUL padding between linked sections).
+bool is_end_tag(std::string_view line, std::string_view name);
+
+/// Parses start-tag lines with pugixml. Keeps its buffers between calls, so parsing many tags allocates
+/// nothing after the first ones.
+class StartTagParser {
+ public:
+  /// Parses `line` as one element start tag `<name attr="value" ...>` (or an empty-element tag `<name .../>`),
+  /// with nothing but white space after it. Returns false and sets `error` if it is not one.
+  bool parse(std::string_view line, std::string& error);
+
+  /// The element name of the last successful parse().
+  std::string_view name() const { return element_.name(); }
+  /// True if the tag was an empty-element tag (`<name .../>`).
+  bool self_closing() const { return self_closing_; }
+  /// True if the tag has attribute `attribute`.
+  bool has(const char* attribute) const { return !element_.attribute(attribute).empty(); }
+  /// The decoded value of `attribute` (empty if absent). Valid until the next parse().
+  std::string_view value(const char* attribute) const { return element_.attribute(attribute).value(); }
+
+ private:
+  std::string scratch_;  // the tag, made into a complete element for pugixml (parsed in place)
+  pugi::xml_document document_;
+  pugi::xml_node element_;
+  bool self_closing_ = false;
+};
+
+/// `text` made safe to quote in a diagnostic: at most 64 bytes, control and non-ASCII bytes as \xNN.
+std::string printable(std::string_view text);
+
+}  // namespace sampler::xml
