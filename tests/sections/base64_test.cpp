@@ -2,6 +2,8 @@
 // the offending offset, and the capacity rules the crash handler relies on.
 #include "sections/core/base64.h"
 
+#include "sections/base64.h"
+
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -154,6 +156,24 @@ TEST(Base64, RandomRoundTrips) {
     ASSERT_TRUE(d.result.ok) << text;
     ASSERT_EQ(d.data, data);
   }
+}
+
+TEST(Base64Vector, DecodeToVector) {
+  DecodedBytes d = decode_to_vector("Zm9vYmE=");
+  ASSERT_TRUE(d.ok);
+  EXPECT_EQ(std::string(d.bytes.begin(), d.bytes.end()), "fooba");
+  DecodedBytes bad = decode_to_vector("Zm9vYmE");
+  EXPECT_FALSE(bad.ok);
+  EXPECT_TRUE(bad.bytes.empty());
+  EXPECT_EQ(bad.error_offset, 7u);
+  EXPECT_EQ(bad.error, "base64 text ends inside a 4-character group");
+  EXPECT_TRUE(decode_to_vector("").ok);
+}
+
+TEST(Base64Vector, EncodeToString) {
+  const uint8_t data[] = {'f', 'o', 'o', 'b'};
+  EXPECT_EQ(encode_to_string(data), "Zm9vYg==");
+  EXPECT_EQ(encode_to_string({}), "");
 }
 
 }  // namespace

@@ -3,6 +3,8 @@
 // trips, and encoder overflow.
 #include "sections/core/cbf.h"
 
+#include "sections/cbf_decode.h"
+
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -467,6 +469,77 @@ TEST(CbfEncode, MaxEncodedSizeIsEnoughForTheWorstCase) {
     Bytes out(capacity);
     EXPECT_NE(encode(size, frames.data(), frames.size(), false, out.data(), out.size()), 0u);
   }
+}
+
+// ------------------------------------------------------------------------------- whole-buffer C++ layer
+
+TEST(CbfDecodeStack, CollectsItemsAndStatus) {
+  Bytes bytes = encode_steps(WordSize::k32, {pc(0x8048000), ra(0x8048100), ra(0x8048100), omit(40)}, true);
+  DecodedStack stack = decode_stack(bytes);
+  EXPECT_TRUE(stack.ok());
+  EXPECT_TRUE(stack.truncated());
+  EXPECT_EQ(stack.word_size, WordSize::k32);
+  EXPECT_EQ(stack.status, ItemType::kTruncated);
+  EXPECT_EQ(stack.status_offset, bytes.size() - 1);
+  EXPECT_FALSE(stack.error);
+  EXPECT_EQ(render(stack.items), "pc:0x8048000 ra:0x8048100 rep:1:ra:0x8048100 omit:40");
+  EXPECT_EQ(stack.frame_count(), 3u);
+}
+
+TEST(CbfDecodeStack, KeepsFramesBeforeAnError) {
+  DecodedStack stack = decode_stack(Bytes{0x02, 0x18, 0x10, 0x28, 0x20, 0x95, 0x00});
+  EXPECT_FALSE(stack.ok());
+  EXPECT_EQ(stack.status, ItemType::kError);
+  EXPECT_EQ(stack.status_offset, 5u);
+  ASSERT_TRUE(stack.error);
+  EXPECT_EQ(stack.error->offset, 5u);
+  EXPECT_EQ(stack.error->message, "reserved CBF opcode");
+  EXPECT_FALSE(stack.error->in_base64);
+  EXPECT_EQ(render(stack.items), "pc:0x10 ra:0x20");
+}
+
+TEST(CbfDecodeStack, EmptyAndEndOfData) {
+  DecodedStack empty = decode_stack(Bytes{});
+  ASSERT_TRUE(empty.error);
+  EXPECT_EQ(empty.error->message, "empty CBF data");
+  DecodedStack open_ended = decode_stack(Bytes{0x00, 0x18, 0x01});
+  EXPECT_TRUE(open_ended.ok());
+  EXPECT_EQ(open_ended.status, ItemType::kEndOfData);
+  EXPECT_EQ(open_ended.status_offset, 3u);
+  EXPECT_EQ(open_ended.word_size, WordSize::k16);
+}
+
+TEST(CbfDecodeStack, FrameCountSaturates) {
+  DecodedStack stack = decode_stack(Bytes{0x02, 0x18, 0x01, 0x8f, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+                                          0x8f, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x00});
+  EXPECT_EQ(stack.items.size(), 3u);  // counts stay counts: nothing is expanded
+  EXPECT_EQ(stack.frame_count(), UINT64_MAX);
+}
+
+TEST(CbfDecodeStack, FromBase64) {
+  // 02 1a 40 10 00 21 02 34 00 (pc 0x401000, ra 0x401234, end) in base64.
+  DecodedStack stack = decode_stack_base64("AhpAEAAhAjQA");
+  ASSERT_TRUE(stack.ok()) << stack.error->message;
+  EXPECT_EQ(render(stack.items), "pc:0x401000 ra:0x401234");
+  EXPECT_EQ(stack.status, ItemType::kEnd);
+
+  DecodedStack bad = decode_stack_base64("AhpAEAAh!jQA");
+  ASSERT_TRUE(bad.error);
+  EXPECT_TRUE(bad.error->in_base64);
+  EXPECT_EQ(bad.error->offset, 8u);
+  EXPECT_EQ(bad.error->message, "invalid base64 character");
+  EXPECT_TRUE(bad.items.empty());
+
+  DecodedStack cbf_error = decode_stack_base64("AhA=");  // 02 10: relative first address
+  ASSERT_TRUE(cbf_error.error);
+  EXPECT_FALSE(cbf_error.error->in_base64);
+  EXPECT_EQ(cbf_error.error->offset, 1u);
+}
+
+TEST(CbfDecodeStack, FrameKindNames) {
+  EXPECT_EQ(frame_kind_name(FrameKind::kPc), "pc");
+  EXPECT_EQ(frame_kind_name(FrameKind::kRa), "ra");
+  EXPECT_EQ(frame_kind_name(FrameKind::kAsync), "async");
 }
 
 }  // namespace
