@@ -9,6 +9,7 @@
 #include "sections/core/cbf.h"
 #include "sections/core/char_buffer.h"
 #include "sections/core/markup_writer.h"
+#include "sections/markup.h"
 #include "xml_tag.h"
 
 namespace sampler {
@@ -265,8 +266,26 @@ void BacktraceRenderer::Impl::render_line(std::string_view line, uint64_t line_n
     if (auto text = describe_signal_line(line)) return put_line(*text);
     return error(line_number, "malformed signal line (expected signal:NUMBER:NAME or signal:NUMBER:NAME:0xADDRESS)");
   }
-  // Contextual elements ({{{reset}}}, {{{module}}}, {{{mmap}}}), plain lines (an object without a build ID)
-  // and blank lines go through as they were.
+  if (auto element = markup::sole_element(line); element && markup::is_contextual_tag(element->tag)) {
+    // Contextual elements go through as they were (SPEC section 5), once checked: llvm-symbolizer stops
+    // symbolizing at a malformed one, so a bad element is reported here, with its column, and left out.
+    markup::ParseError problem;
+    bool valid;
+    if (element->tag == "reset") {
+      valid = markup::parse_reset(*element, problem);
+    } else if (element->tag == "module") {
+      markup::ModuleElement module;
+      valid = markup::parse_module(*element, module, problem);
+    } else {
+      markup::MmapElement mmap;
+      valid = markup::parse_mmap(*element, mmap, problem);
+    }
+    if (!valid) {
+      return error(line_number, "column " + std::to_string(problem.column + 1) + ": " + problem.message +
+                                    "; element left out");
+    }
+  }
+  // Plain lines (an object without a build ID, anything else) and blank lines go through as they were.
   put_line(line);
 }
 

@@ -1,0 +1,63 @@
+// resolve-backtrace: turns the main-backtrace subreport of a crashed run into symbolizer markup for
+// `llvm-symbolizer --filter-markup` (SPEC section 5; seeds 000 and 003).
+//
+//   resolve-backtrace report | llvm-symbolizer-19 --filter-markup --debug-file-directory=SYMBOLS
+//
+// The work is in sections/backtrace.h; this is options, one library call, exit status.
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <array>
+#include <cerrno>
+#include <cstring>
+#include <span>
+
+#include "sections/backtrace.h"
+#include "tool.h"
+
+namespace {
+
+constexpr sampler::tool::Usage kUsage = {
+    "resolve-backtrace",
+    "[FILE]",
+    "Write the crash stacks of a report as symbolizer markup for 'llvm-symbolizer --filter-markup'.",
+    std::span<const sampler::tool::Option>(),
+    "FILE (standard input when absent or '-'): a whole report, or main-backtrace bodies as\n"
+    "'extract-report main-backtrace' prints them; plain or gzip-compressed.\n"
+    "\n"
+    "Output: the module map ({{{reset}}}, {{{module}}}, {{{mmap}}}) as it was, the signal as a plain line, and\n"
+    "one {{{bt:N:0xADDRESS:pc|ra}}} line per frame, numbered from 0 for each stack. Old reports' glibc\n"
+    "backtrace_symbols lines become {{{bt:N:0xADDRESS}}}. With a symbol directory DIR laid out as\n"
+    "DIR/.build-id/xx/rest.debug:\n"
+    "  resolve-backtrace report | llvm-symbolizer-19 --filter-markup --debug-file-directory=DIR\n",
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace sampler;
+  tool::CommandLine command = tool::parse_command_line(kUsage, argc, argv);
+  if (command.exit_status) return *command.exit_status;
+  if (command.operands.size() > 1) return tool::usage_error(kUsage, "at most one FILE");
+
+  tool::StderrSink sink(kUsage.program);
+  std::string name = "<stdin>";
+  int fd = 0;
+  if (!command.operands.empty() && command.operands.front() != "-") {
+    name = command.operands.front();
+    fd = open(name.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+      sink.error(name, 0, std::string("cannot open: ") + std::strerror(errno));
+      return tool::kExitDataError;
+    }
+  }
+
+  tool::Output output;
+  {
+    LineReader input(fd, name, sink);
+    render_backtraces(input, [&output](std::string_view text) { output.write(text); }, sink);
+  }
+  if (fd != 0) close(fd);
+  bool written = tool::finish_output(output, sink);
+  return written && sink.errors() == 0 ? tool::kExitSuccess : tool::kExitDataError;
+}
