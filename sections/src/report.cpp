@@ -396,7 +396,7 @@ ExtractResult extract_subreports(LineReader& input, std::string_view id,
           std::string_view run = block.substr(pos, tag - pos);
           uint64_t run_lines = text::count_newlines(run);
           bool unterminated = run.back() != '\n';  // the input's last line
-          if (parser.delivering()) {
+          if (parser.delivering() && handler.target()) {
             if (std::memchr(run.data(), '\r', run.size()) == nullptr) {
               write(run);
               if (unterminated) write(std::string_view("\n", 1));
