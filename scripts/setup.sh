@@ -9,6 +9,7 @@ packages=(
   elfutils binutils file
   llvm-19 clang-19   # llvm-symbolizer-19, yaml2obj, libFuzzer
   rpm                # rpmbuild for the samplerinfo packaging tests
+  cpio               # rpm2cpio | cpio -idm: unpacking the built RPMs in those tests
 )
 
 missing=()
