@@ -4,8 +4,9 @@
 // archive members, gelf_* for both ELF classes and byte orders. Before libelf is trusted with an image, its
 // headers are validated here with the checked readers of checked.h, so that a lying header becomes a diagnostic
 // that says what is wrong, and every section range is checked against the image before elf_rawdata. Uncompressed
-// sections are handed out as views into the mapping (zero copy); compressed ones are inflated once, straight into
-// a buffer of their stated size, after that size has been checked against kMaxExpansion and kMaxDecompressedSize.
+// sections are handed out as views into the mapping (zero copy). Compressed ones are decompressed once, straight
+// into a buffer of their stated size, or, streamed, through one small buffer; either way only after that size has
+// been checked against kMaxExpansion and kMaxDecompressedSize.
 #include "sections/elf_section.h"
 
 #include <fcntl.h>
@@ -25,6 +26,7 @@
 #include <memory>
 #include <new>
 #include <optional>
+#include <span>
 #include <vector>
 
 #include "checked.h"
@@ -180,11 +182,17 @@ std::string check_elf_headers(std::string_view image) {
 
 // ---- Decompression -------------------------------------------------------------------------------------------
 
-/// A section's contents: a view into the image, or into `owned` when it had to be decompressed or concatenated.
-struct Contents {
-  std::unique_ptr<char[]> owned;
-  std::string_view bytes;
+enum class Encoding { kPlain, kZlib, kZstd };
+
+/// One section that matched, its headers checked: where its stored bytes are and how they become its contents.
+struct SectionPlan {
+  std::string name;
+  Encoding encoding = Encoding::kPlain;
+  std::string_view stored;  ///< kPlain: the contents; otherwise the compressed stream after its header
+  uint64_t size = 0;        ///< size of the contents (compressed: as stated, already checked against the limits)
 };
+
+using PieceFunction = std::function<void(std::string_view)>;
 
 /// Buffer of `size` bytes without zero-filling it (the decompressor overwrites every byte), or nullptr.
 std::unique_ptr<char[]> allocate(uint64_t size) {
@@ -192,39 +200,52 @@ std::unique_ptr<char[]> allocate(uint64_t size) {
   return std::unique_ptr<char[]>(new (std::nothrow) char[size == 0 ? 1 : size]);
 }
 
-/// Inflates the zlib stream `in` into exactly `size` bytes at `out`. Returns an error message or "".
-std::string inflate_exact(std::string_view in, char* out, uint64_t size) {
+std::string more_than_stated(uint64_t size) {
+  return "decompresses to more than the " + std::to_string(size) + " bytes its header states";
+}
+
+std::string other_than_stated(uint64_t produced, uint64_t size) {
+  return "decompresses to " + std::to_string(produced) + " bytes, but its header states " + std::to_string(size);
+}
+
+/// Inflates the zlib stream `in`, which must decompress to exactly `size` bytes, into `buffer`: each time the
+/// buffer is full, and at the end, its filled part goes to `piece` and filling starts again at its start. Given a
+/// buffer of `size` bytes that happens once (one inflate, straight into the final buffer). Returns an error or "".
+std::string inflate_pieces(std::string_view in, uint64_t size, std::span<char> buffer, const PieceFunction& piece) {
   z_stream zs{};
   if (inflateInit(&zs) != Z_OK) return "cannot initialise zlib";
-  // zlib counts in 32-bit units: feed input and output in pieces below UINT_MAX. In practice one call does the
-  // whole stream, straight into the final buffer.
+  // zlib counts in 32-bit units: input and output are handed over in steps below UINT_MAX.
   constexpr uint64_t kStep = 1u << 30;
-  uint64_t in_left = in.size(), out_left = size;
+  uint64_t in_left = in.size(), produced = 0;
+  size_t used = 0;
   zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));
-  zs.next_out = reinterpret_cast<Bytef*>(out);
   std::string error;
   for (;;) {
     if (zs.avail_in == 0 && in_left > 0) {
       zs.avail_in = static_cast<uInt>(std::min(in_left, kStep));
       in_left -= zs.avail_in;
     }
-    if (zs.avail_out == 0 && out_left > 0) {
-      zs.avail_out = static_cast<uInt>(std::min(out_left, kStep));
-      out_left -= zs.avail_out;
-    }
+    zs.next_out = reinterpret_cast<Bytef*>(buffer.data() + used);
+    zs.avail_out = static_cast<uInt>(std::min<uint64_t>(buffer.size() - used, kStep));
+    const uInt room = zs.avail_out;
     const int rc = inflate(&zs, Z_NO_FLUSH);
-    if (rc == Z_STREAM_END) {
-      const uint64_t produced = size - out_left - zs.avail_out;
-      if (produced != size) {
-        error = "decompresses to " + std::to_string(produced) + " bytes, but its header states " +
-                std::to_string(size);
-      }
+    used += room - zs.avail_out;
+    produced += room - zs.avail_out;
+    if (produced > size) {
+      error = more_than_stated(size);
+      break;
+    }
+    const bool end = rc == Z_STREAM_END;
+    if (used == buffer.size() || (end && used > 0)) {
+      piece(std::string_view(buffer.data(), used));
+      used = 0;
+    }
+    if (end) {
+      if (produced != size) error = other_than_stated(produced, size);
       break;
     }
     if (rc == Z_OK) continue;  // progress was made; zlib returns Z_BUF_ERROR when none is possible
-    if (rc == Z_BUF_ERROR && zs.avail_out == 0 && out_left == 0) {
-      error = "decompresses to more than the " + std::to_string(size) + " bytes its header states";
-    } else if (rc == Z_BUF_ERROR && zs.avail_in == 0 && in_left == 0) {
+    if (rc == Z_BUF_ERROR && zs.avail_in == 0 && in_left == 0) {
       error = "compressed data is truncated (zlib stream ends early)";
     } else if (rc == Z_MEM_ERROR) {
       error = "out of memory while decompressing";
@@ -237,32 +258,65 @@ std::string inflate_exact(std::string_view in, char* out, uint64_t size) {
   return error;
 }
 
-/// Decompresses the zstd frames of `in` into exactly `size` bytes at `out`. Returns an error message or "".
-std::string zstd_exact(std::string_view in, char* out, uint64_t size) {
+/// Decompresses the zstd frames of `in` into exactly `size` bytes at `out`, in one call. Returns an error or "".
+std::string zstd_whole(std::string_view in, char* out, uint64_t size) {
   const size_t produced = ZSTD_decompress(out, size, in.data(), in.size());
   if (ZSTD_isError(produced)) {
-    if (ZSTD_getErrorCode(produced) == ZSTD_error_dstSize_tooSmall) {
-      return "decompresses to more than the " + std::to_string(size) + " bytes its header states";
-    }
+    if (ZSTD_getErrorCode(produced) == ZSTD_error_dstSize_tooSmall) return more_than_stated(size);
     return std::string("invalid zstd data: ") + ZSTD_getErrorName(produced);
   }
-  if (produced != size) {
-    return "decompresses to " + std::to_string(produced) + " bytes, but its header states " + std::to_string(size);
-  }
+  if (produced != size) return other_than_stated(produced, size);
   return "";
 }
 
-enum class Codec { kZlib, kZstd };
+/// The streaming counterpart: the zstd frames of `in` (exactly `size` bytes decompressed) go to `piece` through
+/// `buffer`, one buffer-full at a time. Returns an error or "".
+std::string zstd_pieces(std::string_view in, uint64_t size, std::span<char> buffer, const PieceFunction& piece) {
+  std::unique_ptr<ZSTD_DCtx, size_t (*)(ZSTD_DCtx*)> context(ZSTD_createDCtx(), ZSTD_freeDCtx);
+  if (context == nullptr) return "out of memory while decompressing";
+  ZSTD_inBuffer input{in.data(), in.size(), 0};
+  uint64_t produced = 0;
+  for (;;) {
+    ZSTD_outBuffer output{buffer.data(), buffer.size(), 0};
+    const size_t consumed_before = input.pos;
+    const size_t rc = ZSTD_decompressStream(context.get(), &output, &input);
+    if (ZSTD_isError(rc)) return std::string("invalid zstd data: ") + ZSTD_getErrorName(rc);
+    produced += output.pos;
+    if (produced > size) return more_than_stated(size);
+    if (output.pos > 0) piece(std::string_view(buffer.data(), output.pos));
+    if (rc == 0 && input.pos == input.size) break;  // the last frame is complete and flushed
+    // With room left in the output and no input left, zstd has flushed all it can: the frame is cut short.
+    if (input.pos == input.size && output.pos < output.size) {
+      return "compressed data is truncated (zstd frame ends early)";
+    }
+    if (output.pos == 0 && input.pos == consumed_before) return "invalid zstd data: no progress";
+  }
+  if (produced != size) return other_than_stated(produced, size);
+  return "";
+}
+
+/// Decompresses `plan` through `buffer` (see inflate_pieces); zstd into a buffer of the whole size in one call.
+std::string decompress(const SectionPlan& plan, std::span<char> buffer, const PieceFunction& piece) {
+  if (plan.encoding == Encoding::kZlib) return inflate_pieces(plan.stored, plan.size, buffer, piece);
+  if (buffer.size() == plan.size) {
+    std::string error = zstd_whole(plan.stored, buffer.data(), plan.size);
+    if (error.empty() && plan.size > 0) piece(std::string_view(buffer.data(), buffer.size()));
+    return error;
+  }
+  return zstd_pieces(plan.stored, plan.size, buffer, piece);
+}
 
 // ---- Walking files, archives and sections ----------------------------------------------------------------------
 
-/// One request (section name, visitor, sink) carried through the files, archives and members it visits.
+/// One request (section name, where the results go, sink) carried through the files, archives and members it
+/// visits. Results go either whole to `visit` or in pieces to `stream`.
 class Walker {
  public:
-  Walker(std::string_view section_name, const std::function<void(const ElfSection&)>& visit, DiagnosticSink& sink)
-      : name_(section_name), visit_(visit), sink_(sink) {}
+  Walker(std::string_view section_name, const std::function<void(const ElfSection&)>* visit,
+         const ElfSectionStream* stream, DiagnosticSink& sink)
+      : name_(section_name), visit_(visit), stream_(stream), sink_(sink) {}
 
-  /// Visits the ELF or archive `elf` (whose bytes are `image`); `fd` is its descriptor, or -1 for memory.
+  /// Visits the ELF or archive `elf`; `fd` is its descriptor, or -1 for an image in memory.
   void visit_any(Elf* elf, const std::string& label, int fd, int depth) {
     switch (elf_kind(elf)) {
       case ELF_K_ELF:
@@ -300,16 +354,23 @@ class Walker {
  private:
   void visit_archive(Elf* archive, const std::string& label, int fd, int depth);
   void visit_elf(Elf* elf, const std::string& label);
-  std::optional<Contents> read_section(Elf_Scn* scn, const GElf_Shdr& shdr, std::string_view section,
-                                       std::string_view image, const std::string& label, ByteOrder order,
-                                       bool is64);
-  std::optional<Contents> decompress(Codec codec, std::string_view compressed, uint64_t stated_size,
-                                     std::string_view section, std::string_view image, const std::string& label);
+  std::optional<SectionPlan> plan_section(Elf_Scn* scn, const GElf_Shdr& shdr, std::string_view section,
+                                          std::string_view image, const std::string& label, ByteOrder order,
+                                          bool is64);
+  bool check_stated_size(std::string_view what, uint64_t stated, std::string_view image, const std::string& label);
+  void deliver_whole(const std::vector<SectionPlan>& plans, const std::string& label);
+  void deliver_streamed(const std::vector<SectionPlan>& plans, const std::string& label);
+  void finish(const ElfSection& result) {
+    if (visit_ != nullptr) (*visit_)(result);
+    if (stream_ != nullptr && stream_->done) stream_->done(result);
+  }
   bool matches(std::string_view have) const;
 
   std::string_view name_;
-  const std::function<void(const ElfSection&)>& visit_;
+  const std::function<void(const ElfSection&)>* visit_;
+  const ElfSectionStream* stream_;
   DiagnosticSink& sink_;
+  std::unique_ptr<char[]> piece_buffer_;  // kStreamPieceSize bytes, allocated at the first compressed section
   bool ok_ = true;
 };
 
@@ -396,7 +457,7 @@ void Walker::visit_archive(Elf* archive, const std::string& label, int fd, int d
     }
   }
   // An archive without members still answers the question: the section is not there.
-  if (!any_elf && ok_) visit_(ElfSection{label, ElfSection::Status::kMissing, {}});
+  if (!any_elf && ok_) finish(ElfSection{label, ElfSection::Status::kMissing, {}});
 }
 
 void Walker::visit_elf(Elf* elf, const std::string& label) {
@@ -413,7 +474,9 @@ void Walker::visit_elf(Elf* elf, const std::string& label) {
     error(label, std::string("cannot read the section name table index: ") + elf_errmsg(-1));
     return;
   }
-  std::vector<Contents> found;
+  // First every header of every matching section is checked; only then is anything read or decompressed.
+  std::vector<SectionPlan> plans;
+  uint64_t total = 0;
   bool failed = false;
   bool bad_name_reported = false;
   for (Elf_Scn* scn = elf_nextscn(elf, nullptr); scn != nullptr; scn = elf_nextscn(elf, scn)) {
@@ -434,47 +497,31 @@ void Walker::visit_elf(Elf* elf, const std::string& label) {
       continue;
     }
     if (!matches(section)) continue;
-    auto contents = read_section(scn, shdr, section, image, label, order, is64);
-    if (!contents) {
+    auto plan = plan_section(scn, shdr, section, image, label, order, is64);
+    if (!plan) {
       failed = true;
       continue;
     }
-    found.push_back(std::move(*contents));
+    total = checked::add(total, plan->size).value_or(UINT64_MAX);  // saturates: then over the limit below
+    plans.push_back(std::move(*plan));
   }
   if (failed) return;  // each problem was reported; a partial section would be silently wrong
-  ElfSection result{label, ElfSection::Status::kMissing, {}};
-  Contents joined;
-  if (found.size() == 1) {
-    result.bytes = found.front().bytes;
-  } else if (found.size() > 1) {
-    // Several sections of that name (objects may carry more than one): concatenated in order, as a linker would.
-    uint64_t total = 0;
-    for (const auto& piece : found) total += piece.bytes.size();  // each is in memory: the sum fits
-    joined.owned = allocate(total);
-    if (joined.owned == nullptr) {
-      error(label, "out of memory joining " + std::to_string(found.size()) + " sections '" + std::string(name_) +
-                       "' (" + std::to_string(total) + " bytes)");
-      return;
-    }
-    char* out = joined.owned.get();
-    for (const auto& piece : found) {
-      if (!piece.bytes.empty()) memcpy(out, piece.bytes.data(), piece.bytes.size());
-      out += piece.bytes.size();
-    }
-    result.bytes = std::string_view(joined.owned.get(), total);
+  // Several sections of the name are joined; together they must keep within the limits too.
+  if (plans.size() > 1 && !check_stated_size("sections '" + std::string(name_) + "' together", total, image, label)) {
+    return;
   }
-  if (!found.empty()) {
-    // Only NUL bytes (or none) is empty: the extraction removes NULs, so nothing would come out (SPEC section 5).
-    result.status = result.bytes.find_first_not_of('\0') == std::string_view::npos ? ElfSection::Status::kEmpty
-                                                                                   : ElfSection::Status::kFound;
+  if (stream_ != nullptr) {
+    deliver_streamed(plans, label);
+  } else {
+    deliver_whole(plans, label);
   }
-  visit_(result);
 }
 
-std::optional<Contents> Walker::read_section(Elf_Scn* scn, const GElf_Shdr& shdr, std::string_view section,
-                                             std::string_view image, const std::string& label, ByteOrder order,
-                                             bool is64) {
-  if (shdr.sh_type == SHT_NOBITS) return Contents{};  // occupies no file space: empty by definition
+std::optional<SectionPlan> Walker::plan_section(Elf_Scn* scn, const GElf_Shdr& shdr, std::string_view section,
+                                                std::string_view image, const std::string& label, ByteOrder order,
+                                                bool is64) {
+  SectionPlan plan{std::string(section)};
+  if (shdr.sh_type == SHT_NOBITS) return plan;  // occupies no file space: empty by definition
   // The header's offset and size are checked before libelf touches the data: a lie is an error, never a read
   // past the end of the mapping.
   if (!checked::range_fits(shdr.sh_offset, shdr.sh_size, image.size())) {
@@ -482,7 +529,7 @@ std::optional<Contents> Walker::read_section(Elf_Scn* scn, const GElf_Shdr& shdr
                      ") extends past the end of the file (" + std::to_string(image.size()) + " bytes)");
     return std::nullopt;
   }
-  if (shdr.sh_size == 0) return Contents{};
+  if (shdr.sh_size == 0) return plan;
   // elf_rawdata on a mapped image points into the mapping: no copy, no byte-order conversion.
   Elf_Data* data = elf_rawdata(scn, nullptr);
   if (data == nullptr || (data->d_buf == nullptr && data->d_size != 0)) {
@@ -494,63 +541,122 @@ std::optional<Contents> Walker::read_section(Elf_Scn* scn, const GElf_Shdr& shdr
   if (shdr.sh_flags & SHF_COMPRESSED) {
     // gABI compression header, in the file's byte order: Elf32_Chdr or Elf64_Chdr, then the compressed stream.
     const size_t header_size = is64 ? sizeof(Elf64_Chdr) : sizeof(Elf32_Chdr);
-    uint32_t type = 0;
-    uint64_t stated = 0;
-    if (raw.size() >= header_size) {
-      type = *checked::read_uint<uint32_t>(raw, 0, order);  // ch_type comes first in both classes
-      stated = is64 ? *checked::read_uint<uint64_t>(raw, offsetof(Elf64_Chdr, ch_size), order)
-                    : *checked::read_uint<uint32_t>(raw, offsetof(Elf32_Chdr, ch_size), order);
-    } else {
+    if (raw.size() < header_size) {
       error(label, quoted(section) + " is compressed but too short for its compression header (" +
                        std::to_string(raw.size()) + " bytes)");
       return std::nullopt;
     }
+    const uint32_t type = *checked::read_uint<uint32_t>(raw, 0, order);  // ch_type comes first in both classes
+    plan.size = is64 ? *checked::read_uint<uint64_t>(raw, offsetof(Elf64_Chdr, ch_size), order)
+                     : *checked::read_uint<uint32_t>(raw, offsetof(Elf32_Chdr, ch_size), order);
     if (type != ELFCOMPRESS_ZLIB && type != kCompressZstd) {
       error(label, quoted(section) + " uses unknown compression type " + std::to_string(type));
       return std::nullopt;
     }
-    return decompress(type == ELFCOMPRESS_ZLIB ? Codec::kZlib : Codec::kZstd, raw.substr(header_size), stated,
-                      section, image, label);
+    plan.encoding = type == ELFCOMPRESS_ZLIB ? Encoding::kZlib : Encoding::kZstd;
+    plan.stored = raw.substr(header_size);
+  } else if (section.starts_with(".zdebug") && raw.size() >= kLegacyHeaderSize && raw.starts_with(kLegacyMagic)) {
+    plan.size = *checked::read_uint<uint64_t>(raw, kLegacyMagic.size(), ByteOrder::kBig);
+    plan.encoding = Encoding::kZlib;
+    plan.stored = raw.substr(kLegacyHeaderSize);
+  } else {
+    // Like binutils, a .zdebug section without the "ZLIB" header is taken as it is.
+    plan.stored = raw;
+    plan.size = raw.size();
+    return plan;
   }
-  if (section.starts_with(".zdebug") && raw.size() >= kLegacyHeaderSize && raw.starts_with(kLegacyMagic)) {
-    const uint64_t stated = *checked::read_uint<uint64_t>(raw, kLegacyMagic.size(), ByteOrder::kBig);
-    return decompress(Codec::kZlib, raw.substr(kLegacyHeaderSize), stated, section, image, label);
-  }
-  // Like binutils, a .zdebug section without the "ZLIB" header is taken as it is.
-  return Contents{nullptr, raw};
+  if (!check_stated_size(quoted(section), plan.size, image, label)) return std::nullopt;
+  return plan;
 }
 
-std::optional<Contents> Walker::decompress(Codec codec, std::string_view compressed, uint64_t stated_size,
-                                           std::string_view section, std::string_view image,
-                                           const std::string& label) {
+bool Walker::check_stated_size(std::string_view what, uint64_t stated, std::string_view image,
+                               const std::string& label) {
   // The stated size is checked before anything is allocated (SPEC section 5): over kMaxDecompressedSize, or over
   // kMaxExpansion times the input (the ELF image: the file, or the archive member), it is a bomb or a lie.
-  if (stated_size > kMaxDecompressedSize) {
-    error(label, quoted(section) + " states a decompressed size of " + std::to_string(stated_size) +
+  if (stated > kMaxDecompressedSize) {
+    error(label, std::string(what) + " states a decompressed size of " + std::to_string(stated) +
                      " bytes, over the limit of " + std::to_string(kMaxDecompressedSize) + " bytes");
-    return std::nullopt;
+    return false;
   }
   const auto limit = checked::mul<uint64_t>(image.size(), kMaxExpansion);
-  if (limit && stated_size > *limit) {
-    error(label, quoted(section) + " states a decompressed size of " + std::to_string(stated_size) +
-                     " bytes, over " + std::to_string(kMaxExpansion) + " times the size of the file (" +
-                     std::to_string(image.size()) + " bytes)");
-    return std::nullopt;
+  if (limit && stated > *limit) {
+    error(label, std::string(what) + " states a decompressed size of " + std::to_string(stated) + " bytes, over " +
+                     std::to_string(kMaxExpansion) + " times the size of the file (" + std::to_string(image.size()) +
+                     " bytes)");
+    return false;
   }
-  Contents contents;
-  contents.owned = allocate(stated_size);
-  if (contents.owned == nullptr) {
-    error(label, "out of memory decompressing " + quoted(section) + " (" + std::to_string(stated_size) + " bytes)");
-    return std::nullopt;
+  return true;
+}
+
+void Walker::deliver_whole(const std::vector<SectionPlan>& plans, const std::string& label) {
+  ElfSection result{label, ElfSection::Status::kMissing, {}};
+  std::unique_ptr<char[]> owned;
+  if (plans.size() == 1 && plans.front().encoding == Encoding::kPlain) {
+    result.bytes = plans.front().stored;  // the common case: a view into the mapping, no copy
+  } else if (!plans.empty()) {
+    // Decompressed, or several sections joined in order (as a linker would): one buffer of the total size,
+    // each section decompressed straight into its place.
+    uint64_t total = 0;
+    for (const auto& plan : plans) total += plan.size;
+    owned = allocate(total);
+    if (owned == nullptr) {
+      error(label, "out of memory reading " + quoted(name_) + " (" + std::to_string(total) + " bytes)");
+      return;
+    }
+    char* out = owned.get();
+    for (const auto& plan : plans) {
+      if (plan.encoding == Encoding::kPlain) {
+        if (plan.size > 0) memcpy(out, plan.stored.data(), plan.size);
+      } else {
+        // A stated size of 0 still needs room to find out whether the stream holds more than it says.
+        char spare[1];
+        std::span<char> place = plan.size > 0 ? std::span<char>(out, plan.size) : std::span<char>(spare);
+        const std::string problem = decompress(plan, place, [](std::string_view) {});
+        if (!problem.empty()) {
+          error(label, quoted(plan.name) + ": " + problem);
+          return;
+        }
+      }
+      out += plan.size;
+    }
+    result.bytes = std::string_view(owned.get(), total);
   }
-  const std::string problem = codec == Codec::kZlib ? inflate_exact(compressed, contents.owned.get(), stated_size)
-                                                    : zstd_exact(compressed, contents.owned.get(), stated_size);
-  if (!problem.empty()) {
-    error(label, quoted(section) + ": " + problem);
-    return std::nullopt;
+  if (!plans.empty()) {
+    // Only NUL bytes (or none) is empty: the extraction removes NULs, so nothing would come out (SPEC section 5).
+    result.status = result.bytes.find_first_not_of('\0') == std::string_view::npos ? ElfSection::Status::kEmpty
+                                                                                   : ElfSection::Status::kFound;
   }
-  contents.bytes = std::string_view(contents.owned.get(), stated_size);
-  return contents;
+  finish(result);
+}
+
+void Walker::deliver_streamed(const std::vector<SectionPlan>& plans, const std::string& label) {
+  bool any_content = false;
+  const PieceFunction pass_on = [&](std::string_view piece) {
+    if (!any_content && piece.find_first_not_of('\0') != std::string_view::npos) any_content = true;
+    if (stream_->piece) stream_->piece(piece);
+  };
+  for (const auto& plan : plans) {
+    if (plan.encoding == Encoding::kPlain) {
+      if (!plan.stored.empty()) pass_on(plan.stored);
+      continue;
+    }
+    if (piece_buffer_ == nullptr) {
+      piece_buffer_ = allocate(kStreamPieceSize);
+      if (piece_buffer_ == nullptr) {
+        error(label, "out of memory reading " + quoted(plan.name));
+        return;
+      }
+    }
+    const std::string problem = decompress(plan, std::span<char>(piece_buffer_.get(), kStreamPieceSize), pass_on);
+    if (!problem.empty()) {
+      error(label, quoted(plan.name) + ": " + problem);
+      return;
+    }
+  }
+  const auto status = plans.empty() ? ElfSection::Status::kMissing
+                      : any_content ? ElfSection::Status::kFound
+                                    : ElfSection::Status::kEmpty;
+  finish(ElfSection{label, status, {}});
 }
 
 struct FdCloser {
@@ -558,12 +664,9 @@ struct FdCloser {
   ~FdCloser() { close(fd); }
 };
 
-}  // namespace
-
-bool for_each_elf_section(const std::string& path, std::string_view section_name,
-                          const std::function<void(const ElfSection&)>& visit, DiagnosticSink& sink) {
+/// Opens `path` and walks it (for_each_elf_section and its streamed form).
+bool walk_file(const std::string& path, Walker& walker) {
   init_libelf();
-  Walker walker(section_name, visit, sink);
   const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
     walker.error(path, std::string("cannot open: ") + strerror(errno));
@@ -605,10 +708,24 @@ bool for_each_elf_section(const std::string& path, std::string_view section_name
   return walker.ok();
 }
 
+}  // namespace
+
+bool for_each_elf_section(const std::string& path, std::string_view section_name,
+                          const std::function<void(const ElfSection&)>& visit, DiagnosticSink& sink) {
+  Walker walker(section_name, &visit, nullptr, sink);
+  return walk_file(path, walker);
+}
+
+bool for_each_elf_section_streamed(const std::string& path, std::string_view section_name,
+                                   const ElfSectionStream& stream, DiagnosticSink& sink) {
+  Walker walker(section_name, nullptr, &stream, sink);
+  return walk_file(path, walker);
+}
+
 bool for_each_elf_section_in_memory(std::string_view image, const std::string& label, std::string_view section_name,
                                     const std::function<void(const ElfSection&)>& visit, DiagnosticSink& sink) {
   init_libelf();
-  Walker walker(section_name, visit, sink);
+  Walker walker(section_name, &visit, nullptr, sink);
   if (image.empty()) {
     walker.error(label, "not an ELF file or ar archive (the file is empty)");
     return false;

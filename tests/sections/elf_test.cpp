@@ -47,6 +47,7 @@ struct Outcome {
   bool ok = false;
   std::vector<Visit> visits;
   std::vector<std::string> diagnostics;  // "error: LABEL: MESSAGE", label relative to the fixture directory
+  std::string undone;                    // streamed: pieces passed on for an ELF whose `done` never came
 };
 
 /// A lowercase hex string of `bytes` (yaml2obj's Content syntax).
@@ -208,6 +209,28 @@ class ElfSectionTest : public ::testing::Test {
     return collect(ok, list, std::move(visits));
   }
 
+  /// The streamed form: each visit's bytes are the pieces passed on before its `done`.
+  Outcome extract_streamed(const std::string& file, const std::string& section = kSection) const {
+    DiagnosticList list;
+    std::vector<Visit> visits;
+    std::string pending;
+    ElfSectionStream stream;
+    stream.piece = [&](std::string_view piece) {
+      EXPECT_FALSE(piece.empty());
+      EXPECT_LE(piece.size(), std::max<size_t>(kStreamPieceSize, fs::file_size(file)));
+      pending += piece;
+    };
+    stream.done = [&](const ElfSection& s) {
+      EXPECT_TRUE(s.bytes.empty());
+      visits.push_back({s.label, s.status, pending});
+      pending.clear();
+    };
+    const bool ok = for_each_elf_section_streamed(file, section, stream, list);
+    Outcome outcome = collect(ok, list, std::move(visits));
+    outcome.undone = pending;
+    return outcome;
+  }
+
   Outcome extract_in_memory(const std::string& file, const std::string& section = kSection) const {
     const std::string image = slurp(file);
     DiagnosticList list;
@@ -224,16 +247,18 @@ class ElfSectionTest : public ::testing::Test {
   /// Expects a clean extraction of exactly `expected`, from the file and from its image in memory.
   void expect_visits(const std::string& file, const std::vector<Visit>& expected,
                      const std::string& section = kSection) const {
-    for (const Outcome& outcome : {extract(file, section), extract_in_memory(file, section)}) {
+    for (const Outcome& outcome :
+         {extract(file, section), extract_in_memory(file, section), extract_streamed(file, section)}) {
       EXPECT_TRUE(outcome.ok);
       EXPECT_EQ(outcome.diagnostics, std::vector<std::string>{});
       EXPECT_EQ(outcome.visits, expected);
+      EXPECT_EQ(outcome.undone, "");
     }
   }
 
   /// Expects exactly one error and no visit, from the file and from its image in memory.
   void expect_error(const std::string& file, const std::string& diagnostic) const {
-    for (const Outcome& outcome : {extract(file), extract_in_memory(file)}) {
+    for (const Outcome& outcome : {extract(file), extract_in_memory(file), extract_streamed(file)}) {
       EXPECT_FALSE(outcome.ok);
       EXPECT_EQ(outcome.diagnostics, std::vector<std::string>{diagnostic});
       EXPECT_EQ(outcome.visits, std::vector<Visit>{});
@@ -646,6 +671,59 @@ TEST_F(ElfSectionTest, ZdebugWithoutZlibHeaderIsTakenAsItIs) {
                                 "  - Name: .zdebug_site_info\n    Type: SHT_PROGBITS\n    Content: \"" +
                                     to_hex("plain text\n") + "\"\n");
   expect_visits(file, {found("raw", "plain text\n")});
+}
+
+// ---- Streaming ----------------------------------------------------------------------------------------------
+
+TEST_F(CompressedTest, LargeSectionsStreamInPiecesOfBoundedSize) {
+  // Over four pieces' worth, so the stream really goes through its buffer several times.
+  const std::string payload = site_text(120'000);
+  ASSERT_GT(payload.size(), 4 * kStreamPieceSize);
+  for (const std::string mode : {"zlib", "zstd"}) {
+    SCOPED_TRACE(mode);
+    const std::string file = compressed(mode, payload);
+    size_t pieces = 0, largest = 0;
+    std::string joined;
+    ElfSectionStream stream;
+    stream.piece = [&](std::string_view piece) {
+      ++pieces;
+      largest = std::max(largest, piece.size());
+      joined += piece;
+    };
+    int done = 0;
+    stream.done = [&](const ElfSection& s) {
+      ++done;
+      EXPECT_EQ(s.status, ElfSection::Status::kFound);
+    };
+    DiagnosticList list;
+    EXPECT_TRUE(for_each_elf_section_streamed(file, kSection, stream, list));
+    EXPECT_EQ(list.items.size(), 0u);
+    EXPECT_EQ(done, 1);
+    EXPECT_EQ(joined, payload);
+    EXPECT_GE(pieces, 5u);
+    EXPECT_LE(largest, kStreamPieceSize);
+  }
+}
+
+TEST_F(ElfSectionTest, StreamedDamageFoundLateKeepsThePiecesPassedAndSkipsDone) {
+  // The header states fewer bytes than the stream holds: found only once more than that has come out.
+  const std::string payload = site_text(60'000);
+  const uint64_t stated = payload.size() / 2;
+  for (const auto& [name, stream_bytes] :
+       {std::pair<std::string, std::string>{"zlib", le32(1) + le32(0) + le64(stated) + le64(1) + zlib_compress(payload)},
+        std::pair<std::string, std::string>{"zstd", le32(2) + le32(0) + le64(stated) + le64(1) + zstd_compress(payload)}}) {
+    SCOPED_TRACE(name);
+    const std::string file = yaml_elf(name, to_hex(stream_bytes), "    Flags: [ SHF_COMPRESSED ]\n");
+    const Outcome outcome = extract_streamed(file);
+    EXPECT_FALSE(outcome.ok);
+    EXPECT_EQ(outcome.visits, std::vector<Visit>{});
+    EXPECT_EQ(outcome.diagnostics, std::vector<std::string>{"error: " + name + ": section '.debug_site_info': "
+                                                            "decompresses to more than the " +
+                                                            std::to_string(stated) + " bytes its header states"});
+    EXPECT_FALSE(outcome.undone.empty());
+    EXPECT_LE(outcome.undone.size(), stated);
+    EXPECT_EQ(outcome.undone, payload.substr(0, outcome.undone.size()));
+  }
 }
 
 // ---- Helpers ------------------------------------------------------------------------------------------------

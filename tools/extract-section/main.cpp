@@ -5,7 +5,7 @@
 //
 // NUL bytes are removed and compressed sections decompressed; the work is in sections/elf_section.h, this is
 // options, one library call per file, exit status. Uncompressed sections go from the file's mapping to standard
-// output in large writes, without being copied.
+// output in large writes, without being copied; compressed ones in pieces as they are decompressed.
 #include <array>
 
 #include "sections/elf_section.h"
@@ -61,18 +61,20 @@ int main(int argc, char** argv) {
   tool::Output output;
   FlushingSink sink(output, stderr_sink);
   bool lacking = false;
-  auto visit = [&](const ElfSection& found) {
-    if (found.status == ElfSection::Status::kFound) {
-      for_each_non_nul_span(found.bytes, [&output](std::string_view span) { output.write(span); });
-      return;
-    }
+  // Streamed: a compressed section goes out piece by piece as it is decompressed, never held whole.
+  ElfSectionStream stream;
+  stream.piece = [&output](std::string_view piece) {
+    for_each_non_nul_span(piece, [&output](std::string_view span) { output.write(span); });
+  };
+  stream.done = [&](const ElfSection& found) {
+    if (found.status == ElfSection::Status::kFound) return;
     lacking = true;
     sink.warning(found.label, 0,
                  found.status == ElfSection::Status::kMissing ? "no section '" + section + "'"
                                                               : "section '" + section + "' is empty");
   };
   for (size_t i = 1; i < command.operands.size(); ++i) {
-    for_each_elf_section(command.operands[i], section, visit, sink);
+    for_each_elf_section_streamed(command.operands[i], section, stream, sink);
   }
   const bool written = tool::finish_output(output, stderr_sink);
   const bool failed = !written || stderr_sink.errors() > 0 || (lacking && command.has("require"));

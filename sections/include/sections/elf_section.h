@@ -18,6 +18,7 @@ namespace sampler {
 
 /// What was found for one ELF (the file itself, or one archive member).
 struct ElfSection {
+  /// kEmpty: the section is there but holds no byte other than NUL (size 0, SHT_NOBITS, or only padding).
   enum class Status { kFound, kMissing, kEmpty };
   std::string label;       ///< "path" or "path(member.o)" for archive members
   Status status = Status::kMissing;
@@ -37,6 +38,27 @@ bool for_each_elf_section(const std::string& path, std::string_view section_name
 bool for_each_elf_section_in_memory(std::string_view image, const std::string& label,
                                     std::string_view section_name,
                                     const std::function<void(const ElfSection&)>& visit, DiagnosticSink& sink);
+
+/// Receives one section in pieces, for for_each_elf_section_streamed.
+struct ElfSectionStream {
+  /// Called with consecutive pieces of the section of one ELF, in order, NUL bytes still in: an uncompressed
+  /// section as one view into the mapped file, a compressed one in pieces of at most kStreamPieceSize bytes as it
+  /// is decompressed. A piece is valid only during the call.
+  std::function<void(std::string_view piece)> piece;
+  /// Called once per ELF after its pieces, as for_each_elf_section's visit is, but with `bytes` empty.
+  std::function<void(const ElfSection&)> done;
+};
+
+constexpr size_t kStreamPieceSize = 256u << 10;  ///< largest piece of a compressed section passed to a stream
+
+/// Like for_each_elf_section, but passes each section on in pieces, so that a compressed section goes through a
+/// small buffer (that stays in the processor's cache) instead of one allocation of its decompressed size: what
+/// extract-section uses. All headers of an ELF (section ranges, compression headers, stated sizes against the
+/// limits) are checked before its first piece is passed on. Damage inside compressed data, though, is found only
+/// while decompressing: then the pieces already passed stand, the error is reported, and `done` is not called
+/// for that ELF.
+bool for_each_elf_section_streamed(const std::string& path, std::string_view section_name,
+                                   const ElfSectionStream& stream, DiagnosticSink& sink);
 
 /// True if the file starts like an ELF file or an ar archive (used to tell them from .sites text).
 bool looks_like_elf_or_archive(std::string_view first_bytes);
