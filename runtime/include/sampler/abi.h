@@ -1,0 +1,170 @@
+/* sampler runtime: the binary interface between instrumented code and libsampler (SPEC section 6).
+ *
+ * This is the layer a compiler instrumentation pass targets directly; <sampler/unit.h> builds the same objects
+ * with C macros for code instrumented by hand. docs/instrumenting.md describes it in full. Everything here is
+ * plain C11 (also valid C++), and every symbol libsampler exports starts with `sampler_`.
+ *
+ * One instrumented translation unit ("unit") provides, all in its own writable data:
+ *   - a `struct sampler_unit` naming its 128-bit signature and its schemes;
+ *   - per scheme, a `struct sampler_scheme` and a zero-initialised array of site_count * columns 64-bit values
+ *     (and optionally first/last timestamp arrays of site_count values);
+ *   - its site text in the non-allocated `.debug_site_info` section (SPEC section 2), one line per site, in the
+ *     same order as the values;
+ *   - a constructor calling sampler_register_unit() and a destructor calling sampler_unregister_unit().
+ * Each site costs, on the fast path, a decrement of the thread-local `sampler_countdown` and a branch; only when
+ * the countdown reaches zero does the site call one of the sampler_take_*() functions.
+ */
+#ifndef SAMPLER_ABI_H
+#define SAMPLER_ABI_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Marks the runtime's exported interface (libsampler is built with -fvisibility=hidden). */
+#define SAMPLER_API __attribute__((visibility("default")))
+
+/** Layout version of the structures below; a unit built for another version is refused at registration. */
+#define SAMPLER_ABI_VERSION 1
+
+/** How a scheme's values are kept and merged (SPEC section 3). */
+enum sampler_scheme_kind {
+  SAMPLER_SCHEME_COUNTERS = 0, /**< `columns` 64-bit counters per site, summed */
+  SAMPLER_SCHEME_BOUNDS = 1    /**< a min/max pair per site (columns must be 2), see sampler_bound_type */
+};
+
+/** The assigned type of a bounds site: how its min and max compare and print, and their initial values
+ *  (the type's largest value for min, its smallest for max, so merging by min/max is exact). */
+enum sampler_bound_type {
+  SAMPLER_BOUND_I8 = 1,
+  SAMPLER_BOUND_I16 = 2,
+  SAMPLER_BOUND_I32 = 3,
+  SAMPLER_BOUND_I64 = 4,
+  SAMPLER_BOUND_U8 = 5,
+  SAMPLER_BOUND_U16 = 6,
+  SAMPLER_BOUND_U32 = 7,
+  SAMPLER_BOUND_U64 = 8,
+  SAMPLER_BOUND_POINTER = 9 /**< printed as 0x hexadecimal */
+};
+
+/** One scheme's counters in one unit. Lives in the unit's writable data; the runtime only reads the
+ *  description fields and updates `values`, `first` and `last` atomically. */
+struct sampler_scheme {
+  const char* name;           /**< scheme name, e.g. "branches" (no '"', '&', '<' or newline) */
+  uint32_t site_count;        /**< lines of the matching `<sites>` section */
+  uint32_t columns;           /**< counters per site (SPEC section 2); bounds: 2 */
+  uint32_t kind;              /**< enum sampler_scheme_kind */
+  uint32_t reserved;          /**< zero */
+  uint64_t* values;           /**< site_count * columns values, zero-initialised (bounds too: see the docs) */
+  const uint8_t* bound_types; /**< bounds: site_count enum sampler_bound_type values; otherwise NULL */
+  uint64_t* first;            /**< NULL, or site_count zero-initialised "first" timestamps */
+  uint64_t* last;             /**< NULL, or site_count zero-initialised "last" timestamps */
+};
+
+/** One instrumented translation unit. */
+struct sampler_unit {
+  uint32_t abi_version;            /**< SAMPLER_ABI_VERSION */
+  uint32_t scheme_count;           /**< entries of `schemes` */
+  const char* signature;           /**< 32 lower-case hexadecimal digits, NUL-terminated */
+  struct sampler_scheme* schemes;  /**< scheme_count entries */
+  struct sampler_unit* next;       /**< runtime-private: zero-initialise, never touch */
+  uintptr_t state;                 /**< runtime-private: zero-initialise, never touch */
+};
+
+/** Registers a unit: from then on its samples section is part of the report. Call it from the unit's
+ *  constructor. Registering a unit twice is harmless. A unit whose abi_version or signature is wrong is
+ *  refused with one line on stderr. */
+SAMPLER_API void sampler_register_unit(struct sampler_unit* unit);
+
+/** Unregisters a unit and writes its samples (and timestamps) sections into the report now, so that a
+ *  dlclose()d plugin reports what it counted (seed 004, "samples subreport"). Call it from the unit's
+ *  destructor. The unit's memory may be unmapped as soon as this returns. */
+SAMPLER_API void sampler_unregister_unit(struct sampler_unit* unit);
+
+/** The calling thread's countdown to its next sample: each site decrements it and calls a sampler_take_*()
+ *  function when the result is <= 0; that call draws the next geometric countdown. Initial-exec TLS, so the
+ *  fast path is a single thread-pointer-relative access and no call. A new thread starts at 0, so its first
+ *  site enters the runtime, which seeds the thread's generator (lazy seeding, SPEC section 6). */
+extern __thread int64_t sampler_countdown __attribute__((tls_model("initial-exec")));
+
+/* ----- The slow path: called only when a site's countdown reached zero. -------------------------------------
+ * Each first decides whether this opportunity is sampled (always, once the thread is seeded; the first call of a
+ * new thread draws its first countdown), then records the observation, then the timestamps of the site if the
+ * scheme has them. Out-of-range sites or columns are ignored. */
+
+/** Counts one observation in column `column` of `site` (every counter scheme, and generic N-tuples). */
+SAMPLER_API void sampler_take_counter(struct sampler_scheme* scheme, uint32_t site, uint32_t column);
+/** returns: counts the sign of a signed return value (columns: negative, zero, positive). */
+SAMPLER_API void sampler_take_sign(struct sampler_scheme* scheme, uint32_t site, int64_t value);
+/** returns, unsigned or pointer values: zero or positive. */
+SAMPLER_API void sampler_take_sign_unsigned(struct sampler_scheme* scheme, uint32_t site, uint64_t value);
+/** scalar-pairs: counts how `left` compares with `right` (columns: less, equal, greater). */
+SAMPLER_API void sampler_take_compare(struct sampler_scheme* scheme, uint32_t site, int64_t left, int64_t right);
+/** scalar-pairs over unsigned values or pointers. */
+SAMPLER_API void sampler_take_compare_unsigned(struct sampler_scheme* scheme, uint32_t site, uint64_t left,
+                                               uint64_t right);
+/** float-kinds: counts the kind of `value` among the nine of sampler_float_kind (classified in its own type). */
+SAMPLER_API void sampler_take_float_kind(struct sampler_scheme* scheme, uint32_t site, float value);
+SAMPLER_API void sampler_take_double_kind(struct sampler_scheme* scheme, uint32_t site, double value);
+SAMPLER_API void sampler_take_long_double_kind(struct sampler_scheme* scheme, uint32_t site, long double value);
+/** atoms: counts whether the previous sampled access to `address` came from this thread (column 0) or from
+ *  another thread (column 1). The first sampled access to an address counts as this thread's. */
+SAMPLER_API void sampler_take_atom(struct sampler_scheme* scheme, uint32_t site, const volatile void* address);
+/** bounds: widens the site's [min, max] to include `value` (the value converted to 64 bits: sign-extended for
+ *  signed types, zero-extended for unsigned types and pointers). */
+SAMPLER_API void sampler_take_bound(struct sampler_scheme* scheme, uint32_t site, uint64_t value);
+
+/** True if the calling thread should sample this opportunity; for code that records through its own means.
+ *  Equivalent to the fast path followed by the slow-path decision. */
+SAMPLER_API int sampler_sample_now(void);
+
+/* ----- Classification helpers (pure functions, no sampling). ------------------------------------------------ */
+
+/** The nine float kinds, in the column order of the float-kinds scheme. */
+enum sampler_float_kind {
+  SAMPLER_FLOAT_NEGATIVE_INFINITE = 0,
+  SAMPLER_FLOAT_NEGATIVE_NORMAL = 1,
+  SAMPLER_FLOAT_NEGATIVE_SUBNORMAL = 2,
+  SAMPLER_FLOAT_NEGATIVE_ZERO = 3,
+  SAMPLER_FLOAT_NAN = 4,
+  SAMPLER_FLOAT_POSITIVE_ZERO = 5,
+  SAMPLER_FLOAT_POSITIVE_SUBNORMAL = 6,
+  SAMPLER_FLOAT_POSITIVE_NORMAL = 7,
+  SAMPLER_FLOAT_POSITIVE_INFINITE = 8
+};
+
+SAMPLER_API uint32_t sampler_classify_float(float value);
+SAMPLER_API uint32_t sampler_classify_double(double value);
+SAMPLER_API uint32_t sampler_classify_long_double(long double value);
+
+/** The column of a returns site: 0 negative, 1 zero, 2 positive. */
+static inline uint32_t sampler_classify_sign(int64_t value) { return (uint32_t)((value > 0) - (value < 0) + 1); }
+
+/** The column of a scalar-pairs site: 0 left < right, 1 equal, 2 left > right. */
+static inline uint32_t sampler_classify_compare(int64_t left, int64_t right) {
+  return (uint32_t)((left > right) - (left < right) + 1);
+}
+
+/** The column of a g-object-unref site, from what the instrumented code sees just before g_object_unref(object):
+ *  0 reference count 0, 1 reference count 1 (the object is about to be finalized), 2 more than one reference,
+ *  3 not a GObject at all. With GLib: sampler_classify_g_object_unref(G_IS_OBJECT(p), G_IS_OBJECT(p) ?
+ *  ((GObject*) p)->ref_count : 0). */
+static inline uint32_t sampler_classify_g_object_unref(int is_object, uint32_t ref_count) {
+  if (!is_object) return 3;
+  return ref_count == 0 ? 0 : ref_count == 1 ? 1 : 2;
+}
+
+/* ----- Control. ---------------------------------------------------------------------------------------------- */
+
+/** Writes the report now, as at normal exit, and ends it: later unregistrations write nothing. Lets a program
+ *  that leaves through _exit() (or execve()) keep its report. Does nothing in a forked child or without a
+ *  report destination, or if the report was already written. */
+SAMPLER_API void sampler_finish_report(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SAMPLER_ABI_H */

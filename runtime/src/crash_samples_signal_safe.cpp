@@ -1,0 +1,67 @@
+// The samples part of a crash report (see runtime_state.h, write_crash_samples). Signal-safe: raw system calls,
+// the static registry, bounded waits; it never takes the registry lock without a time limit.
+#include "atomic.h"
+#include "raw_syscall.h"
+#include "runtime_state.h"
+
+namespace sampler::runtime {
+namespace {
+
+/// How long the crash path waits for another thread to finish a report write before writing anyway.
+constexpr int kLockWaitSteps = 2000;
+constexpr long kLockWaitStepNanoseconds = 1000000;  // 1 ms: 2 s in all
+/// Bound on the registry walk: a list the program corrupted into a cycle must not hang the crash path.
+constexpr size_t kMaxUnits = size_t{1} << 20;
+
+}  // namespace
+
+bool write_crash_samples(ReportWriter& out) {
+  if (g_report.fd < 0 || g_report.pid != sys::getpid() || load_acquire(&g_report.finished)) return false;
+  pid_t self = sys::gettid();
+  bool locked = false;
+  for (int step = 0; step < kLockWaitSteps; ++step) {
+    pid_t expected = 0;
+    if (compare_exchange(&g_report.lock_owner, expected, self)) {
+      locked = true;
+      break;
+    }
+    if (expected == self) break;  // this thread crashed while writing: carry on from where it stopped
+    sys::nanosleep(kLockWaitStepNanoseconds);
+  }
+  if (load_acquire(&g_report.finished)) {  // another thread ended the report while we waited
+    if (locked) store_release(&g_report.lock_owner, pid_t{0});
+    return false;
+  }
+  if (g_report.samples_open) {
+    // Close what an interrupted writer left open, so the report stays well formed (seed 004).
+    const ReportWriter& normal = *g_report.writer;
+    if (normal.flushed_mid_line()) out.end_line();
+    if (normal.flushed_open_section() == OpenSection::kSamples) {
+      out.append("</samples>");
+      out.end_line();
+    } else if (normal.flushed_open_section() == OpenSection::kTimestamps) {
+      out.append("</timestamps>");
+      out.end_line();
+    }
+  } else {
+    out.append("<report id=\"samples\">");
+    out.end_line();
+    g_report.samples_open = 1;
+  }
+  // Units are read with acquire loads: registration publishes them with release stores. A unit already
+  // reported by an interrupted exit is not repeated (merging would count it twice); one that was being written
+  // when the crash came is left out: its text is partly out, and its tables may be what the program broke.
+  size_t visited = 0;
+  for (sampler_unit* u = load_acquire(&g_report.head); u != nullptr && visited < kMaxUnits;
+       u = load_acquire(&u->next), ++visited) {
+    if (load_acquire(&u->state) != kUnitRegistered) continue;
+    write_unit(out, *u);
+  }
+  out.append("</report>");
+  out.end_line();
+  store_release(&g_report.finished, 1);
+  if (locked) store_release(&g_report.lock_owner, pid_t{0});
+  return true;
+}
+
+}  // namespace sampler::runtime

@@ -1,0 +1,145 @@
+// The slow path of every recording helper: decide (take_opportunity), classify, count atomically, stamp.
+// Counters are updated with relaxed atomic read-modify-writes so that threads sampling the same site lose no
+// counts (SPEC section 6); the report reads them with relaxed loads.
+#include <sys/types.h>
+
+#include "atomic.h"
+#include "raw_syscall.h"
+#include "sampler/abi.h"
+#include "sampling.h"
+#include "values.h"
+
+namespace sampler::runtime {
+namespace {
+
+bool valid_site(const sampler_scheme* scheme, uint32_t site) {
+  return scheme != nullptr && scheme->values != nullptr && site < scheme->site_count;
+}
+
+/// Timestamps (logical clock, see sampling.h): the first sample of the site keeps its time, every sample moves
+/// the last one forward.
+void stamp(sampler_scheme* scheme, uint32_t site) {
+  if (scheme->first == nullptr && scheme->last == nullptr) return;
+  uint64_t now = next_timestamp();
+  if (scheme->first != nullptr) {
+    uint64_t expected = 0;
+    compare_exchange(&scheme->first[site], expected, now);
+  }
+  if (scheme->last != nullptr) fetch_max_relaxed(&scheme->last[site], now);
+}
+
+void record_counter(sampler_scheme* scheme, uint32_t site, uint32_t column) {
+  if (!valid_site(scheme, site) || scheme->kind != SAMPLER_SCHEME_COUNTERS || column >= scheme->columns) return;
+  fetch_add_relaxed(&scheme->values[static_cast<uint64_t>(site) * scheme->columns + column], uint64_t{1});
+  stamp(scheme, site);
+}
+
+/// atoms: the last sampled accessor of each address, in a lossy table of address and thread bits packed into one
+/// word so that a single atomic exchange reads and replaces it.
+constexpr uint32_t kAtomSlots = 4096;
+uint64_t g_atom_slots[kAtomSlots];
+__thread uint32_t t_atom_thread __attribute__((tls_model("initial-exec")));
+
+uint32_t classify_atom(const volatile void* address) {
+  uint32_t thread = t_atom_thread;
+  if (thread == 0) {
+    thread = (static_cast<uint32_t>(sys::gettid()) & 0xffff) | 0x10000;  // never 0 once set
+    t_atom_thread = thread;
+  }
+  uint64_t bits = reinterpret_cast<uintptr_t>(address) & 0xffffffffffffull;  // 48-bit user addresses
+  uint64_t mixed = bits * 0x9e3779b97f4a7c15ull;
+  uint64_t* slot = &g_atom_slots[mixed >> 52];  // top 12 bits: 4096 slots
+  uint64_t previous = exchange(slot, (bits << 16) | (thread & 0xffff));
+  bool same_address = previous != 0 && (previous >> 16) == bits;
+  return same_address && (previous & 0xffff) != (thread & 0xffff) ? 1 : 0;
+}
+
+// The nine float kinds (sampler_float_kind), with the compiler's classification builtins: no libm.
+#define SAMPLER_CLASSIFY_FLOAT(value)                                                                        \
+  __builtin_fpclassify(FP_NAN_, FP_INFINITE_, FP_NORMAL_, FP_SUBNORMAL_, FP_ZERO_, value)
+
+enum { FP_NAN_, FP_INFINITE_, FP_NORMAL_, FP_SUBNORMAL_, FP_ZERO_ };
+
+template <typename T>
+uint32_t classify(T value) {
+  bool negative = __builtin_signbit(value) != 0;
+  switch (SAMPLER_CLASSIFY_FLOAT(value)) {
+    case FP_NAN_:
+      return SAMPLER_FLOAT_NAN;
+    case FP_INFINITE_:
+      return negative ? SAMPLER_FLOAT_NEGATIVE_INFINITE : SAMPLER_FLOAT_POSITIVE_INFINITE;
+    case FP_ZERO_:
+      return negative ? SAMPLER_FLOAT_NEGATIVE_ZERO : SAMPLER_FLOAT_POSITIVE_ZERO;
+    case FP_SUBNORMAL_:
+      return negative ? SAMPLER_FLOAT_NEGATIVE_SUBNORMAL : SAMPLER_FLOAT_POSITIVE_SUBNORMAL;
+    default:
+      return negative ? SAMPLER_FLOAT_NEGATIVE_NORMAL : SAMPLER_FLOAT_POSITIVE_NORMAL;
+  }
+}
+
+}  // namespace
+}  // namespace sampler::runtime
+
+using sampler::runtime::record_counter;
+using sampler::runtime::take_opportunity;
+
+extern "C" {
+
+SAMPLER_API void sampler_take_counter(sampler_scheme* scheme, uint32_t site, uint32_t column) {
+  if (take_opportunity()) record_counter(scheme, site, column);
+}
+
+SAMPLER_API void sampler_take_sign(sampler_scheme* scheme, uint32_t site, int64_t value) {
+  if (take_opportunity()) record_counter(scheme, site, sampler_classify_sign(value));
+}
+
+SAMPLER_API void sampler_take_sign_unsigned(sampler_scheme* scheme, uint32_t site, uint64_t value) {
+  if (take_opportunity()) record_counter(scheme, site, value == 0 ? 1 : 2);
+}
+
+SAMPLER_API void sampler_take_compare(sampler_scheme* scheme, uint32_t site, int64_t left, int64_t right) {
+  if (take_opportunity()) record_counter(scheme, site, sampler_classify_compare(left, right));
+}
+
+SAMPLER_API void sampler_take_compare_unsigned(sampler_scheme* scheme, uint32_t site, uint64_t left,
+                                               uint64_t right) {
+  if (take_opportunity()) record_counter(scheme, site, static_cast<uint32_t>((left > right) - (left < right) + 1));
+}
+
+SAMPLER_API void sampler_take_float_kind(sampler_scheme* scheme, uint32_t site, float value) {
+  if (take_opportunity()) record_counter(scheme, site, sampler_classify_float(value));
+}
+
+SAMPLER_API void sampler_take_double_kind(sampler_scheme* scheme, uint32_t site, double value) {
+  if (take_opportunity()) record_counter(scheme, site, sampler_classify_double(value));
+}
+
+SAMPLER_API void sampler_take_long_double_kind(sampler_scheme* scheme, uint32_t site, long double value) {
+  if (take_opportunity()) record_counter(scheme, site, sampler_classify_long_double(value));
+}
+
+SAMPLER_API void sampler_take_atom(sampler_scheme* scheme, uint32_t site, const volatile void* address) {
+  if (take_opportunity()) record_counter(scheme, site, sampler::runtime::classify_atom(address));
+}
+
+SAMPLER_API void sampler_take_bound(sampler_scheme* scheme, uint32_t site, uint64_t value) {
+  if (!take_opportunity()) return;
+  if (!sampler::runtime::valid_site(scheme, site) || scheme->kind != SAMPLER_SCHEME_BOUNDS ||
+      scheme->bound_types == nullptr || scheme->columns != 2) {
+    return;
+  }
+  uint64_t key = sampler::runtime::bound_key(scheme->bound_types[site], value);
+  uint64_t* pair = &scheme->values[static_cast<uint64_t>(site) * 2];
+  // Stored as (~min key, max key): both grow, both start at 0 (see values.h).
+  sampler::runtime::fetch_max_relaxed(&pair[0], ~key);
+  sampler::runtime::fetch_max_relaxed(&pair[1], key);
+  sampler::runtime::stamp(scheme, site);
+}
+
+SAMPLER_API uint32_t sampler_classify_float(float value) { return sampler::runtime::classify(value); }
+SAMPLER_API uint32_t sampler_classify_double(double value) { return sampler::runtime::classify(value); }
+SAMPLER_API uint32_t sampler_classify_long_double(long double value) {
+  return sampler::runtime::classify(value);
+}
+
+}  // extern "C"

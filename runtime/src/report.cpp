@@ -1,0 +1,165 @@
+// The unit registry and the report's normal life cycle: registration, dlclose, exit (see runtime_state.h).
+// Writes go through one static buffer under the registry lock; SIGPIPE is held off while writing so that a
+// report piped to a reader that has gone does not kill the program.
+#include "atomic.h"
+#include "raw_syscall.h"
+#include "runtime_state.h"
+#include "settings.h"
+
+namespace sampler::runtime {
+
+constinit ReportState g_report;
+
+namespace {
+
+char g_buffer[64 * 1024];
+constinit ReportWriter g_writer(g_buffer, sizeof g_buffer, descriptor_sink(&g_report.fd));
+
+/// The registry lock: a spin lock owned by a thread id, so the crash path can tell "held by me" (I crashed
+/// while writing) from "held by another thread" (wait for it). False if the caller already holds it.
+bool lock() {
+  pid_t self = sys::gettid();
+  for (;;) {
+    pid_t expected = 0;
+    if (compare_exchange(&g_report.lock_owner, expected, self)) return true;
+    if (expected == self) return false;
+    sys::sched_yield();
+  }
+}
+
+void unlock() { store_release(&g_report.lock_owner, pid_t{0}); }
+
+/// The report can be written by this process now.
+bool report_is_open() {
+  return g_report.fd >= 0 && !g_report.finished && g_report.pid == sys::getpid();
+}
+
+void open_samples_subreport(ReportWriter& out) {
+  if (g_report.samples_open) return;
+  out.append("<report id=\"samples\">");
+  out.end_line();
+  g_report.samples_open = 1;
+}
+
+void unlink(sampler_unit* unit) {
+  sampler_unit* previous = nullptr;
+  for (sampler_unit* u = g_report.head; u != nullptr; previous = u, u = u->next) {
+    if (u != unit) continue;
+    sampler_unit* next = u->next;
+    if (previous == nullptr) {
+      store_release(&g_report.head, next);
+    } else {
+      store_release(&previous->next, next);
+    }
+    if (g_report.tail == unit) g_report.tail = previous;
+    break;
+  }
+  unit->next = nullptr;
+  unit->state = kUnitUnregistered;
+}
+
+}  // namespace
+
+void open_report(int fd) {
+  g_report.fd = fd;
+  g_report.pid = sys::getpid();
+  g_report.writer = &g_writer;
+}
+
+void register_unit(sampler_unit* unit) {
+  if (unit == nullptr) return;
+  const char* problem = check_unit(*unit);
+  if (problem != nullptr) {
+    char signature[33] = "(no signature)";
+    if (unit->signature != nullptr) {
+      size_t n = 0;
+      while (n < 32 && unit->signature[n] != '\0') ++n;
+      __builtin_memcpy(signature, unit->signature, n);
+      signature[n] = '\0';
+    }
+    say("unit ", signature, ": ", problem, "; not registered");
+    return;
+  }
+  if (!lock()) return;
+  bool known = false;
+  for (sampler_unit* u = g_report.head; u != nullptr; u = u->next) known = known || u == unit;
+  if (!known) {
+    unit->next = nullptr;
+    unit->state = kUnitRegistered;
+    // Published with release stores: the crash path walks the list without the lock.
+    if (g_report.tail == nullptr) {
+      store_release(&g_report.head, unit);
+    } else {
+      store_release(&g_report.tail->next, unit);
+    }
+    g_report.tail = unit;
+  }
+  unlock();
+  if (verbose() && !known) say("unit ", unit->signature, " registered");
+}
+
+void unregister_unit(sampler_unit* unit) {
+  if (unit == nullptr || !lock()) return;
+  bool known = false;
+  for (sampler_unit* u = g_report.head; u != nullptr; u = u->next) known = known || u == unit;
+  bool written = false;
+  if (known && report_is_open()) {
+    sys::SigpipeGuard guard;
+    store_release(&unit->state, uintptr_t{kUnitWriting});
+    open_samples_subreport(g_writer);
+    write_unit(g_writer, *unit);
+    g_writer.flush();
+    written = true;
+  }
+  if (known) unlink(unit);
+  unlock();
+  if (verbose() && written) say("unit ", unit->signature, " unregistered: its samples are in the report");
+}
+
+void finish_report() {
+  if (!lock()) return;
+  if (!report_is_open()) {
+    unlock();
+    return;
+  }
+  bool ok;
+  {
+    sys::SigpipeGuard guard;
+    open_samples_subreport(g_writer);
+    // One flush per unit, so that a crash in the middle knows exactly which units are out.
+    for (sampler_unit* u = g_report.head; u != nullptr; u = u->next) {
+      store_release(&u->state, uintptr_t{kUnitWriting});
+      write_unit(g_writer, *u);
+      g_writer.flush();
+      store_release(&u->state, uintptr_t{kUnitReported});
+    }
+    g_writer.append("</report>");
+    g_writer.end_line();
+    ok = g_writer.flush();
+  }
+  store_release(&g_report.finished, 1);
+  sys::close(g_report.fd);
+  unlock();
+  if (verbose()) {
+    if (ok) {
+      say("report written");
+    } else {
+      say("the report could not be written completely");
+    }
+  }
+}
+
+void write_samples_subreport(Sink sink) {
+  char buffer[16 * 1024];
+  ReportWriter out(buffer, sizeof buffer, sink);
+  if (!lock()) return;
+  out.append("<report id=\"samples\">");
+  out.end_line();
+  for (sampler_unit* u = g_report.head; u != nullptr; u = u->next) write_unit(out, *u);
+  out.append("</report>");
+  out.end_line();
+  out.flush();
+  unlock();
+}
+
+}  // namespace sampler::runtime

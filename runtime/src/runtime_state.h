@@ -1,0 +1,57 @@
+// The runtime's process-wide state: initialisation, the unit registry and the report's life cycle.
+//
+// The report is written as a stream into its destination: `<report id="samples">` when the first section is
+// due, a unit's sections when it is unregistered (dlclose) or when the report ends, `</report>` at the end. It
+// ends at normal exit (the runtime's destructor), in the crash handler (then `main-backtrace` follows), or on
+// sampler_finish_report(). Only the process that opened the destination writes to it (a forked child never does).
+#pragma once
+
+#include <sys/types.h>
+
+#include "report_writer.h"
+#include "sampler/abi.h"
+
+namespace sampler::runtime {
+
+/// Reads the settings and sets everything up, once; later calls return at once. Called by the runtime's
+/// constructor and, should a site or a unit come first, by them.
+void ensure_initialized();
+
+/// True under SAMPLER_VERBOSE.
+bool verbose();
+
+/// Unit states (sampler_unit::state). The crash path writes only units in kUnitRegistered: a unit being written
+/// was interrupted (its text is partly out), a reported one is already out.
+enum : uintptr_t { kUnitUnregistered = 0, kUnitRegistered = 1, kUnitWriting = 2, kUnitReported = 3 };
+
+struct ReportState {
+  int fd = -1;                   ///< destination, -1 when there is no report
+  pid_t pid = 0;                 ///< the process that owns the destination
+  int samples_open = 0;          ///< `<report id="samples">` has been written
+  int finished = 0;              ///< the samples subreport is closed: nothing more is written
+  pid_t lock_owner = 0;          ///< thread holding the registry lock, 0 when free
+  sampler_unit* head = nullptr;  ///< registered units, in registration order
+  sampler_unit* tail = nullptr;
+  ReportWriter* writer = nullptr;  ///< the writer of the normal paths (exit, dlclose), under the lock
+};
+extern ReportState g_report;
+
+/// Sets the destination (called once by initialisation); -1 for none.
+void open_report(int fd);
+
+void register_unit(sampler_unit* unit);
+/// Writes the unit's sections (if the report is still open in this process) and removes it from the registry.
+void unregister_unit(sampler_unit* unit);
+/// Writes every registered unit, closes the samples subreport and the destination. Idempotent.
+void finish_report();
+
+/// Crash path (signal-safe): waits a bounded time for another thread holding the registry lock, then writes the
+/// rest of the samples subreport (closing what an interrupted writer left open) and `</report>` with `out`.
+/// Returns false if this process has no open report.
+bool write_crash_samples(ReportWriter& out);
+
+/// Testing and benchmarks (static library only): writes the samples subreport of the registered units to `sink`
+/// without touching the report's state.
+void write_samples_subreport(Sink sink);
+
+}  // namespace sampler::runtime

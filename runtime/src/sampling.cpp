@@ -1,0 +1,164 @@
+// Per-thread geometric sampling (SPEC section 6): the exported countdown, lazy per-thread seeding, the draw.
+// No libm (the logarithm is computed here) and no C++ library, so a C program links libsampler.a with plain gcc.
+#include "sampling.h"
+
+#include <sys/types.h>
+#include <time.h>
+
+#include "atomic.h"
+#include "raw_syscall.h"
+#include "runtime_state.h"
+#include "sampler/abi.h"
+
+// The fast path's countdown: decremented inline by every site (see sampler/record.h). Zero-initialised, so a new
+// thread's first opportunity comes here and seeds the thread.
+// (Declared extern "C" by sampler/abi.h.)
+SAMPLER_API __thread int64_t sampler_countdown __attribute__((tls_model("initial-exec"))) = 0;
+
+namespace sampler::runtime {
+namespace {
+
+/// A countdown that is never reached in practice (2^62 opportunities).
+constexpr int64_t kNever = int64_t{1} << 62;
+
+struct Configuration {
+  bool enabled = false;
+  bool seeded = false;
+  double sparsity = 0;
+  double inverse_log_q = 0;  // 1 / ln(1 - 1/sparsity); unused when sparsity == 1
+  uint64_t seed = 0;
+};
+Configuration g_config;
+uint32_t g_thread_count = 0;
+uint64_t g_clock = 0;
+
+/// One thread's generator: xoshiro256** (Blackman and Vigna), seeded through splitmix64.
+struct ThreadState {
+  uint64_t s[4];
+  bool seeded;
+};
+__thread ThreadState t_state __attribute__((tls_model("initial-exec")));
+
+uint64_t splitmix64(uint64_t& x) {
+  uint64_t z = (x += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+
+uint64_t next_bits(ThreadState& t) {
+  uint64_t result = rotl(t.s[1] * 5, 7) * 9;
+  uint64_t shifted = t.s[1] << 17;
+  t.s[2] ^= t.s[0];
+  t.s[3] ^= t.s[1];
+  t.s[1] ^= t.s[2];
+  t.s[0] ^= t.s[3];
+  t.s[2] ^= shifted;
+  t.s[3] = rotl(t.s[3], 45);
+  return result;
+}
+
+void seed_thread(ThreadState& t) {
+  uint32_t index = fetch_add_relaxed(&g_thread_count, uint32_t{1});
+  uint64_t x;
+  if (g_config.seeded) {
+    // Reproducible: the same SAMPLER_SEED gives thread k the same stream in every run.
+    x = g_config.seed ^ (0xd1b54a32d192ed03ull * (uint64_t{index} + 1));
+  } else {
+    uint64_t entropy[2] = {0, 0};
+    long got = sys::call(SYS_getrandom, reinterpret_cast<long>(entropy), sizeof entropy, 1 /* GRND_NONBLOCK */);
+    if (got != static_cast<long>(sizeof entropy)) {
+      // No entropy yet (early boot) or no getrandom: the clock, the thread and an address still differ per run.
+      struct timespec now {};
+      clock_gettime(CLOCK_MONOTONIC, &now);
+      entropy[0] = static_cast<uint64_t>(now.tv_nsec) ^ (static_cast<uint64_t>(now.tv_sec) << 30);
+      entropy[1] = static_cast<uint64_t>(sys::gettid()) ^ reinterpret_cast<uintptr_t>(&t);
+    }
+    x = entropy[0] ^ rotl(entropy[1], 32) ^ index;
+  }
+  for (uint64_t& word : t.s) word = splitmix64(x);
+  t.seeded = true;
+}
+
+int64_t draw(ThreadState& t) {
+  if (!g_config.enabled) return kNever;
+  if (g_config.sparsity <= 1.0) return 1;
+  return geometric_countdown(next_bits(t), g_config.sparsity);
+}
+
+}  // namespace
+
+void configure_sampling(bool enabled, double sparsity, bool seeded, uint64_t seed) {
+  g_config.enabled = enabled && sparsity >= 1.0;
+  g_config.sparsity = sparsity;
+  g_config.seeded = seeded;
+  g_config.seed = seed;
+  g_config.inverse_log_q = sparsity > 1.0 ? 1.0 / natural_log(1.0 - 1.0 / sparsity) : 0.0;
+  // The calling thread draws again with the new parameters at its next opportunity.
+  sampler_countdown = 0;
+}
+
+double natural_log(double x) {
+  // x = m * 2^e with m in [sqrt(1/2), sqrt(2)); ln(m) = 2 atanh(z), z = (m - 1) / (m + 1), |z| < 0.172, so the
+  // odd series in z converges to double precision within 12 terms.
+  uint64_t bits;
+  __builtin_memcpy(&bits, &x, sizeof bits);
+  int exponent = static_cast<int>((bits >> 52) & 0x7ff) - 1023;
+  bits = (bits & 0x000fffffffffffffull) | 0x3ff0000000000000ull;  // mantissa in [1, 2)
+  double m;
+  __builtin_memcpy(&m, &bits, sizeof m);
+  if (m > 1.4142135623730951) {
+    m *= 0.5;
+    ++exponent;
+  }
+  double z = (m - 1.0) / (m + 1.0);
+  double z2 = z * z;
+  double series = 0.0;
+  for (int k = 23; k >= 1; k -= 2) series = series * z2 + 1.0 / k;
+  return 2.0 * z * series + exponent * 0.69314718055994530942;
+}
+
+int64_t geometric_countdown(uint64_t bits, double sparsity) {
+  if (sparsity <= 1.0) return 1;
+  // Inverse transform: with u uniform in (0, 1], 1 + floor(ln u / ln(1 - p)) is geometric with parameter p.
+  double u = static_cast<double>((bits >> 11) + 1) * 0x1.0p-53;
+  double inverse_log_q = (sparsity == g_config.sparsity && g_config.inverse_log_q != 0.0)
+                             ? g_config.inverse_log_q
+                             : 1.0 / natural_log(1.0 - 1.0 / sparsity);
+  double skip = natural_log(u) * inverse_log_q;
+  if (!(skip < static_cast<double>(kNever))) return kNever;
+  return 1 + static_cast<int64_t>(skip);
+}
+
+bool take_opportunity() {
+  ensure_initialized();
+  ThreadState& t = t_state;
+  if (!g_config.enabled) {
+    sampler_countdown = kNever;
+    return false;
+  }
+  if (!t.seeded) {
+    // A new thread's first opportunity: it is the first of the countdown just drawn.
+    seed_thread(t);
+    int64_t first = draw(t);
+    if (first > 1) {
+      sampler_countdown = first - 1;
+      return false;
+    }
+  }
+  sampler_countdown = draw(t);
+  return true;
+}
+
+uint64_t next_timestamp() { return fetch_add_relaxed(&g_clock, uint64_t{1}) + 1; }
+
+uint32_t seeded_thread_count() { return load_relaxed(&g_thread_count); }
+
+}  // namespace sampler::runtime
+
+extern "C" SAMPLER_API int sampler_sample_now(void) {
+  if (--sampler_countdown > 0) return 0;
+  return sampler::runtime::take_opportunity() ? 1 : 0;
+}
