@@ -180,6 +180,12 @@ class SamplesHandler {
 
   bool outside(std::string_view line, uint64_t number) { return section_line(line, number); }
 
+  /// Inside the samples subreport (not another one).
+  bool samples_report() const { return samples_report_; }
+  /// Inside a section, well-formed (its lines are delivered) or not (they are skipped).
+  bool in_section() const { return section_ != Section::kNone; }
+  bool section_open() const { return section_ == Section::kOpen; }
+
   // End of input outside any subreport: a bare section still open was cut short.
   void finish() {
     if (section_ == Section::kOpen) {
@@ -350,69 +356,38 @@ std::string_view strip_cr(std::string_view line) {
   return line;
 }
 
-}  // namespace
-
-bool read_report(LineReader& input, ReportVisitor& visitor) {
-  LimitedDiagnostics diagnostics(input.sink(), input.name());
-  uint64_t reader_errors = input.error_count();
-  VisitorHandler handler(visitor);
-  ReportParser<VisitorHandler> parser(handler, diagnostics);
-  std::string_view line;
-  while (input.next(line)) parser.line(line, input.line_number());
-  parser.finish();
-  return diagnostics.errors() == 0 && input.error_count() == reader_errors;
+// Calls line_fn(line, number) for each line of `run` (whole lines ending in "\n"), without "\n" and one "\r".
+template <class LineFn>
+void split_run(std::string_view run, uint64_t first_line_number, LineFn&& line_fn) {
+  uint64_t number = first_line_number;
+  text::for_each_line(run, [&](size_t begin, size_t end) {
+    line_fn(strip_cr(run.substr(begin, end - begin)), number++);
+  });
 }
 
-bool read_samples(LineReader& input, SamplesVisitor& visitor) {
-  LimitedDiagnostics diagnostics(input.sink(), input.name());
-  uint64_t reader_errors = input.error_count();
-  SamplesHandler handler(visitor, diagnostics);
-  ReportParser<SamplesHandler> parser(handler, diagnostics);
-  std::string_view line;
-  while (input.next(line)) parser.line(line, input.line_number());
-  parser.finish();
-  handler.finish();
-  return diagnostics.errors() == 0 && input.error_count() == reader_errors;
-}
-
-ExtractResult extract_subreports(LineReader& input, std::string_view id,
-                                 const std::function<void(std::string_view)>& write) {
-  LimitedDiagnostics diagnostics(input.sink(), input.name());
-  uint64_t reader_errors = input.error_count();
-  ExtractHandler handler(id, write);
-  ReportParser<ExtractHandler> parser(handler, diagnostics);
-
+// Feeds `input` to `parser` one line at a time, except runs of lines that cannot be tags: while in_run() is
+// true, every line up to the next one starting with '<' goes to on_run(run, first_line_number) in one piece
+// (whole lines, each ending in "\n"). Only lines starting with '<' can change the state, so in_run() is
+// asked again only after one of them. The input's last line, if it has no "\n", always goes to the parser.
+template <class Parser, class InRun, class OnRun>
+void drive(LineReader& input, Parser& parser, InRun&& in_run, OnRun&& on_run) {
   std::string_view block;
   while (LineReaderBlocks::next(input, block)) {
     const uint64_t first_line = input.line_number() + 1;  // number of the block's first line
     uint64_t lines = 0;                                   // lines of the block done so far
+    const void* last_newline = memrchr(block.data(), '\n', block.size());
+    const std::string_view whole =
+        block.substr(0, last_newline != nullptr
+                            ? static_cast<size_t>(static_cast<const char*>(last_newline) - block.data()) + 1
+                            : 0);
     size_t pos = 0;
     while (pos < block.size()) {
-      if (parser.in_body()) {
-        // Inside a subreport only a line starting with '<' can be a tag: everything up to the next such line
-        // is body, passed on (or skipped) in one piece without looking at each line.
-        size_t tag = text::find_line_starting_with(block, pos, '<');
+      if (pos < whole.size() && in_run()) {
+        size_t tag = text::find_line_starting_with(whole, pos, '<');
         if (tag > pos) {
-          std::string_view run = block.substr(pos, tag - pos);
-          uint64_t run_lines = text::count_newlines(run);
-          bool unterminated = run.back() != '\n';  // the input's last line
-          if (parser.delivering() && handler.target()) {
-            if (std::memchr(run.data(), '\r', run.size()) == nullptr) {
-              write(run);
-              if (unterminated) write(std::string_view("\n", 1));
-            } else {
-              // CRLF input: line by line, each without its "\r".
-              size_t at = 0;
-              while (at < run.size()) {
-                const void* newline = std::memchr(run.data() + at, '\n', run.size() - at);
-                size_t end = newline != nullptr ? static_cast<size_t>(static_cast<const char*>(newline) - run.data())
-                                                : run.size();
-                handler.write_line(strip_cr(run.substr(at, end - at)));
-                at = end + 1;
-              }
-            }
-          }
-          lines += run_lines + (unterminated ? 1 : 0);
+          std::string_view run = whole.substr(pos, tag - pos);
+          on_run(run, first_line + lines);
+          lines += text::count_newlines(run);
           pos = tag;
           continue;
         }
@@ -427,6 +402,64 @@ ExtractResult extract_subreports(LineReader& input, std::string_view id,
     LineReaderBlocks::consume(input, block.size(), lines);
   }
   parser.finish();
+}
+
+}  // namespace
+
+void ReportVisitor::body_lines(std::string_view lines, uint64_t first_line_number) {
+  split_run(lines, first_line_number, [this](std::string_view line, uint64_t number) { body_line(line, number); });
+}
+
+void SamplesVisitor::section_lines(std::string_view lines, uint64_t first_line_number) {
+  split_run(lines, first_line_number,
+            [this](std::string_view line, uint64_t number) { section_line(line, number); });
+}
+
+bool read_report(LineReader& input, ReportVisitor& visitor) {
+  LimitedDiagnostics diagnostics(input.sink(), input.name());
+  uint64_t reader_errors = input.error_count();
+  VisitorHandler handler(visitor);
+  ReportParser<VisitorHandler> parser(handler, diagnostics);
+  drive(
+      input, parser, [&] { return parser.in_body(); },
+      [&](std::string_view run, uint64_t first) {
+        if (parser.delivering()) visitor.body_lines(run, first);
+      });
+  return diagnostics.errors() == 0 && input.error_count() == reader_errors;
+}
+
+bool read_samples(LineReader& input, SamplesVisitor& visitor) {
+  LimitedDiagnostics diagnostics(input.sink(), input.name());
+  uint64_t reader_errors = input.error_count();
+  SamplesHandler handler(visitor, diagnostics);
+  ReportParser<SamplesHandler> parser(handler, diagnostics);
+  // Lines that are not ours (another subreport, or one whose tag was rejected) are skipped in runs too.
+  auto ignored = [&] { return parser.in_body() && (!parser.delivering() || !handler.samples_report()); };
+  drive(
+      input, parser, [&] { return ignored() || handler.in_section(); },
+      [&](std::string_view run, uint64_t first) {
+        if (!ignored() && handler.section_open()) visitor.section_lines(run, first);
+      });
+  handler.finish();
+  return diagnostics.errors() == 0 && input.error_count() == reader_errors;
+}
+
+ExtractResult extract_subreports(LineReader& input, std::string_view id,
+                                 const std::function<void(std::string_view)>& write) {
+  LimitedDiagnostics diagnostics(input.sink(), input.name());
+  uint64_t reader_errors = input.error_count();
+  ExtractHandler handler(id, write);
+  ReportParser<ExtractHandler> parser(handler, diagnostics);
+  drive(
+      input, parser, [&] { return parser.in_body(); },
+      [&](std::string_view run, uint64_t) {
+        if (!parser.delivering() || !handler.target()) return;
+        if (std::memchr(run.data(), '\r', run.size()) == nullptr) {
+          write(run);  // the common case: the run goes out as it is, in one piece
+        } else {
+          split_run(run, 0, [&](std::string_view line, uint64_t) { handler.write_line(line); });
+        }
+      });
   ExtractResult result;
   result.found = handler.found();
   result.ok = diagnostics.errors() == 0 && input.error_count() == reader_errors;

@@ -58,4 +58,33 @@ inline size_t find_line_starting_with(std::string_view text, size_t from, char c
   return size;
 }
 
+/// Calls f(begin, end) for each line of `run`, a run of whole lines each ending in '\n': [begin, end) is the
+/// line without its '\n'. Finds 16 line ends per step instead of one memchr call per (often tiny) line.
+template <class F>
+inline void for_each_line(std::string_view run, F&& f) {
+  const char* data = run.data();
+  const size_t size = run.size();
+  size_t start = 0;
+  size_t i = 0;
+#if defined(__SSE2__)
+  const __m128i newline = _mm_set1_epi8('\n');
+  for (; size - i >= 16; i += 16) {
+    unsigned mask = static_cast<unsigned>(
+        _mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(data + i)), newline)));
+    while (mask != 0) {
+      size_t end = i + static_cast<size_t>(__builtin_ctz(mask));
+      f(start, end);
+      start = end + 1;
+      mask &= mask - 1;
+    }
+  }
+#endif
+  for (; i < size; ++i) {
+    if (data[i] == '\n') {
+      f(start, i);
+      start = i + 1;
+    }
+  }
+}
+
 }  // namespace sampler::text

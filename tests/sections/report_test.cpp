@@ -437,6 +437,90 @@ TEST(ReadSamples, ErrorsWithLineNumbers) {
   }
 }
 
+// ---- bulk delivery: runs of lines in one call, the same lines whatever the buffer size
+
+class BulkSamples : public SamplesVisitor {
+ public:
+  void begin_section(const SampleSectionHeader& h) override { trace.push_back("begin @" + std::to_string(h.line)); }
+  void section_lines(std::string_view lines, uint64_t first) override {
+    trace.push_back("run @" + std::to_string(first) + ": " + std::string(lines));
+  }
+  void section_line(std::string_view line, uint64_t number) override {
+    trace.push_back("line @" + std::to_string(number) + ": " + std::string(line));
+  }
+  void end_section(bool complete) override { trace.push_back(complete ? "end" : "end (incomplete)"); }
+  Trace trace;
+};
+
+TEST(ReadSamples, RunsOfLinesComeInOneCall) {
+  const std::string input = "<samples unit=\"" + kUnitA + "\" scheme=\"returns\">\r\n1\t2\t3\r\n4\t5\t6\r\n<7\r\n"
+                            "8\t9\t10\r\n</samples>\r\n<samples unit=\"" + kUnitA + "\" scheme=\"b\">\n11\n12";
+  DiagnosticList diagnostics;
+  LineReader reader(std::string_view(input), "r", diagnostics);
+  BulkSamples visitor;
+  EXPECT_TRUE(read_samples(reader, visitor));
+  EXPECT_EQ(visitor.trace, (Trace{"begin @1", "run @2: 1\t2\t3\r\n4\t5\t6\r\n", "line @4: <7", "run @5: 8\t9\t10\r\n",
+                                  "end", "begin @7", "run @8: 11\n", "line @9: 12", "end (incomplete)"}));
+}
+
+class BulkReport : public ReportVisitor {
+ public:
+  void body_lines(std::string_view lines, uint64_t first) override {
+    trace.push_back("run @" + std::to_string(first) + ": " + std::string(lines));
+  }
+  void body_line(std::string_view line, uint64_t number) override {
+    trace.push_back("line @" + std::to_string(number) + ": " + std::string(line));
+  }
+  Trace trace;
+};
+
+TEST(ReadReport, RunsOfLinesComeInOneCall) {
+  DiagnosticList diagnostics;
+  LineReader reader(std::string_view("<report id=\"a\">\nx\ny\n<z\n</report>\n"), "r", diagnostics);
+  BulkReport visitor;
+  EXPECT_TRUE(read_report(reader, visitor));
+  EXPECT_EQ(visitor.trace, (Trace{"run @2: x\ny\n", "line @4: <z"}));
+}
+
+// Random reports read with every buffer size give the same trace and diagnostics (block boundaries fall
+// everywhere, down to one line per block).
+TEST(ReadReport, SameResultAtEveryBufferSize) {
+  for (uint32_t seed = 1; seed <= 200; ++seed) {
+    std::string text;
+    std::mt19937 generator(seed);
+    static const char* const kLines[] = {
+        "<report id=\"samples\">", "<report id=\"other\">", "</report>", "<samples unit=\"0123456789abcdef0123456789abcdef\" scheme=\"s\">",
+        "</samples>", "<timestamps unit=\"0123456789abcdef0123456789abcdef\" scheme=\"s\" when=\"last\">", "</timestamps>",
+        "1\t2", "3", "", "<4", "junk", "<samples unit=\"bad\" scheme=\"s\">", "<report id=x>"};
+    int count = static_cast<int>(generator() % 150);
+    for (int i = 0; i < count; ++i) {
+      text += kLines[generator() % (sizeof kLines / sizeof kLines[0])];
+      text += generator() % 4 == 0 ? "\r\n" : "\n";
+    }
+    if (generator() % 2 == 0) text += "5";
+    Outcome reference = report_of(text);
+    Outcome samples_reference = samples_of(text);
+    for (size_t read_size : {size_t{1}, size_t{2}, size_t{9}, size_t{100}}) {
+      DiagnosticList diagnostics;
+      PipeFeeder feeder(text, read_size);
+      LineReader input(feeder.fd(), "r", diagnostics);
+      input.set_limits(LineReader::kMaxLineLength, read_size);
+      ReportTrace visitor;
+      EXPECT_EQ(read_report(input, visitor), reference.ok);
+      EXPECT_EQ(visitor.trace, reference.trace) << "seed " << seed << " read size " << read_size;
+      EXPECT_EQ(render(diagnostics), reference.messages) << "seed " << seed << " read size " << read_size;
+
+      DiagnosticList samples_diagnostics;
+      LineReader again(std::string_view(text), "r", samples_diagnostics);
+      again.set_limits(LineReader::kMaxLineLength, read_size);
+      SamplesTrace samples;
+      EXPECT_EQ(read_samples(again, samples), samples_reference.ok);
+      EXPECT_EQ(samples.trace, samples_reference.trace) << "seed " << seed << " read size " << read_size;
+      EXPECT_EQ(render(samples_diagnostics), samples_reference.messages) << "seed " << seed;
+    }
+  }
+}
+
 // ---- extract_subreports
 
 struct Extracted {

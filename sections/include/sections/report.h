@@ -25,6 +25,11 @@ class ReportVisitor {
   virtual ~ReportVisitor() = default;
   virtual void begin_subreport(std::string_view id, uint64_t line) { (void)id; (void)line; }
   virtual void body_line(std::string_view line, uint64_t line_number) { (void)line; (void)line_number; }
+  /// A run of consecutive body lines, none of them starting with '<': whole lines, each ending in "\n" (with
+  /// a "\r" before it when the input has CRLF line ends); the first one is line `first_line_number`. The
+  /// reader hands over long runs in one call; the default calls body_line() for each line (without its "\n"
+  /// and one "\r"). Override it to take bulk input without a call per line.
+  virtual void body_lines(std::string_view lines, uint64_t first_line_number);
   /// complete is false when the input ended before </report>.
   virtual void end_subreport(bool complete) { (void)complete; }
 };
@@ -70,6 +75,11 @@ class SamplesVisitor {
   virtual ~SamplesVisitor() = default;
   virtual void begin_section(const SampleSectionHeader& header) { (void)header; }
   virtual void section_line(std::string_view line, uint64_t line_number) { (void)line; (void)line_number; }
+  /// A run of consecutive section lines, none of them starting with '<': whole lines, each ending in "\n"
+  /// (with a "\r" before it when the input has CRLF line ends); the first one is line `first_line_number`.
+  /// The default calls section_line() for each line (without its "\n" and one "\r"). Override it to take bulk
+  /// input without a call per line.
+  virtual void section_lines(std::string_view lines, uint64_t first_line_number);
   /// complete is false when the section or the input ended before </samples> or </timestamps>.
   virtual void end_section(bool complete) { (void)complete; }
 };
