@@ -118,7 +118,7 @@ struct BacktraceRenderer::Impl {
 
   std::string out;
   uint64_t legacy_next_frame = 0;  // frame number of the next legacy line; 0 starts a new legacy stack
-  bool in_binary_run = false;
+  bool binary_reported = false;   // one message per body for lines of binary data
   std::vector<uint8_t> decoded;    // the cbf line's bytes (kept to avoid reallocating per stack)
 
   // State of the stack being expanded.
@@ -249,12 +249,13 @@ void BacktraceRenderer::Impl::render_cbf(std::string_view text, uint64_t line_nu
 
 void BacktraceRenderer::Impl::render_line(std::string_view line, uint64_t line_number) {
   if (looks_binary(line)) {
-    if (!in_binary_run) error(line_number, "binary data, not a main-backtrace body; skipped");
-    in_binary_run = true;
+    if (!binary_reported) {
+      error(line_number, "binary data in a main-backtrace body; lines of binary data are skipped");
+    }
+    binary_reported = true;
     legacy_next_frame = 0;
     return;
   }
-  in_binary_run = false;
   if (auto address = parse_legacy_frame(line); address && !line.starts_with("{{{")) {
     // Legacy backtrace_symbols frames: the kind of address is unknown, so no :pc/:ra suffix (SPEC section 5).
     put_bt(legacy_next_frame++, *address, markup::CodeKind::kUnknown);
@@ -296,7 +297,7 @@ BacktraceRenderer::~BacktraceRenderer() = default;
 
 void BacktraceRenderer::begin_body() {
   impl_->legacy_next_frame = 0;
-  impl_->in_binary_run = false;
+  impl_->binary_reported = false;
 }
 
 void BacktraceRenderer::body_line(std::string_view line, uint64_t line_number) {
@@ -318,7 +319,8 @@ bool render_backtraces(LineReader& input, const std::function<void(std::string_v
   // bodies, as extract-report prints them); from then on only main-backtrace subreports are rendered and text
   // between subreports is an error, as in read_report(). Tag lines are recognised as read_report() does.
   BacktraceRenderer renderer(input.name(), write, sink);
-  enum class State { kBare, kOutside, kBacktrace, kOtherSubreport } state = State::kBare;
+  // kNotText: bare input that turned out to be binary (an executable, a core file): skipped to the next tag.
+  enum class State { kBare, kNotText, kOutside, kBacktrace, kOtherSubreport } state = State::kBare;
   xml::StartTagParser tags;
   std::string tag_error;
   bool ok = true;
@@ -352,7 +354,7 @@ bool render_backtraces(LineReader& input, const std::function<void(std::string_v
       continue;
     }
     if (xml::is_end_tag(line, "report")) {
-      if (state == State::kBare || state == State::kOutside) {
+      if (state == State::kBare || state == State::kNotText || state == State::kOutside) {
         sink.error(input.name(), number, "</report> without a matching <report>");
         ok = false;
       }
@@ -361,12 +363,19 @@ bool render_backtraces(LineReader& input, const std::function<void(std::string_v
     }
     switch (state) {
       case State::kBare:
+        if (looks_binary(line)) {
+          sink.error(input.name(), number, "binary data: the input is not a report or main-backtrace body");
+          ok = false;
+          state = State::kNotText;
+          break;
+        }
         if (!is_blank(line)) found = true;
         renderer.body_line(line, number);
         break;
       case State::kBacktrace:
         renderer.body_line(line, number);
         break;
+      case State::kNotText:
       case State::kOtherSubreport:
         break;
       case State::kOutside:
@@ -385,8 +394,11 @@ bool render_backtraces(LineReader& input, const std::function<void(std::string_v
   ok = renderer.finish() && ok;
   if (input.failed()) ok = false;
   if (!found) {
-    sink.error(input.name(), 0, state == State::kBare ? "no backtrace in the input (it is empty)"
-                                                      : "no main-backtrace subreport in the report");
+    if (state == State::kBare) {
+      sink.error(input.name(), 0, "no backtrace in the input (it is empty)");
+    } else if (state != State::kNotText) {
+      sink.error(input.name(), 0, "no main-backtrace subreport in the report");
+    }
     ok = false;
   }
   return ok;

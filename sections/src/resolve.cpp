@@ -186,10 +186,10 @@ bool SitesIndex::Impl::add_file(const std::string& path, DiagnosticSink& sink) {
                 ok = add_text_view(found.label, owned_texts.back(), sink) && ok;
                 break;
               case ElfSection::Status::kMissing:
-                sink.warning(found.label, 0, "no section " + section_name);
+                sink.warning(found.label, 0, "no section '" + section_name + "'");
                 break;
               case ElfSection::Status::kEmpty:
-                sink.warning(found.label, 0, "section " + section_name + " is empty");
+                sink.warning(found.label, 0, "section '" + section_name + "' is empty");
                 break;
             }
           },

@@ -250,7 +250,7 @@ TEST(BacktraceRenderer, MalformedSignalLineAndBinaryData) {
   EXPECT_EQ(r.messages(), (std::vector<std::string>{
                               "t: 'r':1: error: malformed signal line (expected signal:NUMBER:NAME or "
                               "signal:NUMBER:NAME:0xADDRESS)",
-                              "t: 'r':2: error: binary data, not a main-backtrace body; skipped",
+                              "t: 'r':2: error: binary data in a main-backtrace body; lines of binary data are skipped",
                           }));
 }
 
@@ -279,6 +279,15 @@ TEST(RenderBacktraces, BareBodiesAsExtractReportPrintsThem) {
   Rendered r = render_input("{{{reset}}}\r\nsignal:11:SIGSEGV:0x10\r\n" + cbf_line(kStack) + "\r\n");
   EXPECT_TRUE(r.ok);
   EXPECT_EQ(r.out, std::string("{{{reset}}}\nCrashed with signal 11 (SIGSEGV) at address 0x10\n") + kStackMarkup);
+}
+
+TEST(RenderBacktraces, ABinaryFileIsOneErrorAndNoOutput) {
+  std::string binary("\x7f" "ELF\x02\x01\x01\0\nsome printable text\n\x01\x02\nmore text ccrypt[0x10]\n", 55);
+  Rendered r = render_input(binary);
+  EXPECT_FALSE(r.ok);
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.messages(), std::vector<std::string>{"t: '<stdin>':1: error: binary data: the input is not a report or "
+                                                   "main-backtrace body"});
 }
 
 TEST(RenderBacktraces, CutShortReportIsAWarning) {
