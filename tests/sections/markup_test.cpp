@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <iterator>
 #include <optional>
 #include <random>
 #include <string>
@@ -463,6 +464,35 @@ TEST(MarkupElements, TextNodeIsNotAnElement) {
   EXPECT_FALSE(parse_reset(node, error));
   EXPECT_EQ(error.message, "expected a reset element");
   EXPECT_FALSE(tokenizer.next(node));
+}
+
+TEST(MarkupTokenizer, RandomLinesAreCoveredExactlyAndNeverBreakTheParsers) {
+  // Lines built from element-like fragments: the nodes tile the line, elements look like elements, and every
+  // parser either accepts or reports a column inside the line.
+  const char* const kPieces[] = {"{{{", "}}}", "{", "}", ":", "0x", "00", "1f", "bt", "pc", "ra", "mmap", "module",
+                                 "reset", "load", "elf", "rwx", " ", "Z", "\t", "0", "9"};
+  std::mt19937 random(2718);
+  for (int iteration = 0; iteration < 20000; ++iteration) {
+    std::string line;
+    for (size_t i = random() % 24; i > 0; --i) line += kPieces[random() % std::size(kPieces)];
+    std::string joined;
+    for (const Node& node : tokenize(line)) {
+      ASSERT_EQ(node.column, joined.size()) << line;
+      ASSERT_FALSE(node.text.empty()) << line;
+      joined += node.text;
+      if (!node.is_element()) continue;
+      ASSERT_EQ(node.text.substr(0, 3), "{{{") << line;
+      ASSERT_EQ(node.text.substr(node.text.size() - 3), "}}}") << line;
+      ParseError error;
+      for (Parser parser : {Parser::kReset, Parser::kModule, Parser::kMmap, Parser::kBt, Parser::kPc}) {
+        if (!run(parser, node, error)) {
+          EXPECT_LT(error.column, line.size()) << line;
+          EXPECT_FALSE(error.message.empty()) << line;
+        }
+      }
+    }
+    ASSERT_EQ(joined, line);
+  }
 }
 
 // ------------------------------------------------------------------------------------------- round trips

@@ -95,7 +95,8 @@ struct Item {
 /// Cursor over an encoded buffer. Once it returned kEnd, kTruncated, kEndOfData or kError, every further
 /// next() returns the same item. Errors: empty buffer, version != 0, reserved size, reserved opcode, a
 /// relative address before any absolute one, `rep` before any frame, an address or count that runs past the
-/// buffer, a count wider than the word.
+/// buffer, an address or count wider than the word. Errors are at the offset of the information byte or of the
+/// offending instruction's opcode. Bytes after `end`/`trunc` are ignored.
 class Decoder {
  public:
   Decoder(const uint8_t* data, size_t size);
