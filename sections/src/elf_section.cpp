@@ -40,7 +40,9 @@ using checked::ByteOrder;
 constexpr uint32_t kCompressZstd = 2;
 static_assert(ELFCOMPRESS_ZLIB == 1);
 
-constexpr std::string_view kElfMagic = "\x7f" "ELF";
+constexpr std::string_view kElfMagic =
+    "\x7f"
+    "ELF";
 constexpr std::string_view kArMagic = "!<arch>\n";
 // An archive inside an archive is legal but rare; the bound keeps a crafted file from recursing without end.
 constexpr int kMaxArchiveDepth = 4;
@@ -129,12 +131,15 @@ std::string check_elf_headers(std::string_view image) {
     return "unknown ELF class " + std::to_string(elf_class);
   }
   if (data != ELFDATA2LSB && data != ELFDATA2MSB) return "unknown ELF byte order " + std::to_string(data);
+  if (const auto version = static_cast<unsigned char>(image[EI_VERSION]); version != EV_CURRENT) {
+    return "unknown ELF version " + std::to_string(version);
+  }
   h.is64 = elf_class == ELFCLASS64;
   h.order = data == ELFDATA2LSB ? ByteOrder::kLittle : ByteOrder::kBig;
   const size_t header_size = h.is64 ? sizeof(Elf64_Ehdr) : sizeof(Elf32_Ehdr);
   if (image.size() < header_size) {
-    return "truncated ELF header (" + std::to_string(image.size()) + " bytes, expected " +
-           std::to_string(header_size) + ")";
+    return "truncated ELF header (" + std::to_string(image.size()) + " bytes, expected " + std::to_string(header_size) +
+           ")";
   }
   uint64_t shentsize, shnum, shstrndx;
   if (h.is64) {
@@ -151,8 +156,7 @@ std::string check_elf_headers(std::string_view image) {
   if (h.shoff == 0) return "";  // no section headers: nothing to find, nothing to check
   const uint64_t entry_size = h.is64 ? sizeof(Elf64_Shdr) : sizeof(Elf32_Shdr);
   if (shentsize != entry_size) {
-    return "section header entry size is " + std::to_string(shentsize) + ", expected " +
-           std::to_string(entry_size);
+    return "section header entry size is " + std::to_string(shentsize) + ", expected " + std::to_string(entry_size);
   }
   // Extended numbering (gABI): e_shnum 0 and e_shstrndx SHN_XINDEX defer to fields of section header 0.
   auto first = read_section_header(image, h, 0);
@@ -169,8 +173,8 @@ std::string check_elf_headers(std::string_view image) {
   }
   if (h.shstrndx == SHN_UNDEF) return "";  // no names: nothing can match, libelf copes
   if (h.shstrndx >= h.shnum) {
-    return "section name table index " + std::to_string(h.shstrndx) + " is out of range (" +
-           std::to_string(h.shnum) + " sections)";
+    return "section name table index " + std::to_string(h.shstrndx) + " is out of range (" + std::to_string(h.shnum) +
+           " sections)";
   }
   auto names = read_section_header(image, h, h.shstrndx);
   if (names->type != SHT_NOBITS && !checked::range_fits(names->offset, names->size, image.size())) {
@@ -339,7 +343,11 @@ class Walker {
   /// Reports elf_begin/elf_memory's failure on `image`, saying what is wrong where that can be told.
   void report_unreadable(const std::string& label, std::string_view image, int depth) {
     std::string problem = check_elf_headers(image);
-    if (problem.empty()) problem = std::string("malformed ELF file: ") + elf_errmsg(-1);
+    if (problem.empty()) {
+      const int libelf_error = elf_errno();
+      problem =
+          libelf_error != 0 ? std::string("malformed ELF file: ") + elf_errmsg(libelf_error) : "malformed ELF file";
+    }
     if (depth > 0 && problem == "not an ELF file or ar archive") problem = "archive member is not an ELF file";
     error(label, problem);
   }
@@ -355,8 +363,7 @@ class Walker {
   void visit_archive(Elf* archive, const std::string& label, int fd, int depth);
   void visit_elf(Elf* elf, const std::string& label);
   std::optional<SectionPlan> plan_section(Elf_Scn* scn, const GElf_Shdr& shdr, std::string_view section,
-                                          std::string_view image, const std::string& label, ByteOrder order,
-                                          bool is64);
+                                          std::string_view image, const std::string& label, ByteOrder order, bool is64);
   bool check_stated_size(std::string_view what, uint64_t stated, std::string_view image, const std::string& label);
   void deliver_whole(const std::vector<SectionPlan>& plans, const std::string& label);
   void deliver_streamed(const std::vector<SectionPlan>& plans, const std::string& label);
@@ -425,8 +432,8 @@ void Walker::visit_archive(Elf* archive, const std::string& label, int fd, int d
     const uint64_t available = bytes.size() - std::min<uint64_t>(data_offset, bytes.size());
     std::string member_label = label + "(" + raw->name + ")";
     if (raw->size > available) {
-      error(member_label, "archive member is truncated (its header states " + std::to_string(raw->size) +
-                              " bytes, " + std::to_string(available) + " remain)");
+      error(member_label, "archive member is truncated (its header states " + std::to_string(raw->size) + " bytes, " +
+                              std::to_string(available) + " remain)");
       break;
     }
     const uint64_t following = data_offset + raw->size + (raw->size & 1);

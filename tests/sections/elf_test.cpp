@@ -1,12 +1,9 @@
 // ELF section reader (sections/elf_section.h): every fixture is made at test time, one per case, from readable
 // text: gcc/as objects carrying an asm payload, objcopy and ar on top of them, yaml2obj-19 for big-endian files
 // and for headers that lie. Checks exact contents, labels, statuses and diagnostics.
-#include "sections/elf_section.h"
-
+#include <gtest/gtest.h>
 #include <zlib.h>
 #include <zstd.h>
-
-#include <gtest/gtest.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -16,6 +13,8 @@
 #include <stdexcept>
 #include <string>
 #include <vector>
+
+#include "sections/elf_section.h"
 
 namespace sampler {
 namespace {
@@ -73,8 +72,8 @@ std::string le64(uint64_t v) { return le32(static_cast<uint32_t>(v)) + le32(stat
 std::string zlib_compress(std::string_view data) {
   uLongf size = compressBound(data.size());
   std::string out(size, '\0');
-  if (compress2(reinterpret_cast<Bytef*>(out.data()), &size, reinterpret_cast<const Bytef*>(data.data()),
-                data.size(), 6) != Z_OK) {
+  if (compress2(reinterpret_cast<Bytef*>(out.data()), &size, reinterpret_cast<const Bytef*>(data.data()), data.size(),
+                6) != Z_OK) {
     throw std::runtime_error("compress2 failed");
   }
   out.resize(size);
@@ -152,9 +151,12 @@ class ElfSectionTest : public ::testing::Test {
     std::string asm_text = asm_payload(payload, kSection, type, extra);
     std::string escaped;
     for (char c : asm_text) {
-      if (c == '"') escaped += "\\\"";
-      else if (c == '\n') escaped += "\\n";
-      else escaped += c;
+      if (c == '"')
+        escaped += "\\\"";
+      else if (c == '\n')
+        escaped += "\\n";
+      else
+        escaped += c;
     }
     write(name + ".c", "__asm__(\"" + escaped + "\");\nint " + name + "_function(void) { return 42; }\n");
     run(std::string(SAMPLER_TEST_CC) + " -c " + name + ".c -o " + name + ".o");
@@ -204,7 +206,10 @@ class ElfSectionTest : public ::testing::Test {
     DiagnosticList list;
     std::vector<Visit> visits;
     const bool ok = for_each_elf_section(
-        file, section, [&](const ElfSection& s) { visits.push_back({s.label, s.status, std::string(s.bytes)}); },
+        file, section,
+        [&](const ElfSection& s) {
+          visits.push_back({s.label, s.status, std::string(s.bytes)});
+        },
         list);
     return collect(ok, list, std::move(visits));
   }
@@ -237,7 +242,10 @@ class ElfSectionTest : public ::testing::Test {
     std::vector<Visit> visits;
     const bool ok = for_each_elf_section_in_memory(
         image, file, section,
-        [&](const ElfSection& s) { visits.push_back({s.label, s.status, std::string(s.bytes)}); }, list);
+        [&](const ElfSection& s) {
+          visits.push_back({s.label, s.status, std::string(s.bytes)});
+        },
+        list);
     return collect(ok, list, std::move(visits));
   }
 
@@ -304,9 +312,7 @@ TEST_F(ElfSectionTest, SectionAddedByObjcopy) {
   expect_visits(path("host2.o"), {found("host2.o", std::string("added\0by objcopy\n", 17))});
 }
 
-TEST_F(ElfSectionTest, MissingSection) {
-  expect_visits(plain_object("none"), {missing("none.o")});
-}
+TEST_F(ElfSectionTest, MissingSection) { expect_visits(plain_object("none"), {missing("none.o")}); }
 
 TEST_F(ElfSectionTest, OtherSectionNameIsNotConfused) {
   const std::string file = object("a", "payload\n");
@@ -329,12 +335,13 @@ TEST_F(ElfSectionTest, NobitsSectionIsEmpty) {
 
 TEST_F(ElfSectionTest, SeveralSectionsOfTheNameAreJoinedInOrder) {
   // yaml2obj's " (N)" suffix makes a second section with the same name.
-  const std::string file = yaml("twice",
-                                "--- !ELF\nFileHeader:\n  Class: ELFCLASS64\n  Data: ELFDATA2LSB\n  Type: ET_REL\n"
-                                "  Machine: EM_X86_64\nSections:\n"
-                                "  - Name: .debug_site_info\n    Type: SHT_PROGBITS\n    Content: \"6f6e650a\"\n"
-                                "  - Name: .text\n    Type: SHT_PROGBITS\n    Content: \"c3\"\n"
-                                "  - Name: '.debug_site_info (1)'\n    Type: SHT_PROGBITS\n    Content: \"74776f0a\"\n");
+  const std::string file =
+      yaml("twice",
+           "--- !ELF\nFileHeader:\n  Class: ELFCLASS64\n  Data: ELFDATA2LSB\n  Type: ET_REL\n"
+           "  Machine: EM_X86_64\nSections:\n"
+           "  - Name: .debug_site_info\n    Type: SHT_PROGBITS\n    Content: \"6f6e650a\"\n"
+           "  - Name: .text\n    Type: SHT_PROGBITS\n    Content: \"c3\"\n"
+           "  - Name: '.debug_site_info (1)'\n    Type: SHT_PROGBITS\n    Content: \"74776f0a\"\n");
   expect_visits(file, {found("twice", "one\ntwo\n")});
 }
 
@@ -342,9 +349,12 @@ TEST_F(ElfSectionTest, UncompressedSectionIsAViewIntoTheImage) {
   const std::string image = slurp(object("view", "zero copy\n"));
   DiagnosticList list;
   bool inside = false;
-  for_each_elf_section_in_memory(image, "view.o", kSection, [&](const ElfSection& s) {
-    inside = s.bytes.data() >= image.data() && s.bytes.data() + s.bytes.size() <= image.data() + image.size();
-  }, list);
+  for_each_elf_section_in_memory(
+      image, "view.o", kSection,
+      [&](const ElfSection& s) {
+        inside = s.bytes.data() >= image.data() && s.bytes.data() + s.bytes.size() <= image.data() + image.size();
+      },
+      list);
   EXPECT_TRUE(inside);
 }
 
@@ -415,9 +425,9 @@ TEST_F(ElfSectionTest, BigEndianCompressionHeaders) {
 TEST_F(ElfSectionTest, LittleEndianElf32CompressionHeader) {
   const std::string payload = site_text(50);
   const std::string zlib32 = le32(1) + le32(static_cast<uint32_t>(payload.size())) + le32(1) + zlib_compress(payload);
-  expect_visits(yaml_elf("le32", to_hex(zlib32), "    Flags: [ SHF_COMPRESSED ]\n", "ELFDATA2LSB", "ELFCLASS32",
-                         "EM_386"),
-                {found("le32", payload)});
+  expect_visits(
+      yaml_elf("le32", to_hex(zlib32), "    Flags: [ SHF_COMPRESSED ]\n", "ELFDATA2LSB", "ELFCLASS32", "EM_386"),
+      {found("le32", payload)});
 }
 
 // ---- Archives -----------------------------------------------------------------------------------------------
@@ -475,8 +485,10 @@ TEST_F(ElfSectionTest, TruncatedArchiveMember) {
     EXPECT_FALSE(outcome.ok);
     EXPECT_EQ(outcome.visits, (std::vector<Visit>{found("cut.a(a.o)", "from a\n")}));
     ASSERT_EQ(outcome.diagnostics.size(), 1u);
-    EXPECT_TRUE(outcome.diagnostics[0].starts_with("error: cut.a(b.o): archive member is truncated (its header "
-                                                   "states " + b_size + " bytes, "))
+    EXPECT_TRUE(
+        outcome.diagnostics[0].starts_with("error: cut.a(b.o): archive member is truncated (its header "
+                                           "states " +
+                                           b_size + " bytes, "))
         << outcome.diagnostics[0];
   }
 }
@@ -500,6 +512,23 @@ TEST_F(ElfSectionTest, MalformedArchiveHeader) {
 
 TEST_F(ElfSectionTest, NotElf) {
   expect_error(write("text", "<sites unit=\"x\">\n"), "error: text: not an ELF file or ar archive");
+}
+
+TEST_F(ElfSectionTest, BadIdentification) {
+  std::string image = slurp(object("a", "x\n"));
+  struct Case {
+    size_t index;
+    char value;
+    std::string message;
+  };
+  for (const Case& c : std::vector<Case>{{4, '\3', "unknown ELF class 3"},
+                                         {5, '\0', "unknown ELF byte order 0"},
+                                         {6, '\x7b', "unknown ELF version 123"}}) {
+    std::string bad = image;
+    bad[c.index] = c.value;
+    expect_error(write("bad" + std::to_string(c.index), bad),
+                 "error: bad" + std::to_string(c.index) + ": " + c.message);
+  }
 }
 
 TEST_F(ElfSectionTest, EmptyFile) {
@@ -545,26 +574,31 @@ TEST_F(ElfSectionTest, TruncatedFiles) {
 
 TEST_F(ElfSectionTest, SectionSizePastTheEndOfTheFile) {
   const std::string file = yaml_elf("lying", to_hex("hello\n"), "    ShSize: 0x10000000\n");
-  expect_error(file, "error: lying: section '.debug_site_info' (offset 0x40, size 0x10000000) extends past the "
-                     "end of the file (" + size_of(file) + " bytes)");
+  expect_error(file,
+               "error: lying: section '.debug_site_info' (offset 0x40, size 0x10000000) extends past the "
+               "end of the file (" +
+                   size_of(file) + " bytes)");
 }
 
 TEST_F(ElfSectionTest, SectionOffsetThatOverflows) {
-  const std::string file = yaml_elf("lying", to_hex("hello\n"), "    ShOffset: 0xffffffffffffff00\n    ShSize: 0x200\n");
-  expect_error(file, "error: lying: section '.debug_site_info' (offset 0xffffffffffffff00, size 0x200) extends past "
-                     "the end of the file (" + size_of(file) + " bytes)");
+  const std::string file =
+      yaml_elf("lying", to_hex("hello\n"), "    ShOffset: 0xffffffffffffff00\n    ShSize: 0x200\n");
+  expect_error(file,
+               "error: lying: section '.debug_site_info' (offset 0xffffffffffffff00, size 0x200) extends past "
+               "the end of the file (" +
+                   size_of(file) + " bytes)");
 }
 
 TEST_F(ElfSectionTest, SectionHeaderTablePastTheEnd) {
-  const std::string file = yaml_elf("lying", to_hex("hello\n"), "", "ELFDATA2LSB", "ELFCLASS64", "EM_X86_64",
-                                    "  EShOff: 0x100000\n");
+  const std::string file =
+      yaml_elf("lying", to_hex("hello\n"), "", "ELFDATA2LSB", "ELFCLASS64", "EM_X86_64", "  EShOff: 0x100000\n");
   expect_error(file, "error: lying: section header table at offset 0x100000 is past the end of the file (" +
                          size_of(file) + " bytes)");
 }
 
 TEST_F(ElfSectionTest, SectionCountPastTheEnd) {
-  const std::string file = yaml_elf("lying", to_hex("hello\n"), "", "ELFDATA2LSB", "ELFCLASS64", "EM_X86_64",
-                                    "  EShNum: 5000\n");
+  const std::string file =
+      yaml_elf("lying", to_hex("hello\n"), "", "ELFDATA2LSB", "ELFCLASS64", "EM_X86_64", "  EShNum: 5000\n");
   const Outcome outcome = extract(file);
   ASSERT_EQ(outcome.diagnostics.size(), 1u);
   EXPECT_TRUE(outcome.diagnostics[0].starts_with("error: lying: section header table (offset 0x"));
@@ -573,14 +607,14 @@ TEST_F(ElfSectionTest, SectionCountPastTheEnd) {
 }
 
 TEST_F(ElfSectionTest, BadSectionHeaderEntrySize) {
-  const std::string file = yaml_elf("lying", to_hex("hello\n"), "", "ELFDATA2LSB", "ELFCLASS64", "EM_X86_64",
-                                    "  EShEntSize: 12\n");
+  const std::string file =
+      yaml_elf("lying", to_hex("hello\n"), "", "ELFDATA2LSB", "ELFCLASS64", "EM_X86_64", "  EShEntSize: 12\n");
   expect_error(file, "error: lying: section header entry size is 12, expected 64");
 }
 
 TEST_F(ElfSectionTest, SectionNameTableIndexOutOfRange) {
-  const std::string file = yaml_elf("lying", to_hex("hello\n"), "", "ELFDATA2LSB", "ELFCLASS64", "EM_X86_64",
-                                    "  EShStrNdx: 99\n");
+  const std::string file =
+      yaml_elf("lying", to_hex("hello\n"), "", "ELFDATA2LSB", "ELFCLASS64", "EM_X86_64", "  EShStrNdx: 99\n");
   expect_error(file, "error: lying: section name table index 99 is out of range (4 sections)");
 }
 
@@ -594,8 +628,8 @@ TEST_F(ElfSectionTest, SectionNameTablePastTheEnd) {
   EXPECT_FALSE(outcome.ok);
   ASSERT_EQ(outcome.diagnostics.size(), 1u);
   EXPECT_TRUE(outcome.diagnostics[0].starts_with("error: lying: section name table (offset 0x"));
-  EXPECT_TRUE(outcome.diagnostics[0].ends_with(", size 0x7000000) extends past the end of the file (" +
-                                               size_of(file) + " bytes)"));
+  EXPECT_TRUE(outcome.diagnostics[0].ends_with(", size 0x7000000) extends past the end of the file (" + size_of(file) +
+                                               " bytes)"));
 }
 
 TEST_F(ElfSectionTest, LyingSectionIsReportedEvenIfAnotherSectionIsFine) {
@@ -634,8 +668,7 @@ TEST_F(ElfSectionTest, CompressedSectionsThatLie) {
       {"longer", chdr64(1, 100) + zlib_compress(hello), ": decompresses to 13 bytes, but its header states 100"},
       {"shorter", chdr64(1, 5) + zlib_compress(hello), ": decompresses to more than the 5 bytes its header states"},
       {"zstdlonger", chdr64(2, 100) + zstd_compress(hello), ": decompresses to 13 bytes, but its header states 100"},
-      {"zstdshorter", chdr64(2, 5) + zstd_compress(hello),
-       ": decompresses to more than the 5 bytes its header states"},
+      {"zstdshorter", chdr64(2, 5) + zstd_compress(hello), ": decompresses to more than the 5 bytes its header states"},
       {"corrupt", chdr64(1, 13) + "not zlib at all", ": invalid zlib data: incorrect header check"},
       {"cutshort", chdr64(1, 13) + zlib_compress(hello).substr(0, 8),
        ": compressed data is truncated (zlib stream ends early)"},
@@ -660,8 +693,9 @@ TEST_F(ElfSectionTest, LegacyZdebugBomb) {
                                 "  Machine: EM_X86_64\nSections:\n"
                                 "  - Name: .zdebug_site_info\n    Type: SHT_PROGBITS\n    Content: \"" +
                                     to_hex(content) + "\"\n");
-  expect_error(file, "error: legacy: section '.zdebug_site_info' states a decompressed size of 100000000000 bytes, "
-                     "over the limit of 4294967296 bytes");
+  expect_error(file,
+               "error: legacy: section '.zdebug_site_info' states a decompressed size of 100000000000 bytes, "
+               "over the limit of 4294967296 bytes");
 }
 
 TEST_F(ElfSectionTest, ZdebugWithoutZlibHeaderIsTakenAsItIs) {
@@ -710,14 +744,17 @@ TEST_F(ElfSectionTest, StreamedDamageFoundLateKeepsThePiecesPassedAndSkipsDone) 
   const std::string payload = site_text(60'000);
   const uint64_t stated = payload.size() / 2;
   for (const auto& [name, stream_bytes] :
-       {std::pair<std::string, std::string>{"zlib", le32(1) + le32(0) + le64(stated) + le64(1) + zlib_compress(payload)},
-        std::pair<std::string, std::string>{"zstd", le32(2) + le32(0) + le64(stated) + le64(1) + zstd_compress(payload)}}) {
+       {std::pair<std::string, std::string>{"zlib",
+                                            le32(1) + le32(0) + le64(stated) + le64(1) + zlib_compress(payload)},
+        std::pair<std::string, std::string>{"zstd",
+                                            le32(2) + le32(0) + le64(stated) + le64(1) + zstd_compress(payload)}}) {
     SCOPED_TRACE(name);
     const std::string file = yaml_elf(name, to_hex(stream_bytes), "    Flags: [ SHF_COMPRESSED ]\n");
     const Outcome outcome = extract_streamed(file);
     EXPECT_FALSE(outcome.ok);
     EXPECT_EQ(outcome.visits, std::vector<Visit>{});
-    EXPECT_EQ(outcome.diagnostics, std::vector<std::string>{"error: " + name + ": section '.debug_site_info': "
+    EXPECT_EQ(outcome.diagnostics, std::vector<std::string>{"error: " + name +
+                                                            ": section '.debug_site_info': "
                                                             "decompresses to more than the " +
                                                             std::to_string(stated) + " bytes its header states"});
     EXPECT_FALSE(outcome.undone.empty());
@@ -750,9 +787,13 @@ TEST(NonNulSpans, Table) {
 }
 
 TEST(LooksLikeElfOrArchive, Table) {
-  EXPECT_TRUE(looks_like_elf_or_archive("\x7f" "ELF\2\1\1"));
+  EXPECT_TRUE(
+      looks_like_elf_or_archive("\x7f"
+                                "ELF\2\1\1"));
   EXPECT_TRUE(looks_like_elf_or_archive("!<arch>\nmember"));
-  EXPECT_FALSE(looks_like_elf_or_archive("\x7f" "EL"));
+  EXPECT_FALSE(
+      looks_like_elf_or_archive("\x7f"
+                                "EL"));
   EXPECT_FALSE(looks_like_elf_or_archive("!<arch>"));
   EXPECT_FALSE(looks_like_elf_or_archive("<sites unit=\"0\">"));
   EXPECT_FALSE(looks_like_elf_or_archive(""));
@@ -761,7 +802,8 @@ TEST(LooksLikeElfOrArchive, Table) {
 TEST(InMemory, EmptyImage) {
   DiagnosticList list;
   int visits = 0;
-  EXPECT_FALSE(for_each_elf_section_in_memory("", "mem", kSection, [&](const ElfSection&) { ++visits; }, list));
+  EXPECT_FALSE(for_each_elf_section_in_memory(
+      "", "mem", kSection, [&](const ElfSection&) { ++visits; }, list));
   EXPECT_EQ(visits, 0);
   ASSERT_EQ(list.items.size(), 1u);
   EXPECT_EQ(list.items[0].file, "mem");

@@ -110,11 +110,13 @@ compressed)
   [ -s err ] && fail "$ran: unexpected stderr: $(cat err)"
   # The legacy name is found under either name.
   run .zdebug_site_info big-zlib-gnu.o
+  [ "$status" = 0 ] || fail "$ran: exit status $status"
   cmp -s out sites.txt || fail "$ran: output differs from the payload"
+  [ -s err ] && fail "$ran: unexpected stderr: $(cat err)"
   ;;
 big_endian)
-  printf -- '--- !ELF\nFileHeader:\n  Class: ELFCLASS32\n  Data: ELFDATA2MSB\n  Type: ET_REL\n  Machine: EM_MIPS\n%s\n' \
-    'Sections: [ { Name: .debug_site_info, Type: SHT_PROGBITS, Content: "6d6970730a" } ]' >mips.yaml
+  printf '%s\n' '--- !ELF' 'FileHeader:' '  Class: ELFCLASS32' '  Data: ELFDATA2MSB' '  Type: ET_REL' \
+    '  Machine: EM_MIPS' 'Sections: [ { Name: .debug_site_info, Type: SHT_PROGBITS, Content: "6d6970730a" } ]' >mips.yaml
   "$yaml2obj" mips.yaml -o mips.o || fail "cannot make fixture"
   run .debug_site_info mips.o
   expect 0 'mips\n' ''
