@@ -116,7 +116,8 @@ compressed)
   ;;
 big_endian)
   printf '%s\n' '--- !ELF' 'FileHeader:' '  Class: ELFCLASS32' '  Data: ELFDATA2MSB' '  Type: ET_REL' \
-    '  Machine: EM_MIPS' 'Sections: [ { Name: .debug_site_info, Type: SHT_PROGBITS, Content: "6d6970730a" } ]' >mips.yaml
+    '  Machine: EM_MIPS' \
+    'Sections: [ { Name: .debug_site_info, Type: SHT_PROGBITS, Content: "6d6970730a" } ]' >mips.yaml
   "$yaml2obj" mips.yaml -o mips.o || fail "cannot make fixture"
   run .debug_site_info mips.o
   expect 0 'mips\n' ''
