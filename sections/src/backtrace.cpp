@@ -120,6 +120,13 @@ struct BacktraceRenderer::Impl {
   uint64_t legacy_next_frame = 0;  // frame number of the next legacy line; 0 starts a new legacy stack
   bool binary_reported = false;   // one message per body for lines of binary data
   std::vector<uint8_t> decoded;    // the cbf line's bytes (kept to avoid reallocating per stack)
+  // A cbf line that ends inside a base64 group: an error, unless it turns out to be the last line of a report
+  // cut short by a crash (then a warning). Decided by what comes next.
+  struct CutLine {
+    uint64_t line;
+    std::string error;
+  };
+  std::optional<CutLine> cut_line;
 
   // State of the stack being expanded.
   uint64_t next_frame = 0;     // number of the next frame
@@ -157,6 +164,17 @@ struct BacktraceRenderer::Impl {
   bool emit_frames(const cbf::Frame& frame, uint64_t count, uint64_t line_number);
   void summarise_hidden();
   void render_cbf(std::string_view text, uint64_t line_number);
+  /// Reports a pending cut cbf line: as a warning if the report was cut short right after it, else an error.
+  void settle_cut_line(bool cut_short) {
+    if (!cut_line) return;
+    if (cut_short) {
+      sink.warning(source_name, cut_line->line,
+                   "cbf line cut short by the end of the report; the frames after the cut are lost");
+    } else {
+      error(cut_line->line, std::move(cut_line->error));
+    }
+    cut_line.reset();
+  }
   void render_line(std::string_view line, uint64_t line_number);
 };
 
@@ -197,9 +215,14 @@ void BacktraceRenderer::Impl::render_cbf(std::string_view text, uint64_t line_nu
   bool base64_ok = result.ok;
   if (!base64_ok) {
     // Keep what can be decoded: the whole quanta before the offending character.
-    error(line_number, "cbf line: bad base64 at character " +
-                           std::to_string(kCbfPrefix.size() + result.error_offset + 1) + ": " + result.error +
-                           "; frames after it are lost");
+    std::string message = "cbf line: bad base64 at character " +
+                          std::to_string(kCbfPrefix.size() + result.error_offset + 1) + ": " + result.error +
+                          "; frames after it are lost";
+    if (result.error_offset == text.size()) {
+      cut_line = CutLine{line_number, std::move(message)};  // ends inside a group: maybe cut by a crash
+    } else {
+      error(line_number, std::move(message));
+    }
     size_t whole = result.error_offset / 4 * 4;
     result = base64::decode(text.data(), whole, decoded.data(), decoded.size());
     if (!result.ok || result.size == 0) return;
@@ -295,16 +318,21 @@ BacktraceRenderer::BacktraceRenderer(std::string source_name, std::function<void
     : impl_(std::make_unique<Impl>(std::move(source_name), std::move(write), sink)) {}
 BacktraceRenderer::~BacktraceRenderer() = default;
 
+void BacktraceRenderer::end_body(bool complete) { impl_->settle_cut_line(!complete); }
+
 void BacktraceRenderer::begin_body() {
+  impl_->settle_cut_line(false);
   impl_->legacy_next_frame = 0;
   impl_->binary_reported = false;
 }
 
 void BacktraceRenderer::body_line(std::string_view line, uint64_t line_number) {
+  impl_->settle_cut_line(false);  // a line follows: the cut was not the end of the report
   impl_->render_line(line, line_number);
 }
 
 bool BacktraceRenderer::finish() {
+  impl_->settle_cut_line(true);
   impl_->flush();
   return impl_->ok;
 }
@@ -331,6 +359,7 @@ bool render_backtraces(LineReader& input, const std::function<void(std::string_v
   while (input.next(line)) {
     uint64_t number = input.line_number();
     if (xml::is_start_tag(line, "report")) {
+      if (state == State::kBacktrace || state == State::kBare) renderer.end_body(true);
       if (state == State::kBacktrace || state == State::kOtherSubreport) {
         sink.error(input.name(), subreport_line, "subreport has no closing </report> before line " +
                                                      std::to_string(number));
@@ -354,6 +383,7 @@ bool render_backtraces(LineReader& input, const std::function<void(std::string_v
       continue;
     }
     if (xml::is_end_tag(line, "report")) {
+      if (state == State::kBacktrace || state == State::kBare) renderer.end_body(true);
       if (state == State::kBare || state == State::kNotText || state == State::kOutside) {
         sink.error(input.name(), number, "</report> without a matching <report>");
         ok = false;
@@ -387,6 +417,8 @@ bool render_backtraces(LineReader& input, const std::function<void(std::string_v
         break;
     }
   }
+  // Bare bodies carry no end tag: their end is the input's, which may be a crash's cut (finish() settles that).
+  if (state == State::kBacktrace) renderer.end_body(false);
   if (state == State::kBacktrace || state == State::kOtherSubreport) {
     // A report cut short by a crash is normal (SPEC section 3): use what is there and warn.
     sink.warning(input.name(), subreport_line, "subreport cut short (no closing </report>); using what is there");

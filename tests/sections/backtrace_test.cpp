@@ -298,6 +298,33 @@ TEST(RenderBacktraces, CutShortReportIsAWarning) {
                                                    "</report>); using what is there"});
 }
 
+TEST(RenderBacktraces, ACbfLineCutByTheEndOfAReportCutShortIsAWarning) {
+  std::string line = cbf_line(kStack);
+  std::string cut = line.substr(0, 4 + 18);  // inside the fifth group: pc and ra survive
+  const char* frames = "{{{bt:0:0x555555555131:pc}}}\n{{{bt:1:0x555555555141:ra}}}\n";
+  Rendered at_end = render_input("<report id=\"main-backtrace\">\n" + cut + "\n");
+  EXPECT_TRUE(at_end.ok);
+  EXPECT_EQ(at_end.out, frames);
+  EXPECT_EQ(at_end.messages(),
+            (std::vector<std::string>{
+                "t: '<stdin>':2: warning: cbf line cut short by the end of the report; the frames after the cut "
+                "are lost",
+                "t: '<stdin>':1: warning: subreport cut short (no closing </report>); using what is there"}));
+
+  Rendered bare = render_input(cut);  // bare body: the input ends inside the line
+  EXPECT_TRUE(bare.ok);
+  EXPECT_EQ(bare.out, frames);
+
+  // Followed by another line, or closed by </report>, the same line is malformed: an error.
+  for (const std::string& input : {"<report id=\"main-backtrace\">\n" + cut + "\n</report>\n",
+                                   "<report id=\"main-backtrace\">\n" + cut + "\nplain\n", cut + "\nplain\n"}) {
+    Rendered r = render_input(input);
+    EXPECT_FALSE(r.ok) << input;
+    EXPECT_EQ(r.diagnostics.error_count(), 1u) << input;
+    EXPECT_TRUE(r.out.starts_with(frames)) << input;
+  }
+}
+
 TEST(RenderBacktraces, ProblemsWithTheReportStructure) {
   Rendered none = render_input("<report id=\"samples\">\n</report>\n");
   EXPECT_FALSE(none.ok);

@@ -389,6 +389,21 @@ backtrace_truncated_report)
   { echo '<report id="main-backtrace">'; echo '{{{reset}}}'; echo 'signal:6:SIGABRT'; } >report
   run report resolve-backtrace
   expect 0 '{{{reset}}}\nCrashed with signal 6 (SIGABRT)\n' "resolve-backtrace: '<stdin>':1: warning: subreport cut short (no closing </report>); using what is there\n"
+  # Cut inside the cbf line: the frames before the cut are written.
+  { echo '<report id="main-backtrace">'; echo 'signal:6:SIGABRT'
+    printf 'cbf:%s' "$(cbf '\x02\x18\x42\x20\x01\x20\x02\x00' | head -c 7)"; } >report
+  run report resolve-backtrace
+  expect 0 'Crashed with signal 6 (SIGABRT)\n{{{bt:0:0x42:pc}}}\n' "resolve-backtrace: '<stdin>':3: warning: cbf line cut short by the end of the report; the frames after the cut are lost
+resolve-backtrace: '<stdin>':1: warning: subreport cut short (no closing </report>); using what is there
+"
+  ;;
+backtrace_long_line)
+  # A 10 MB line: one message, the lines around it still written.
+  { echo '<report id="main-backtrace">'; echo 'signal:6:SIGABRT'
+    printf 'cbf:'; head -c 10485760 /dev/zero | tr '\0' '!'; echo
+    echo "cbf:$(cbf '\x02\x18\x42\x00')"; echo '</report>'; } >report
+  run report resolve-backtrace
+  expect 1 'Crashed with signal 6 (SIGABRT)\n{{{bt:0:0x42:pc}}}\n' "resolve-backtrace: '<stdin>':3: error: cbf line: bad base64 at character 5: invalid base64 character; frames after it are lost\n"
   ;;
 backtrace_missing)
   { echo '<report id="samples">'; samples $U2 returns '1\t2\t3\n'; echo '</report>'; } >report

@@ -44,7 +44,11 @@ class BacktraceRenderer {
   void begin_body();
   /// One line of a body, without its line end; `line_number` is its 1-based line in the source.
   void body_line(std::string_view line, uint64_t line_number);
-  /// Writes everything still buffered. Returns true if no error was reported since construction.
+  /// Ends a body. complete is false when the report ended before </report> (a crash cut it short): a cbf line
+  /// cut inside a base64 group as the last line of such a body is then a warning, not an error (SPEC section 3).
+  void end_body(bool complete);
+  /// Writes everything still buffered; a cut cbf line still pending is treated as cut short by the end of the
+  /// input (a warning). Returns true if no error was reported since construction.
   bool finish();
 
   /// Lowers the per-stack frame limit (tests); at most kMaxFramesPerStack.
