@@ -124,7 +124,7 @@ class ElfSectionTest : public ::testing::Test {
   }
 
   void run(const std::string& command) const {
-    const std::string full = "cd '" + dir_.string() + "' && " + command + " 2>cmd.err";
+    const std::string full = "cd '" + dir_.string() + "' && " + command + " >cmd.err 2>&1";
     if (std::system(full.c_str()) != 0) {
       throw std::runtime_error("command failed: " + command + "\n" + slurp(path("cmd.err")));
     }
