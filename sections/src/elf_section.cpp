@@ -419,7 +419,7 @@ void Walker::visit_archive(Elf* archive, const std::string& label, int fd, int d
   // Where the next member header starts, tracked here too: when libelf refuses a member it cannot step past it,
   // so the walk resumes with elf_rand at this offset. Members are padded to even offsets (ar(5)).
   uint64_t next_header = kArMagic.size();
-  bool any_elf = false;
+  bool any_member = false;
   Elf_Cmd cmd = ELF_C_READ_MMAP;
   for (;;) {
     if (next_header >= bytes.size()) break;
@@ -452,7 +452,7 @@ void Walker::visit_archive(Elf* archive, const std::string& label, int fd, int d
     const bool bookkeeping = name == "/" || name == "//" || name == "/SYM64/" || name.starts_with("__.SYMDEF");
     if (!bookkeeping) {
       if (!name.empty()) member_label = label + "(" + std::string(name) + ")";
-      any_elf = true;
+      any_member = true;
       visit_any(member.get(), member_label, fd, depth + 1);
     }
     cmd = elf_next(member.get());
@@ -464,7 +464,7 @@ void Walker::visit_archive(Elf* archive, const std::string& label, int fd, int d
     }
   }
   // An archive without members still answers the question: the section is not there.
-  if (!any_elf && ok_) finish(ElfSection{label, ElfSection::Status::kMissing, {}});
+  if (!any_member && ok_) finish(ElfSection{label, ElfSection::Status::kMissing, {}});
 }
 
 void Walker::visit_elf(Elf* elf, const std::string& label) {
@@ -729,10 +729,11 @@ bool for_each_elf_section_streamed(const std::string& path, std::string_view sec
   return walk_file(path, walker);
 }
 
-bool for_each_elf_section_in_memory(std::string_view image, const std::string& label, std::string_view section_name,
-                                    const std::function<void(const ElfSection&)>& visit, DiagnosticSink& sink) {
+namespace {
+
+/// Walks an image in memory (for_each_elf_section_in_memory and its streamed form).
+bool walk_memory(std::string_view image, const std::string& label, Walker& walker) {
   init_libelf();
-  Walker walker(section_name, &visit, nullptr, sink);
   if (image.empty()) {
     walker.error(label, "not an ELF file or ar archive (the file is empty)");
     return false;
@@ -746,6 +747,21 @@ bool for_each_elf_section_in_memory(std::string_view image, const std::string& l
   }
   walker.visit_any(elf.get(), label, -1, 0);
   return walker.ok();
+}
+
+}  // namespace
+
+bool for_each_elf_section_in_memory(std::string_view image, const std::string& label, std::string_view section_name,
+                                    const std::function<void(const ElfSection&)>& visit, DiagnosticSink& sink) {
+  Walker walker(section_name, &visit, nullptr, sink);
+  return walk_memory(image, label, walker);
+}
+
+bool for_each_elf_section_streamed_in_memory(std::string_view image, const std::string& label,
+                                             std::string_view section_name, const ElfSectionStream& stream,
+                                             DiagnosticSink& sink) {
+  Walker walker(section_name, nullptr, &stream, sink);
+  return walk_memory(image, label, walker);
 }
 
 bool looks_like_elf_or_archive(std::string_view first_bytes) {
