@@ -168,7 +168,7 @@ write_error)
   status=$?
   ran="extract-report samples >/dev/full"
   : >out
-  expect 1 '' "extract-report: error: error writing standard output: No space left on device\n"
+  expect 1 '' "extract-report: error: cannot write standard output: No space left on device\n"
   ;;
 help)
   run --help

@@ -190,7 +190,7 @@ write_error)
   status=$?
   ran="extract-section .debug_site_info a.o >/dev/full"
   : >out
-  expect 1 '' "extract-section: error: error writing standard output: No space left on device\n"
+  expect 1 '' "extract-section: error: cannot write standard output: No space left on device\n"
   ;;
 help)
   run --help

@@ -77,7 +77,7 @@ TEST(Output, ReportsWriteFailure) {
   DiagnosticList sink;
   EXPECT_FALSE(finish_output(output, sink));
   ASSERT_EQ(sink.items.size(), 1u);
-  EXPECT_NE(sink.items[0].message.find("error writing standard output"), std::string::npos);
+  EXPECT_NE(sink.items[0].message.find("cannot write standard output"), std::string::npos);
   close(fds[1]);
 }
 

@@ -193,7 +193,7 @@ void Output::write_through(std::string_view text) {
 
 bool finish_output(Output& output, DiagnosticSink& sink) {
   if (output.flush()) return true;
-  sink.error("", 0, std::string("error writing standard output: ") + std::strerror(output.error_number()));
+  sink.error("", 0, std::string("cannot write standard output: ") + std::strerror(output.error_number()));
   return false;
 }
 

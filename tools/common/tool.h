@@ -104,7 +104,7 @@ class Output {
   int error_number_ = 0;
 };
 
-/// Flushes `output` and, if writing failed, reports it ("error writing standard output: ...") to `sink`.
+/// Flushes `output` and, if writing failed, reports it ("cannot write standard output: ...") to `sink`.
 /// Returns false if writing failed. Tools call this last and exit 1 on false.
 bool finish_output(Output& output, DiagnosticSink& sink);
 
