@@ -407,6 +407,8 @@ class Joiner : public SamplesVisitor {
     std::vector<size_t> bad_lines;    // indices of malformed lines, ascending
     std::string first_problem;        // the first malformed line's problem, reported at the section's end
     uint64_t first_problem_line = 0;
+    std::string last_problem;         // the last line's problem, if it was malformed
+    uint64_t last_line_number = 0;
     bool usable = true;
   };
 
@@ -509,12 +511,14 @@ void Joiner::section_line(std::string_view line, uint64_t line_number) {
   size_t index = occurrence.line_count++;
   // Lines past the sites' count make the section unusable (reported at its end): don't keep them.
   if (occurrence.line_count > group.sites->site_count) return;
+  occurrence.last_line_number = line_number;
   std::string problem = check_line(group, line);
   if (!problem.empty()) {
     if (occurrence.bad_lines.empty()) {
-      occurrence.first_problem = std::move(problem);
+      occurrence.first_problem = problem;
       occurrence.first_problem_line = line_number;
     }
+    occurrence.last_problem = std::move(problem);
     occurrence.bad_lines.push_back(index);
     line = {};  // keep the line count aligned with the sites without keeping a bad (maybe huge) line
   }
@@ -529,6 +533,17 @@ void Joiner::end_section(bool complete) {
   current_ = nullptr;
   const Group& group = groups_[occurrence.group];
   const IndexedSites& sites = *group.sites;
+  // A crash can cut the last line of a section it cut short (SPEC section 3): if that line is malformed, it is
+  // dropped with a warning rather than reported as bad data.
+  if (!complete && !occurrence.bad_lines.empty() && occurrence.bad_lines.back() + 1 == occurrence.line_count &&
+      occurrence.line_count <= sites.site_count) {
+    sink_.warning(input_name_, occurrence.last_line_number,
+                  "last line of a section cut short is incomplete (" + occurrence.last_problem + "); left out");
+    occurrence.bad_lines.pop_back();
+    --occurrence.line_count;
+    arena_.pop_back();  // its empty stand-in's "\n"
+    occurrence.end = arena_.size();
+  }
   // One message per section for its malformed lines, naming the first (a garbage section is not a flood).
   if (!occurrence.bad_lines.empty()) {
     size_t more = occurrence.bad_lines.size() - 1;

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -472,6 +473,27 @@ TEST(ResolveSamples, ASectionCutShortByTheEndOfInputResolvesItsLines) {
   EXPECT_EQ(run.out, "a.sites\t" + std::string(kU1) + "\tbranches\ta.c\t10\tmain\t1\tx > 0\t3\t4\n");
   EXPECT_EQ(run.diagnostics.error_count(), 0u);
   EXPECT_GE(run.diagnostics.warning_count(), 1u);
+}
+
+TEST(ResolveSamples, AMalformedLastLineOfASectionCutShortIsAWarning) {
+  SitesIndex index = make_index({{"a.sites", sites(kU1, "branches", kBranchSites)}});
+  // The crash cut "1\t2" after the tab: the line before is resolved, the cut one left out with a warning.
+  Joined run = resolve(index, "<report id=\"samples\">\n<samples unit=\"" + std::string(kU1) +
+                                  "\" scheme=\"branches\">\n3\t4\n1\t");
+  EXPECT_TRUE(run.ok);
+  EXPECT_EQ(run.out, "a.sites\t" + std::string(kU1) + "\tbranches\ta.c\t10\tmain\t1\tx > 0\t3\t4\n");
+  EXPECT_EQ(run.diagnostics.error_count(), 0u);
+  std::vector<std::string> all = messages(run.diagnostics);
+  EXPECT_NE(std::find(all.begin(), all.end(),
+                      "t: '<stdin>':4: warning: last line of a section cut short is incomplete ('' is not a counter "
+                      "(an unsigned decimal integer of at most 64 bits)); left out"),
+            all.end())
+      << testing::PrintToString(all);
+
+  // In a complete section the same line is an error.
+  Joined complete = resolve(index, samples(kU1, "branches", "3\t4\n1\t\n"));
+  EXPECT_FALSE(complete.ok);
+  EXPECT_EQ(complete.diagnostics.error_count(), 1u);
 }
 
 TEST(ResolveSamples, CrlfInput) {
