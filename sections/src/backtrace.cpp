@@ -181,15 +181,15 @@ struct BacktraceRenderer::Impl {
 bool BacktraceRenderer::Impl::emit_frames(const cbf::Frame& frame, uint64_t count, uint64_t line_number) {
   // An async resume point is an exact code address, so it prints as pc (SPEC section 4).
   auto kind = frame.kind == cbf::FrameKind::kRa ? markup::CodeKind::kRa : markup::CodeKind::kPc;
-  uint64_t room = frame_limit > shown ? frame_limit - shown : 0;
-  uint64_t written = std::min(count, room);
-  for (uint64_t i = 0; i < written; ++i) put_bt(next_frame + i, frame.address, kind);
-  shown += written;
   uint64_t end;
   if (__builtin_add_overflow(next_frame, count, &end)) {
     error(line_number, "cbf line: frame numbers pass 18446744073709551615; the stack ends there");
     return false;
   }
+  uint64_t room = frame_limit > shown ? frame_limit - shown : 0;
+  uint64_t written = std::min(count, room);
+  for (uint64_t i = 0; i < written; ++i) put_bt(next_frame + i, frame.address, kind);
+  shown += written;
   if (written < count) {
     if (hidden == 0) hidden_first = next_frame + written;
     hidden += count - written;
@@ -343,10 +343,16 @@ void BacktraceRenderer::set_frame_limit(uint64_t limit) {
 
 bool render_backtraces(LineReader& input, const std::function<void(std::string_view)>& write,
                        DiagnosticSink& sink) {
+  return render_backtraces(input, write, sink, kMaxFramesPerStack);
+}
+
+bool render_backtraces(LineReader& input, const std::function<void(std::string_view)>& write,
+                       DiagnosticSink& sink, uint64_t frame_limit) {
   // The input is a whole report or bare bodies. Until the first <report> tag every line is a body line (bare
   // bodies, as extract-report prints them); from then on only main-backtrace subreports are rendered and text
   // between subreports is an error, as in read_report(). Tag lines are recognised as read_report() does.
   BacktraceRenderer renderer(input.name(), write, sink);
+  renderer.set_frame_limit(frame_limit);
   // kNotText: bare input that turned out to be binary (an executable, a core file): skipped to the next tag.
   enum class State { kBare, kNotText, kOutside, kBacktrace, kOtherSubreport } state = State::kBare;
   xml::StartTagParser tags;
