@@ -12,7 +12,11 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#if defined(__clang__)
+#define NOINLINE __attribute__((noinline))
+#else
 #define NOINLINE __attribute__((noinline, noclone))
+#endif
 
 /* Sends `signal` to the calling thread with the system call instruction inline, so the signal is delivered on
  * the return from it, inside the calling function: that function is then frame 0, not libc's raise(). */
@@ -29,6 +33,7 @@ static inline void send_to_self(int signal) {
 }
 
 volatile int example_zero = 0;
+volatile int example_one = 1;
 volatile int example_sink;
 
 NOINLINE void crash_segv(void) {
@@ -49,7 +54,8 @@ NOINLINE void crash_bus(void) {
 
 NOINLINE void crash_fpe(void) {
 #if defined(__x86_64__) || defined(__i386__)
-  example_sink = 1 / example_zero;
+  /* Both operands volatile: GCC turns 1 / x into a comparison, with no division to trap. */
+  example_sink = example_one / example_zero;
 #else
   send_to_self(SIGFPE);
 #endif

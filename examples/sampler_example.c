@@ -10,6 +10,10 @@
  *                                 waits for it and exits normally. The report must be the parent's alone.
  *   sampler-example finish N      runs the workload N times, calls sampler_finish_report(), then leaves with
  *                                 _exit(0) (no exit handlers run)
+ *   sampler-example crash-in-report N   runs the workload N times, damages its own unit's tables, then crashes
+ *                                 with SIGSEGV: the crash handler faults while writing the report and must
+ *                                 still end the process with SIGSEGV, without hanging
+ *   sampler-example env -         prints the SAMPLER_* variables it can see (the runtime removed them)
  * Built twice from this source: instrumented (sampler-example) and with SAMPLER_UNINSTRUMENTED
  * (sampler-example-uninstrumented), the baseline whose exit status the instrumented one must match.
  */
@@ -134,7 +138,8 @@ static void run(int n) {
 }
 
 static int usage(void) {
-  fprintf(stderr, "usage: sampler-example run N | crash KIND | fork N [crash] | finish N\n");
+  fprintf(stderr, "usage: sampler-example run N | crash KIND | fork N [crash] | finish N | crash-in-report N | "
+                  "env -\n");
   return 2;
 }
 
@@ -173,6 +178,22 @@ int main(int argc, char** argv) {
     sampler_finish_report();
 #endif
     _exit(0);
+  }
+  if (strcmp(argv[1], "crash-in-report") == 0) {
+    run(atoi(argv[2]));
+#ifndef SAMPLER_UNINSTRUMENTED
+    /* A wild write into the unit's tables, of the kind a memory bug makes. */
+    sampler_unit_schemes[0].values = (uint64_t*)(uintptr_t)16;
+#endif
+    example_crash("segv");
+    return 0;
+  }
+  if (strcmp(argv[1], "env") == 0) {
+    extern char** environ;
+    for (char** e = environ; *e != NULL; ++e) {
+      if (strncmp(*e, "SAMPLER_", 8) == 0) printf("%s\n", *e);
+    }
+    return 0;
   }
   return usage();
 }

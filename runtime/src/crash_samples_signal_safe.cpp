@@ -48,6 +48,7 @@ bool write_crash_samples(ReportWriter& out) {
     out.end_line();
     g_report.samples_open = 1;
   }
+  out.flush();
   // Units are read with acquire loads: registration publishes them with release stores. A unit already
   // reported by an interrupted exit is not repeated (merging would count it twice); one that was being written
   // when the crash came is left out: its text is partly out, and its tables may be what the program broke.
@@ -56,6 +57,7 @@ bool write_crash_samples(ReportWriter& out) {
        u = load_acquire(&u->next), ++visited) {
     if (load_acquire(&u->state) != kUnitRegistered) continue;
     write_unit(out, *u);
+    out.flush();  // a unit the program damaged may fault the next one: keep what is written
   }
   out.append("</report>");
   out.end_line();

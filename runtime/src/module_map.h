@@ -39,6 +39,12 @@ const Mapping* mappings(size_t& count);
 /// True if [address, address + size) lies in readable mappings (adjacent ones may together cover it).
 bool is_readable(uint64_t address, uint64_t size);
 
+/// Copies `size` bytes at `address` into `out` without risking a fault: through process_vm_readv on this
+/// process, which fails with EFAULT where a plain read would raise SIGSEGV or SIGBUS (a file mapping past the end
+/// of its file). Where that system call is not allowed, falls back to a plain copy of memory is_readable() says
+/// is mapped. Needs read_mappings() only for the fallback.
+bool read_memory(uint64_t address, void* out, size_t size);
+
 /// The mapping that contains `address`, or nullptr.
 const Mapping* find_mapping(uint64_t address);
 

@@ -3,6 +3,7 @@
 #include "module_map.h"
 
 #include <elf.h>
+#include <sys/uio.h>
 
 #include "raw_syscall.h"
 #include "sections/core/char_buffer.h"
@@ -30,6 +31,8 @@ constexpr size_t kMaxBuildId = 64;
 constexpr size_t kMaxNotesBytes = 64 * 1024;
 
 Mapping g_mappings[kMaxMappings];
+ProgramHeader g_segments[kMaxProgramHeaders];
+uint8_t g_notes[kMaxNotesBytes];
 size_t g_mapping_count = 0;
 char g_paths[kPathPoolSize];
 char g_read_buffer[16 * 1024];
@@ -171,23 +174,39 @@ bool is_readable(uint64_t address, uint64_t size) {
   return true;
 }
 
+bool read_memory(uint64_t address, void* out, size_t size) {
+  if (size == 0) return true;
+  struct iovec local {out, size};
+  struct iovec remote {reinterpret_cast<void*>(address), size};
+  long got = sys::call6(SYS_process_vm_readv, sys::getpid(), reinterpret_cast<long>(&local), 1,
+                        reinterpret_cast<long>(&remote), 1, 0);
+  if (got == static_cast<long>(size)) return true;
+  if (got != -ENOSYS && got != -EPERM) return false;
+  // Not allowed here (a seccomp filter): plain copy of what the maps say is readable.
+  if (!is_readable(address, size)) return false;
+  __builtin_memcpy(out, reinterpret_cast<const void*>(address), size);
+  return true;
+}
+
 namespace {
 
-/// The NT_GNU_BUILD_ID of a PT_NOTE segment in memory, or 0.
-size_t find_build_id(uint64_t address, uint64_t size, const uint8_t*& id) {
-  if (size > kMaxNotesBytes || !is_readable(address, size)) return 0;
+/// The NT_GNU_BUILD_ID of a PT_NOTE segment in memory, copied into `id` (kMaxBuildId bytes); returns its
+/// length, or 0.
+size_t find_build_id(uint64_t address, uint64_t size, uint8_t* id) {
+  if (size > kMaxNotesBytes || !read_memory(address, g_notes, size)) return 0;
   uint64_t position = 0;
   while (position + sizeof(NoteHeader) <= size) {
-    const NoteHeader* note = reinterpret_cast<const NoteHeader*>(address + position);
-    uint64_t name_size = (uint64_t{note->n_namesz} + 3) & ~uint64_t{3};
-    uint64_t descriptor_size = (uint64_t{note->n_descsz} + 3) & ~uint64_t{3};
+    NoteHeader note;
+    __builtin_memcpy(&note, g_notes + position, sizeof note);
+    uint64_t name_size = (uint64_t{note.n_namesz} + 3) & ~uint64_t{3};
+    uint64_t descriptor_size = (uint64_t{note.n_descsz} + 3) & ~uint64_t{3};
     uint64_t descriptor = position + sizeof(NoteHeader) + name_size;
     if (descriptor + descriptor_size > size) return 0;
-    const char* name = reinterpret_cast<const char*>(address + position + sizeof(NoteHeader));
-    if (note->n_type == NT_GNU_BUILD_ID && note->n_namesz == 4 && name[0] == 'G' && name[1] == 'N' &&
-        name[2] == 'U' && name[3] == '\0' && note->n_descsz > 0 && note->n_descsz <= kMaxBuildId) {
-      id = reinterpret_cast<const uint8_t*>(address + descriptor);
-      return note->n_descsz;
+    const uint8_t* name = g_notes + position + sizeof(NoteHeader);
+    if (note.n_type == NT_GNU_BUILD_ID && note.n_namesz == 4 && name[0] == 'G' && name[1] == 'N' &&
+        name[2] == 'U' && name[3] == '\0' && note.n_descsz > 0 && note.n_descsz <= kMaxBuildId) {
+      __builtin_memcpy(id, g_notes + descriptor, note.n_descsz);
+      return note.n_descsz;
     }
     position = descriptor + descriptor_size;
   }
@@ -207,19 +226,19 @@ bool segment_is_loaded(const Mapping& first, uint64_t bias, const ProgramHeader&
 bool write_module(ReportWriter& out, uint64_t id, const Mapping& first) {
   const char* path = g_paths + first.path_offset;
   const uint64_t start = first.start;
-  if (!is_readable(start, sizeof(ElfHeader))) return false;
-  const ElfHeader* header = reinterpret_cast<const ElfHeader*>(start);
-  if (header->e_ident[EI_MAG0] != ELFMAG0 || header->e_ident[EI_MAG1] != ELFMAG1 ||
-      header->e_ident[EI_MAG2] != ELFMAG2 || header->e_ident[EI_MAG3] != ELFMAG3 ||
-      header->e_ident[EI_CLASS] != kElfClass || (header->e_type != ET_EXEC && header->e_type != ET_DYN) ||
-      header->e_phentsize != sizeof(ProgramHeader) || header->e_phnum == 0 ||
-      header->e_phnum > kMaxProgramHeaders) {
+  // Every read goes through read_memory: a file the program mapped may be shorter than its mapping (SIGBUS).
+  ElfHeader header;
+  if (!read_memory(start, &header, sizeof header)) return false;
+  if (header.e_ident[EI_MAG0] != ELFMAG0 || header.e_ident[EI_MAG1] != ELFMAG1 ||
+      header.e_ident[EI_MAG2] != ELFMAG2 || header.e_ident[EI_MAG3] != ELFMAG3 ||
+      header.e_ident[EI_CLASS] != kElfClass || (header.e_type != ET_EXEC && header.e_type != ET_DYN) ||
+      header.e_phentsize != sizeof(ProgramHeader) || header.e_phnum == 0 || header.e_phnum > kMaxProgramHeaders) {
     return false;
   }
-  uint64_t table = start + header->e_phoff;
-  if (table < start || !is_readable(table, uint64_t{header->e_phnum} * sizeof(ProgramHeader))) return false;
-  const ProgramHeader* segments = reinterpret_cast<const ProgramHeader*>(table);
-  const size_t count = header->e_phnum;
+  uint64_t table = start + header.e_phoff;
+  const size_t count = header.e_phnum;
+  if (table < start || !read_memory(table, g_segments, count * sizeof(ProgramHeader))) return false;
+  const ProgramHeader* segments = g_segments;
 
   // The load bias: the mapping at file offset 0 holds the first loadable segment's first page.
   const ProgramHeader* first_load = nullptr;
@@ -232,7 +251,7 @@ bool write_module(ReportWriter& out, uint64_t id, const Mapping& first) {
     if (segments[i].p_type == PT_LOAD && !segment_is_loaded(first, bias, segments[i])) return false;
   }
 
-  const uint8_t* build_id = nullptr;
+  uint8_t build_id[kMaxBuildId];
   size_t build_id_length = 0;
   for (size_t i = 0; i < count && build_id_length == 0; ++i) {
     if (segments[i].p_type == PT_NOTE) {

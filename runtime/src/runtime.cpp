@@ -16,7 +16,6 @@ namespace {
 enum : int { kNotInitialized = 0, kInitializing = 1, kInitialized = 2 };
 int g_init_state = kNotInitialized;
 pid_t g_initializer = 0;  // the thread running initialize()
-bool g_verbose = false;
 
 /// A forked child shares the parent's report destination but must never write to it (SPEC section 6): its pid
 /// differs from the report's, which every write checks. The registry lock may have been held by a thread that
@@ -51,8 +50,6 @@ void ensure_initialized() {
   if (load_acquire(&g_initializer) == sys::gettid()) return;
   for (int spins = 0; spins < 100000 && load_acquire(&g_init_state) != kInitialized; ++spins) sys::sched_yield();
 }
-
-bool verbose() { return g_verbose; }
 
 // Priority 101, the earliest: the settings are in place before the program's constructors run its sites.
 __attribute__((constructor(101))) void runtime_constructor() { ensure_initialized(); }

@@ -8,6 +8,7 @@
 
 #include <sys/types.h>
 
+#include "log.h"
 #include "report_writer.h"
 #include "sampler/abi.h"
 
@@ -16,9 +17,6 @@ namespace sampler::runtime {
 /// Reads the settings and sets everything up, once; later calls return at once. Called by the runtime's
 /// constructor and, should a site or a unit come first, by them.
 void ensure_initialized();
-
-/// True under SAMPLER_VERBOSE.
-bool verbose();
 
 /// Unit states (sampler_unit::state). The crash path writes only units in kUnitRegistered: a unit being written
 /// was interrupted (its text is partly out), a reported one is already out.

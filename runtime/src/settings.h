@@ -10,6 +10,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "log.h"
+
 namespace sampler::runtime {
 
 struct Settings {
@@ -41,12 +43,6 @@ ParseStatus expand_file_name(const char* pattern, pid_t pid, char* out, size_t c
 /// decision) on stderr. Call once, single-threaded, at start-up.
 Settings load_settings();
 
-/// Writes one line "sampler: " + the concatenation of `parts` + "\n" to stderr with a single write(2).
-/// Async-signal-safe.
-void print_line(const char* const* parts, size_t count);
-
-/// print_line with up to six parts (null parts are skipped).
-void say(const char* a, const char* b = nullptr, const char* c = nullptr, const char* d = nullptr,
-         const char* e = nullptr, const char* f = nullptr);
+// print_line(), say() and verbose() are in log.h.
 
 }  // namespace sampler::runtime

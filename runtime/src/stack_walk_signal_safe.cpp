@@ -87,8 +87,8 @@ void walk_frame_pointers(const Registers& registers, CapturedStack& out) {
   const Mapping* stack = find_mapping(registers.sp);
   uint64_t low = registers.sp;
   uint64_t high = stack != nullptr ? stack->end : 0;
-  while (fp >= low && fp + 2 * word <= high && fp % word == 0 && is_readable(fp, 2 * word)) {
-    const uintptr_t* record = reinterpret_cast<const uintptr_t*>(fp);
+  uintptr_t record[2];
+  while (fp >= low && fp + 2 * word <= high && fp % word == 0 && read_memory(fp, record, sizeof record)) {
     uint64_t next = record[0];
     uint64_t return_address = record[1];
     if (return_address == 0) break;

@@ -1,0 +1,465 @@
+// Behaviour of libsampler as a user sees it (SPEC section 6, issue 3): the example programs run under chosen
+// environments, their reports read back with the formats library. Exact counts at sparsity 1, fairness at
+// sparsity 100, plugins, threads, fork, the report destinations, and a crash report for every signal whose
+// stack llvm-symbolizer resolves to the crashing function.
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <cmath>
+#include <filesystem>
+#include <map>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "sections/backtrace.h"
+#include "sections/cbf_decode.h"
+#include "sections/diagnostics.h"
+#include "sections/line_reader.h"
+#include "test_util.h"
+
+namespace sampler::testing {
+namespace {
+
+const std::string kExample = SAMPLER_EXAMPLE;
+const std::string kExampleStatic = SAMPLER_EXAMPLE_STATIC;
+const std::string kUninstrumented = SAMPLER_EXAMPLE_UNINSTRUMENTED;
+const std::string kHost = SAMPLER_EXAMPLE_HOST;
+const std::string kPlugin = SAMPLER_EXAMPLE_PLUGIN;
+const std::string kThreads = SAMPLER_EXAMPLE_THREADS;
+const std::string kSymbolizer = SAMPLER_LLVM_SYMBOLIZER;
+
+const std::string kExampleUnit = "5a3d1c0e9b8f47d2a6c4e1f0b3d5a7c9";
+const std::string kPluginUnit = "0f1e2d3c4b5a69788796a5b4c3d2e1f0";
+const std::string kHostUnit = "7c6b5a49382716050f1e2d3c4b5a6978";
+const std::string kThreadsUnit = "c0ffee00c0ffee00c0ffee00c0ffee00";
+
+using Rows = std::vector<std::vector<uint64_t>>;
+
+/// Runs `argv` with sampling at `sparsity` into a fresh report file; returns the report's text.
+std::string report_of(const std::vector<std::string>& argv, const std::string& sparsity,
+                      const std::string& seed = "", RunResult* result = nullptr) {
+  std::string file = make_temp_dir() + "/report.txt";
+  RunOptions options;
+  options.env["SAMPLER_SPARSITY"] = sparsity;
+  options.env["SAMPLER_FILE"] = file;
+  if (!seed.empty()) options.env["SAMPLER_SEED"] = seed;
+  RunResult r = run(argv, options);
+  if (result != nullptr) *result = r;
+  EXPECT_EQ(r.err, "");
+  return read_file(file);
+}
+
+/// The one samples section of (unit, scheme), as numbers.
+Rows samples(const ParsedReport& report, const std::string& unit, const std::string& scheme,
+             const std::string& kind = "samples", const std::string& when = "") {
+  for (const Section& s : report.sections) {
+    if (s.unit == unit && s.scheme == scheme && s.kind == kind && s.when == when) return numbers(s);
+  }
+  ADD_FAILURE() << "no " << kind << " section for " << unit << " " << scheme << " " << when;
+  return {};
+}
+
+void expect_well_formed(const ParsedReport& report, const std::vector<std::string>& ids) {
+  EXPECT_EQ(report.subreport_ids, ids);
+  for (bool complete : report.subreport_complete) EXPECT_TRUE(complete);
+  EXPECT_TRUE(report.diagnostics.empty()) << report.diagnostics.front();
+  for (const Section& s : report.sections) EXPECT_TRUE(s.complete) << s.scheme;
+}
+
+uint64_t share(uint64_t n, uint64_t modulus, uint64_t residue) { return n / modulus + (residue < n % modulus); }
+
+// ------------------------------------------------------------------------------ exact counts, sparsity 1
+
+/// Every counter of example 1 after `run N` at sparsity 1, from the workload's closed form (examples/
+/// sampler_example.c, work()).
+void expect_exact_example_counts(const ParsedReport& report, uint64_t n) {
+  const std::string& u = kExampleUnit;
+  EXPECT_EQ(samples(report, u, "function-entries"), (Rows{{n}, {0}}));
+  EXPECT_EQ(samples(report, u, "branches"),
+            (Rows{{n / 2, n - n / 2}, {n - (n + 2) / 3, (n + 2) / 3}, {0, 0}}));
+  EXPECT_EQ(samples(report, u, "returns"), (Rows{{std::min<uint64_t>(n, 10), n > 10 ? 1u : 0u, n > 11 ? n - 11 : 0}}));
+  EXPECT_EQ(samples(report, u, "scalar-pairs"), (Rows{{n / 2, 1, n - n / 2 - 1}}));
+  Rows kinds = samples(report, u, "float-kinds");
+  ASSERT_EQ(kinds.size(), 2u);
+  for (uint64_t k = 0; k < 9; ++k) EXPECT_EQ(kinds[0][k], share(n, 9, k)) << "float kind " << k;
+  EXPECT_EQ(kinds[1], (std::vector<uint64_t>{0, 0, 0, 0, 0, (n + 2) / 3, n - (n + 2) / 3, 0, 0}));
+  EXPECT_EQ(samples(report, u, "atoms"), (Rows{{n, 0}}));
+  EXPECT_EQ(samples(report, u, "g-object-unref"), (Rows{{share(n, 4, 0), share(n, 4, 1), share(n, 4, 2), share(n, 4, 3)}}));
+  EXPECT_EQ(samples(report, u, "coverage"), (Rows{{n}, {0}}));
+  EXPECT_EQ(samples(report, u, "data"), (Rows{{n}}));
+  EXPECT_EQ(samples(report, u, "example-tuple"),
+            (Rows{{share(n, 5, 0), share(n, 5, 1), share(n, 5, 2), share(n, 5, 3), share(n, 5, 4)}}));
+  // Timestamps: seven stamped samples per iteration (two branches, two float kinds, three bounds), in order.
+  uint64_t last = 7 * (n - 1);
+  EXPECT_EQ(samples(report, u, "branches", "timestamps", "first"), (Rows{{1}, {2}, {0}}));
+  EXPECT_EQ(samples(report, u, "branches", "timestamps", "last"), (Rows{{last + 1}, {last + 2}, {0}}));
+  EXPECT_EQ(samples(report, u, "float-kinds", "timestamps", "last"), (Rows{{last + 3}, {last + 4}}));
+  EXPECT_EQ(samples(report, u, "bounds", "timestamps", "first"), (Rows{{5}, {6}, {7}, {0}}));
+  // Bounds, as the text shows them: i - 5 as int, 7i mod 256 as unsigned char (n >= 256 reaches every byte),
+  // a pointer into a 4-int array, and an unsampled short (its type's identities).
+  auto bounds = find_sections(report, u, "bounds");
+  ASSERT_EQ(bounds.size(), 1u);
+  const auto& rows = bounds[0]->rows;
+  ASSERT_EQ(rows.size(), 4u);
+  EXPECT_EQ(rows[0], (std::vector<std::string>{"-5", std::to_string(static_cast<int64_t>(n) - 6)}));
+  EXPECT_EQ(rows[1], (std::vector<std::string>{"0", "255"}));
+  ASSERT_EQ(rows[2].size(), 2u);
+  ASSERT_TRUE(std::regex_match(rows[2][0], std::regex("0x[0-9a-f]+"))) << rows[2][0];
+  ASSERT_TRUE(std::regex_match(rows[2][1], std::regex("0x[0-9a-f]+"))) << rows[2][1];
+  EXPECT_EQ(std::stoull(rows[2][1], nullptr, 16) - std::stoull(rows[2][0], nullptr, 16), 3 * sizeof(int));
+  EXPECT_EQ(rows[3], (std::vector<std::string>{"32767", "-32768"}));
+}
+
+TEST(ExactCounts, EverySchemeAtSparsityOne) {
+  const uint64_t n = 300;
+  ParsedReport report = parse_report(report_of({kExample, "run", std::to_string(n)}, "1"));
+  expect_well_formed(report, {"samples"});
+  expect_exact_example_counts(report, n);
+}
+
+TEST(ExactCounts, StaticLibraryGivesTheSameCounts) {
+  const uint64_t n = 1000;
+  ParsedReport report = parse_report(report_of({kExampleStatic, "run", std::to_string(n)}, "1"));
+  expect_well_formed(report, {"samples"});
+  expect_exact_example_counts(report, n);
+}
+
+TEST(ExactCounts, EightThreadsLoseNoCounts) {
+  const uint64_t threads = 8, n = 200000;
+  ParsedReport report = parse_report(report_of({kThreads, std::to_string(threads), std::to_string(n)}, "1"));
+  expect_well_formed(report, {"samples"});
+  EXPECT_EQ(samples(report, kThreadsUnit, "coverage"), (Rows{{threads * n}}));
+  EXPECT_EQ(samples(report, kThreadsUnit, "branches"), (Rows{{threads * (n / 2), threads * (n - n / 2)}}));
+  Rows per_thread = samples(report, kThreadsUnit, "per-thread");
+  ASSERT_EQ(per_thread.size(), 1u);
+  ASSERT_EQ(per_thread[0].size(), 64u);
+  for (uint64_t t = 0; t < 64; ++t) EXPECT_EQ(per_thread[0][t], t < threads ? n : 0) << "thread " << t;
+  // The last timestamp is the logical clock's last tick: one per sampled branch.
+  EXPECT_EQ(samples(report, kThreadsUnit, "branches", "timestamps", "last"), (Rows{{threads * n}}));
+}
+
+TEST(ExactCounts, SparsityUnsetNeverSamples) {
+  std::string file = make_temp_dir() + "/report.txt";
+  RunOptions options;
+  options.env["SAMPLER_FILE"] = file;
+  RunResult r = run({kExample, "run", "100"}, options);
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_EQ(r.err, "");
+  ParsedReport unset = parse_report(read_file(file));
+  expect_well_formed(unset, {"samples"});
+  EXPECT_EQ(samples(unset, kExampleUnit, "coverage"), (Rows{{0}, {0}}));
+}
+
+// ------------------------------------------------------------------------------------- fairness, sparsity 100
+
+/// Within 5 standard deviations of the binomial mean n/s.
+void expect_fair(uint64_t taken, uint64_t n, double sparsity, const std::string& what) {
+  double p = 1.0 / sparsity;
+  double mean = n * p, sd = std::sqrt(n * p * (1 - p));
+  EXPECT_NEAR(static_cast<double>(taken), mean, 5 * sd) << what;
+}
+
+TEST(Fairness, OneThreadAndTheSameSeedGivesTheSameReport) {
+  const uint64_t n = 1000000;
+  std::vector<std::string> argv = {kThreads, "1", std::to_string(n)};
+  std::string first = report_of(argv, "100", "12345");
+  std::string again = report_of(argv, "100", "12345");
+  std::string other = report_of(argv, "100", "0x3039f");
+  EXPECT_EQ(first, again);
+  EXPECT_NE(first, other);
+  ParsedReport report = parse_report(first);
+  expect_well_formed(report, {"samples"});
+  // Three sites per iteration share one countdown: each is taken independently with probability 1/100.
+  expect_fair(samples(report, kThreadsUnit, "coverage")[0][0], n, 100, "coverage");
+  Rows branches = samples(report, kThreadsUnit, "branches");
+  expect_fair(branches[0][0] + branches[0][1], n, 100, "branches");
+  expect_fair(samples(report, kThreadsUnit, "per-thread")[0][0], n, 100, "per-thread");
+}
+
+TEST(Fairness, EveryThreadGetsItsShare) {
+  const uint64_t threads = 8, n = 1000000;
+  ParsedReport report = parse_report(report_of({kThreads, std::to_string(threads), std::to_string(n)}, "100", "7"));
+  expect_well_formed(report, {"samples"});
+  Rows per_thread = samples(report, kThreadsUnit, "per-thread");
+  for (uint64_t t = 0; t < threads; ++t) expect_fair(per_thread[0][t], n, 100, "thread " + std::to_string(t));
+  expect_fair(samples(report, kThreadsUnit, "coverage")[0][0], threads * n, 100, "all threads");
+}
+
+TEST(Fairness, FractionalSparsity) {
+  const uint64_t n = 1000000;
+  ParsedReport report = parse_report(report_of({kThreads, "1", std::to_string(n)}, "2.5", "99"));
+  expect_fair(samples(report, kThreadsUnit, "coverage")[0][0], n, 2.5, "sparsity 2.5");
+}
+
+// ---------------------------------------------------------------------------------------- plugins and fork
+
+TEST(Plugin, EachDlcloseWritesTheUnitsSamples) {
+  RunResult r;
+  ParsedReport report = parse_report(report_of({kHost, kPlugin, "2", "10"}, "1", "", &r));
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_EQ(r.out, "load 0: 5 odd\nload 1: 5 odd\n");
+  expect_well_formed(report, {"samples"});
+  // Load 0 ran plugin_work(10), load 1 plugin_work(11): two sections per scheme, each from zero.
+  auto entries = find_sections(report, kPluginUnit, "function-entries");
+  ASSERT_EQ(entries.size(), 2u);
+  EXPECT_EQ(numbers(*entries[0]), (Rows{{1}}));
+  EXPECT_EQ(numbers(*entries[1]), (Rows{{1}}));
+  auto branches = find_sections(report, kPluginUnit, "branches");
+  ASSERT_EQ(branches.size(), 2u);
+  EXPECT_EQ(numbers(*branches[0]), (Rows{{5, 5}}));
+  EXPECT_EQ(numbers(*branches[1]), (Rows{{6, 5}}));
+  auto bounds = find_sections(report, kPluginUnit, "bounds");
+  ASSERT_EQ(bounds.size(), 2u);
+  EXPECT_EQ(bounds[0]->rows, (std::vector<std::vector<std::string>>{{"10", "10"}}));
+  EXPECT_EQ(bounds[1]->rows, (std::vector<std::vector<std::string>>{{"11", "11"}}));
+  EXPECT_EQ(samples(report, kHostUnit, "coverage"), (Rows{{2}}));
+  // The plugin's sections come before the host's: written at each dlclose, the host's at exit.
+  EXPECT_EQ(report.sections.back().unit, kHostUnit);
+}
+
+TEST(Fork, TheChildLeavesTheParentsReportAlone) {
+  for (const char* mode : {"exit", "crash"}) {
+    SCOPED_TRACE(mode);
+    std::vector<std::string> argv = {kExample, "fork", "300"};
+    if (std::string(mode) == "crash") argv.push_back("crash");
+    RunResult r;
+    ParsedReport report = parse_report(report_of(argv, "1", "", &r));
+    EXPECT_EQ(r.exit_code, 0);
+    EXPECT_EQ(r.out, std::string(mode) == "crash" ? "child signal 11\n" : "child exit 0\n");
+    expect_well_formed(report, {"samples"});
+    // The parent's counts only: the child's run and its own site are not there.
+    expect_exact_example_counts(report, 300);
+  }
+}
+
+// ------------------------------------------------------------------------------------ report destinations
+
+TEST(Destination, ReportDescriptor) {
+  std::string dir = make_temp_dir();
+  RunOptions options;
+  options.env["SAMPLER_SPARSITY"] = "1";
+  options.env["SAMPLER_REPORT_FD"] = "3";
+  options.env["SAMPLER_FILE"] = dir + "/ignored.txt";  // SAMPLER_REPORT_FD wins
+  options.fd3_file = dir + "/fd3.txt";
+  RunResult r = run({kExample, "run", "300"}, options);
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_EQ(r.err, "");
+  EXPECT_FALSE(file_exists(dir + "/ignored.txt"));
+  ParsedReport report = parse_report(read_file(dir + "/fd3.txt"));
+  expect_well_formed(report, {"samples"});
+  expect_exact_example_counts(report, 300);
+}
+
+TEST(Destination, ProcessIdInTheFileName) {
+  std::string dir = make_temp_dir();
+  RunOptions options;
+  options.env["SAMPLER_SPARSITY"] = "1";
+  options.env["SAMPLER_FILE"] = dir + "/report.%p.%%";
+  RunResult r = run({kExample, "run", "10"}, options);
+  EXPECT_EQ(r.exit_code, 0);
+  std::string expected = dir + "/report." + std::to_string(r.pid) + ".%";
+  ASSERT_TRUE(file_exists(expected)) << expected;
+  expect_well_formed(parse_report(read_file(expected)), {"samples"});
+}
+
+TEST(Destination, NoDestinationNoReport) {
+  std::string dir = make_temp_dir();
+  RunOptions options;
+  options.env["SAMPLER_SPARSITY"] = "1";
+  RunResult r = run({kExample, "run", "10"}, options);
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_EQ(r.err, "");
+  EXPECT_TRUE(std::filesystem::is_empty(dir));
+}
+
+TEST(Destination, FinishReportBeforeUnderscoreExit) {
+  ParsedReport report = parse_report(report_of({kExample, "finish", "300"}, "1"));
+  expect_well_formed(report, {"samples"});
+  expect_exact_example_counts(report, 300);
+}
+
+TEST(Destination, ReportTruncatesAnOldFile) {
+  std::string file = make_temp_dir() + "/report.txt";
+  {
+    std::FILE* old = std::fopen(file.c_str(), "w");
+    std::fputs(std::string(100000, 'x').c_str(), old);
+    std::fclose(old);
+  }
+  RunOptions options;
+  options.env["SAMPLER_SPARSITY"] = "1";
+  options.env["SAMPLER_FILE"] = file;
+  run({kExample, "run", "10"}, options);
+  expect_well_formed(parse_report(read_file(file)), {"samples"});
+}
+
+// ------------------------------------------------------------------------------------------------ crashes
+
+struct CrashCase {
+  const char* kind;
+  int signal;
+  const char* name;
+  const char* function;   ///< frame 0, or the first frame in the program when frame0_in_program is false
+  bool frame0_in_program;
+  bool fault_address;
+  bool truncated;
+};
+
+const CrashCase kCrashes[] = {
+    {"segv", SIGSEGV, "SIGSEGV", "crash_segv", true, true, false},
+    {"bus", SIGBUS, "SIGBUS", "crash_bus", true, true, false},
+    {"fpe", SIGFPE, "SIGFPE", "crash_fpe", true, true, false},
+    {"ill", SIGILL, "SIGILL", "crash_ill", true, true, false},
+    {"abrt", SIGABRT, "SIGABRT", "crash_abrt", false, false, false},
+    {"trap", SIGTRAP, "SIGTRAP", "crash_trap", true, false, false},
+    {"term", SIGTERM, "SIGTERM", "crash_term", true, false, false},
+    {"int", SIGINT, "SIGINT", "crash_int", true, false, false},
+    {"overflow", SIGSEGV, "SIGSEGV", "crash_overflow", true, true, true},
+    {"thread", SIGSEGV, "SIGSEGV", "crash_in_thread", true, true, false},
+};
+
+void PrintTo(const CrashCase& c, std::ostream* out) { *out << c.kind; }
+
+struct SymbolizedFrame {
+  int number;
+  std::string function;
+  bool in_program;
+};
+
+/// Renders the report's main-backtrace through the formats library (what resolve-backtrace does), then
+/// llvm-symbolizer --filter-markup with a build-ID directory holding the example binary.
+std::vector<SymbolizedFrame> symbolize(const std::string& report_text, const std::string& binary,
+                                       const std::string& build_id, std::string& transcript) {
+  std::string dir = make_temp_dir();
+  std::filesystem::path debug = std::filesystem::path(dir) / ".build-id" / build_id.substr(0, 2);
+  std::filesystem::create_directories(debug);
+  std::filesystem::copy_file(binary, debug / (build_id.substr(2) + ".debug"));
+  std::string markup;
+  DiagnosticList diagnostics;
+  LineReader reader(std::string_view(report_text), "report", diagnostics);
+  EXPECT_TRUE(render_backtraces(reader, [&](std::string_view text) { markup.append(text); }, diagnostics));
+  EXPECT_EQ(diagnostics.items.size(), 0u);
+  RunOptions options;
+  options.input = markup;
+  RunResult r = run({kSymbolizer, "--filter-markup", "--debug-file-directory=" + dir}, options);
+  transcript = markup + "\n---\n" + r.out;
+  std::vector<SymbolizedFrame> frames;
+  std::regex frame_line(R"(^\s*#(\d+)\s+0x[0-9a-f]+\s+(?:in\s+)?(\S+)(.*)$)");
+  std::istringstream lines(r.out);
+  std::string line;
+  while (std::getline(lines, line)) {
+    std::smatch m;
+    if (std::regex_match(line, m, frame_line)) {
+      frames.push_back({std::stoi(m[1]), m[2], m[3].str().find("sampler-example") != std::string::npos});
+    }
+  }
+  return frames;
+}
+
+class Crash : public ::testing::TestWithParam<CrashCase> {};
+
+TEST_P(Crash, ReportsSamplesAndTheStackThenDiesOfTheSameSignal) {
+  const CrashCase& c = GetParam();
+  RunResult plain = run({kUninstrumented, "crash", c.kind});
+  EXPECT_EQ(plain.signal, c.signal);
+
+  RunResult r;
+  std::string text = report_of({kExample, "crash", c.kind}, "1", "", &r);
+  EXPECT_EQ(r.signal, plain.signal) << "the exit status must be the uninstrumented one";
+  ParsedReport report = parse_report(text);
+  expect_well_formed(report, {"samples", "main-backtrace"});
+  // The samples are all there: the workload ran 1000 times before the crash.
+  EXPECT_EQ(samples(report, kExampleUnit, "function-entries"), (Rows{{1000}, {0}}));
+
+  ASSERT_EQ(report.bodies.size(), 2u);
+  const std::vector<std::string>& body = report.bodies[1];
+  ASSERT_GE(body.size(), 4u);
+  EXPECT_EQ(body.front(), "{{{reset}}}");
+  std::string prefix = "signal:" + std::to_string(c.signal) + ":" + c.name;
+  std::string signal_line = body[body.size() - 2];
+  if (c.fault_address) {
+    EXPECT_TRUE(std::regex_match(signal_line, std::regex(prefix + ":0x([0-9a-f]{2})+"))) << signal_line;
+  } else {
+    EXPECT_EQ(signal_line, prefix);
+  }
+  ASSERT_EQ(body.back().rfind("cbf:", 0), 0u);
+  cbf::DecodedStack stack = cbf::decode_stack_base64(std::string_view(body.back()).substr(4));
+  ASSERT_TRUE(stack.ok()) << stack.error->message;
+  EXPECT_EQ(stack.truncated(), c.truncated);
+  ASSERT_FALSE(stack.items.empty());
+  EXPECT_EQ(stack.items[0].frame.kind, cbf::FrameKind::kPc);
+  for (size_t i = 1; i < stack.items.size(); ++i) {
+    if (stack.items[i].type == cbf::ItemType::kFrame) {
+      EXPECT_EQ(stack.items[i].frame.kind, cbf::FrameKind::kRa);
+    }
+  }
+
+  std::smatch module;
+  std::string build_id;
+  for (const std::string& line : body) {
+    if (std::regex_match(line, module, std::regex(R"(\{\{\{module:\d+:(.*):elf:([0-9a-f]+)\}\}\})")) &&
+        std::filesystem::path(module[1].str()).filename() == "sampler-example") {
+      build_id = module[2];
+    }
+  }
+  ASSERT_FALSE(build_id.empty()) << "no module element for the example";
+  std::string transcript;
+  std::vector<SymbolizedFrame> frames = symbolize(text, kExample, build_id, transcript);
+  ASSERT_FALSE(frames.empty()) << transcript;
+  if (c.frame0_in_program) {
+    EXPECT_EQ(frames[0].number, 0) << transcript;
+    EXPECT_EQ(frames[0].function, c.function) << transcript;
+  } else {
+    // Frame 0 is in libc, whose debug information is not in the directory: llvm-symbolizer leaves it out, and
+    // the first frame it names is the program's function that called abort().
+    EXPECT_GT(frames[0].number, 0) << transcript;
+    EXPECT_EQ(frames[0].function, c.function) << transcript;
+    bool in_libc = false;
+    std::map<std::string, std::string> module_names;
+    std::regex module_line(R"(\{\{\{module:(\d+):([^:]*):elf:[0-9a-f]+\}\}\})");
+    std::regex mmap_line(R"(\{\{\{mmap:0x([0-9a-f]+):0x([0-9a-f]+):load:(\d+):.*)");
+    for (const std::string& line : body) {
+      std::smatch m;
+      if (std::regex_match(line, m, module_line)) module_names[m[1]] = m[2];
+      if (std::regex_match(line, m, mmap_line)) {
+        uint64_t start = std::stoull(m[1], nullptr, 16), size = std::stoull(m[2], nullptr, 16);
+        uint64_t pc = stack.items[0].frame.address;
+        if (pc >= start && pc < start + size) in_libc = module_names[m[3]].find("libc.so") != std::string::npos;
+      }
+    }
+    EXPECT_TRUE(in_libc) << "frame 0 of abort() lies in libc";
+  }
+  // The call chain under the crash is there too (except on the second thread, which has its own).
+  if (std::string(c.kind) != "thread" && std::string(c.kind) != "overflow") {
+    bool found_main = false;
+    for (const SymbolizedFrame& f : frames) found_main = found_main || f.function == "main";
+    EXPECT_TRUE(found_main) << transcript;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(EverySignal, Crash, ::testing::ValuesIn(kCrashes),
+                         [](const ::testing::TestParamInfo<CrashCase>& param) { return std::string(param.param.kind); });
+
+TEST(CrashInReport, AFaultWhileReportingEndsWithTheOriginalSignal) {
+  // The unit's tables are damaged: writing them faults inside the crash handler. The process must still die of
+  // its own SIGSEGV, promptly (a hang would hit the test's timeout), and leave a report the library can read.
+  RunResult plain = run({kUninstrumented, "crash-in-report", "100"});
+  RunResult r;
+  std::string text = report_of({kExample, "crash-in-report", "100"}, "1", "", &r);
+  EXPECT_EQ(plain.signal, SIGSEGV);
+  EXPECT_EQ(r.signal, SIGSEGV);
+  ParsedReport report = parse_report(text);
+  for (const std::string& d : report.diagnostics) EXPECT_NE(d.find("warning"), std::string::npos) << d;
+}
+
+TEST(CrashWithoutReport, SignalsAreUntouchedWithoutADestination) {
+  RunOptions options;
+  options.env["SAMPLER_SPARSITY"] = "1";
+  RunResult r = run({kExample, "crash", "segv"}, options);
+  EXPECT_EQ(r.signal, SIGSEGV);
+  EXPECT_EQ(r.err, "");
+}
+
+}  // namespace
+}  // namespace sampler::testing

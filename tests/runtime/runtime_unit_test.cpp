@@ -1,0 +1,505 @@
+// Unit tests of the runtime's in-memory logic: settings parsing, the geometric draw, the report writer over a
+// memory sink, unit checks, bounds storage, float classification, the maps parser and the module map of this
+// very process. Links libsampler.a and its internal headers.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "module_map.h"
+#include "report_writer.h"
+#include "sampler/sampler.h"
+#include "sampling.h"
+#include "settings.h"
+#include "values.h"
+
+namespace sampler::runtime {
+namespace {
+
+// ------------------------------------------------------------------------------------------------ settings
+
+TEST(Settings, Sparsity) {
+  struct Case {
+    const char* text;
+    bool ok;
+    double value;
+  } cases[] = {
+      {"1", true, 1},        {"100", true, 100},     {"2.5", true, 2.5}, {"1e3", true, 1000},
+      {"1000000", true, 1e6}, {"0", false, 0},        {"0.5", false, 0},  {"", false, 0},
+      {"-5", false, 0},      {" 10", false, 0},      {"10 ", false, 0},  {"abc", false, 0},
+      {"inf", false, 0},     {"nan", false, 0},      {"0x10", false, 0}, {"1e999", false, 0},
+      {"10abc", false, 0},   {"+10", false, 0},
+  };
+  for (const Case& c : cases) {
+    double value = -1;
+    ParseStatus status = parse_sparsity(c.text, value);
+    EXPECT_EQ(status.ok, c.ok) << "'" << c.text << "'";
+    if (c.ok) {
+      EXPECT_DOUBLE_EQ(value, c.value) << c.text;
+    }
+    if (!c.ok) {
+      EXPECT_NE(status.error, nullptr);
+    }
+  }
+}
+
+TEST(Settings, Seed) {
+  struct Case {
+    const char* text;
+    bool ok;
+    uint64_t value;
+  } cases[] = {
+      {"0", true, 0},
+      {"42", true, 42},
+      {"0x2a", true, 42},
+      {"0X2A", true, 42},
+      {"052", true, 42},
+      {"18446744073709551615", true, UINT64_MAX},
+      {"-1", true, UINT64_MAX},
+      {"-9223372036854775808", true, uint64_t{1} << 63},
+      {"18446744073709551616", false, 0},
+      {"-9223372036854775809", false, 0},
+      {"08", false, 0},
+      {"", false, 0},
+      {"-", false, 0},
+      {" 1", false, 0},
+      {"+1", false, 0},
+      {"1.5", false, 0},
+      {"seed", false, 0},
+      {"0x", false, 0},
+  };
+  for (const Case& c : cases) {
+    uint64_t value = 7;
+    ParseStatus status = parse_seed(c.text, value);
+    EXPECT_EQ(status.ok, c.ok) << "'" << c.text << "'";
+    if (c.ok) {
+      EXPECT_EQ(value, c.value) << c.text;
+    }
+  }
+}
+
+TEST(Settings, Descriptor) {
+  int fd = -1;
+  EXPECT_TRUE(parse_descriptor("3", fd).ok);
+  EXPECT_EQ(fd, 3);
+  EXPECT_TRUE(parse_descriptor("0", fd).ok);
+  EXPECT_EQ(fd, 0);
+  EXPECT_TRUE(parse_descriptor("2147483647", fd).ok);
+  for (const char* bad : {"", "-1", "2147483648", "3x", " 3", "x"}) {
+    EXPECT_FALSE(parse_descriptor(bad, fd).ok) << "'" << bad << "'";
+  }
+}
+
+TEST(Settings, FileName) {
+  char out[64];
+  struct Case {
+    const char* pattern;
+    bool ok;
+    const char* expected;
+  } cases[] = {
+      {"report.txt", true, "report.txt"},
+      {"report.%p", true, "report.1234"},
+      {"%p/%p", true, "1234/1234"},
+      {"100%%", true, "100%"},
+      {"%%p", true, "%p"},
+      {"", false, nullptr},
+      {"a%", false, nullptr},
+      {"a%d", false, nullptr},
+      {"%s", false, nullptr},
+  };
+  for (const Case& c : cases) {
+    ParseStatus status = expand_file_name(c.pattern, 1234, out, sizeof out);
+    EXPECT_EQ(status.ok, c.ok) << c.pattern;
+    if (c.ok) {
+      EXPECT_STREQ(out, c.expected);
+    }
+  }
+  std::string long_name(100, 'x');
+  EXPECT_FALSE(expand_file_name(long_name.c_str(), 1, out, sizeof out).ok);
+  std::string fits(63, 'y');
+  EXPECT_TRUE(expand_file_name(fits.c_str(), 1, out, sizeof out).ok);
+  EXPECT_EQ(std::string(out), fits);
+}
+
+// ------------------------------------------------------------------------------------------------ sampling
+
+TEST(Sampling, NaturalLog) {
+  for (double x : {1.0, 0.5, 0.25, 0.999999, 1e-5, 1e-300, 0x1.0p-53, 0.7071067811865476, 0.123456789, 2.0, 10.0,
+                   1e300}) {
+    EXPECT_NEAR(natural_log(x), std::log(x), 4e-16 * std::max(1.0, std::fabs(std::log(x)))) << x;
+  }
+}
+
+uint64_t splitmix(uint64_t& x) {
+  uint64_t z = (x += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+TEST(Sampling, GeometricMeanAndVariance) {
+  // The countdown is geometric with p = 1/S: mean S, variance (1 - p) / p^2. With 10^6 draws the sample mean is
+  // within 5 standard errors of S.
+  for (double sparsity : {2.0, 100.0, 1000.0}) {
+    uint64_t x = 12345;
+    const int draws = 1000000;
+    double sum = 0, squares = 0;
+    int64_t smallest = INT64_MAX;
+    for (int i = 0; i < draws; ++i) {
+      int64_t g = geometric_countdown(splitmix(x), sparsity);
+      smallest = std::min(smallest, g);
+      sum += static_cast<double>(g);
+      squares += static_cast<double>(g) * static_cast<double>(g);
+    }
+    double p = 1.0 / sparsity;
+    double variance = (1 - p) / (p * p);
+    double mean = sum / draws;
+    EXPECT_EQ(smallest, 1) << sparsity;
+    EXPECT_NEAR(mean, sparsity, 5 * std::sqrt(variance / draws)) << sparsity;
+    double sample_variance = squares / draws - mean * mean;
+    EXPECT_NEAR(sample_variance / variance, 1.0, 0.05) << sparsity;
+  }
+  EXPECT_EQ(geometric_countdown(0, 1.0), 1);
+  EXPECT_EQ(geometric_countdown(UINT64_MAX, 1.0), 1);
+  EXPECT_EQ(geometric_countdown(UINT64_MAX, 100.0), 1);  // u = 1: the very next opportunity
+  EXPECT_GE(geometric_countdown(0, 100.0), 3000);        // u = 2^-53: a long wait, still finite
+}
+
+TEST(Sampling, ProbabilityOfTheFirstOpportunity) {
+  // P(G = 1) = p: the first opportunity of a new thread is taken with the same probability as any other.
+  uint64_t x = 99;
+  int ones = 0;
+  const int draws = 1000000;
+  for (int i = 0; i < draws; ++i) ones += geometric_countdown(splitmix(x), 10.0) == 1;
+  EXPECT_NEAR(ones, draws / 10.0, 5 * std::sqrt(draws * 0.1 * 0.9));
+}
+
+// ------------------------------------------------------------------------------------------ classification
+
+TEST(Classify, FloatKinds) {
+  const double subnormal = std::numeric_limits<double>::denorm_min();
+  EXPECT_EQ(sampler_classify_double(-INFINITY), SAMPLER_FLOAT_NEGATIVE_INFINITE);
+  EXPECT_EQ(sampler_classify_double(-1.0), SAMPLER_FLOAT_NEGATIVE_NORMAL);
+  EXPECT_EQ(sampler_classify_double(-subnormal), SAMPLER_FLOAT_NEGATIVE_SUBNORMAL);
+  EXPECT_EQ(sampler_classify_double(-0.0), SAMPLER_FLOAT_NEGATIVE_ZERO);
+  EXPECT_EQ(sampler_classify_double(NAN), SAMPLER_FLOAT_NAN);
+  EXPECT_EQ(sampler_classify_double(-NAN), SAMPLER_FLOAT_NAN);
+  EXPECT_EQ(sampler_classify_double(0.0), SAMPLER_FLOAT_POSITIVE_ZERO);
+  EXPECT_EQ(sampler_classify_double(subnormal), SAMPLER_FLOAT_POSITIVE_SUBNORMAL);
+  EXPECT_EQ(sampler_classify_double(3.0), SAMPLER_FLOAT_POSITIVE_NORMAL);
+  EXPECT_EQ(sampler_classify_double(INFINITY), SAMPLER_FLOAT_POSITIVE_INFINITE);
+  // Each type in its own terms: 1e-39 is subnormal as a float, normal as a double.
+  EXPECT_EQ(sampler_classify_float(1e-39f), SAMPLER_FLOAT_POSITIVE_SUBNORMAL);
+  EXPECT_EQ(sampler_classify_double(1e-39), SAMPLER_FLOAT_POSITIVE_NORMAL);
+  EXPECT_EQ(sampler_classify_double(1e-310), SAMPLER_FLOAT_POSITIVE_SUBNORMAL);
+  EXPECT_EQ(sampler_classify_long_double(1e-310L), SAMPLER_FLOAT_POSITIVE_NORMAL);
+  EXPECT_EQ(sampler_classify_long_double(-std::numeric_limits<long double>::denorm_min()),
+            SAMPLER_FLOAT_NEGATIVE_SUBNORMAL);
+  EXPECT_EQ(sampler_classify_float(-INFINITY), SAMPLER_FLOAT_NEGATIVE_INFINITE);
+}
+
+TEST(Classify, SignsComparisonsAndObjects) {
+  EXPECT_EQ(sampler_classify_sign(INT64_MIN), 0u);
+  EXPECT_EQ(sampler_classify_sign(-1), 0u);
+  EXPECT_EQ(sampler_classify_sign(0), 1u);
+  EXPECT_EQ(sampler_classify_sign(INT64_MAX), 2u);
+  EXPECT_EQ(sampler_classify_compare(-5, 3), 0u);
+  EXPECT_EQ(sampler_classify_compare(3, 3), 1u);
+  EXPECT_EQ(sampler_classify_compare(INT64_MAX, INT64_MIN), 2u);
+  EXPECT_EQ(sampler_classify_g_object_unref(1, 0), 0u);
+  EXPECT_EQ(sampler_classify_g_object_unref(1, 1), 1u);
+  EXPECT_EQ(sampler_classify_g_object_unref(1, 7), 2u);
+  EXPECT_EQ(sampler_classify_g_object_unref(0, 1), 3u);
+}
+
+// --------------------------------------------------------------------------------------------- bounds keys
+
+TEST(Bounds, KeysPreserveOrderAndClampToTheType) {
+  // Signed keys order like the values.
+  EXPECT_LT(bound_key(SAMPLER_BOUND_I64, static_cast<uint64_t>(int64_t{-1})), bound_key(SAMPLER_BOUND_I64, 0));
+  EXPECT_LT(bound_key(SAMPLER_BOUND_I64, static_cast<uint64_t>(INT64_MIN)),
+            bound_key(SAMPLER_BOUND_I64, static_cast<uint64_t>(int64_t{-1})));
+  EXPECT_EQ(bound_signed_value(SAMPLER_BOUND_I64, bound_key(SAMPLER_BOUND_I64, static_cast<uint64_t>(-77))), -77);
+  // The zero-initialised pair decodes to the type's identities.
+  EXPECT_EQ(bound_signed_value(SAMPLER_BOUND_I8, ~uint64_t{0}), 127);
+  EXPECT_EQ(bound_signed_value(SAMPLER_BOUND_I8, 0), -128);
+  EXPECT_EQ(bound_signed_value(SAMPLER_BOUND_I32, ~uint64_t{0}), INT32_MAX);
+  EXPECT_EQ(bound_signed_value(SAMPLER_BOUND_I64, 0), INT64_MIN);
+  EXPECT_EQ(bound_unsigned_value(SAMPLER_BOUND_U16, ~uint64_t{0}), 65535u);
+  EXPECT_EQ(bound_unsigned_value(SAMPLER_BOUND_U64, ~uint64_t{0}), UINT64_MAX);
+  EXPECT_EQ(bound_unsigned_value(SAMPLER_BOUND_U8, 0), 0u);
+  EXPECT_FALSE(bound_type_is_valid(0));
+  EXPECT_FALSE(bound_type_is_valid(10));
+}
+
+// ------------------------------------------------------------------------------------------ report writer
+
+struct MemorySink {
+  std::string text;
+  bool fail_after_first = false;
+  int writes = 0;
+  static bool write(void* context, const char* data, size_t size) {
+    MemorySink& self = *static_cast<MemorySink*>(context);
+    if (self.fail_after_first && self.writes > 0) return false;
+    ++self.writes;
+    self.text.append(data, size);
+    return true;
+  }
+  Sink sink() { return Sink{this, write}; }
+};
+
+/// A unit with one scheme of each shape, its values set as if sampled.
+struct TestUnit {
+  uint64_t branch_values[4] = {3, 4, 0, 0};
+  uint64_t branch_first[2] = {5, 0};
+  uint64_t branch_last[2] = {9, 0};
+  uint64_t bound_values[10] = {};
+  uint8_t bound_types[5] = {SAMPLER_BOUND_I32, SAMPLER_BOUND_U8, SAMPLER_BOUND_POINTER, SAMPLER_BOUND_I64,
+                            SAMPLER_BOUND_U64};
+  uint64_t tuple_values[3] = {18446744073709551615ull, 0, 10};
+  sampler_scheme schemes[3] = {
+      {"branches", 2, 2, SAMPLER_SCHEME_COUNTERS, 0, branch_values, nullptr, branch_first, branch_last},
+      {"bounds", 5, 2, SAMPLER_SCHEME_BOUNDS, 0, bound_values, bound_types, nullptr, nullptr},
+      {"odd<\"&'>name", 1, 3, SAMPLER_SCHEME_COUNTERS, 0, tuple_values, nullptr, nullptr, nullptr},
+  };
+  sampler_unit unit = {SAMPLER_ABI_VERSION, 3, "0123456789abcdef0123456789abcdef", schemes, nullptr, 0};
+
+  TestUnit() {
+    // Site 0 (i32) saw -7 and 12; site 1 (u8) saw 200; site 2 (pointer) saw 0x1000 and 0x2000; sites 3 and 4
+    // saw nothing.
+    auto see = [&](int site, uint64_t value) {
+      uint64_t key = bound_key(bound_types[site], value);
+      bound_values[2 * site] = std::max(bound_values[2 * site], ~key);
+      bound_values[2 * site + 1] = std::max(bound_values[2 * site + 1], key);
+    };
+    see(0, static_cast<uint64_t>(int64_t{-7}));
+    see(0, 12);
+    see(1, 200);
+    see(2, 0x2000);
+    see(2, 0x1000);
+  }
+};
+
+constexpr const char* kTestUnitText =
+    "<samples unit=\"0123456789abcdef0123456789abcdef\" scheme=\"branches\">\n"
+    "3\t4\n"
+    "0\t0\n"
+    "</samples>\n"
+    "<timestamps unit=\"0123456789abcdef0123456789abcdef\" scheme=\"branches\" when=\"first\">\n"
+    "5\n"
+    "0\n"
+    "</timestamps>\n"
+    "<timestamps unit=\"0123456789abcdef0123456789abcdef\" scheme=\"branches\" when=\"last\">\n"
+    "9\n"
+    "0\n"
+    "</timestamps>\n"
+    "<samples unit=\"0123456789abcdef0123456789abcdef\" scheme=\"bounds\">\n"
+    "-7\t12\n"
+    "200\t200\n"
+    "0x1000\t0x2000\n"
+    "9223372036854775807\t-9223372036854775808\n"
+    "18446744073709551615\t0\n"
+    "</samples>\n"
+    "<samples unit=\"0123456789abcdef0123456789abcdef\" scheme=\"odd&lt;&quot;&amp;&apos;&gt;name\">\n"
+    "18446744073709551615\t0\t10\n"
+    "</samples>\n";
+
+TEST(ReportWriter, WritesEverySectionExactly) {
+  TestUnit t;
+  ASSERT_EQ(check_unit(t.unit), nullptr);
+  MemorySink memory;
+  char buffer[4096];
+  ReportWriter out(buffer, sizeof buffer, memory.sink());
+  write_unit(out, t.unit);
+  EXPECT_TRUE(out.flush());
+  EXPECT_EQ(memory.text, kTestUnitText);
+  EXPECT_EQ(out.flushed_bytes(), memory.text.size());
+}
+
+TEST(ReportWriter, SmallBufferGivesTheSameText) {
+  TestUnit t;
+  MemorySink memory;
+  char buffer[256];
+  ReportWriter out(buffer, sizeof buffer, memory.sink());
+  write_unit(out, t.unit);
+  out.flush();
+  EXPECT_EQ(memory.text, kTestUnitText);
+  EXPECT_GT(memory.writes, 1);
+}
+
+TEST(ReportWriter, FlushedStateFollowsTheText) {
+  TestUnit t;
+  MemorySink memory;
+  char buffer[256];
+  ReportWriter out(buffer, sizeof buffer, memory.sink());
+  EXPECT_EQ(out.flushed_open_section(), OpenSection::kNone);
+  out.set_open_section(OpenSection::kSamples);
+  out.append("<samples unit=\"x\" scheme=\"y\">");
+  out.end_line();
+  out.append("1\t2");
+  out.flush();
+  EXPECT_EQ(out.flushed_open_section(), OpenSection::kSamples);
+  EXPECT_TRUE(out.flushed_mid_line());
+  out.end_line();
+  out.set_open_section(OpenSection::kNone);
+  out.flush();
+  EXPECT_EQ(out.flushed_open_section(), OpenSection::kNone);
+  EXPECT_FALSE(out.flushed_mid_line());
+}
+
+TEST(ReportWriter, StopsAfterASinkFailure) {
+  TestUnit t;
+  MemorySink memory;
+  memory.fail_after_first = true;
+  char buffer[256];
+  ReportWriter out(buffer, sizeof buffer, memory.sink());
+  write_unit(out, t.unit);
+  EXPECT_FALSE(out.flush());
+  EXPECT_TRUE(out.failed());
+  EXPECT_EQ(memory.writes, 1);
+  EXPECT_LT(memory.text.size(), std::strlen(kTestUnitText));
+}
+
+TEST(ReportWriter, NumbersAndLongLines) {
+  MemorySink memory;
+  char buffer[256];
+  ReportWriter out(buffer, sizeof buffer, memory.sink());
+  out.append_decimal(0);
+  out.append(' ');
+  out.append_decimal(9);
+  out.append(' ');
+  out.append_decimal(10);
+  out.append(' ');
+  out.append_decimal(UINT64_MAX);
+  out.append(' ');
+  out.append_signed_decimal(INT64_MIN);
+  out.append(' ');
+  out.append_hex(0);
+  out.append(' ');
+  out.append_hex(0xdeadbeef);
+  out.end_line();
+  std::string long_line(1000, 'z');
+  out.append(long_line.c_str());
+  out.end_line();
+  out.flush();
+  EXPECT_EQ(memory.text, "0 9 10 18446744073709551615 -9223372036854775808 0x0 0xdeadbeef\n" + long_line + "\n");
+}
+
+TEST(ReportWriter, ChecksUnits) {
+  struct Case {
+    const char* what;
+    void (*damage)(TestUnit&);
+  } cases[] = {
+      {"ABI version", [](TestUnit& t) { t.unit.abi_version = 99; }},
+      {"no signature", [](TestUnit& t) { t.unit.signature = nullptr; }},
+      {"short signature", [](TestUnit& t) { t.unit.signature = "0123"; }},
+      {"upper-case signature", [](TestUnit& t) { t.unit.signature = "0123456789ABCDEF0123456789abcdef"; }},
+      {"long signature", [](TestUnit& t) { t.unit.signature = "0123456789abcdef0123456789abcdef0"; }},
+      {"no scheme table", [](TestUnit& t) { t.unit.schemes = nullptr; }},
+      {"no name", [](TestUnit& t) { t.schemes[0].name = nullptr; }},
+      {"empty name", [](TestUnit& t) { t.schemes[0].name = ""; }},
+      {"control character", [](TestUnit& t) { t.schemes[0].name = "a\nb"; }},
+      {"no values", [](TestUnit& t) { t.schemes[0].values = nullptr; }},
+      {"no columns", [](TestUnit& t) { t.schemes[0].columns = 0; }},
+      {"bounds columns", [](TestUnit& t) { t.schemes[1].columns = 3; }},
+      {"bounds types", [](TestUnit& t) { t.schemes[1].bound_types = nullptr; }},
+      {"bound type", [](TestUnit& t) { t.bound_types[3] = 0; }},
+      {"kind", [](TestUnit& t) { t.schemes[2].kind = 7; }},
+  };
+  for (const Case& c : cases) {
+    TestUnit t;
+    c.damage(t);
+    EXPECT_NE(check_unit(t.unit), nullptr) << c.what;
+  }
+  TestUnit empty;
+  empty.unit.scheme_count = 0;
+  empty.unit.schemes = nullptr;
+  EXPECT_EQ(check_unit(empty.unit), nullptr);
+}
+
+// --------------------------------------------------------------------------------------------- module map
+
+TEST(ModuleMap, ParsesMapsLines) {
+  char path[64];
+  Mapping m;
+  const char* line = "7f12a000-7f12c000 r-xp 00002000 fd:01 1234567    /usr/lib/x86_64-linux-gnu/lib c.so (deleted)";
+  ASSERT_TRUE(parse_maps_line(line, std::strlen(line), m, path, sizeof path));
+  EXPECT_EQ(m.start, 0x7f12a000u);
+  EXPECT_EQ(m.end, 0x7f12c000u);
+  EXPECT_EQ(m.offset, 0x2000u);
+  EXPECT_TRUE(m.readable);
+  EXPECT_EQ(m.device, (uint64_t{0xfd} << 32) | 1);
+  EXPECT_EQ(m.inode, 1234567u);
+  EXPECT_EQ(std::string(path, m.path_length), "/usr/lib/x86_64-linux-gnu/lib c.so (deleted)");
+
+  const char* anonymous = "7ffd1000-7ffd2000 ---p 00000000 00:00 0 ";
+  ASSERT_TRUE(parse_maps_line(anonymous, std::strlen(anonymous), m, path, sizeof path));
+  EXPECT_FALSE(m.readable);
+  EXPECT_EQ(m.path_length, 0u);
+
+  const char* cut = "1000-2000 r--p 00000000 08:01 5 /a/very/long/path/that/does/not/fit/in/the/small/buffer/x";
+  char small[8];
+  ASSERT_TRUE(parse_maps_line(cut, std::strlen(cut), m, small, sizeof small));
+  EXPECT_EQ(m.path_length, sizeof small);
+
+  for (const char* bad : {"", "zzz", "1000-", "1000-2000", "1000-2000 r--p", "1000-2000 r--p 0 08:01",
+                          "2000-1000 r--p 00000000 08:01 5 /x", "1000-2000 r--p 00000000 08:01 x",
+                          "10000000000000000-2 r--p 0 0:0 0"}) {
+    EXPECT_FALSE(parse_maps_line(bad, std::strlen(bad), m, path, sizeof path)) << "'" << bad << "'";
+  }
+}
+
+int g_data_for_the_map = 1;
+
+TEST(ModuleMap, DescribesThisProcess) {
+  set_page_size(4096);
+  ASSERT_TRUE(read_mappings());
+  int local = 0;
+  EXPECT_TRUE(is_readable(reinterpret_cast<uintptr_t>(&local), sizeof local));
+  EXPECT_TRUE(is_readable(reinterpret_cast<uintptr_t>(&g_data_for_the_map), sizeof g_data_for_the_map));
+  EXPECT_FALSE(is_readable(0, 1));
+  EXPECT_FALSE(is_readable(16, 8));
+  ASSERT_NE(find_mapping(reinterpret_cast<uintptr_t>(&local)), nullptr);
+
+  MemorySink memory;
+  char buffer[4096];
+  ReportWriter out(buffer, sizeof buffer, memory.sink());
+  write_module_markup(out);
+  out.flush();
+  // {{{reset}}} first; then modules with build IDs (this test and libc at least); no two mmap ranges overlap.
+  ASSERT_EQ(memory.text.rfind("{{{reset}}}\n", 0), 0u) << memory.text;
+  std::set<std::string> names;
+  std::vector<std::pair<uint64_t, uint64_t>> ranges;
+  size_t position = 0;
+  while (position < memory.text.size()) {
+    size_t end = memory.text.find('\n', position);
+    std::string line = memory.text.substr(position, end - position);
+    position = end + 1;
+    if (line.rfind("{{{module:", 0) == 0) {
+      size_t name_start = line.find(':', 10) + 1;
+      names.insert(line.substr(name_start, line.find(':', name_start) - name_start));
+    } else if (line.rfind("{{{mmap:", 0) == 0) {
+      uint64_t start = std::stoull(line.substr(8), nullptr, 16);
+      uint64_t size = std::stoull(line.substr(line.find(':', 8) + 1), nullptr, 16);
+      EXPECT_EQ(start % 4096, 0u) << line;
+      EXPECT_EQ(size % 4096, 0u) << line;
+      ranges.emplace_back(start, start + size);
+    }
+  }
+  bool found_libc = false, found_self = false;
+  for (const std::string& name : names) {
+    found_libc = found_libc || name.find("libc.so") != std::string::npos;
+    found_self = found_self || name.find("runtime_unit_test") != std::string::npos;
+  }
+  EXPECT_TRUE(found_libc) << memory.text;
+  EXPECT_TRUE(found_self) << memory.text;
+  std::sort(ranges.begin(), ranges.end());
+  for (size_t i = 1; i < ranges.size(); ++i) EXPECT_LE(ranges[i - 1].second, ranges[i].first);
+}
+
+}  // namespace
+}  // namespace sampler::runtime
