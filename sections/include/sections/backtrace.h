@@ -64,6 +64,10 @@ class BacktraceRenderer {
 /// and renders every body. Returns true if no error was reported.
 bool render_backtraces(LineReader& input, const std::function<void(std::string_view)>& write,
                        DiagnosticSink& sink);
+/// The same with at most `frame_limit` frame lines per stack (BacktraceRenderer::set_frame_limit): fuzzing and
+/// tests, where expanding 10^6 frames per stack would only cost time.
+bool render_backtraces(LineReader& input, const std::function<void(std::string_view)>& write,
+                       DiagnosticSink& sink, uint64_t frame_limit);
 
 /// A glibc backtrace_symbols line: "NAME[0xADDR]", "NAME(SYMBOL+0xOFF)[0xADDR]" or "NAME(...) [0xADDR]" (newer
 /// glibc puts a space before "["). Returns the address, or nullopt if `line` is not such a line.
