@@ -64,6 +64,7 @@ case $mode in
   pkg-config)
     export PKG_CONFIG_PATH=$PREFIX/$LIBDIR/pkgconfig
     cflags=$(pkg-config --cflags sampler) && libs=$(pkg-config --libs sampler) || fail "pkg-config sampler"
+    cflags=${cflags%"${cflags##*[![:space:]]}"}  # pkgconf ends its output with a space
     [ "$cflags" = "-I$PREFIX/include" ] || fail "pkg-config --cflags: '$cflags'"
     # shellcheck disable=SC2086 # word splitting of the flags is the point
     cc -std=c11 -Wall -Wextra -Werror $cflags -c "$source/consumer.c" -o consumer.o && cc consumer.o -o consumer $libs ||

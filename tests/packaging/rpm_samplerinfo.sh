@@ -102,8 +102,8 @@ cmp -s info.cut build.cut || fail "resolved samples differ:
 $(diff build.cut info.cut)"
 # The FILE column names the .sites file of the package each site came from.
 cut -f1 from-info.txt | sort -u >files.txt
-[ "$(cat files.txt)" = "info/usr/lib/sampler/sites${libdir}/libgreet.so.1.sites
-info/usr/lib/sampler/sites/usr/bin/hello-sampler.sites" ] || fail "FILE column: $(cat files.txt)"
+[ "$(cat files.txt)" = "info/usr/lib/sampler/sites/usr/bin/hello-sampler.sites
+info/usr/lib/sampler/sites${libdir}/libgreet.so.1.sites" ] || fail "FILE column: $(cat files.txt)"
 # And the counts are those of the run: main's branch argc > 1 taken once, i < 3 true 3 times, false twice.
 grep -q $'\tbranches\t'"$dest"$'/hello.c\t30\tmain\t1\targc > 1\t0\t1$' info.cut || fail "argc > 1 counts: $(cat info.cut)"
 grep -q $'\tbranches\t'"$dest"$'/hello.c\t33\tmain\t2\ti < 3\t2\t3$' info.cut || fail "i < 3 counts: $(cat info.cut)"

@@ -20,8 +20,9 @@ top=$SCRATCH/rpmbuild
 mkdir -p "$top/SOURCES" "$top/tmp"
 tarball=$("$SOURCE_DIR/scripts/make-tarball.sh" "$top/SOURCES") || die "make-tarball.sh"
 [ "$tarball" = "$top/SOURCES/sampler-$VERSION.tar.gz" ] || die "make-tarball.sh wrote '$tarball'"
-tar -tzf "$tarball" | grep -q "^sampler-$VERSION/rpm/sampler.spec$" || die "the tarball has no sampler-$VERSION/rpm/sampler.spec"
-tar -tzf "$tarball" | grep -Eq "^sampler-$VERSION/build[^/]*/" && die "the tarball holds a build directory"
+tar -tzf "$tarball" >tarball.list || die "tar -t $tarball"
+grep -qx "sampler-$VERSION/rpm/sampler.spec" tarball.list || die "the tarball has no sampler-$VERSION/rpm/sampler.spec"
+grep -Eq "^sampler-$VERSION/build[^/]*/" tarball.list && die "the tarball holds a build directory"
 
 # Two jobs at most: the machine is shared with the rest of the test suite.
 rpmbuild -ba --nodeps --define "_topdir $top" --define "_tmppath $top/tmp" --define "_smp_build_ncpus 2" \
