@@ -60,6 +60,12 @@ constexpr size_t kStreamPieceSize = 256u << 10;  ///< largest piece of a compres
 bool for_each_elf_section_streamed(const std::string& path, std::string_view section_name,
                                    const ElfSectionStream& stream, DiagnosticSink& sink);
 
+/// The streamed form over an image in memory (fuzzing, tests): the same checks, pieces and diagnostics as
+/// for_each_elf_section_streamed on a file holding `image`.
+bool for_each_elf_section_streamed_in_memory(std::string_view image, const std::string& label,
+                                             std::string_view section_name, const ElfSectionStream& stream,
+                                             DiagnosticSink& sink);
+
 /// True if the file starts like an ELF file or an ar archive (used to tell them from .sites text).
 bool looks_like_elf_or_archive(std::string_view first_bytes);
 
