@@ -12,6 +12,7 @@
 #include <zlib.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 
@@ -240,19 +241,30 @@ struct LineReader::Buffer {
   bool eof = false;       // no byte will arrive after `end`
   bool in_place = false;  // data is `memory` itself (plain memory input)
 
-  // Owned storage for descriptors and gzip.
-  std::unique_ptr<char[]> storage;
+  // Owned storage for descriptors and gzip. malloc/realloc rather than new[]: a buffer growing for a long
+  // line is then moved by the kernel (mremap) instead of being copied while old and new both stay resident.
+  struct Free {
+    void operator()(char* p) const { std::free(p); }
+  };
+  std::unique_ptr<char, Free> storage;
   size_t capacity = 0;
   size_t initial_capacity = 0;
 
-  void allocate(size_t size) {
-    std::unique_ptr<char[]> fresh(new char[size]);
-    if (end > begin) std::memcpy(fresh.get(), storage.get() + begin, end - begin);
-    end -= begin;
-    begin = 0;
-    storage = std::move(fresh);
+  /// Moves the unread bytes to the front and resizes the storage to `size` (>= end - begin). False if the
+  /// memory cannot be had (the storage is unchanged then).
+  bool allocate(size_t size) {
+    if (begin > 0) {
+      std::memmove(storage.get(), storage.get() + begin, end - begin);
+      end -= begin;
+      begin = 0;
+    }
+    char* resized = static_cast<char*>(std::realloc(storage.get(), size));
+    if (resized == nullptr) return false;
+    (void)storage.release();
+    storage.reset(resized);
     capacity = size;
     data = storage.get();
+    return true;
   }
 };
 
@@ -297,7 +309,10 @@ bool LineReader::start() {
   if (b.is_memory) {
     if (starts_with_gzip_magic(b.memory.data(), b.memory.size())) {
       source_->stream = std::make_unique<GzipStream>(std::make_unique<MemoryInput>(b.memory));
-      b.allocate(b.initial_capacity);
+      if (!b.allocate(b.initial_capacity)) {
+        fail("out of memory for the read buffer");
+        return false;
+      }
     } else {
       b.in_place = true;
       b.data = b.memory.data();
@@ -305,7 +320,10 @@ bool LineReader::start() {
     }
     return true;
   }
-  b.allocate(std::max<size_t>(b.initial_capacity, 2));
+  if (!b.allocate(std::max<size_t>(b.initial_capacity, 2))) {
+    fail("out of memory for the read buffer");
+    return false;
+  }
   // A pipe may deliver one byte at a time: read until two bytes decide the format.
   while (b.end < 2) {
     std::string error;
@@ -351,9 +369,13 @@ bool LineReader::fill_more() {
   }
   if (b.end == b.capacity) {
     // One line longer than the buffer: grow, never beyond one maximal line and its "\n".
-    b.allocate(std::min(std::max(b.capacity * 2, b.initial_capacity), b.max_line + 1));
+    size_t wanted = std::min(std::max(b.capacity * 2, b.initial_capacity), b.max_line + 1);
+    if (!b.allocate(wanted)) {
+      fail("out of memory for a line of over " + std::to_string(b.capacity) + " bytes");
+      return false;
+    }
   } else if (b.capacity > b.initial_capacity && b.end < b.initial_capacity / 2) {
-    b.allocate(b.initial_capacity);  // the long line is gone: give its memory back
+    (void)b.allocate(b.initial_capacity);  // the long line is gone: give its memory back (may fail harmlessly)
   }
   std::string error;
   ptrdiff_t n = source_->stream->read(b.storage.get() + b.end, b.capacity - b.end, error);
