@@ -26,19 +26,19 @@
     SITE(loop, "workloads.c", "50", "fast_path", "1")                                          \
   END(coverage)                                                                                \
   SCHEME(branches, none)                                                                       \
-    SITE(odd, "workloads.c", "70", "dense", "1", "x & 1")                                      \
-    SITE(hit, "workloads.c", "76", "dense", "2", "table[slot] == key")                         \
-    SITE(found, "workloads.c", "106", "dense", "6", "where >= 0")                              \
-    SITE(accept, "workloads.c", "103", "step", "1", "state == 3")                              \
+    SITE(odd, "workloads.c", "92", "dense", "1", "x & 1")                                      \
+    SITE(hit, "workloads.c", "98", "dense", "2", "table[slot] == key")                         \
+    SITE(found, "workloads.c", "103", "dense", "6", "where >= 0")                              \
+    SITE(accept, "workloads.c", "81", "step", "1", "state == 3")                              \
   END(branches)                                                                                \
   SCHEME(returns, none)                                                                        \
-    SITE(search_result, "workloads.c", "80", "dense", "3", "search")                           \
+    SITE(search_result, "workloads.c", "102", "dense", "3", "search")                           \
   END(returns)                                                                                 \
   SCHEME(scalar_pairs, none)                                                                   \
-    SITE(key_vs_previous, "workloads.c", "73", "dense", "4", "key", "local", "direct", "previous", "local") \
+    SITE(key_vs_previous, "workloads.c", "95", "dense", "4", "key", "local", "direct", "previous", "local") \
   END(scalar_pairs)                                                                            \
   SCHEME(bounds, none)                                                                         \
-    BOUND(slot, SAMPLER_BOUND_U32, "workloads.c", "75", "dense", "5", "slot", "local", "direct") \
+    BOUND(slot, SAMPLER_BOUND_U32, "workloads.c", "97", "dense", "5", "slot", "local", "direct") \
   END(bounds)
 SAMPLER_DEFINE_UNIT(BENCH_SITES);
 
