@@ -35,7 +35,9 @@ class LineReader {
   /// A last line without "\n" is still returned.
   bool next(std::string_view& line);
 
-  /// 1-based number of the line last returned by next().
+  /// 1-based number of the line last returned by next(). read_report(), read_samples() and
+  /// extract_subreports() consume whole buffers at a time and update it only between them: their visitors
+  /// use the line numbers they are given.
   uint64_t line_number() const { return line_number_; }
   const std::string& name() const { return name_; }
   DiagnosticSink& sink() const { return sink_; }
