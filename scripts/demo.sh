@@ -113,6 +113,17 @@ while IFS=$'\t' read -r seed outcome; do
 done <runs/outcomes.txt
 note "the first lines of run 1 (FILE, unit, scheme, the site's fields, then its counters in this run):"
 cut -f3- runs/resolved-1.txt | head -4 | indent
+# resolveSamples sums repeated sections (seed 004: counters of a unit reported twice are added), so the
+# samples of several runs, one after the other, resolve to their counters summed per site.
+for outcome in crash clean; do
+  awk -F'\t' -v o=$outcome '$2 == o { print "runs/samples-" $1 ".txt" }' runs/outcomes.txt | xargs cat |
+    "$tools/resolveSamples" example.sites >"sum-$outcome.txt"
+done
+crash_seeds=$(awk -F'\t' '$2 == "crash" { printf "%s%s", sep, $1; sep = "," }' runs/outcomes.txt)
+note "summed per site over the crashing runs (resolveSamples adds up repeated sections), and the same for the"
+note "clean runs in sum-clean.txt:"
+note "\$ cat runs/samples-{$crash_seeds}.txt | resolveSamples example.sites > sum-crash.txt"
+cut -f3- sum-crash.txt | sed -n 3,4p | indent
 
 # ---- 4. Which predicates go with the crashes -------------------------------------------------------------
 say "4. The predicates most associated with crashing (Cooperative Bug Isolation's Increase score)"
@@ -121,8 +132,9 @@ note "For each predicate P over the $(wc -l <runs/outcomes.txt) runs:"
 note "  Failure(P) = F / (F + S)   F, S: crashing / clean runs where P was observed true"
 note "  Context(P) = F_obs / (F_obs + S_obs)   F_obs, S_obs: runs where P's site was sampled at all"
 note "  Increase(P) = Failure(P) - Context(P): how much P being true raises the chance of a crash."
+note "Sums: how often P was sampled true over all crashing / all clean runs (sum-crash.txt, sum-clean.txt)."
 note "Sampling sees a site only now and then, so short runs say little; bounds (min/max) are not predicates."
-awk -F'\t' -f - runs/all.txt >ranking.txt <<'AWK'
+awk -F'\t' -f - runs/all.txt sum-crash.txt sum-clean.txt >ranking.txt <<'AWK'
 # Counters per site of the schemes SPEC section 2 names (bounds are a min/max pair, not counters: left out);
 # a scheme it does not name counts its trailing numeric fields.
 BEGIN {
@@ -136,29 +148,38 @@ BEGIN {
   split("-inf|negative normal|negative subnormal|-0|NaN|+0|positive subnormal|positive normal|+inf", label_floats, "|")
   split("refcount 0|refcount 1|refcount > 1|not a GObject", label_unref, "|")
 }
+# The predicate of column c of the site whose resolved line starts at field b (FILE, unit, scheme, file, line,
+# function, CFG node, the scheme's fields..., counters).
+function predicate(b, scheme, c) {
+  where = $(b + 3) ":" $(b + 4) " " $(b + 5) "()"
+  field = $(b + 7)
+  if (scheme == "branches") what = "(" field ") " label_branches[c + 1]
+  else if (scheme == "returns") what = field "() " label_returns[c + 1]
+  else if (scheme == "scalar-pairs") what = field " " label_pairs[c + 1] " " $(b + 10)
+  else if (scheme == "function-entries") what = "entered"
+  else if (scheme == "coverage" || scheme == "data") what = "reached"
+  else if (scheme == "atoms") what = field " " label_atoms[c + 1]
+  else if (scheme == "float-kinds") what = field " is " label_floats[c + 1]
+  else if (scheme == "g-object-unref") what = field " " label_unref[c + 1]
+  else what = scheme " " (first > b + 7 ? field " " : "") "= " c
+  return where "\t" what
+}
 {
-  run = $1; outcome = $2; scheme = $5
+  b = FILENAME == "runs/all.txt" ? 3 : 1  # runs/all.txt has the run and its outcome first
+  scheme = $(b + 2)
   if (scheme == "bounds") next
   n = columns[scheme]
-  if (n == "") { n = 0; for (i = NF; i > 7 && $i ~ /^[0-9]+$/; i--) n++ }
+  if (n == "") { n = 0; for (i = NF; i > b + 6 && $i ~ /^[0-9]+$/; i--) n++ }
   first = NF - n + 1
-  where = $6 ":" $7 " " $8 "()"
   observed = 0
   for (c = 0; c < n; c++) observed += $(first + c)
   for (c = 0; c < n; c++) {
-    if (scheme == "branches") what = "(" $10 ") " label_branches[c + 1]
-    else if (scheme == "returns") what = $10 "() " label_returns[c + 1]
-    else if (scheme == "scalar-pairs") what = $10 " " label_pairs[c + 1] " " $13
-    else if (scheme == "function-entries") what = "entered"
-    else if (scheme == "coverage" || scheme == "data") what = "reached"
-    else if (scheme == "atoms") what = $10 " " label_atoms[c + 1]
-    else if (scheme == "float-kinds") what = $10 " is " label_floats[c + 1]
-    else if (scheme == "g-object-unref") what = $10 " " label_unref[c + 1]
-    else what = scheme " " (first > 10 ? $10 " " : "") "= " c
-    key = where "\t" what
+    key = predicate(b, scheme, c)
+    if (FILENAME == "sum-crash.txt") { sum[key, "crash"] = $(first + c); continue }
+    if (FILENAME == "sum-clean.txt") { sum[key, "clean"] = $(first + c); continue }
     if (!(key in seen)) { seen[key] = 1; order[++keys] = key }
-    if (observed > 0) obs[key, outcome]++
-    if ($(first + c) > 0) truth[key, outcome]++
+    if (observed > 0) obs[key, $2]++
+    if ($(first + c) > 0) truth[key, $2]++
   }
 }
 END {
@@ -168,13 +189,14 @@ END {
     Fo = obs[key, "crash"] + 0; So = obs[key, "clean"] + 0
     if (F == 0) continue
     failure = F / (F + S); context = Fo / (Fo + So)
-    printf "%.3f\t%.3f\t%.3f\t%d\t%d\t%s\n", failure - context, failure, context, F, S, key
+    printf "%.3f\t%.3f\t%.3f\t%d\t%d\t%d\t%d\t%s\n", failure - context, failure, context, F, S, \
+      sum[key, "crash"], sum[key, "clean"], key
   }
 }
 AWK
-printf '    %-8s %-8s %-8s %3s %3s  %s\n' Increase Failure Context F S "site: predicate"
+printf '    %-8s %-7s %-7s %3s %3s %6s %6s  %s\n' Increase Failure Context F S "sum F" "sum S" "site: predicate"
 sort -t$'\t' -k1,1gr -k4,4nr ranking.txt | head -8 |
-  awk -F'\t' '{ printf "    %+.3f   %.3f    %.3f    %3d %3d  %s: %s\n", $1, $2, $3, $4, $5, $6, $7 }'
+  awk -F'\t' '{ printf "    %+.3f   %.3f   %.3f   %3d %3d %6d %6d  %s: %s\n", $1, $2, $3, $4, $5, $6, $7, $8, $9 }'
 crashes=$(grep -c crash runs/outcomes.txt || true)
 note "(all $(wc -l <ranking.txt) predicates true in some crashing run: $work/ranking.txt)"
 note "Here every run executes the same workload, and the crashes are requested on the command line: so no"

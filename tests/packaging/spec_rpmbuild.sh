@@ -39,15 +39,21 @@ for p in sampler sampler-libs sampler-devel sampler-static; do
 done
 [ -f "$top/SRPMS/sampler-$nvr.src.rpm" ] || fail "sampler-$nvr.src.rpm not written"
 
-# has PACKAGE PATH...: the package lists every PATH.
+# has PACKAGE PATH...: the package lists every PATH (a man page PATH.1 may have been compressed by brp-compress).
 has() {
   local package=$1
   shift
   rpm -qlp "$top/RPMS/$arch/$package-$nvr.$arch.rpm" >"$package.list" 2>/dev/null
-  for path in "$@"; do grep -qx -- "$path" "$package.list" || fail "$package does not hold $path"; done
+  for path in "$@"; do
+    if [[ $path == *.1 ]]; then
+      grep -Eqx -- "$path(\.gz|\.bz2|\.xz|\.zst)?" "$package.list" || fail "$package does not hold $path"
+    else
+      grep -qx -- "$path" "$package.list" || fail "$package does not hold $path"
+    fi
+  done
 }
 for t in extract-section extract-report resolveSamples resolveTimestamps resolve-backtrace find-sampler-info; do
-  has sampler "/usr/lib/sampler/tools/$t" "/usr/bin/$t" "/usr/share/man/man1/$t.1.gz"
+  has sampler "/usr/lib/sampler/tools/$t" "/usr/bin/$t" "/usr/share/man/man1/$t.1"
 done
 has sampler /usr/lib/sampler/sites
 has sampler-libs "$libdir/libsampler.so.0" "$libdir/libsampler.so.$VERSION"
