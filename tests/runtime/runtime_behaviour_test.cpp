@@ -5,10 +5,10 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 
+#include <cctype>
 #include <cmath>
 #include <filesystem>
 #include <map>
-#include <regex>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -70,6 +70,32 @@ void expect_well_formed(const ParsedReport& report, const std::vector<std::strin
 
 uint64_t share(uint64_t n, uint64_t modulus, uint64_t residue) { return n / modulus + (residue < n % modulus); }
 
+/// "0x" and at least one lower-case hex digit; with `even`, an even number of them (symbolizer markup's %p).
+bool is_hex_address(const std::string& text, bool even = false) {
+  if (text.size() < 3 || text.compare(0, 2, "0x") != 0) return false;
+  for (size_t i = 2; i < text.size(); ++i) {
+    if (!std::isxdigit(static_cast<unsigned char>(text[i])) || std::isupper(static_cast<unsigned char>(text[i]))) {
+      return false;
+    }
+  }
+  return !even || (text.size() - 2) % 2 == 0;
+}
+
+/// Splits a markup element "{{{a:b:c}}}" into its fields, or returns nothing if `line` is not one.
+std::vector<std::string> markup_fields(const std::string& line) {
+  if (line.size() < 6 || line.compare(0, 3, "{{{") != 0 || line.compare(line.size() - 3, 3, "}}}") != 0) return {};
+  std::vector<std::string> fields;
+  std::string inner = line.substr(3, line.size() - 6);
+  size_t start = 0;
+  for (;;) {
+    size_t colon = inner.find(':', start);
+    fields.push_back(inner.substr(start, colon == std::string::npos ? std::string::npos : colon - start));
+    if (colon == std::string::npos) break;
+    start = colon + 1;
+  }
+  return fields;
+}
+
 // ------------------------------------------------------------------------------ exact counts, sparsity 1
 
 /// Every counter of example 1 after `run N` at sparsity 1, from the workload's closed form (examples/
@@ -106,8 +132,8 @@ void expect_exact_example_counts(const ParsedReport& report, uint64_t n) {
   EXPECT_EQ(rows[0], (std::vector<std::string>{"-5", std::to_string(static_cast<int64_t>(n) - 6)}));
   EXPECT_EQ(rows[1], (std::vector<std::string>{"0", "255"}));
   ASSERT_EQ(rows[2].size(), 2u);
-  ASSERT_TRUE(std::regex_match(rows[2][0], std::regex("0x[0-9a-f]+"))) << rows[2][0];
-  ASSERT_TRUE(std::regex_match(rows[2][1], std::regex("0x[0-9a-f]+"))) << rows[2][1];
+  ASSERT_TRUE(is_hex_address(rows[2][0])) << rows[2][0];
+  ASSERT_TRUE(is_hex_address(rows[2][1])) << rows[2][1];
   EXPECT_EQ(std::stoull(rows[2][1], nullptr, 16) - std::stoull(rows[2][0], nullptr, 16), 3 * sizeof(int));
   EXPECT_EQ(rows[3], (std::vector<std::string>{"32767", "-32768"}));
 }
@@ -344,15 +370,17 @@ std::vector<SymbolizedFrame> symbolize(const std::string& report_text, const std
   options.input = markup;
   RunResult r = run({kSymbolizer, "--filter-markup", "--debug-file-directory=" + dir}, options);
   transcript = markup + "\n---\n" + r.out;
+  // Frame lines: "    #N    0xADDRESS FUNCTION FILE:LINE:COLUMN (MODULE+0xOFFSET)".
   std::vector<SymbolizedFrame> frames;
-  std::regex frame_line(R"(^\s*#(\d+)\s+0x[0-9a-f]+\s+(?:in\s+)?(\S+)(.*)$)");
   std::istringstream lines(r.out);
   std::string line;
   while (std::getline(lines, line)) {
-    std::smatch m;
-    if (std::regex_match(line, m, frame_line)) {
-      frames.push_back({std::stoi(m[1]), m[2], m[3].str().find("sampler-example") != std::string::npos});
-    }
+    std::istringstream words(line);
+    std::string number, address, function, rest;
+    if (!(words >> number >> address >> function) || number.size() < 2 || number[0] != '#') continue;
+    if (!is_hex_address(address)) continue;
+    std::getline(words, rest);
+    frames.push_back({std::stoi(number.substr(1)), function, rest.find("sampler-example") != std::string::npos});
   }
   return frames;
 }
@@ -379,7 +407,8 @@ TEST_P(Crash, ReportsSamplesAndTheStackThenDiesOfTheSameSignal) {
   std::string prefix = "signal:" + std::to_string(c.signal) + ":" + c.name;
   std::string signal_line = body[body.size() - 2];
   if (c.fault_address) {
-    EXPECT_TRUE(std::regex_match(signal_line, std::regex(prefix + ":0x([0-9a-f]{2})+"))) << signal_line;
+    ASSERT_EQ(signal_line.rfind(prefix + ":", 0), 0u) << signal_line;
+    EXPECT_TRUE(is_hex_address(signal_line.substr(prefix.size() + 1), true)) << signal_line;
   } else {
     EXPECT_EQ(signal_line, prefix);
   }
@@ -395,12 +424,12 @@ TEST_P(Crash, ReportsSamplesAndTheStackThenDiesOfTheSameSignal) {
     }
   }
 
-  std::smatch module;
   std::string build_id;
   for (const std::string& line : body) {
-    if (std::regex_match(line, module, std::regex(R"(\{\{\{module:\d+:(.*):elf:([0-9a-f]+)\}\}\})")) &&
-        std::filesystem::path(module[1].str()).filename() == "sampler-example") {
-      build_id = module[2];
+    std::vector<std::string> fields = markup_fields(line);  // module, ID, NAME, elf, BUILDID
+    if (fields.size() == 5 && fields[0] == "module" && fields[3] == "elf" &&
+        std::filesystem::path(fields[2]).filename() == "sampler-example") {
+      build_id = fields[4];
     }
   }
   ASSERT_FALSE(build_id.empty()) << "no module element for the example";
@@ -417,15 +446,13 @@ TEST_P(Crash, ReportsSamplesAndTheStackThenDiesOfTheSameSignal) {
     EXPECT_EQ(frames[0].function, c.function) << transcript;
     bool in_libc = false;
     std::map<std::string, std::string> module_names;
-    std::regex module_line(R"(\{\{\{module:(\d+):([^:]*):elf:[0-9a-f]+\}\}\})");
-    std::regex mmap_line(R"(\{\{\{mmap:0x([0-9a-f]+):0x([0-9a-f]+):load:(\d+):.*)");
     for (const std::string& line : body) {
-      std::smatch m;
-      if (std::regex_match(line, m, module_line)) module_names[m[1]] = m[2];
-      if (std::regex_match(line, m, mmap_line)) {
-        uint64_t start = std::stoull(m[1], nullptr, 16), size = std::stoull(m[2], nullptr, 16);
+      std::vector<std::string> fields = markup_fields(line);  // mmap, START, SIZE, load, MODULE, FLAGS, VADDR
+      if (fields.size() == 5 && fields[0] == "module") module_names[fields[1]] = fields[2];
+      if (fields.size() == 7 && fields[0] == "mmap") {
+        uint64_t start = std::stoull(fields[1], nullptr, 16), size = std::stoull(fields[2], nullptr, 16);
         uint64_t pc = stack.items[0].frame.address;
-        if (pc >= start && pc < start + size) in_libc = module_names[m[3]].find("libc.so") != std::string::npos;
+        if (pc >= start && pc < start + size) in_libc = module_names[fields[4]].find("libc.so") != std::string::npos;
       }
     }
     EXPECT_TRUE(in_libc) << "frame 0 of abort() lies in libc";
