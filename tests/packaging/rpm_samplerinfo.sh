@@ -7,7 +7,9 @@
 #      information of the unstripped build with the build directory rewritten in the file field only;
 #   3. a report written by the packaged (stripped) program resolves with resolveSamples against the extracted
 #      .sites directory exactly as against the unstripped program (apart from the FILE column and the rewritten
-#      file names).
+#      file names);
+#   4. with rpm's stripping turned off (__strip is /bin/true), the macros' final check still removes the section
+#      from the main package's binaries, and says so in the build log.
 # Environment: PREFIX (installed by the packaging_install_layout fixture), SCRATCH, SOURCE_DIR.
 set -uo pipefail
 
@@ -111,6 +113,26 @@ grep -q $'\tbranches\t'"$dest"$'/hello.c\t33\tmain\t2\ti < 3\t2\t3$' info.cut ||
 # The stripped program alone cannot resolve anything: the information is only in the samplerinfo package.
 "$PREFIX/bin/resolveSamples" main/usr/bin/hello-sampler <samples.txt >/dev/null 2>stripped.err &&
   fail "resolveSamples against the stripped program succeeded"
+
+# ---- 4. Stripping turned off: the final check of the macros removes the section itself ----------------------
+top2=$SCRATCH/rpmbuild-nostrip
+mkdir -p "$top2/SOURCES" "$top2/tmp" && cp "$top/SOURCES/hello-sampler-1.0.tar.gz" "$top2/SOURCES/"
+rpmbuild -bb --nodeps --define "_topdir $top2" --define "_tmppath $top2/tmp" --define "__strip /bin/true" \
+  --load "$PREFIX/lib/rpm/macros.d/macros.sampler" \
+  "$SOURCE_DIR/tests/packaging/rpm/hello-sampler.spec" >rpmbuild-nostrip.log 2>&1 || {
+  tail -50 rpmbuild-nostrip.log >&2
+  die "rpmbuild with stripping off failed (log: $SCRATCH/rpmbuild-nostrip.log)"
+}
+mkdir main-nostrip && (cd main-nostrip && rpm2cpio "$top2/RPMS/$arch/hello-sampler-1.0-1.$arch.rpm" | cpio -idm --quiet) ||
+  die "unpacking the package built with stripping off"
+for f in main-nostrip/usr/bin/hello-sampler main-nostrip${libdir}/libgreet.so.1; do
+  readelf -SW "$f" | grep -Eq '\.z?debug_site_info' && fail "stripping off: $f still carries .debug_site_info"
+  readelf -SW "$f" | grep -q '\.debug_info' || fail "stripping off: $f lost its DWARF (only the site section should go)"
+done
+for f in /usr/bin/hello-sampler "$libdir/libgreet.so.1"; do
+  grep -qx "sampler: stripping left .debug_site_info in $f; removing it" rpmbuild-nostrip.log ||
+    fail "stripping off: the build log does not say the section was removed from $f"
+done
 
 [ "$failures" -eq 0 ] && echo "rpm samplerinfo: all checks passed"
 [ "$failures" -eq 0 ]
