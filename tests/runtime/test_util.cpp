@@ -50,6 +50,14 @@ RunResult run(const std::vector<std::string>& argv, const RunOptions& options) {
   int in[2], out[2], err[2];
   if (pipe(in) != 0 || pipe(out) != 0 || pipe(err) != 0) throw std::runtime_error("pipe");
   std::vector<std::string> env = base_environment();
+#if defined(__SANITIZE_ADDRESS__)
+  // In a sanitizer build the examples carry AddressSanitizer, whose own handlers would turn the crashes under
+  // test into a report and exit(1): leave the fatal signals to the program (and to libsampler).
+  if (getenv("ASAN_OPTIONS") == nullptr) {
+    env.push_back("ASAN_OPTIONS=handle_segv=0:handle_sigbus=0:handle_sigfpe=0:handle_sigill=0:handle_abort=0:"
+                  "detect_leaks=0");
+  }
+#endif
   for (const auto& [name, value] : options.env) env.push_back(name + "=" + value);
   std::vector<char*> env_pointers, arg_pointers;
   for (std::string& e : env) env_pointers.push_back(e.data());
