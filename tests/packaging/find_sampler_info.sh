@@ -73,12 +73,14 @@ gcc src/main.o src/ua.o src/ub.o -o "$root/usr/bin/hello"                 # two 
 gcc -shared src/lib.o src/uc.o -o "$root/usr/lib64/libhello.so.1"
 ln -s libhello.so.1 "$root/usr/lib64/libhello.so"                          # a link: not followed
 gcc src/main.o -o "$root/usr/bin/plain"                                     # ELF without the section
-ar rc "$root/usr/lib64/libhello.a" src/uc.o src/lib.o src/ud.o             # members with, without, with
+printf 'not an object\n' >src/notes.txt
+ar rc "$root/usr/lib64/libhello.a" src/uc.o src/lib.o src/notes.txt src/ud.o  # with, without, not ELF, with
+ar rc "$root/usr/share/doc/hello/text.a" src/notes.txt                         # an archive of no ELF at all
 objcopy --compress-debug-sections=zlib "$root/usr/bin/hello" "$root/usr/bin/hello-z"  # SHF_COMPRESSED
 printf 'hello\n' >"$root/usr/share/doc/hello/README"
 printf '\177ELF' >"$root/usr/share/doc/hello/tiny"                          # says ELF, is not
 cp "$root/usr/bin/hello" "$root/usr/lib/debug/usr/bin/hello.debug"          # debuginfo: skipped
-for f in usr/bin/hello usr/bin/hello-z usr/lib64/libhello.so.1 usr/lib64/libhello.a usr/bin/plain; do
+for f in usr/bin/hello usr/bin/hello-z usr/lib64/libhello.so.1 usr/bin/plain; do
   readelf -S "$root/$f" >/dev/null 2>&1 || fail "fixture $f is not ELF"
 done
 readelf -S "$root/usr/bin/hello-z" | grep -A1 debug_site_info | grep -q ' C ' ||
@@ -164,7 +166,9 @@ expect_file dry dry.err ''
 [ -e "$root/usr/lib/sampler" ] && fail "dry: wrote files"
 
 # After stripping (what rpm's brp-strip does), nothing is left to find.
-strip -g "$root/usr/bin/hello" "$root/usr/bin/hello-z" "$root/usr/lib64/libhello.so.1" "$root/usr/lib64/libhello.a"
+strip -g "$root/usr/bin/hello" "$root/usr/bin/hello-z" "$root/usr/lib64/libhello.so.1"
+mkdir stripped && cp src/uc.o src/ud.o stripped/ && strip -g stripped/uc.o stripped/ud.o || exit 1
+rm "$root/usr/lib64/libhello.a" && ar rc "$root/usr/lib64/libhello.a" stripped/uc.o src/notes.txt stripped/ud.o
 run stripped 0 -n "$root"
 expect_file stripped stripped.out ''
 expect_file stripped stripped.err ''

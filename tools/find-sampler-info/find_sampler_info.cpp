@@ -131,6 +131,25 @@ std::vector<std::string> list_regular_files(const fs::path& root, const std::vec
   return files;
 }
 
+// Forwards diagnostics, except that an archive member which is not ELF is skipped rather than an error: it
+// cannot carry an ELF section (LLVM bitcode in a static library built with -flto, the members of a .deb), and a
+// build root may well hold such archives. The ELF reader words it this way (sections/src/elf_section.cpp); the
+// black-box test (tests/packaging/find_sampler_info.sh) pins it.
+class SkipNonElfMembers : public DiagnosticSink {
+ public:
+  explicit SkipNonElfMembers(DiagnosticSink& next) : next_(next) {}
+  void report(const Diagnostic& diagnostic) override {
+    if (diagnostic.message == "archive member is not an ELF file" && diagnostic.file.ends_with(")")) return;
+    if (diagnostic.severity == Severity::kError) ++errors_;
+    next_.report(diagnostic);
+  }
+  size_t errors() const { return errors_; }
+
+ private:
+  DiagnosticSink& next_;
+  size_t errors_ = 0;
+};
+
 }  // namespace
 
 std::optional<PrefixRewrite> PrefixRewrite::make(std::string_view base_dir, std::string_view dest_dir) {
@@ -203,11 +222,13 @@ bool find_sampler_info(const FindOptions& options, const std::function<void(cons
     if (!looks_like_elf_or_archive(std::string_view(head, got))) continue;
 
     std::string text;
-    ok &= for_each_elf_section(path, options.section_name, [&](const ElfSection& section) {
+    SkipNonElfMembers elf_sink(sink);
+    for_each_elf_section(path, options.section_name, [&](const ElfSection& section) {
       if (section.status != ElfSection::Status::kFound) return;
       // The same normalisation as extract-section: NUL padding between linked units removed.
       for_each_non_nul_span(section.bytes, [&](std::string_view span) { text.append(span); });
-    }, sink);
+    }, elf_sink);
+    if (elf_sink.errors() != 0) ok = false;
     if (text.empty()) continue;
 
     FoundSites found;

@@ -70,7 +70,8 @@ struct FoundSites {
 
 /// Walks options.build_root in sorted path order without following symbolic links, skipping the sites
 /// directory itself and usr/lib/debug (find-debuginfo's separate debug files carry the section legitimately).
-/// Regular files that start like ELF or ar are read with for_each_elf_section(); everything else is ignored.
+/// Regular files that start like ELF or ar are read with for_each_elf_section(); everything else is ignored, and
+/// so are archive members that are not ELF (LLVM bitcode, .deb contents): they cannot carry an ELF section.
 /// `on_found` is called for each file carrying the section, after its .sites file was written. Problems
 /// (unreadable directory or file, malformed ELF, malformed site information, a .sites file that cannot be
 /// written) go to `sink`; the walk carries on. Returns true if no error was reported.
