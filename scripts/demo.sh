@@ -19,7 +19,7 @@ while [ $# -gt 0 ]; do
   case $1 in
     --no-setup) setup=false ;;
     --no-build) build_it=false ;;
-    -h | --help) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "demo: unknown option $1 (try --help)" >&2; exit 2 ;;
     *) break ;;
   esac
