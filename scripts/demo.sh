@@ -57,12 +57,13 @@ work=$build/demo
 rm -rf "$work" && mkdir -p "$work/runs" && cd "$work"
 
 # ---- 1. The site information ---------------------------------------------------------------------------
-say "1. The site information the compiler left in the example's .debug_site_info section"
+say "1. The site information the build left in the example's .debug_site_info section"
 note "\$ extract-section .debug_site_info examples/sampler-example > example.sites"
 "$tools/extract-section" .debug_site_info "$example" >example.sites
 awk -F'\t' '/^<sites /{ match($0, /scheme="[^"]*"/); s = substr($0, RSTART + 8, RLENGTH - 9); order[++n] = s; next }
   /^<\/sites>/ { next } { count[s]++; total++ }
-  END { printf "%d sites in %d schemes:", total, n; for (i = 1; i <= n; i++) printf " %s %d%s", order[i], count[order[i]], i < n ? "," : "\n" }' \
+  END { printf "%d sites in %d schemes:", total, n
+        for (i = 1; i <= n; i++) printf " %s %d%s", order[i], count[order[i]], i < n ? "," : "\n" }' \
   example.sites | fold -s -w 110 | indent
 note "for example (file, line, function, CFG node, then the scheme's own fields):"
 grep -m3 -v '^<' example.sites | indent

@@ -34,7 +34,8 @@ check_program() {
     fail "$name: resolveSamples: $(cat "$name.resolve.err")"
   # The FILE column is the program itself; the rest is fixed.
   local got
-  got=$(awk -F'\t' -v OFS='\t' -v p="$program" '$1 != p { print "bad FILE column: " $1; next } { $1 = ""; sub(/^\t/, ""); print }' "$name.resolved")
+  got=$(awk -F'\t' -v OFS='\t' -v p="$program" \
+    '$1 != p { print "bad FILE column: " $1; next } { $1 = ""; sub(/^\t/, ""); print }' "$name.resolved")
   [ "$got" = "$expected_sites" ] || fail "$name: resolved samples differ:
 --- expected
 $expected_sites

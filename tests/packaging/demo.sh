@@ -23,7 +23,8 @@ expect '^    [0-9]+ sites in [0-9]+ schemes:'
 [ "$(grep -Ec '^    [0-9]+ +(run|crash) [a-z0-9]+ +(exit 0|crashed: SIG[A-Z]+)$' "$out")" -eq 12 ] || fail "not 12 runs listed"
 grep -Eq 'crashed: SIG' "$out" && grep -Eq 'exit 0$' "$out" || fail "expected both crashing and clean runs"
 expect $'^    branches\tsampler_example\\.c\t[0-9]+\twork\t1\ti % 2 == 0\t[0-9]+\t[0-9]+$'
-expect '^    [+-][0-9]\.[0-9]{3} +[0-9]\.[0-9]{3} +[0-9]\.[0-9]{3} +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+  sampler_example\.c:[0-9]+ [a-z_]+\(\): '
+number='[0-9]\.[0-9]{3}'
+expect "^    [+-]$number +$number +$number +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+  sampler_example\\.c:[0-9]+ [a-z_]+\\(\\): "
 expect '^    Crashed with signal 11 \(SIGSEGV\)'
 expect '^ +#0 +0x[0-9a-f]+ crash_segv [^ ]*examples/crash\.c:[0-9]+'
 expect '^ +#[0-9]+ +0x[0-9a-f]+ main [^ ]*examples/sampler_example\.c:[0-9]+'

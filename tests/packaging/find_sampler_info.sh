@@ -56,7 +56,8 @@ printf '%s' "$unit_d" >src/d.sites
 # unit.s: carries FILE as a non-allocated .debug_site_info section (SPEC section 2), then NUL padding as a linker
 # may leave between units.
 make_unit() {
-  printf '\t.pushsection .debug_site_info,"",@progbits\n\t.incbin "%s"\n\t.byte 0,0,0\n\t.popsection\n\t.section .note.GNU-stack,"",@progbits\n' "$1" >"$2.s"
+  printf '\t.pushsection .debug_site_info,"",@progbits\n\t.incbin "%s"\n\t.byte 0,0,0\n\t.popsection\n' "$1" >"$2.s"
+  printf '\t.section .note.GNU-stack,"",@progbits\n' >>"$2.s"
   gcc -c "$2.s" -o "$2.o"
 }
 make_unit src/a.sites src/ua

@@ -184,8 +184,8 @@ std::string rewrite_site_files(std::string_view text, std::string_view source_na
   parse_site_info(text, source_name, [&](const SitesSection& section) {
     if (rewrite == nullptr) return;
     // The body is a view into text (site_info.h); anything else would be a library bug, so leave it alone.
-    if (section.body.data() < text.data() + copied || section.body.data() + section.body.size() > text.data() + text.size())
-      return;
+    const char* const end = text.data() + text.size();
+    if (section.body.data() < text.data() + copied || section.body.data() + section.body.size() > end) return;
     size_t begin = static_cast<size_t>(section.body.data() - text.data());
     out.append(text.substr(copied, begin - copied));
     append_rewritten_body(section.body, *rewrite, out, count);
