@@ -458,7 +458,12 @@ TEST_P(Crash, ReportsSamplesAndTheStackThenDiesOfTheSameSignal) {
     EXPECT_TRUE(in_libc) << "frame 0 of abort() lies in libc";
   }
   // The call chain under the crash is there too (except on the second thread, which has its own).
-  if (std::string(c.kind) != "thread" && std::string(c.kind) != "overflow") {
+  bool chain_expected = std::string(c.kind) != "thread" && std::string(c.kind) != "overflow";
+#if defined(__SANITIZE_THREAD__)
+  // ThreadSanitizer defers asynchronous signals and delivers them from its own frames, with a context of its own.
+  if (c.signal == SIGTERM || c.signal == SIGINT) chain_expected = false;
+#endif
+  if (chain_expected) {
     bool found_main = false;
     for (const SymbolizedFrame& f : frames) found_main = found_main || f.function == "main";
     EXPECT_TRUE(found_main) << transcript;

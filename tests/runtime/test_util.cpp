@@ -58,6 +58,11 @@ RunResult run(const std::vector<std::string>& argv, const RunOptions& options) {
                   "detect_leaks=0");
   }
 #endif
+#if defined(__SANITIZE_THREAD__)
+  if (getenv("TSAN_OPTIONS") == nullptr) {
+    env.push_back("TSAN_OPTIONS=handle_segv=0:handle_sigbus=0:handle_sigfpe=0:handle_sigill=0:handle_abort=0");
+  }
+#endif
   for (const auto& [name, value] : options.env) env.push_back(name + "=" + value);
   std::vector<char*> env_pointers, arg_pointers;
   for (std::string& e : env) env_pointers.push_back(e.data());
