@@ -7,7 +7,8 @@
 //  3. report writing: a unit of 10^6 sites written by sampler_finish_report() to a file: MB/s (goal >= 100).
 // The settings are environment variables read at start-up, so each measurement runs in a child process (this
 // program re-executed with --child) started with its own environment; the uninstrumented baseline runs in the
-// same child, interleaved with the instrumented code, and the best of several rounds is kept.
+// same child, alternating with the instrumented code round by round; the ratio printed is the median of the
+// per-round ratios.
 //
 // usage: runtime_bench [SCALE]    SCALE multiplies the iteration counts (default 1; 0.1 for a smoke run)
 #include <fcntl.h>
@@ -46,58 +47,51 @@ double seconds_of(auto&& work) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-/// Rounds of each measurement; the best is kept. Plain and instrumented alternate (and swap places every round)
-/// so that a burst of load from elsewhere on the machine hits both alike.
-constexpr int kRounds = 31;
+/// Rounds of each measurement (see compare()).
+constexpr int kRounds = 101;
 
 // ------------------------------------------------------------------------------------------- child modes
 
-int child_fast_path(double scale) {
-  const uint64_t n = static_cast<uint64_t>(100e6 * scale);
-  double plain = 1e300, instrumented = 1e300;
-  for (int round = 0; round < kRounds; ++round) {
-    auto run_plain = [&] { plain = std::min(plain, seconds_of([&] { g_sink = fast_path_plain(n); })); };
-    auto run_instrumented = [&] {
-      instrumented = std::min(instrumented, seconds_of([&] { g_sink = fast_path_instrumented(n); }));
-    };
+/// Runs `plain` and `instrumented` alternately (swapping the order every round, so a burst of load from elsewhere
+/// on the machine hits both alike) and prints the best time of each and the median of the per-round ratios, the
+/// figure least sensitive to a busy machine.
+void compare(int rounds, uint64_t n, auto&& plain, auto&& instrumented) {
+  double best_plain = 1e300, best_instrumented = 1e300;
+  std::vector<double> ratios;
+  for (int round = 0; round < rounds; ++round) {
+    double p, i;
     if (round % 2 == 0) {
-      run_plain();
-      run_instrumented();
+      p = seconds_of(plain);
+      i = seconds_of(instrumented);
     } else {
-      run_instrumented();
-      run_plain();
+      i = seconds_of(instrumented);
+      p = seconds_of(plain);
     }
+    best_plain = std::min(best_plain, p);
+    best_instrumented = std::min(best_instrumented, i);
+    ratios.push_back(i / p);
   }
-  std::printf("%.6f %.6f %llu\n", plain, instrumented, static_cast<unsigned long long>(n));
+  std::sort(ratios.begin(), ratios.end());
+  std::printf("%.9f %.9f %.6f %llu\n", best_plain, best_instrumented, ratios[ratios.size() / 2],
+              static_cast<unsigned long long>(n));
+}
+
+int child_fast_path(double scale) {
+  const uint64_t n = static_cast<uint64_t>(20e6 * scale);
+  compare(kRounds, n, [&] { g_sink = fast_path_plain(n); }, [&] { g_sink = fast_path_instrumented(n); });
   return 0;
 }
 
 int child_dense(double scale) {
-  const size_t n = static_cast<size_t>(5e6 * scale);
+  const size_t n = static_cast<size_t>(1e6 * scale);
   std::mt19937 random(42);
   std::vector<uint32_t> input(n), table_plain(4096), table_instrumented(4096), sorted(1024);
   for (uint32_t& x : input) x = random();
   for (uint32_t& x : sorted) x = random() & 0xffff;
   std::sort(sorted.begin(), sorted.end());
-  double plain = 1e300, instrumented = 1e300;
-  for (int round = 0; round < kRounds; ++round) {
-    auto run_plain = [&] {
-      plain = std::min(plain, seconds_of([&] { g_sink = dense_plain(input.data(), n, table_plain.data(), sorted.data()); }));
-    };
-    auto run_instrumented = [&] {
-      instrumented = std::min(instrumented, seconds_of([&] {
-                                g_sink = dense_instrumented(input.data(), n, table_instrumented.data(), sorted.data());
-                              }));
-    };
-    if (round % 2 == 0) {
-      run_plain();
-      run_instrumented();
-    } else {
-      run_instrumented();
-      run_plain();
-    }
-  }
-  std::printf("%.6f %.6f %zu\n", plain, instrumented, n);
+  compare(
+      kRounds, n, [&] { g_sink = dense_plain(input.data(), n, table_plain.data(), sorted.data()); },
+      [&] { g_sink = dense_instrumented(input.data(), n, table_instrumented.data(), sorted.data()); });
   return 0;
 }
 
@@ -182,27 +176,30 @@ int main(int argc, char** argv) {
   if (length <= 0) return 1;
   path[length] = '\0';
 
-  std::printf("runtime benchmarks (best of %d rounds; baseline = the same code built uninstrumented)\n", kRounds);
+  std::printf("runtime benchmarks (%d rounds each: best times, median ratio; baseline = the same code built "
+              "uninstrumented)\n",
+              kRounds);
   {
-    double plain, instrumented;
+    double plain, instrumented, ratio;
     unsigned long long n;
-    std::sscanf(run_child(path, "fast", scale, {}).c_str(), "%lf %lf %llu", &plain, &instrumented, &n);
+    std::sscanf(run_child(path, "fast", scale, {}).c_str(), "%lf %lf %lf %llu", &plain, &instrumented, &ratio, &n);
     std::printf("fast path, sampling off:  %.2f ns per iteration uninstrumented, %.2f instrumented: %.2f ns per "
                 "site, ratio %.2f\n",
-                plain / n * 1e9, instrumented / n * 1e9, (instrumented - plain) / n * 1e9, instrumented / plain);
+                plain / n * 1e9, instrumented / n * 1e9, (instrumented - plain) / n * 1e9, ratio);
   }
   for (const char* sparsity : {"1000", "100", "off"}) {
-    double plain, instrumented;
+    double plain, instrumented, ratio;
     unsigned long long n;
     std::vector<std::string> env;
     if (std::strcmp(sparsity, "off") != 0) env = {std::string("SAMPLER_SPARSITY=") + sparsity, "SAMPLER_SEED=1"};
-    std::sscanf(run_child(path, "dense", scale, env).c_str(), "%lf %lf %llu", &plain, &instrumented, &n);
+    std::sscanf(run_child(path, "dense", scale, env).c_str(), "%lf %lf %lf %llu", &plain, &instrumented, &ratio,
+                &n);
     const char* goal = std::strcmp(sparsity, "1000") == 0 ? " (goal <= 5%)"
                        : std::strcmp(sparsity, "100") == 0 ? " (goal <= 15%)"
                                                            : " (reference: the fast path alone)";
     std::printf("dense workload, sparsity %-4s: %.2f ns per iteration uninstrumented, %.2f instrumented: overhead "
                 "%+.1f%%%s\n",
-                sparsity, plain / n * 1e9, instrumented / n * 1e9, (instrumented / plain - 1) * 100, goal);
+                sparsity, plain / n * 1e9, instrumented / n * 1e9, (ratio - 1) * 100, goal);
   }
   {
     char directory[] = "/tmp/sampler-runtime-bench-XXXXXX";

@@ -115,8 +115,19 @@ double natural_log(double x) {
   }
   double z = (m - 1.0) / (m + 1.0);
   double z2 = z * z;
-  double series = 0.0;
-  for (int k = 23; k >= 1; k -= 2) series = series * z2 + 1.0 / k;
+  // 1/1, 1/3, ..., 1/23 written out: the slow path runs once per sample, and twelve divisions would be most of it.
+  double series = 1.0 / 23;
+  series = series * z2 + 1.0 / 21;
+  series = series * z2 + 1.0 / 19;
+  series = series * z2 + 1.0 / 17;
+  series = series * z2 + 1.0 / 15;
+  series = series * z2 + 1.0 / 13;
+  series = series * z2 + 1.0 / 11;
+  series = series * z2 + 1.0 / 9;
+  series = series * z2 + 1.0 / 7;
+  series = series * z2 + 1.0 / 5;
+  series = series * z2 + 1.0 / 3;
+  series = series * z2 + 1.0;
   return 2.0 * z * series + exponent * 0.69314718055994530942;
 }
 
