@@ -15,8 +15,14 @@ constexpr size_t kMaxUnits = size_t{1} << 20;
 
 }  // namespace
 
+bool destination_unchanged() {
+  struct stat status {};
+  return sys::fstat(g_report.fd, &status) == 0 && status.st_dev == g_report.device && status.st_ino == g_report.inode;
+}
+
 bool write_crash_samples(ReportWriter& out) {
   if (g_report.fd < 0 || g_report.pid != sys::getpid() || load_acquire(&g_report.finished)) return false;
+  if (!destination_unchanged()) return false;  // the program closed or reused the descriptor
   pid_t self = sys::gettid();
   bool locked = false;
   for (int step = 0; step < kLockWaitSteps; ++step) {

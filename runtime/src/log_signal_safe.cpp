@@ -12,8 +12,12 @@ void print_line(const char* const* parts, size_t count) {
   char storage[1024];
   CharBuffer line(storage, sizeof storage - 1);
   line.append("sampler: ");
+  // One line whatever the parts hold: a control character (a newline in an environment value) is shown as '?'.
   for (size_t i = 0; i < count; ++i) {
-    if (parts[i] != nullptr) line.append(parts[i]);
+    if (parts[i] == nullptr) continue;
+    for (const char* p = parts[i]; *p != '\0'; ++p) {
+      line.append(static_cast<unsigned char>(*p) < 0x20 || *p == 0x7f ? '?' : *p);
+    }
   }
   // A message longer than the buffer is cut, but always ends its line.
   size_t size = line.size();

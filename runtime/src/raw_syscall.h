@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
 
@@ -65,6 +66,7 @@ inline long open_read_only(const char* path) {
   return call(SYS_openat, -100, reinterpret_cast<long>(path), 02000000, 0);
 }
 inline long close(int fd) { return call(SYS_close, fd); }
+inline long fstat(int fd, struct stat* status) { return call(SYS_fstat, fd, reinterpret_cast<long>(status)); }
 inline pid_t getpid() { return static_cast<pid_t>(call(SYS_getpid)); }
 inline pid_t gettid() { return static_cast<pid_t>(call(SYS_gettid)); }
 inline long tgkill(pid_t pid, pid_t tid, int signal) { return call(SYS_tgkill, pid, tid, signal); }

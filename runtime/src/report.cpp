@@ -31,7 +31,14 @@ void unlock() { store_release(&g_report.lock_owner, pid_t{0}); }
 
 /// The report can be written by this process now.
 bool report_is_open() {
-  return g_report.fd >= 0 && !g_report.finished && g_report.pid == sys::getpid();
+  if (g_report.fd < 0 || g_report.finished || g_report.pid != sys::getpid()) return false;
+  if (!destination_unchanged()) {
+    // Closed or taken over by the program: the report ends here, unwritten (see destination_unchanged).
+    store_release(&g_report.finished, 1);
+    if (verbose()) say("the report's descriptor no longer refers to the report's file; no report");
+    return false;
+  }
+  return true;
 }
 
 void open_samples_subreport(ReportWriter& out) {
@@ -61,6 +68,11 @@ void unlink(sampler_unit* unit) {
 }  // namespace
 
 void open_report(int fd) {
+  struct stat status {};
+  if (fd >= 0 && sys::fstat(fd, &status) == 0) {
+    g_report.device = status.st_dev;
+    g_report.inode = status.st_ino;
+  }
   g_report.fd = fd;
   g_report.pid = sys::getpid();
   g_report.writer = &g_writer;

@@ -31,11 +31,18 @@ struct ReportState {
   sampler_unit* head = nullptr;  ///< registered units, in registration order
   sampler_unit* tail = nullptr;
   ReportWriter* writer = nullptr;  ///< the writer of the normal paths (exit, dlclose), under the lock
+  uint64_t device = 0;             ///< identity of the destination when it was opened (fstat st_dev, st_ino)
+  uint64_t inode = 0;
 };
 extern ReportState g_report;
 
 /// Sets the destination (called once by initialisation); -1 for none.
 void open_report(int fd);
+
+/// True if the report's descriptor still refers to the file it was opened on. A program may close it and open a
+/// file of its own that gets the same number (a daemon closing every descriptor, then opening its log): the report
+/// must never be written into that file. Signal-safe (one fstat system call).
+bool destination_unchanged();
 
 void register_unit(sampler_unit* unit);
 /// Writes the unit's sections (if the report is still open in this process) and removes it from the registry.

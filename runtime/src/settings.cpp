@@ -97,15 +97,24 @@ ParseStatus expand_file_name(const char* pattern, pid_t pid, char* out, size_t c
 namespace {
 
 /// Reads a variable and removes it from the environment, keeping a copy (unsetenv invalidates the original).
-const char* take_variable(const char* name, char* copy, size_t capacity) {
+/// A value that does not fit the copy is reported as invalid here: `rejected` is set and nullptr returned.
+const char* take_variable(const char* name, char* copy, size_t capacity, const char* consequence, bool& rejected) {
+  rejected = false;
   const char* value = getenv(name);
   if (value == nullptr) return nullptr;
   size_t length = strlen(value);
-  if (length >= capacity) length = capacity - 1;
-  memcpy(copy, value, length);
-  copy[length] = '\0';
+  bool fits = length < capacity;
+  if (!fits) {
+    char start[41];
+    memcpy(start, value, sizeof start - 1);
+    start[sizeof start - 1] = '\0';
+    say(name, ": invalid value '", start, "...' (too long); ", consequence);
+    rejected = true;
+  } else {
+    memcpy(copy, value, length + 1);
+  }
   unsetenv(name);
-  return copy;
+  return fits ? copy : nullptr;
 }
 
 bool descriptor_is_writable(int fd) {
@@ -120,19 +129,21 @@ bool descriptor_is_writable(int fd) {
 Settings load_settings() {
   Settings settings;
   static char sparsity_text[256], seed_text[256], file_text[kMaxFileName], fd_text[64];
-  const char* sparsity = take_variable("SAMPLER_SPARSITY", sparsity_text, sizeof sparsity_text);
-  const char* seed = take_variable("SAMPLER_SEED", seed_text, sizeof seed_text);
-  const char* file = take_variable("SAMPLER_FILE", file_text, sizeof file_text);
-  const char* fd = take_variable("SAMPLER_REPORT_FD", fd_text, sizeof fd_text);
+  bool sparsity_rejected, seed_rejected, file_rejected, fd_rejected;
+  const char* sparsity =
+      take_variable("SAMPLER_SPARSITY", sparsity_text, sizeof sparsity_text, "sampling is off", sparsity_rejected);
+  const char* seed = take_variable("SAMPLER_SEED", seed_text, sizeof seed_text, "sampling is off", seed_rejected);
+  const char* file = take_variable("SAMPLER_FILE", file_text, sizeof file_text, "no report", file_rejected);
+  const char* fd = take_variable("SAMPLER_REPORT_FD", fd_text, sizeof fd_text, "no report", fd_rejected);
   const char* verbose = getenv("SAMPLER_VERBOSE");
   settings.verbose = verbose != nullptr;
   if (verbose != nullptr) unsetenv("SAMPLER_VERBOSE");
 
   // Sampling: SAMPLER_SPARSITY, then SAMPLER_SEED; either one invalid turns sampling off.
-  bool sampling_ok = true;
+  bool sampling_ok = !sparsity_rejected && !seed_rejected;
   if (sparsity == nullptr) {
     sampling_ok = false;
-    if (settings.verbose) say("SAMPLER_SPARSITY is not set: sites never sample");
+    if (settings.verbose && !sparsity_rejected) say("SAMPLER_SPARSITY is not set: sites never sample");
   } else {
     ParseStatus status = parse_sparsity(sparsity, settings.sparsity);
     if (!status.ok) {
@@ -157,7 +168,9 @@ Settings load_settings() {
   }
 
   // The destination: SAMPLER_REPORT_FD wins over SAMPLER_FILE; either one invalid turns the report off.
-  if (fd != nullptr) {
+  if (fd_rejected || file_rejected) {
+    // Already said; no fallback from one destination to the other.
+  } else if (fd != nullptr) {
     int descriptor = -1;
     ParseStatus status = parse_descriptor(fd, descriptor);
     if (!status.ok) {

@@ -52,6 +52,15 @@ check "seed not an integer" \
 check "seed beyond 64 bits" \
   "sampler: SAMPLER_SEED: invalid value '0x10000000000000000' (expected an integer (decimal, 0x hexadecimal or 0 octal) within 64 bits); sampling is off" \
   SAMPLER_SPARSITY=1 SAMPLER_SEED=0x10000000000000000 SAMPLER_FILE="$report"
+long_seed="$(printf '%0300d' 0)1"
+check "seed too long to keep" \
+  "sampler: SAMPLER_SEED: invalid value '0000000000000000000000000000000000000000...' (too long); sampling is off" \
+  SAMPLER_SPARSITY=1 SAMPLER_SEED="$long_seed" SAMPLER_FILE="$report"
+[ "$(loop_count "$report")" = 0 ] || { echo "FAIL: sampling must be off after a long seed"; failures=$((failures + 1)); }
+check "a newline in a value stays on one line" \
+  "sampler: SAMPLER_SPARSITY: invalid value '1?2' (expected a number >= 1); sampling is off" \
+  "SAMPLER_SPARSITY=1
+2" SAMPLER_FILE="$report"
 check "valid values are silent" "" SAMPLER_SPARSITY=1 SAMPLER_SEED=0x2a SAMPLER_FILE="$report"
 [ "$(loop_count "$report")" = 50 ] || { echo "FAIL: sampling at sparsity 1 must count 50"; failures=$((failures + 1)); }
 
