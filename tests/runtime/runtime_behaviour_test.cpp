@@ -26,6 +26,7 @@ const std::string kExample = SAMPLER_EXAMPLE;
 const std::string kExampleStatic = SAMPLER_EXAMPLE_STATIC;
 const std::string kUninstrumented = SAMPLER_EXAMPLE_UNINSTRUMENTED;
 const std::string kHost = SAMPLER_EXAMPLE_HOST;
+const std::string kPlainHost = SAMPLER_EXAMPLE_PLAIN_HOST;
 const std::string kPlugin = SAMPLER_EXAMPLE_PLUGIN;
 const std::string kThreads = SAMPLER_EXAMPLE_THREADS;
 const std::string kSymbolizer = SAMPLER_LLVM_SYMBOLIZER;
@@ -243,6 +244,21 @@ TEST(Plugin, EachDlcloseWritesTheUnitsSamples) {
   EXPECT_EQ(samples(report, kHostUnit, "coverage"), (Rows{{2}}));
   // The plugin's sections come before the host's: written at each dlclose, the host's at exit.
   EXPECT_EQ(report.sections.back().unit, kHostUnit);
+}
+
+TEST(Plugin, TheRuntimeLoadedByAPluginStaysAndReportsAtExit) {
+  // The host is not instrumented: libsampler.so comes in with the plugin's first dlopen (its initial-exec TLS
+  // from the loader's static reserve) and, marked nodelete, stays loaded after each dlclose.
+  RunResult r;
+  ParsedReport report = parse_report(report_of({kPlainHost, kPlugin, "3", "4"}, "1", "", &r));
+  EXPECT_EQ(r.exit_code, 0);
+  expect_well_formed(report, {"samples"});
+  auto branches = find_sections(report, kPluginUnit, "branches");
+  ASSERT_EQ(branches.size(), 3u);
+  EXPECT_EQ(numbers(*branches[0]), (Rows{{2, 2}}));
+  EXPECT_EQ(numbers(*branches[1]), (Rows{{3, 2}}));
+  EXPECT_EQ(numbers(*branches[2]), (Rows{{3, 3}}));
+  EXPECT_TRUE(find_sections(report, kHostUnit, "coverage").empty());
 }
 
 TEST(Fork, TheChildLeavesTheParentsReportAlone) {
