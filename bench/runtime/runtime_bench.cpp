@@ -2,8 +2,9 @@
 //
 //  1. fast path: one coverage site per iteration of a tight loop with sampling off (every site takes the fast
 //     path), against the same loop built uninstrumented: ns per site and the ratio.
-//  2. dense workload (a site every few dozen instructions), instrumented at SAMPLER_SPARSITY=1000 and 100,
-//     against the same source built uninstrumented: overhead in percent (goals: <= 5% and <= 15%).
+//  2. dense workload (a site every ~19 instructions, see workloads.c), instrumented at SAMPLER_SPARSITY=1000 and
+//     100, against the same source built uninstrumented: overhead in percent (goals: <= 5% and <= 15% for a site
+//     every few dozen instructions); with sampling off as a reference (the fast path alone).
 //  3. report writing: a unit of 10^6 sites written by sampler_finish_report() to a file: MB/s (goal >= 100).
 // The settings are environment variables read at start-up, so each measurement runs in a child process (this
 // program re-executed with --child) started with its own environment; the uninstrumented baseline runs in the
