@@ -20,6 +20,16 @@ namespace sampler::runtime {
 // Shared with crash_install.cpp.
 struct sigaction g_previous_actions[NSIG];
 bool g_installed[NSIG];
+int g_deferred_signal = 0;
+
+void raise_deferred_signal() {
+  const int signal = g_deferred_signal;
+  if (signal == 0) return;
+  g_deferred_signal = 0;
+  // Not blocked here (the writer is not in a handler): the handler runs at once, on this thread, with the report's
+  // text ending at a line boundary, and ends the process as the signal would have.
+  sys::tgkill(sys::getpid(), sys::gettid(), signal);
+}
 
 namespace {
 
@@ -144,6 +154,15 @@ void write_crash_report(int signal, const siginfo_t* info, const void* ucontext)
 void handle_crash(int signal, siginfo_t* info, void* ucontext) {
   int saved_errno = errno;
   pid_t self = sys::gettid();
+  if ((signal == SIGTERM || signal == SIGINT) && load_acquire(&g_report.lock_owner) == self &&
+      g_report.writer != nullptr && g_report.writer->flushing()) {
+    // This thread was writing the report (exit, dlclose) and a write is under way: how much of it reached the
+    // destination cannot be known from here, and writing now would cut a line in two. The writer goes on (its
+    // write is retried) and raises the signal again once the flush is complete (raise_deferred_signal).
+    g_deferred_signal = signal;
+    errno = saved_errno;
+    return;
+  }
   pid_t expected = 0;
   if (!compare_exchange(&g_crash_owner, expected, self)) {
     if (expected == self) {

@@ -121,6 +121,7 @@ void unregister_unit(sampler_unit* unit) {
     open_samples_subreport(g_writer);
     write_unit(g_writer, *unit);
     g_writer.flush();
+    raise_deferred_signal();
     written = true;
   }
   if (known) unlink(unit);
@@ -144,10 +145,12 @@ void finish_report() {
       write_unit(g_writer, *u);
       g_writer.flush();
       store_release(&u->state, uintptr_t{kUnitReported});
+      raise_deferred_signal();
     }
     g_writer.append("</report>");
     g_writer.end_line();
     ok = g_writer.flush();
+    raise_deferred_signal();
   }
   store_release(&g_report.finished, 1);
   sys::close(g_report.fd);

@@ -58,6 +58,9 @@ class ReportWriter {
   OpenSection flushed_open_section() const { return flushed_open_section_; }
   /// True when the flushed text ends in the middle of a line.
   bool flushed_mid_line() const { return flushed_mid_line_; }
+  /// True while flush() is handing bytes to the sink. A signal handler on the same thread then cannot know how
+  /// many of them reached the destination (an interrupted write to a pipe may have written part of them).
+  bool flushing() const { return __atomic_load_n(&flushing_, __ATOMIC_RELAXED); }
 
  private:
   void reserve(size_t bytes);
@@ -71,6 +74,7 @@ class ReportWriter {
   OpenSection open_section_ = OpenSection::kNone;
   OpenSection flushed_open_section_ = OpenSection::kNone;
   bool flushed_mid_line_ = false;
+  bool flushing_ = false;
 };
 
 /// Why a unit cannot be reported, or nullptr if it is well formed: ABI version, signature (32 lower-case hex

@@ -24,7 +24,13 @@ bool write_to_descriptor(void* context, const char* data, size_t size) {
 
 bool ReportWriter::flush() {
   if (size_ > 0 && !failed_) {
-    if (!sink_.write(sink_.context, buffer_, size_)) {
+    // Seen by a signal handler interrupting this thread (signal fences: same thread, no reordering around).
+    __atomic_store_n(&flushing_, true, __ATOMIC_RELAXED);
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    const bool written = sink_.write(sink_.context, buffer_, size_);
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    __atomic_store_n(&flushing_, false, __ATOMIC_RELAXED);
+    if (!written) {
       failed_ = true;
     } else {
       flushed_bytes_ += size_;

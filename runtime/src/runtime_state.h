@@ -50,6 +50,14 @@ void unregister_unit(sampler_unit* unit);
 /// Writes every registered unit, closes the samples subreport and the destination. Idempotent.
 void finish_report();
 
+/// SIGTERM or SIGINT that arrived while this process's normal writer (exit, dlclose) was in the middle of a flush
+/// on the same thread, 0 if none. The crash handler defers such a signal instead of writing over a half-done
+/// write whose extent it cannot know; the writer raises it again as soon as its flush is complete (see
+/// raise_deferred_signal), and the crash handler then ends the report from a line boundary.
+extern int g_deferred_signal;
+/// Called by the normal writer after each flush, with the registry lock held: re-raises a deferred signal.
+void raise_deferred_signal();
+
 /// Crash path (signal-safe): waits a bounded time for another thread holding the registry lock, then writes the
 /// rest of the samples subreport (closing what an interrupted writer left open) and `</report>` with `out`.
 /// Returns false if this process has no open report.
