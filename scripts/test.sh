@@ -1,13 +1,81 @@
 #!/usr/bin/env bash
 # The README's test command: installs what is missing, configures, builds and runs every test with ctest.
-# Usage: scripts/test.sh [BUILD_DIR]   (default: build)
+# Usage: scripts/test.sh [--all] [BUILD_DIR]   (default BUILD_DIR: build)
+#
+# By default (a developer's run) only the ordinary build is tested. Under CI (CI=true) or with --all, three more
+# stages follow (docs/reliability.md):
+#   asan   BUILD_DIR-asan: everything with AddressSanitizer + UndefinedBehaviorSanitizer, the whole suite but the
+#          'slow' label (the rpmbuild of the suite's own spec, which compiles the project once more)
+#   tsan   BUILD_DIR-tsan: ThreadSanitizer, the runtime's tests (its threads, counters, crash path) and the
+#          crash-path torture suite
+#   fuzz   BUILD_DIR-fuzz: scripts/fuzz.sh 30, every fuzz target for 30 seconds
+# Every stage runs even if an earlier one failed; the time of each is printed at the end; the exit status is 1 if
+# any failed.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
+all=no
+[ "${CI:-}" = true ] && all=yes
+if [ "${1:-}" = --all ]; then
+  all=yes
+  shift
+fi
 build=${1:-$top/build}
-"$top/scripts/setup.sh"
+jobs=$(nproc)
 werror=OFF
 [ "${CI:-}" = true ] && werror=ON
-cmake -S "$top" -B "$build" -DSAMPLER_WERROR=$werror
-cmake --build "$build" -j"$(nproc)"
-cd "$build"
-ctest --output-on-failure -j"$(nproc)"
+
+"$top/scripts/setup.sh"
+
+summary=()
+failed=0
+# stage NAME COMMAND...: runs the command, records its time and outcome.
+stage() {
+  local name=$1 start status=0
+  shift
+  echo "==> test.sh: stage $name" >&2
+  start=$(date +%s)
+  ( set -e; "$@" ) || status=$?
+  local elapsed=$(($(date +%s) - start))
+  if [ $status -eq 0 ]; then
+    summary+=("$(printf '%-8s %5ss  ok' "$name" "$elapsed")")
+  else
+    summary+=("$(printf '%-8s %5ss  FAILED (status %s)' "$name" "$elapsed" "$status")")
+    failed=1
+  fi
+}
+
+plain() {
+  cmake -S "$top" -B "$build" -DSAMPLER_WERROR=$werror
+  cmake --build "$build" -j"$jobs"
+  (cd "$build" && ctest --output-on-failure -j"$jobs")
+}
+
+asan() {
+  cmake -S "$top" -B "$build-asan" -DSAMPLER_WERROR=$werror -DSAMPLER_SANITIZE=ON -DSAMPLER_BUILD_BENCH=OFF
+  cmake --build "$build-asan" -j"$jobs"
+  (cd "$build-asan" && ctest --output-on-failure -j"$jobs" -LE slow)
+}
+
+# The runtime's tests exercise its threads (every thread's countdown and generator, exact counts across threads,
+# fork, a crash on a second thread); the torture suite adds 64 threads started and ended while sampling.
+tsan_tests='^(runtime_unit\.|runtime_behaviour\.|torture_)'
+tsan() {
+  cmake -S "$top" -B "$build-tsan" -DSAMPLER_WERROR=$werror -DSAMPLER_TSAN=ON -DSAMPLER_BUILD_BENCH=OFF
+  cmake --build "$build-tsan" -j"$jobs" --target runtime_unit_test runtime_behaviour_test torture_test
+  (cd "$build-tsan" && ctest --output-on-failure -j"$jobs" -R "$tsan_tests")
+}
+
+fuzz() {
+  SAMPLER_FUZZ_BUILD="$build-fuzz" SAMPLER_FUZZ_JOBS=$jobs "$top/scripts/fuzz.sh" 30
+}
+
+stage plain plain
+if [ $all = yes ]; then
+  stage asan asan
+  stage tsan tsan
+  stage fuzz fuzz
+fi
+
+echo "==> test.sh: stages" >&2
+printf '%s\n' "${summary[@]}" >&2
+exit $failed
