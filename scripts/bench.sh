@@ -1,0 +1,153 @@
+#!/usr/bin/env bash
+# Runs every benchmark of the project (bench/: formats library, runtime, tools) in an optimised build and prints,
+# per benchmark, the project's figure, the baseline measured in the same run, the ratio and the goal; then the
+# same table in Markdown with the machine it ran on (what docs/performance.md holds).
+# Usage: scripts/bench.sh [BUILD_DIR]      (default: build-bench at the top of the checkout)
+#        SAMPLER_BENCH_QUICK=1 scripts/bench.sh    tiny inputs: a check of the script, not a measurement
+# CPU-heavy (inputs of 256 MB to 1 GB are generated in $TMPDIR): run it on an otherwise idle machine.
+# Each benchmark's own output is kept in BUILD_DIR/bench-logs/NAME.log and shown as it runs.
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+build=${1:-$top/build-bench}
+"$top/scripts/setup.sh"
+cmake -S "$top" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSAMPLER_BUILD_BENCH=ON -DSAMPLER_BUILD_TESTS=OFF \
+  -DSAMPLER_SANITIZE=OFF -DSAMPLER_TSAN=OFF >/dev/null
+logs=$build/bench-logs
+mkdir -p "$logs"
+
+# SAMPLER_BENCH_QUICK=1: tiny inputs, one run each (checks this script and the benchmarks, measures nothing).
+quick=${SAMPLER_BENCH_QUICK:-}
+# name: the benchmark (what each measures: see its source under bench/)
+declare -A command=(
+  [text_formats]="$build/bench/sections/text_formats_bench ${quick:+8}"
+  [runtime]="$build/bench/runtime/runtime_bench ${quick:+0.05}"
+  [extract_section]="bash $top/bench/tools/extract_section_bench.sh $build/tools/extract-section ${quick:+4 1}"
+  [extract_report]="bash $top/bench/tools/extract_report_bench.sh $build/tools/extract-report ${quick:+8 1}"
+  [resolve_samples]="bash $top/bench/tools/resolve_bench.sh samples $build/tools/resolveSamples ${quick:+10000 1}"
+  [resolve_backtrace]="bash $top/bench/tools/resolve_bench.sh backtrace $build/tools/resolve-backtrace
+    $build/bench/tools/make_backtrace_report ${quick:+10 1000 1}"
+)
+order=(text_formats runtime extract_section extract_report resolve_samples resolve_backtrace)
+# Targets each needs built.
+declare -A targets=(
+  [text_formats]=text_formats_bench [runtime]=runtime_bench [extract_section]=extract-section
+  [extract_report]=extract-report [resolve_samples]=resolveSamples
+  [resolve_backtrace]="resolve-backtrace make_backtrace_report"
+)
+# The script benchmarks run through bench_NAME targets; one added later without an entry above still runs.
+known_targets=" bench_text_formats bench_extract_section bench_extract_report bench_resolve_samples bench_resolve_backtrace
+  bench_runtime "
+extra=$(cmake --build "$build" --target help | sed -n 's/^\.\.\. \(bench_[A-Za-z0-9_]*\).*/\1/p' |
+  while read -r t; do case $known_targets in *" $t "*) ;; *) echo "$t" ;; esac; done)
+
+build_targets=()
+for name in "${order[@]}"; do
+  # A benchmark whose part is not there yet (its target is unknown) is left out, and said so.
+  for t in ${targets[$name]}; do build_targets+=("$t"); done
+done
+cmake --build "$build" -j2 --target "${build_targets[@]}" >/dev/null
+
+failed=()
+for name in "${order[@]}"; do
+  echo "==> $name: ${command[$name]}"
+  if ! ${command[$name]} 2>&1 | tee "$logs/$name.log"; then failed+=("$name"); fi
+done
+for t in $extra; do
+  echo "==> $t (no summary parser in scripts/bench.sh: its own output only)"
+  cmake --build "$build" --target "$t" 2>&1 | tee "$logs/$t.log" || failed+=("$t")
+done
+
+# ---- summary: one row per figure, parsed from each benchmark's own lines (bash regular expressions)
+rows=()
+row() { rows+=("$(printf '%s\t' "$@")"); }
+verdict() { awk -v a="$1" -v op="$2" -v b="$3" 'BEGIN { ok = op == "<=" ? a + 0 <= b + 0 : a + 0 >= b + 0; print ok ? "met" : "missed" }'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", a / b }'; }
+summarise() {
+  local name=$1 line base="" tables=0 sed_s="" tool_s="" paste_s="" sites="" frames=""
+  [ -f "$logs/$name.log" ] || return 0
+  while IFS= read -r line; do
+    case $name in
+      text_formats)
+        # The first (full-size) table; each parser's baseline is the wc -l row above it.
+        if [[ $line == inputs:* ]]; then tables=$((tables + 1)); continue; fi
+        [ $tables -eq 1 ] || continue
+        if [[ $line =~ ^\ \ (.{38})\ +([0-9.]+)\ +([0-9.]+)\  ]]; then
+          local label=${BASH_REMATCH[1]%"${BASH_REMATCH[1]##*[! ]}"}
+          if [[ $label == wc\ -l* ]]; then base=${BASH_REMATCH[2]}; continue; fi
+          row "text formats: $label" "${BASH_REMATCH[2]} s" "$base s (wc -l)" "${BASH_REMATCH[3]}" "<= 2" \
+            "$(verdict "${BASH_REMATCH[3]}" "<=" 2)"
+        fi ;;
+      runtime)
+        if [[ $line =~ ^fast\ path,\ sampling\ off:\ +([0-9.]+)\ ns\ per\ iteration\ uninstrumented,\ ([0-9.]+)\ instrumented:.*ratio\ ([0-9.]+) ]]; then
+          row "runtime: fast path, sampling off" "${BASH_REMATCH[2]} ns/iteration" "${BASH_REMATCH[1]} ns (uninstrumented)" \
+            "${BASH_REMATCH[3]}" "reference" "-"
+        elif [[ $line =~ ^dense\ workload,\ sparsity\ ([0-9a-z]+)\ *:\ ([0-9.]+)\ ns\ per\ iteration\ uninstrumented,\ ([0-9.]+)\ instrumented:\ overhead\ ([-+][0-9.]+)% ]]; then
+          # The ratio is the benchmark's own: the median of paired per-round ratios (robust on a busy machine).
+          local sparsity=${BASH_REMATCH[1]} plain=${BASH_REMATCH[2]} instrumented=${BASH_REMATCH[3]} goal=""
+          local r
+          r=$(awk -v p="${BASH_REMATCH[4]}" 'BEGIN { printf "%.3f", 1 + p / 100 }')
+          [ "$sparsity" = 1000 ] && goal=1.05
+          [ "$sparsity" = 100 ] && goal=1.15
+          if [ -n "$goal" ]; then
+            row "runtime: dense workload, sparsity $sparsity" "$instrumented ns/iteration" "$plain ns (uninstrumented)" \
+              "$r" "<= $goal" "$(verdict "$r" "<=" "$goal")"
+          else
+            row "runtime: dense workload, sparsity $sparsity" "$instrumented ns/iteration" "$plain ns (uninstrumented)" \
+              "$r" "reference" "-"
+          fi
+        elif [[ $line =~ ^report\ of\ ([0-9]+)\ sites:.*\ ([0-9.]+)\ MB/s\ \(goal\ \>=\ ([0-9]+)\) ]]; then
+          row "runtime: report writing, ${BASH_REMATCH[1]} sites" "${BASH_REMATCH[2]} MB/s" "-" "-" \
+            ">= ${BASH_REMATCH[3]} MB/s" "$(verdict "${BASH_REMATCH[2]}" ">=" "${BASH_REMATCH[3]}")"
+        fi ;;
+      extract_section)
+        if [[ $line =~ ^([a-z]+)\ +[0-9]+\ MB:\ (.*[^ ])\ +([0-9.]+)\ s\ +extract-section\ +([0-9.]+)\ s\ +ratio\ ([0-9.]+)\ \(goal\ \<=\ ([0-9.]+) ]]; then
+          row "extract-section, ${BASH_REMATCH[1]}" "${BASH_REMATCH[4]} s" "${BASH_REMATCH[3]} s (${BASH_REMATCH[2]})" \
+            "${BASH_REMATCH[5]}" "<= ${BASH_REMATCH[6]}" "$(verdict "${BASH_REMATCH[5]}" "<=" "${BASH_REMATCH[6]}")"
+        fi ;;
+      extract_report)
+        if [[ $line =~ ^\ \ sed\ -n.*\ ([0-9.]+)\ s\ +[0-9]+\ MiB/s ]]; then sed_s=${BASH_REMATCH[1]}
+        elif [[ $line =~ ^\ \ extract-report\ samples\ +([0-9.]+)\ s ]]; then tool_s=${BASH_REMATCH[1]}
+        elif [[ $line =~ ratio\ extract-report\ /\ sed:\ ([0-9.]+)\ \(goal\ \<=\ ([0-9.]+) ]]; then
+          row "extract-report samples" "$tool_s s" "$sed_s s (sed -n)" "${BASH_REMATCH[1]}" "<= ${BASH_REMATCH[2]}" \
+            "$(verdict "${BASH_REMATCH[1]}" "<=" "${BASH_REMATCH[2]}")"
+        fi ;;
+      resolve_samples)
+        if [[ $line =~ ^resolveSamples\ benchmark:\ ([0-9]+)\ sites ]]; then sites=${BASH_REMATCH[1]}
+        elif [[ $line =~ ^paste\ \(pre-aligned\)\ +([0-9.]+)\ s\ +resolveSamples\ +([0-9.]+)\ s\ +ratio\ ([0-9.]+)\ \(goal\ \<=\ ([0-9.]+) ]]; then
+          paste_s=${BASH_REMATCH[1]}
+          row "resolveSamples, $sites sites in shuffled sections" "${BASH_REMATCH[2]} s" "$paste_s s (paste, pre-aligned)" "${BASH_REMATCH[3]}" \
+            "<= ${BASH_REMATCH[4]}" "$(verdict "${BASH_REMATCH[3]}" "<=" "${BASH_REMATCH[4]}")"
+        elif [[ $line =~ resolveSamples\ --no-merge\ +([0-9.]+)\ s\ +ratio\ ([0-9.]+) ]]; then
+          row "resolveSamples --no-merge" "${BASH_REMATCH[1]} s" "$paste_s s (paste, pre-aligned)" "${BASH_REMATCH[2]}" "-" "-"
+        fi ;;
+      resolve_backtrace)
+        if [[ $line =~ ^resolve-backtrace\ benchmark:\ ([0-9]+)\ frames ]]; then frames=${BASH_REMATCH[1]}
+        elif [[ $line =~ ^cat\ +([0-9.]+)\ s\ +resolve-backtrace\ +([0-9.]+)\ s\ +([0-9.]+)e6\ frames/s ]]; then
+          row "resolve-backtrace, $frames frames" "${BASH_REMATCH[3]}e6 frames/s (${BASH_REMATCH[2]} s)" "${BASH_REMATCH[1]} s (cat)" "-" \
+            ">= 1e6 frames/s" "$(verdict "${BASH_REMATCH[3]}" ">=" 1)"
+        fi ;;
+    esac
+  done <"$logs/$name.log"
+}
+for name in "${order[@]}"; do summarise "$name"; done
+
+cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)
+echo
+echo "## Benchmarks ($(date -u +%Y-%m-%d))"
+echo
+echo "Machine: $(nproc) CPUs, ${cpu:-unknown CPU}, Linux $(uname -r). Build: RelWithDebInfo (gcc $(gcc -dumpfullversion))."
+echo
+echo "| benchmark | sampler | baseline (same run) | ratio | goal | |"
+echo "|---|---|---|---|---|---|"
+for r in "${rows[@]}"; do
+  IFS=$'\t' read -r a b c d e f <<<"$r"
+  echo "| $a | $b | $c | $d | $e | $f |"
+done
+for name in "${order[@]}"; do
+  grep -q "^[^ ]" "$logs/$name.log" 2>/dev/null || echo "| $name | (no output: see $logs/$name.log) | | | | |"
+done
+if [ ${#failed[@]} -gt 0 ]; then
+  echo
+  echo "bench.sh: failed: ${failed[*]}" >&2
+  exit 1
+fi
