@@ -35,8 +35,8 @@ declare -A targets=(
   [resolve_backtrace]="resolve-backtrace make_backtrace_report"
 )
 # The script benchmarks run through bench_NAME targets; one added later without an entry above still runs.
-known_targets=" bench_text_formats bench_extract_section bench_extract_report bench_resolve_samples bench_resolve_backtrace
-  bench_runtime "
+known_targets=" bench_text_formats bench_runtime bench_extract_section bench_extract_report bench_resolve_samples
+  bench_resolve_backtrace "
 extra=$(cmake --build "$build" --target help | sed -n 's/^\.\.\. \(bench_[A-Za-z0-9_]*\).*/\1/p' |
   while read -r t; do case $known_targets in *" $t "*) ;; *) echo "$t" ;; esac; done)
 
@@ -60,71 +60,88 @@ done
 # ---- summary: one row per figure, parsed from each benchmark's own lines (bash regular expressions)
 rows=()
 row() { rows+=("$(printf '%s\t' "$@")"); }
-verdict() { awk -v a="$1" -v op="$2" -v b="$3" 'BEGIN { ok = op == "<=" ? a + 0 <= b + 0 : a + 0 >= b + 0; print ok ? "met" : "missed" }'; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", a / b }'; }
+verdict() {  # VALUE <=|>= GOAL
+  awk -v a="$1" -v op="$2" -v b="$3" \
+    'BEGIN { ok = op == "<=" ? a + 0 <= b + 0 : a + 0 >= b + 0; print ok ? "met" : "missed" }'
+}
+n='([0-9.]+)'  # a figure
+re_text_row="^  (.{38}) +$n +$n "
+re_fast="^fast path, sampling off: +$n ns per iteration uninstrumented, $n instrumented:.*ratio $n"
+re_dense="^dense workload, sparsity ([0-9a-z]+) *: $n ns per iteration uninstrumented, $n instrumented: "
+re_dense+="overhead ([-+][0-9.]+)%"
+re_report="^report of ([0-9]+) sites:.* $n MB/s \\(goal >= ([0-9]+)\\)"
+re_section="^([a-z]+) +[0-9]+ MB: (.*[^ ]) +$n s +extract-section +$n s +ratio $n \\(goal <= $n"
+re_sed="^  sed -n.* $n s +[0-9]+ MiB/s"
+re_extract="^  extract-report samples +$n s"
+re_extract_ratio="ratio extract-report / sed: $n \\(goal <= $n"
+re_sites="^resolveSamples benchmark: ([0-9]+) sites"
+re_paste="^paste \\(pre-aligned\\) +$n s +resolveSamples +$n s +ratio $n \\(goal <= $n"
+re_no_merge="resolveSamples --no-merge +$n s +ratio $n"
+re_frames="^resolve-backtrace benchmark: ([0-9]+) frames"
+re_backtrace="^cat +$n s +resolve-backtrace +$n s +([0-9.]+)e6 frames/s"
 summarise() {
-  local name=$1 line base="" tables=0 sed_s="" tool_s="" paste_s="" sites="" frames=""
+  local name=$1 line base="" tables=0 sed_s="" tool_s="" paste_s="" sites="" frames="" m
   [ -f "$logs/$name.log" ] || return 0
   while IFS= read -r line; do
+    m=()
     case $name in
       text_formats)
         # The first (full-size) table; each parser's baseline is the wc -l row above it.
         if [[ $line == inputs:* ]]; then tables=$((tables + 1)); continue; fi
-        [ $tables -eq 1 ] || continue
-        if [[ $line =~ ^\ \ (.{38})\ +([0-9.]+)\ +([0-9.]+)\  ]]; then
-          local label=${BASH_REMATCH[1]%"${BASH_REMATCH[1]##*[! ]}"}
-          if [[ $label == wc\ -l* ]]; then base=${BASH_REMATCH[2]}; continue; fi
-          row "text formats: $label" "${BASH_REMATCH[2]} s" "$base s (wc -l)" "${BASH_REMATCH[3]}" "<= 2" \
-            "$(verdict "${BASH_REMATCH[3]}" "<=" 2)"
-        fi ;;
+        [ $tables -eq 1 ] && [[ $line =~ $re_text_row ]] || continue
+        m=("${BASH_REMATCH[@]}")
+        local label=${m[1]%"${m[1]##*[! ]}"}
+        if [[ $label == wc\ -l* ]]; then base=${m[2]}; continue; fi
+        row "text formats: $label" "${m[2]} s" "$base s (wc -l)" "${m[3]}" "<= 2" "$(verdict "${m[3]}" "<=" 2)" ;;
       runtime)
-        if [[ $line =~ ^fast\ path,\ sampling\ off:\ +([0-9.]+)\ ns\ per\ iteration\ uninstrumented,\ ([0-9.]+)\ instrumented:.*ratio\ ([0-9.]+) ]]; then
-          row "runtime: fast path, sampling off" "${BASH_REMATCH[2]} ns/iteration" "${BASH_REMATCH[1]} ns (uninstrumented)" \
-            "${BASH_REMATCH[3]}" "reference" "-"
-        elif [[ $line =~ ^dense\ workload,\ sparsity\ ([0-9a-z]+)\ *:\ ([0-9.]+)\ ns\ per\ iteration\ uninstrumented,\ ([0-9.]+)\ instrumented:\ overhead\ ([-+][0-9.]+)% ]]; then
+        if [[ $line =~ $re_fast ]]; then
+          m=("${BASH_REMATCH[@]}")
+          row "runtime: fast path, sampling off" "${m[2]} ns/iteration" "${m[1]} ns (uninstrumented)" "${m[3]}" \
+            "reference" "-"
+        elif [[ $line =~ $re_dense ]]; then
           # The ratio is the benchmark's own: the median of paired per-round ratios (robust on a busy machine).
-          local sparsity=${BASH_REMATCH[1]} plain=${BASH_REMATCH[2]} instrumented=${BASH_REMATCH[3]} goal=""
-          local r
-          r=$(awk -v p="${BASH_REMATCH[4]}" 'BEGIN { printf "%.3f", 1 + p / 100 }')
-          [ "$sparsity" = 1000 ] && goal=1.05
-          [ "$sparsity" = 100 ] && goal=1.15
-          if [ -n "$goal" ]; then
-            row "runtime: dense workload, sparsity $sparsity" "$instrumented ns/iteration" "$plain ns (uninstrumented)" \
-              "$r" "<= $goal" "$(verdict "$r" "<=" "$goal")"
-          else
-            row "runtime: dense workload, sparsity $sparsity" "$instrumented ns/iteration" "$plain ns (uninstrumented)" \
-              "$r" "reference" "-"
-          fi
-        elif [[ $line =~ ^report\ of\ ([0-9]+)\ sites:.*\ ([0-9.]+)\ MB/s\ \(goal\ \>=\ ([0-9]+)\) ]]; then
-          row "runtime: report writing, ${BASH_REMATCH[1]} sites" "${BASH_REMATCH[2]} MB/s" "-" "-" \
-            ">= ${BASH_REMATCH[3]} MB/s" "$(verdict "${BASH_REMATCH[2]}" ">=" "${BASH_REMATCH[3]}")"
+          m=("${BASH_REMATCH[@]}")
+          local r goal=""
+          r=$(awk -v p="${m[4]}" 'BEGIN { printf "%.3f", 1 + p / 100 }')
+          [ "${m[1]}" = 1000 ] && goal=1.05
+          [ "${m[1]}" = 100 ] && goal=1.15
+          row "runtime: dense workload, sparsity ${m[1]}" "${m[3]} ns/iteration" "${m[2]} ns (uninstrumented)" "$r" \
+            "${goal:+<= }${goal:-reference}" "$(if [ -n "$goal" ]; then verdict "$r" "<=" "$goal"; else echo -; fi)"
+        elif [[ $line =~ $re_report ]]; then
+          m=("${BASH_REMATCH[@]}")
+          row "runtime: report writing, ${m[1]} sites" "${m[2]} MB/s" "-" "-" ">= ${m[3]} MB/s" \
+            "$(verdict "${m[2]}" ">=" "${m[3]}")"
         fi ;;
       extract_section)
-        if [[ $line =~ ^([a-z]+)\ +[0-9]+\ MB:\ (.*[^ ])\ +([0-9.]+)\ s\ +extract-section\ +([0-9.]+)\ s\ +ratio\ ([0-9.]+)\ \(goal\ \<=\ ([0-9.]+) ]]; then
-          row "extract-section, ${BASH_REMATCH[1]}" "${BASH_REMATCH[4]} s" "${BASH_REMATCH[3]} s (${BASH_REMATCH[2]})" \
-            "${BASH_REMATCH[5]}" "<= ${BASH_REMATCH[6]}" "$(verdict "${BASH_REMATCH[5]}" "<=" "${BASH_REMATCH[6]}")"
-        fi ;;
+        [[ $line =~ $re_section ]] || continue
+        m=("${BASH_REMATCH[@]}")
+        row "extract-section, ${m[1]}" "${m[4]} s" "${m[3]} s (${m[2]})" "${m[5]}" "<= ${m[6]}" \
+          "$(verdict "${m[5]}" "<=" "${m[6]}")" ;;
       extract_report)
-        if [[ $line =~ ^\ \ sed\ -n.*\ ([0-9.]+)\ s\ +[0-9]+\ MiB/s ]]; then sed_s=${BASH_REMATCH[1]}
-        elif [[ $line =~ ^\ \ extract-report\ samples\ +([0-9.]+)\ s ]]; then tool_s=${BASH_REMATCH[1]}
-        elif [[ $line =~ ratio\ extract-report\ /\ sed:\ ([0-9.]+)\ \(goal\ \<=\ ([0-9.]+) ]]; then
-          row "extract-report samples" "$tool_s s" "$sed_s s (sed -n)" "${BASH_REMATCH[1]}" "<= ${BASH_REMATCH[2]}" \
-            "$(verdict "${BASH_REMATCH[1]}" "<=" "${BASH_REMATCH[2]}")"
+        if [[ $line =~ $re_sed ]]; then sed_s=${BASH_REMATCH[1]}
+        elif [[ $line =~ $re_extract ]]; then tool_s=${BASH_REMATCH[1]}
+        elif [[ $line =~ $re_extract_ratio ]]; then
+          m=("${BASH_REMATCH[@]}")
+          row "extract-report samples" "$tool_s s" "$sed_s s (sed -n)" "${m[1]}" "<= ${m[2]}" \
+            "$(verdict "${m[1]}" "<=" "${m[2]}")"
         fi ;;
       resolve_samples)
-        if [[ $line =~ ^resolveSamples\ benchmark:\ ([0-9]+)\ sites ]]; then sites=${BASH_REMATCH[1]}
-        elif [[ $line =~ ^paste\ \(pre-aligned\)\ +([0-9.]+)\ s\ +resolveSamples\ +([0-9.]+)\ s\ +ratio\ ([0-9.]+)\ \(goal\ \<=\ ([0-9.]+) ]]; then
-          paste_s=${BASH_REMATCH[1]}
-          row "resolveSamples, $sites sites in shuffled sections" "${BASH_REMATCH[2]} s" "$paste_s s (paste, pre-aligned)" "${BASH_REMATCH[3]}" \
-            "<= ${BASH_REMATCH[4]}" "$(verdict "${BASH_REMATCH[3]}" "<=" "${BASH_REMATCH[4]}")"
-        elif [[ $line =~ resolveSamples\ --no-merge\ +([0-9.]+)\ s\ +ratio\ ([0-9.]+) ]]; then
-          row "resolveSamples --no-merge" "${BASH_REMATCH[1]} s" "$paste_s s (paste, pre-aligned)" "${BASH_REMATCH[2]}" "-" "-"
+        if [[ $line =~ $re_sites ]]; then sites=${BASH_REMATCH[1]}
+        elif [[ $line =~ $re_paste ]]; then
+          m=("${BASH_REMATCH[@]}")
+          paste_s=${m[1]}
+          row "resolveSamples, $sites sites in shuffled sections" "${m[2]} s" "$paste_s s (paste, pre-aligned)" \
+            "${m[3]}" "<= ${m[4]}" "$(verdict "${m[3]}" "<=" "${m[4]}")"
+        elif [[ $line =~ $re_no_merge ]]; then
+          m=("${BASH_REMATCH[@]}")
+          row "resolveSamples --no-merge" "${m[1]} s" "$paste_s s (paste, pre-aligned)" "${m[2]}" "-" "-"
         fi ;;
       resolve_backtrace)
-        if [[ $line =~ ^resolve-backtrace\ benchmark:\ ([0-9]+)\ frames ]]; then frames=${BASH_REMATCH[1]}
-        elif [[ $line =~ ^cat\ +([0-9.]+)\ s\ +resolve-backtrace\ +([0-9.]+)\ s\ +([0-9.]+)e6\ frames/s ]]; then
-          row "resolve-backtrace, $frames frames" "${BASH_REMATCH[3]}e6 frames/s (${BASH_REMATCH[2]} s)" "${BASH_REMATCH[1]} s (cat)" "-" \
-            ">= 1e6 frames/s" "$(verdict "${BASH_REMATCH[3]}" ">=" 1)"
+        if [[ $line =~ $re_frames ]]; then frames=${BASH_REMATCH[1]}
+        elif [[ $line =~ $re_backtrace ]]; then
+          m=("${BASH_REMATCH[@]}")
+          row "resolve-backtrace, $frames frames" "${m[3]}e6 frames/s (${m[2]} s)" "${m[1]} s (cat)" "-" \
+            ">= 1e6 frames/s" "$(verdict "${m[3]}" ">=" 1)"
         fi ;;
     esac
   done <"$logs/$name.log"
@@ -135,7 +152,8 @@ cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)
 echo
 echo "## Benchmarks ($(date -u +%Y-%m-%d))"
 echo
-echo "Machine: $(nproc) CPUs, ${cpu:-unknown CPU}, Linux $(uname -r). Build: RelWithDebInfo (gcc $(gcc -dumpfullversion))."
+echo "Machine: $(nproc) CPUs, ${cpu:-unknown CPU}, Linux $(uname -r)." \
+  "Build: RelWithDebInfo (gcc $(gcc -dumpfullversion))."
 echo
 echo "| benchmark | sampler | baseline (same run) | ratio | goal | |"
 echo "|---|---|---|---|---|---|"
