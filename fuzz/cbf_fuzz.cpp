@@ -22,7 +22,9 @@ namespace {
 using cbf::Item;
 using cbf::ItemType;
 
-bool is_final(ItemType type) { return type != ItemType::kFrame && type != ItemType::kOmit && type != ItemType::kRepeat; }
+bool is_final(ItemType type) {
+  return type != ItemType::kFrame && type != ItemType::kOmit && type != ItemType::kRepeat;
+}
 
 bool same_item(const Item& a, const Item& b) {
   if (a.type != b.type || a.offset != b.offset) return false;
@@ -125,7 +127,10 @@ void check(const uint8_t* data, size_t size) {
     items.push_back(item);
   }
   FUZZ_CHECK(final_item.offset <= size);
-  if (final_item.type == ItemType::kError) FUZZ_CHECK(final_item.error != nullptr && final_item.offset < size + (size == 0));
+  // An error is at an offending byte; only an empty buffer has its error at offset 0 == size.
+  if (final_item.type == ItemType::kError) {
+    FUZZ_CHECK(final_item.error != nullptr && final_item.offset < size + (size == 0));
+  }
   for (int i = 0; i < 2; ++i) FUZZ_CHECK(same_item(decoder.next(), final_item));
 
   // The whole-buffer decoder agrees with it.

@@ -54,7 +54,9 @@ void check(std::string_view image, std::string_view section_name) {
       image, "fuzz", section_name,
       [&](const ElfSection& section) {
         check_status(section, section.bytes);
-        if (section.status == ElfSection::Status::kFound) FUZZ_CHECK(section.bytes.size() <= image.size() * kMaxExpansion);
+        if (section.status == ElfSection::Status::kFound) {
+          FUZZ_CHECK(section.bytes.size() <= image.size() * kMaxExpansion);
+        }
         whole.push_back(Visit{section.label, section.status, std::string(section.bytes)});
         // The extraction's normalisation: the non-NUL runs add up to the bytes without NULs.
         size_t non_nul = 0;

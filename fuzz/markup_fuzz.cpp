@@ -229,7 +229,8 @@ void check_line(std::string_view line) {
   const auto sole = markup::sole_element(line);
   if (sole) {
     FUZZ_CHECK(elements == 1);
-    FUZZ_CHECK(markup::is_contextual_tag(sole->tag) == (sole->tag == "reset" || sole->tag == "module" || sole->tag == "mmap"));
+    const bool contextual = sole->tag == "reset" || sole->tag == "module" || sole->tag == "mmap";
+    FUZZ_CHECK(markup::is_contextual_tag(sole->tag) == contextual);
   }
 }
 

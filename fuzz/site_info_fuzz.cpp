@@ -24,14 +24,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         FUZZ_CHECK(!section.scheme.empty());
         FUZZ_CHECK(section.line > previous_line);  // sections come in input order
         previous_line = section.line;
-        FUZZ_CHECK(section.site_count == static_cast<size_t>(std::count(section.body.begin(), section.body.end(), '\n')));
+        const auto lines = std::count(section.body.begin(), section.body.end(), '\n');
+        FUZZ_CHECK(section.site_count == static_cast<size_t>(lines));
         if (!section.body.empty()) {
           FUZZ_CHECK(is_inside(section.body, text));
           FUZZ_CHECK(section.body.back() == '\n');
           // The body starts on the line after the tag.
           const size_t start = static_cast<size_t>(section.body.data() - text.data());
-          FUZZ_CHECK(static_cast<uint64_t>(std::count(text.begin(), text.begin() + static_cast<ptrdiff_t>(start), '\n')) ==
-                     section.line);
+          const auto before = std::count(text.begin(), text.begin() + static_cast<ptrdiff_t>(start), '\n');
+          FUZZ_CHECK(static_cast<uint64_t>(before) == section.line);
         }
         const SchemeInfo* scheme = find_scheme(section.scheme);
         if (scheme != nullptr) FUZZ_CHECK(scheme->name == section.scheme);
