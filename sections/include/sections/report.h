@@ -52,9 +52,11 @@ struct ExtractResult {
 };
 
 /// Writes the body of every subreport whose id is `id`, in input order, without its tags: the engine of
-/// `extract-report ID` (SPEC section 5). `write` receives runs of whole lines, each ending in "\n" (a "\r"
-/// before it removed; a last line without "\n" gets one), as large as the reader's buffer allows, so a
-/// caller can hand them straight to write(2). The structure rules and diagnostics are those of read_report.
+/// `extract-report ID` (SPEC section 5). `write` receives the body lines, each ending in "\n" (a "\r"
+/// before it removed; a last line without "\n" gets one): runs of whole lines as large as the reader's buffer
+/// allows, except that a line from which a "\r" was removed, or that starts with '<', comes as the line and
+/// then its "\n" (either may be empty). A caller can hand every piece straight to write(2). The structure rules
+/// and diagnostics are those of read_report (the fuzz target `report` checks both agree).
 ExtractResult extract_subreports(LineReader& input, std::string_view id,
                                  const std::function<void(std::string_view)>& write);
 
