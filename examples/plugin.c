@@ -4,15 +4,15 @@
 #include <sampler/sampler.h>
 
 #define SAMPLER_UNIT_SIGNATURE "0f1e2d3c4b5a69788796a5b4c3d2e1f0"
-#define PLUGIN_SITES(SCHEME, SITE, BOUND, END)                                        \
-  SCHEME(function_entries, none)                                                      \
-    SITE(plugin_work_entry, "plugin.c", "28", "plugin_work", "0")                     \
-  END(function_entries)                                                               \
-  SCHEME(branches, none)                                                              \
-    SITE(is_odd, "plugin.c", "31", "plugin_work", "1", "i % 2 != 0")                  \
-  END(branches)                                                                       \
-  SCHEME(bounds, none)                                                                \
-    BOUND(argument, SAMPLER_BOUND_I64, "plugin.c", "29", "plugin_work", "2", "n", "local", "direct") \
+#define PLUGIN_SITES(SCHEME, SITE, BOUND, END)                                                       \
+  SCHEME(function_entries, none)                                                                     \
+    SITE(plugin_work_entry, "plugin.c", "21", "plugin_work", "0")                                    \
+  END(function_entries)                                                                              \
+  SCHEME(branches, none)                                                                             \
+    SITE(is_odd, "plugin.c", "25", "plugin_work", "1", "i % 2 != 0")                                 \
+  END(branches)                                                                                      \
+  SCHEME(bounds, none)                                                                               \
+    BOUND(argument, SAMPLER_BOUND_I64, "plugin.c", "22", "plugin_work", "2", "n", "local", "direct") \
   END(bounds)
 SAMPLER_DEFINE_UNIT(PLUGIN_SITES);
 

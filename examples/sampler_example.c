@@ -35,47 +35,47 @@
 #define SAMPLER_COLUMNS_example_tuple 5
 
 #define SAMPLER_UNIT_SIGNATURE "5a3d1c0e9b8f47d2a6c4e1f0b3d5a7c9"
-#define EXAMPLE_SITES(SCHEME, SITE, BOUND, END)                                                              \
-  SCHEME(function_entries, none)                                                                             \
-    SITE(work_entry, "sampler_example.c", "70", "work", "0")                                                 \
-    SITE(never_entry, "sampler_example.c", "110", "never_called", "0")                                       \
-  END(function_entries)                                                                                      \
-  SCHEME(branches, both)                                                                                     \
-    SITE(is_even, "sampler_example.c", "73", "work", "1", "i % 2 == 0")                                      \
-    SITE(is_multiple_of_3, "sampler_example.c", "75", "work", "2", "i % 3 == 0")                             \
-    SITE(never_branch, "sampler_example.c", "111", "never_called", "1", "i < 0")                             \
-  END(branches)                                                                                              \
-  SCHEME(returns, none)                                                                                      \
-    SITE(compare_to_ten, "sampler_example.c", "77", "work", "3", "compare_to_ten")                           \
-  END(returns)                                                                                               \
-  SCHEME(scalar_pairs, none)                                                                                 \
-    SITE(i_vs_half, "sampler_example.c", "78", "work", "4", "i", "local", "direct", "half", "local")         \
-  END(scalar_pairs)                                                                                          \
-  SCHEME(float_kinds, last)                                                                                  \
-    SITE(special_value, "sampler_example.c", "80", "work", "5", "x", "local", "direct")                      \
-    SITE(float_value, "sampler_example.c", "81", "work", "6", "f", "local", "direct")                        \
-  END(float_kinds)                                                                                           \
-  SCHEME(atoms, none)                                                                                        \
-    SITE(shared_write, "sampler_example.c", "83", "work", "7", "example_shared", "write")                    \
-  END(atoms)                                                                                                 \
-  SCHEME(g_object_unref, none)                                                                               \
-    SITE(unref, "sampler_example.c", "85", "work", "8", "object")                                            \
-  END(g_object_unref)                                                                                        \
-  SCHEME(coverage, none)                                                                                     \
-    SITE(loop_body, "sampler_example.c", "87", "work", "9")                                                  \
-    SITE(child_only, "sampler_example.c", "140", "child", "0")                                               \
-  END(coverage)                                                                                              \
-  SCHEME(data, none)                                                                                         \
-    SITE(data_seen, "sampler_example.c", "88", "work", "10")                                                 \
-  END(data)                                                                                                  \
-  SCHEME(example_tuple, none)                                                                                \
-    SITE(residue, "sampler_example.c", "89", "work", "11", "i % 5")                                          \
-  END(example_tuple)                                                                                         \
-  SCHEME(bounds, first)                                                                                      \
-    BOUND(shifted, SAMPLER_BOUND_I32, "sampler_example.c", "91", "work", "12", "shifted", "local", "direct") \
-    BOUND(byte, SAMPLER_BOUND_U8, "sampler_example.c", "92", "work", "13", "byte", "local", "direct")        \
-    BOUND(cursor, SAMPLER_BOUND_POINTER, "sampler_example.c", "93", "work", "14", "cursor", "local", "direct") \
-    BOUND(unused, SAMPLER_BOUND_I16, "sampler_example.c", "112", "never_called", "2", "v", "local", "direct") \
+#define EXAMPLE_SITES(SCHEME, SITE, BOUND, END)                                                                 \
+  SCHEME(function_entries, none)                                                                                \
+    SITE(work_entry, "sampler_example.c", "103", "work", "0")                                                   \
+    SITE(never_entry, "sampler_example.c", "130", "never_called", "0")                                          \
+  END(function_entries)                                                                                         \
+  SCHEME(branches, both)                                                                                        \
+    SITE(is_even, "sampler_example.c", "104", "work", "1", "i % 2 == 0")                                        \
+    SITE(is_multiple_of_3, "sampler_example.c", "105", "work", "2", "i % 3 == 0")                               \
+    SITE(never_branch, "sampler_example.c", "131", "never_called", "1", "i < 0")                                \
+  END(branches)                                                                                                 \
+  SCHEME(returns, none)                                                                                         \
+    SITE(compare_to_ten, "sampler_example.c", "107", "work", "3", "compare_to_ten")                             \
+  END(returns)                                                                                                  \
+  SCHEME(scalar_pairs, none)                                                                                    \
+    SITE(i_vs_half, "sampler_example.c", "109", "work", "4", "i", "local", "direct", "half", "local")           \
+  END(scalar_pairs)                                                                                             \
+  SCHEME(float_kinds, last)                                                                                     \
+    SITE(special_value, "sampler_example.c", "111", "work", "5", "x", "local", "direct")                        \
+    SITE(float_value, "sampler_example.c", "113", "work", "6", "f", "local", "direct")                          \
+  END(float_kinds)                                                                                              \
+  SCHEME(atoms, none)                                                                                           \
+    SITE(shared_write, "sampler_example.c", "115", "work", "7", "example_shared", "write")                      \
+  END(atoms)                                                                                                    \
+  SCHEME(g_object_unref, none)                                                                                  \
+    SITE(unref, "sampler_example.c", "116", "work", "8", "object")                                              \
+  END(g_object_unref)                                                                                           \
+  SCHEME(coverage, none)                                                                                        \
+    SITE(loop_body, "sampler_example.c", "117", "work", "9")                                                    \
+    SITE(child_only, "sampler_example.c", "165", "main", "0")                                                   \
+  END(coverage)                                                                                                 \
+  SCHEME(data, none)                                                                                            \
+    SITE(data_seen, "sampler_example.c", "118", "work", "10")                                                   \
+  END(data)                                                                                                     \
+  SCHEME(example_tuple, none)                                                                                   \
+    SITE(residue, "sampler_example.c", "119", "work", "11", "i % 5")                                            \
+  END(example_tuple)                                                                                            \
+  SCHEME(bounds, first)                                                                                         \
+    BOUND(shifted, SAMPLER_BOUND_I32, "sampler_example.c", "121", "work", "12", "shifted", "local", "direct")   \
+    BOUND(byte, SAMPLER_BOUND_U8, "sampler_example.c", "123", "work", "13", "byte", "local", "direct")          \
+    BOUND(cursor, SAMPLER_BOUND_POINTER, "sampler_example.c", "125", "work", "14", "cursor", "local", "direct") \
+    BOUND(unused, SAMPLER_BOUND_I16, "sampler_example.c", "133", "never_called", "2", "v", "local", "direct")   \
   END(bounds)
 SAMPLER_DEFINE_UNIT(EXAMPLE_SITES);
 

@@ -3,7 +3,8 @@
 # examples with SAMPLER_SPARSITY=1, then extract, resolve and symbolize what they leave behind, and check the result
 # against the examples' sources. Usage:
 #   resolve_e2e_test.sh CASE EXAMPLE HOST PLUGIN SYMBOLIZER
-# with TOOLS, SCRATCH and SOURCE_DIR in the environment (see tests/tools/CMakeLists.txt).
+# with TOOLS, SCRATCH and SOURCE_DIR in the environment (see tests/tools/CMakeLists.txt). Case site_lines checks
+# every example of examples/ (sources, and the binaries in EXAMPLE's directory).
 set -u
 case_name=$1
 example=$2
@@ -33,6 +34,13 @@ sites_with_keys() {
     /^<\/sites>/ { next }
     { printf "%s\t%s\t%s\t%s\n", file, unit, scheme, $0 }' "$2"
 }
+
+# line_of FILE TEXT: the number of FILE's first line holding TEXT (the examples' sites name the lines of their
+# recording macros: case site_lines checks that for every site, the other cases look the lines up the same way).
+line_of() { grep -nF -- "$2" "$1" | head -1 | cut -d: -f1; }
+main_c=$SOURCE_DIR/examples/sampler_example.c
+plugin_c=$SOURCE_DIR/examples/plugin.c
+host_c=$SOURCE_DIR/examples/plugin_host.c
 
 U=5a3d1c0e9b8f47d2a6c4e1f0b3d5a7c9
 N=12
@@ -68,17 +76,17 @@ samples)
   check_file "resolveSamples EXE output" expected resolved
   # Closed forms for N=12 (examples/sampler_example.c, work(i, n) for i < n).
   for line in \
-    "function-entries	sampler_example.c	70	work	0	12" \
-    "function-entries	sampler_example.c	110	never_called	0	0" \
-    "branches	sampler_example.c	73	work	1	i % 2 == 0	6	6" \
-    "branches	sampler_example.c	75	work	2	i % 3 == 0	8	4" \
-    "returns	sampler_example.c	77	work	3	compare_to_ten	10	1	1" \
-    "scalar-pairs	sampler_example.c	78	work	4	i	local	direct	half	local	6	1	5" \
-    "coverage	sampler_example.c	87	work	9	12" \
-    "coverage	sampler_example.c	140	child	0	0" \
-    "bounds	sampler_example.c	91	work	12	shifted	local	direct	-5	6" \
-    "bounds	sampler_example.c	92	work	13	byte	local	direct	0	77" \
-    "bounds	sampler_example.c	112	never_called	2	v	local	direct	32767	-32768"; do
+    "function-entries	sampler_example.c	$(line_of "$main_c" 'SAMPLER_FUNCTION_ENTRY(work_entry)')	work	0	12" \
+    "function-entries	sampler_example.c	$(line_of "$main_c" 'SAMPLER_FUNCTION_ENTRY(never_entry)')	never_called	0	0" \
+    "branches	sampler_example.c	$(line_of "$main_c" 'SAMPLER_BRANCH(is_even,')	work	1	i % 2 == 0	6	6" \
+    "branches	sampler_example.c	$(line_of "$main_c" 'SAMPLER_BRANCH(is_multiple_of_3,')	work	2	i % 3 == 0	8	4" \
+    "returns	sampler_example.c	$(line_of "$main_c" 'SAMPLER_RETURN(compare_to_ten,')	work	3	compare_to_ten	10	1	1" \
+    "scalar-pairs	sampler_example.c	$(line_of "$main_c" 'SAMPLER_SCALAR_PAIR(i_vs_half,')	work	4	i	local	direct	half	local	6	1	5" \
+    "coverage	sampler_example.c	$(line_of "$main_c" 'SAMPLER_COVERAGE(loop_body)')	work	9	12" \
+    "coverage	sampler_example.c	$(line_of "$main_c" 'SAMPLER_COVERAGE(child_only)')	main	0	0" \
+    "bounds	sampler_example.c	$(line_of "$main_c" 'SAMPLER_BOUND(shifted,')	work	12	shifted	local	direct	-5	6" \
+    "bounds	sampler_example.c	$(line_of "$main_c" 'SAMPLER_BOUND(byte,')	work	13	byte	local	direct	0	77" \
+    "bounds	sampler_example.c	$(line_of "$main_c" 'SAMPLER_BOUND(unused,')	never_called	2	v	local	direct	32767	-32768"; do
     grep -qxF "$example	$U	$line" resolved || fail "no line '$line' in: $(cat resolved)"
   done
 
@@ -99,7 +107,8 @@ samples)
   no_stderr timestamps.err resolveTimestamps
   [ "$(wc -l <timestamps)" = "$(grep -c '^[0-9]' <(sed -n '/^<timestamps/,/^<\/timestamps>/p' samples))" ] ||
     fail "resolveTimestamps: wrong line count: $(cat timestamps)"
-  grep -qxF "0	$example	$U	branches	first	sampler_example.c	111	never_called	1	i < 0" timestamps ||
+  never_branch=$(line_of "$main_c" 'SAMPLER_BRANCH(never_branch,')
+  grep -qxF "0	$example	$U	branches	first	sampler_example.c	$never_branch	never_called	1	i < 0" timestamps ||
     fail "never_called's branch should have timestamp 0: $(cat timestamps)"
   ;;
 plugin_merge)
@@ -114,10 +123,14 @@ plugin_merge)
   P=0f1e2d3c4b5a69788796a5b4c3d2e1f0
   H=7c6b5a49382716050f1e2d3c4b5a6978
   # Loads call plugin_work(10), (11), (12): 3 entries; i % 2 != 0 false 5+6+6, true 5+5+6; n from 10 to 12.
-  printf '%s\t%s\tfunction-entries\tplugin.c\t28\tplugin_work\t0\t3\n' "$plugin" $P >expected
-  printf '%s\t%s\tbranches\tplugin.c\t31\tplugin_work\t1\ti %% 2 != 0\t17\t16\n' "$plugin" $P >>expected
-  printf '%s\t%s\tbounds\tplugin.c\t29\tplugin_work\t2\tn\tlocal\tdirect\t10\t12\n' "$plugin" $P >>expected
-  printf '%s\t%s\tcoverage\tplugin_host.c\t31\tmain\t1\t3\n' "$host" $H >>expected
+  printf '%s\t%s\tfunction-entries\tplugin.c\t%s\tplugin_work\t0\t3\n' "$plugin" $P \
+    "$(line_of "$plugin_c" 'SAMPLER_FUNCTION_ENTRY(plugin_work_entry)')" >expected
+  printf '%s\t%s\tbranches\tplugin.c\t%s\tplugin_work\t1\ti %% 2 != 0\t17\t16\n' "$plugin" $P \
+    "$(line_of "$plugin_c" 'SAMPLER_BRANCH(is_odd,')" >>expected
+  printf '%s\t%s\tbounds\tplugin.c\t%s\tplugin_work\t2\tn\tlocal\tdirect\t10\t12\n' "$plugin" $P \
+    "$(line_of "$plugin_c" 'SAMPLER_BOUND(argument,')" >>expected
+  printf '%s\t%s\tcoverage\tplugin_host.c\t%s\tmain\t1\t3\n' "$host" $H \
+    "$(line_of "$host_c" 'SAMPLER_COVERAGE(load)')" >>expected
   check_file "merged output" expected merged
   "$TOOLS/resolveSamples" --no-merge "$host" "$plugin" <samples >separate 2>separate.err || fail "--no-merge failed"
   [ "$(wc -l <separate)" = 10 ] || fail "--no-merge: expected 10 lines: $(cat separate)"
@@ -143,9 +156,7 @@ crash)
     "$symbolizer" --filter-markup --debug-file-directory=symbols <markup >symbolized 2>/dev/null
     grep -qx 'Crashed with signal 11 (SIGSEGV) at address 0x00' symbolized || fail "no signal line: $(cat symbolized)"
     crash_c="$SOURCE_DIR/examples/crash.c"
-    main_c="$SOURCE_DIR/examples/sampler_example.c"
     # Each frame: number, function, file and line (the line of the statement, found in the source).
-    line_of() { grep -nF "$2" "$1" | head -1 | cut -d: -f1; }
     n=0
     for frame in \
       "crash_segv $crash_c:$(line_of "$crash_c" '*null_pointer = 42;')" \
@@ -175,6 +186,84 @@ overflow)
   "$symbolizer" --filter-markup --debug-file-directory=symbols <markup >symbolized 2>/dev/null
   [ "$(grep -Ec '^ *#[0-9]+ +0x[0-9a-f]+ crash_overflow .*/crash.c:[0-9]+' symbolized)" = "$frames" ] ||
     fail "not every frame is crash_overflow: $(grep -v crash_overflow symbolized | head)"
+  ;;
+site_lines)
+  # Every site of every example names the real source line of its recording macro, so that a report resolved
+  # against the site information points at the code that counted: line L of examples/FILE holds the recording
+  # macro of the site's scheme with the site's name (SAMPLER_BRANCH(name, ...), SAMPLER_TUPLE(scheme, name, ...)),
+  # inside the function the site names. Checked from the sources' site lists (the only place that knows the names),
+  # and the binaries' .debug_site_info must say exactly what those lists say, so neither can drift from the code.
+  examples_dir=$(dirname "$example")
+  : >source.sites
+  for source in "$SOURCE_DIR"/examples/*.c; do
+    grep -q '^SAMPLER_DEFINE_UNIT(' "$source" || continue
+    awk -v source="$source" -v base="$(basename "$source")" '
+      # The quoted fields of a site entry, unescaped as the assembler does (\\\" is ", \\\\ is \).
+      function fields(text,    out, n, field) {
+        out = ""; n = 0
+        while (match(text, /"([^"\\]|\\.)*"/)) {
+          field = substr(text, RSTART + 1, RLENGTH - 2); text = substr(text, RSTART + RLENGTH)
+          gsub(/\\\\\\"/, "\"", field); gsub(/\\\\\\\\/, "\\", field)
+          out = out (n++ ? "\t" : "") field
+        }
+        return out
+      }
+      function problem(message) { printf "%s: %s\n", source, message > "/dev/stderr"; bad = 1 }
+      { line[NR] = $0 }
+      /^#define [A-Z_]+\(SCHEME, SITE, BOUND, END\)/ { in_list = 1; next }
+      in_list && /^SAMPLER_DEFINE_UNIT\(/ { in_list = 0 }
+      in_list && match($0, /SCHEME\([a-z_0-9]+,/) { scheme = substr($0, RSTART + 7, RLENGTH - 8); next }
+      in_list && match($0, /(SITE|BOUND)\([a-z_0-9]+,/) {
+        kind = substr($0, RSTART, 4) == "SITE" ? "SITE" : "BOUND"
+        name = substr($0, RSTART + length(kind) + 1, RLENGTH - length(kind) - 2)
+        text = fields($0)
+        if (split(text, f, "\t") < 4) { problem("cannot read the site entry: " $0); next }
+        sites++; site_name[sites] = name; site_scheme[sites] = scheme; site_text[sites] = text
+        site_file[sites] = f[1]; site_line[sites] = f[2]; site_function[sites] = f[3]
+        next
+      }
+      END {
+        macro["function_entries"] = "FUNCTION_ENTRY"; macro["branches"] = "BRANCH"
+        macro["returns"] = "RETURN(_UNSIGNED|_POINTER)?"; macro["scalar_pairs"] = "SCALAR_PAIR(_UNSIGNED|_POINTER)?"
+        macro["float_kinds"] = "FLOAT_KIND"; macro["atoms"] = "ATOM"; macro["g_object_unref"] = "G_OBJECT_UNREF"
+        macro["coverage"] = "COVERAGE"; macro["data"] = "DATA"; macro["bounds"] = "BOUND"
+        if (sites == 0) problem("a unit without a readable site list")
+        for (i = 1; i <= sites; i++) {
+          name = site_name[i]; n = site_line[i] + 0
+          where = "site " name " (" site_file[i] ":" site_line[i] " " site_function[i] ")"
+          if (site_file[i] != base) problem(where ": names the file " site_file[i] ", not " base)
+          if (site_scheme[i] in macro)
+            pattern = "SAMPLER_" macro[site_scheme[i]] "\\( *" name " *[,)]"
+          else
+            pattern = "SAMPLER_TUPLE\\( *" site_scheme[i] " *, *" name " *[,)]"
+          if (site_line[i] !~ /^[1-9][0-9]*$/ || !(n in line) || line[n] !~ pattern) {
+            actual = ""
+            for (k = 1; k in line; k++) if (line[k] ~ pattern) { actual = k; break }
+            problem(where ": line " site_line[i] " does not record this site" \
+                    (actual != "" ? " (its macro is on line " actual ")" : " (no recording macro found)"))
+            continue
+          }
+          # The enclosing function: the nearest definition above, a line at column 0 that ends with "{".
+          header = ""
+          for (k = n - 1; k > 0; k--) if (line[k] ~ /^[A-Za-z_][^;]*\)[^;]*\{[ \t]*$/) { header = line[k]; break }
+          if (header !~ ("(^|[^A-Za-z0-9_])" site_function[i] "\\("))
+            problem(where ": line " n " is not in function " site_function[i] " (it follows: " header ")")
+          print site_text[i]
+        }
+        exit bad
+      }' "$source" >>source.sites 2>>lines.err || true
+  done
+  [ -s lines.err ] && fail "site lines that name the wrong place:$(echo; cat lines.err)"
+  # What the built examples carry, over every ELF file in their directory (the uninstrumented ones carry none).
+  : >binary.sites
+  for file in "$examples_dir"/*; do
+    [ -f "$file" ] && [ "$(head -c 4 "$file" | od -An -c | tr -d ' ')" = '177ELF' ] || continue
+    "$TOOLS/extract-section" .debug_site_info "$file" 2>/dev/null | grep -v '^<' >>binary.sites
+  done
+  [ "$(grep -c . source.sites)" -ge 40 ] || fail "only $(grep -c . source.sites) sites found in the sources"
+  sort -u source.sites >source.sorted
+  sort -u binary.sites >binary.sorted
+  check_file "the built examples' site lines (vs the sources' site lists)" source.sorted binary.sorted
   ;;
 *)
   fail "unknown case"
