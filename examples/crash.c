@@ -32,21 +32,8 @@ static inline void send_to_self(int signal) {
 #endif
 }
 
-#if defined(SAMPLER_EXAMPLE_SANITIZED)
-/* Sanitizer builds of the suite (SAMPLER_SANITIZE, SAMPLER_TSAN) link these crashes into programs that carry
- * AddressSanitizer or ThreadSanitizer, whose own handlers would turn the faults into a sanitizer report and exit(1).
- * An instrumented program is not built that way in the field: leave the fatal signals to the program and
- * libsampler, whoever runs it (the tools' end-to-end tests, scripts/demo.sh, tests/torture). ASAN_OPTIONS and
- * TSAN_OPTIONS in the environment still win. */
-const char* __asan_default_options(void);
-const char* __tsan_default_options(void);
-const char* __asan_default_options(void) {
-  return "handle_segv=0:handle_sigbus=0:handle_sigfpe=0:handle_sigill=0:handle_abort=0:detect_leaks=0";
-}
-const char* __tsan_default_options(void) {
-  return "handle_segv=0:handle_sigbus=0:handle_sigfpe=0:handle_sigill=0:handle_abort=0";
-}
-#endif
+/* In sanitizer builds, sanitizer_options.c (linked with this file) leaves these faults to the program and
+ * libsampler, rather than to the sanitizers' own handlers. */
 
 volatile int example_zero = 0;
 volatile int example_one = 1;

@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# The README's first command: the whole sampler story on the bundled example (examples/sampler_example.c).
+# The README's first command: the whole sampler story, Cooperative Bug Isolation style, on the bundled word counter
+# (examples/wordfreq.c), which crashes on some inputs and not on others.
 # Installs what is missing (scripts/setup.sh), builds what the story needs, then:
-#   1. extracts the example's site information (extract-section .debug_site_info);
-#   2. runs it a dozen times with SAMPLER_SPARSITY=100 and distinct SAMPLER_SEEDs, some runs crashing;
+#   1. extracts the program's site information (extract-section .debug_site_info);
+#   2. runs it on 40 different made-up texts, with SAMPLER_SPARSITY=100 and a distinct SAMPLER_SEED each: some
+#      runs crash;
 #   3. extracts and resolves each run's samples (extract-report samples | resolveSamples);
-#   4. ranks the predicates the sites observe by how much more often they are true in crashing runs than in
-#      clean ones (the Cooperative Bug Isolation "Increase" score);
+#   4. ranks the predicates the sites observe by CBI's Increase score (Liblit et al., "Scalable Statistical Bug
+#      Isolation", PLDI 2005) and shows the top one with its file, line and function;
 #   5. symbolizes a crash: resolve-backtrace | llvm-symbolizer-19 --filter-markup.
 # Takes a few seconds on a built tree. Everything it writes goes to BUILD_DIR/demo.
 #
@@ -19,7 +21,7 @@ while [ $# -gt 0 ]; do
   case $1 in
     --no-setup) setup=false ;;
     --no-build) build_it=false ;;
-    -h | --help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "demo: unknown option $1 (try --help)" >&2; exit 2 ;;
     *) break ;;
   esac
@@ -28,6 +30,7 @@ done
 [ $# -le 1 ] || { echo "demo: too many arguments (try --help)" >&2; exit 2; }
 build=$(mkdir -p "${1:-$top/build}" && cd "${1:-$top/build}" && pwd)
 started=$SECONDS
+runs=40
 
 bold='' plain=''
 [ -t 1 ] && bold=$'\033[1m' plain=$'\033[0m'
@@ -42,99 +45,100 @@ fi
 if $build_it; then
   say "Building the example and the tools in $build"
   cmake -S "$top" -B "$build" >"$build/demo-configure.log" 2>&1 || { cat "$build/demo-configure.log" >&2; exit 1; }
-  cmake --build "$build" -j"$(nproc)" --target sampler-example extract-section extract-report resolveSamples \
-    resolve-backtrace >"$build/demo-build.log" 2>&1 || { tail -30 "$build/demo-build.log" >&2; exit 1; }
+  cmake --build "$build" -j"$(nproc)" --target sampler-example-wordfreq extract-section extract-report \
+    resolveSamples resolve-backtrace >"$build/demo-build.log" 2>&1 || { tail -30 "$build/demo-build.log" >&2; exit 1; }
 fi
 
 tools=$build/tools
-example=$build/examples/sampler-example
-for program in "$example" "$tools/extract-section" "$tools/extract-report" "$tools/resolveSamples" \
+program=$build/examples/sampler-example-wordfreq
+for file in "$program" "$tools/extract-section" "$tools/extract-report" "$tools/resolveSamples" \
   "$tools/resolve-backtrace"; do
-  [ -x "$program" ] || { echo "demo: $program is not built (run without --no-build)" >&2; exit 1; }
+  [ -x "$file" ] || { echo "demo: $file is not built (run without --no-build)" >&2; exit 1; }
 done
 symbolizer=$(command -v llvm-symbolizer-19 || echo /usr/lib/llvm-19/bin/llvm-symbolizer)
 work=$build/demo
-rm -rf "$work" && mkdir -p "$work/runs" && cd "$work"
+rm -rf "$work" && mkdir -p "$work/inputs" "$work/runs" && cd "$work"
 
 # ---- 1. The site information ---------------------------------------------------------------------------
-say "1. The site information the build left in the example's .debug_site_info section"
-note "\$ extract-section .debug_site_info examples/sampler-example > example.sites"
-"$tools/extract-section" .debug_site_info "$example" >example.sites
+say "1. The site information the build left in the program's .debug_site_info section"
+note "The program: examples/wordfreq.c, a word counter (sampler-example-wordfreq FILE), instrumented by hand."
+note "\$ extract-section .debug_site_info examples/sampler-example-wordfreq > wordfreq.sites"
+"$tools/extract-section" .debug_site_info "$program" >wordfreq.sites
 awk -F'\t' '/^<sites /{ match($0, /scheme="[^"]*"/); s = substr($0, RSTART + 8, RLENGTH - 9); order[++n] = s; next }
   /^<\/sites>/ { next } { count[s]++; total++ }
   END { printf "%d sites in %d schemes:", total, n
         for (i = 1; i <= n; i++) printf " %s %d%s", order[i], count[order[i]], i < n ? "," : "\n" }' \
-  example.sites | fold -s -w 110 | indent
+  wordfreq.sites | fold -s -w 110 | indent
 note "for example (file, line, function, CFG node, then the scheme's own fields):"
-grep -m3 -v '^<' example.sites | indent
+awk '/^<sites .*scheme="branches"/ { on = 1; next } /^</ { on = 0 } on && n++ < 3' wordfreq.sites | indent
 
 # ---- 2. The runs -----------------------------------------------------------------------------------------
-say "2. Twelve runs, each sampling about one site execution in 100 (SAMPLER_SPARSITY=100), with its own seed"
-note "clean runs: 'sampler-example run N' runs the workload N times and exits normally;"
-note "crashing runs: 'sampler-example crash KIND' runs it 1000 times, then crashes in crash_KIND (examples/crash.c)."
-note "Each run writes its feedback report to runs/run-SEED.txt (SAMPLER_FILE)."
-runs=("run 1000" "crash segv" "run 400" "run 1000" "crash fpe" "run 700"
-  "run 1000" "crash abrt" "run 300" "run 900" "crash ill" "run 1000")
-printf '    %-5s %-20s %s\n' seed command outcome
+say "2. $runs runs on $runs different inputs, each sampling about one site execution in 100"
+note "Each input is a made-up text of 4000 words (sampler-example-wordfreq --generate SEED > inputs/text-SEED.txt);"
+note "each run counts its words with SAMPLER_SPARSITY=100 SAMPLER_SEED=SEED SAMPLER_FILE=runs/run-SEED.txt."
+"$program" --generate 1 >inputs/text-1.txt
+note "inputs/text-1.txt begins: $(head -c 64 inputs/text-1.txt | head -1) ..."
 : >runs/outcomes.txt
-seed=0
-for command in "${runs[@]}"; do
-  seed=$((seed + 1))
+for seed in $(seq 1 $runs); do
+  [ -f "inputs/text-$seed.txt" ] || "$program" --generate "$seed" >"inputs/text-$seed.txt"
   report=runs/run-$seed.txt
   # The group's stderr is closed too: bash reports a child killed by a signal ("Segmentation fault") there.
   status=0
-  # shellcheck disable=SC2086 # the command's words are its arguments
-  { SAMPLER_SPARSITY=100 SAMPLER_SEED=$seed SAMPLER_FILE=$report "$example" $command >/dev/null 2>&1; } 2>/dev/null ||
-    status=$?
+  { SAMPLER_SPARSITY=100 SAMPLER_SEED=$seed SAMPLER_FILE=$report "$program" "inputs/text-$seed.txt" \
+    >"runs/output-$seed.txt" 2>&1; } 2>/dev/null || status=$?
   if [ $status -gt 128 ]; then
     outcome=crash
-    signal=$(kill -l $((status - 128)) 2>/dev/null || echo $((status - 128)))
-    shown="crashed: SIG$signal"
+    shown="SIG$(kill -l $((status - 128)) 2>/dev/null || echo $((status - 128)))"
   elif [ $status -eq 0 ]; then
     outcome=clean
     shown="exit 0"
   else
-    echo "demo: 'sampler-example $command' exited with status $status" >&2
+    echo "demo: 'sampler-example-wordfreq inputs/text-$seed.txt' exited with status $status" >&2
     exit 1
   fi
   [ -s "$report" ] || { echo "demo: run $seed wrote no report" >&2; exit 1; }
-  printf '%s\t%s\n' "$seed" "$outcome" >>runs/outcomes.txt
-  printf '    %-5s %-20s %s\n' "$seed" "$command" "$shown"
+  printf '%s\t%s\t%s\n' "$seed" "$outcome" "$shown" >>runs/outcomes.txt
 done
+crashes=$(awk -F'\t' '$2 == "crash"' runs/outcomes.txt | wc -l)
+note "Outcomes, $crashes of $runs runs crashed (seed: exit status or fatal signal):"
+awk -F'\t' '{ printf "%s%3d: %-8s", (NR - 1) % 5 ? "  " : "    ", $1, $3; if (NR % 5 == 0) printf "\n" }
+  END { if (NR % 5) printf "\n" }' runs/outcomes.txt
+[ "$crashes" -gt 0 ] && [ "$crashes" -lt "$runs" ] ||
+  { echo "demo: expected both crashing and clean runs, got $crashes crashes in $runs runs" >&2; exit 1; }
 
 # ---- 3. Resolving the samples ----------------------------------------------------------------------------
 say "3. Each report's samples, joined with the sites they count"
-note "\$ extract-report samples < runs/run-1.txt | resolveSamples example.sites"
+note "\$ extract-report samples < runs/run-1.txt | resolveSamples wordfreq.sites"
 : >runs/all.txt
-while IFS=$'\t' read -r seed outcome; do
+while IFS=$'\t' read -r seed outcome _; do
   "$tools/extract-report" samples <"runs/run-$seed.txt" >"runs/samples-$seed.txt"
-  "$tools/resolveSamples" example.sites <"runs/samples-$seed.txt" >"runs/resolved-$seed.txt"
+  "$tools/resolveSamples" wordfreq.sites <"runs/samples-$seed.txt" >"runs/resolved-$seed.txt"
   # For the analysis: the run's outcome, then the resolved line (FILE unit scheme fields... counters).
   sed "s/^/$seed\t$outcome\t/" "runs/resolved-$seed.txt" >>runs/all.txt
 done <runs/outcomes.txt
-note "the first lines of run 1 (FILE, unit, scheme, the site's fields, then its counters in this run):"
-cut -f3- runs/resolved-1.txt | head -4 | indent
+note "the branches of run 1 (FILE, unit, scheme, the site's fields, then its counters: false, true):"
+awk -F'\t' '$3 == "branches"' runs/resolved-1.txt | cut -f3- | head -4 | indent
 # resolveSamples sums repeated sections (seed 004: counters of a unit reported twice are added), so the
 # samples of several runs, one after the other, resolve to their counters summed per site.
 for outcome in crash clean; do
   awk -F'\t' -v o=$outcome '$2 == o { print "runs/samples-" $1 ".txt" }' runs/outcomes.txt | xargs cat |
-    "$tools/resolveSamples" example.sites >"sum-$outcome.txt"
+    "$tools/resolveSamples" wordfreq.sites >"sum-$outcome.txt"
 done
-crash_seeds=$(awk -F'\t' '$2 == "crash" { printf "%s%s", sep, $1; sep = "," }' runs/outcomes.txt)
-note "summed per site over the crashing runs (resolveSamples adds up repeated sections), and the same for the"
-note "clean runs in sum-clean.txt:"
-note "\$ cat runs/samples-{$crash_seeds}.txt | resolveSamples example.sites > sum-crash.txt"
-cut -f3- sum-crash.txt | sed -n 3,4p | indent
+note "summed per site over the crashing runs (resolveSamples adds up repeated sections: sum-crash.txt), and the"
+note "same over the clean runs (sum-clean.txt); the first branches of the crashing runs:"
+note "\$ cat runs/samples-{CRASHING SEEDS}.txt | resolveSamples wordfreq.sites > sum-crash.txt"
+awk -F'\t' '$3 == "branches"' sum-crash.txt | cut -f3- | head -3 | indent
 
 # ---- 4. Which predicates go with the crashes -------------------------------------------------------------
-say "4. The predicates most associated with crashing (Cooperative Bug Isolation's Increase score)"
-note "Each counter of a site is a predicate: a branch taken or not, a return value < 0, == 0 or > 0, ..."
-note "For each predicate P over the $(wc -l <runs/outcomes.txt) runs:"
-note "  Failure(P) = F / (F + S)   F, S: crashing / clean runs where P was observed true"
-note "  Context(P) = F_obs / (F_obs + S_obs)   F_obs, S_obs: runs where P's site was sampled at all"
-note "  Increase(P) = Failure(P) - Context(P): how much P being true raises the chance of a crash."
+say "4. The predicates that predict the crash (Cooperative Bug Isolation's Increase score)"
+note "Each counter of a site is a predicate: a branch's condition false or true, a return value < 0, == 0 or > 0..."
+note "For each predicate P over the $runs runs (Liblit et al., \"Scalable Statistical Bug Isolation\", PLDI 2005):"
+note "  Failure(P) = F / (F + S)             F, S: crashing / clean runs where P was sampled true"
+note "  Context(P) = F_obs / (F_obs + S_obs)  F_obs, S_obs: crashing / clean runs where P's site was sampled at all"
+note "  Increase(P) = Failure(P) - Context(P): how much P being true raises the chance of a crash over merely"
+note "  reaching its site. Predicates with Increase <= 0 are left out; ties go to the one true in more crashing runs."
 note "Sums: how often P was sampled true over all crashing / all clean runs (sum-crash.txt, sum-clean.txt)."
-note "Sampling sees a site only now and then, so short runs say little; bounds (min/max) are not predicates."
+note "Bounds (min/max) are not predicates and are left out."
 awk -F'\t' -f - runs/all.txt sum-crash.txt sum-clean.txt >ranking.txt <<'AWK'
 # Counters per site of the schemes SPEC section 2 names (bounds are a min/max pair, not counters: left out);
 # a scheme it does not name counts its trailing numeric fields.
@@ -150,9 +154,9 @@ BEGIN {
   split("refcount 0|refcount 1|refcount > 1|not a GObject", label_unref, "|")
 }
 # The predicate of column c of the site whose resolved line starts at field b (FILE, unit, scheme, file, line,
-# function, CFG node, the scheme's fields..., counters).
-function predicate(b, scheme, c) {
-  where = $(b + 3) ":" $(b + 4) " " $(b + 5) "()"
+# function, CFG node, the scheme's fields..., counters): its site (file, line, function, CFG node), then its text.
+function predicate(b, scheme, c, n) {
+  where = $(b + 3) "\t" $(b + 4) "\t" $(b + 5) "\t" $(b + 6)
   field = $(b + 7)
   if (scheme == "branches") what = "(" field ") " label_branches[c + 1]
   else if (scheme == "returns") what = field "() " label_returns[c + 1]
@@ -162,7 +166,9 @@ function predicate(b, scheme, c) {
   else if (scheme == "atoms") what = field " " label_atoms[c + 1]
   else if (scheme == "float-kinds") what = field " is " label_floats[c + 1]
   else if (scheme == "g-object-unref") what = field " " label_unref[c + 1]
-  else what = scheme " " (first > b + 7 ? field " " : "") "= " c
+  # A scheme of the program's own: a field "NAME: label, label, ..." with one label per column names them.
+  else if (split(field, parts, ": ") == 2 && split(parts[2], labels, ", ") == n) what = parts[1] " " labels[c + 1]
+  else what = scheme " column " c
   return where "\t" what
 }
 {
@@ -175,7 +181,7 @@ function predicate(b, scheme, c) {
   observed = 0
   for (c = 0; c < n; c++) observed += $(first + c)
   for (c = 0; c < n; c++) {
-    key = predicate(b, scheme, c)
+    key = predicate(b, scheme, c, n)
     if (FILENAME == "sum-crash.txt") { sum[key, "crash"] = $(first + c); continue }
     if (FILENAME == "sum-clean.txt") { sum[key, "clean"] = $(first + c); continue }
     if (!(key in seen)) { seen[key] = 1; order[++keys] = key }
@@ -183,6 +189,8 @@ function predicate(b, scheme, c) {
     if ($(first + c) > 0) truth[key, $2]++
   }
 }
+# One line per predicate with Increase > 0: Increase, Failure, Context, F, S, sum F, sum S, file, line, function,
+# CFG node, predicate.
 END {
   for (k = 1; k <= keys; k++) {
     key = order[k]
@@ -190,20 +198,28 @@ END {
     Fo = obs[key, "crash"] + 0; So = obs[key, "clean"] + 0
     if (F == 0) continue
     failure = F / (F + S); context = Fo / (Fo + So)
+    if (failure - context <= 0) continue
     printf "%.3f\t%.3f\t%.3f\t%d\t%d\t%d\t%d\t%s\n", failure - context, failure, context, F, S, \
-      sum[key, "crash"], sum[key, "clean"], key
+      sum[key, "crash"] + 0, sum[key, "clean"] + 0, key
   }
 }
 AWK
+sort -t$'\t' -k1,1gr -k4,4nr -k8,8 -k9,9n -k12,12 ranking.txt >ranked.txt
 printf '    %-8s %-7s %-7s %3s %3s %6s %6s  %s\n' Increase Failure Context F S "sum F" "sum S" "site: predicate"
-sort -t$'\t' -k1,1gr -k4,4nr ranking.txt | head -8 |
-  awk -F'\t' '{ printf "    %+.3f   %.3f   %.3f   %3d %3d %6d %6d  %s: %s\n", $1, $2, $3, $4, $5, $6, $7, $8, $9 }'
-crashes=$(grep -c crash runs/outcomes.txt || true)
-note "(all $(wc -l <ranking.txt) predicates true in some crashing run: $work/ranking.txt)"
-note "Here every run executes the same workload, and the crashes are requested on the command line: so no"
-note "predicate should stand out, and the Increase scores stay near zero (the differences are sampling noise"
-note "over $crashes crashing runs). In a program whose crashes follow from some state, the predicates"
-note "describing that state rise to the top: that is how a bug shows itself in many sparse reports."
+head -8 ranked.txt |
+  awk -F'\t' '{ printf "    %+.3f   %.3f   %.3f   %3d %3d %6d %6d  %s:%s %s(): %s\n", $1, $2, $3, $4, $5, $6, $7,
+                $8, $9, $10, $12 }'
+note "(all $(wc -l <ranked.txt) predicates with Increase > 0: $work/ranked.txt)"
+IFS=$'\t' read -r increase failure context F S _ _ file line function node predicate <ranked.txt
+echo
+if [ "$S" -eq 0 ]; then truth="in $F crashing runs and in no clean run"; else truth="in $F crashing and $S clean runs"; fi
+note "The top predicate, '$predicate', was sampled true $truth"
+note "(Failure $failure), while its site was sampled in crashing and clean runs alike (Context $context)."
+note "Its site, from the site information: file $file, line $line, function $function(), CFG node $node:"
+source_file=$(find "$top/examples" -name "$file" -print -quit)
+if [ -n "$source_file" ]; then
+  printf '    %s:%s: %s\n' "${source_file#"$top"/}" "$line" "$(sed -n "${line}p" "$source_file" | sed 's/^ *//')"
+fi
 
 # ---- 5. A crash, symbolized ------------------------------------------------------------------------------
 crashed=$(awk -F'\t' '$2 == "crash" { print $1; exit }' runs/outcomes.txt)
@@ -225,6 +241,10 @@ note "\$ resolve-backtrace runs/run-$crashed.txt | llvm-symbolizer-19 --filter-m
 "$symbolizer" --filter-markup --debug-file-directory=symbols <markup.txt >symbolized.txt 2>symbolizer.err || true
 grep -v '^\[\[\[ELF module' symbolized.txt | indent
 [ -s symbolizer.err ] && { note "llvm-symbolizer said:"; indent <symbolizer.err; }
+# Frame 0 of the stack, its innermost inlined function first (#0.1, #0.2, ... then #0).
+crash_function=$(sed -n 's/^ *#0\(\.[0-9]*\)\{0,1\} *0x[0-9a-f]* \([^ ]*\) .*/\2/p' symbolized.txt | head -1)
+note "The stack shows where the program died: in ${crash_function:-?}(). The ranking shows the state that led"
+note "there, earlier and elsewhere: in $function() at $file:$line, found from sparse samples of $runs runs."
 
-say "Done in $((SECONDS - started)) s. Reports, resolved samples and the full ranking are in $work"
+say "Done in $((SECONDS - started)) s. Inputs, reports, resolved samples and the full ranking are in $work"
 note "Read on: docs/tools.md (each tool), docs/formats.md (the formats), docs/packaging.md (samplerinfo RPMs)."

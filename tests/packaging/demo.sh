@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs scripts/demo.sh (the README's first command) on the built tree, without set-up or build, and checks that
-# each step of the story happened: twelve runs with some crashes, the site information, resolved samples, the
-# predicate ranking, and a crash stack symbolized down to the crashing function's source line.
+# each step of the story happened: the site information, 40 runs on different inputs with some crashes, resolved
+# samples, the predicate ranking with the known cause of examples/wordfreq.c's crash ranked first (named by its
+# file, line and function), and a crash stack symbolized down to the crashing function's source line.
 # Environment: BUILD_DIR, SOURCE_DIR, SCRATCH.
 set -uo pipefail
 
@@ -18,17 +19,45 @@ elapsed=$((SECONDS - start))
 [ -s "$SCRATCH/demo.err" ] && fail "demo.sh wrote on stderr: $(cat "$SCRATCH/demo.err")"
 
 expect() { grep -Eq -- "$1" "$out" || fail "no line matching '$1' in the demo's output"; }
+# The source line of a site's recording macro (the site information names it: tests/tools, case site_lines).
+source=$SOURCE_DIR/examples/wordfreq.c
+line_of() { grep -nF -- "$1" "$source" | head -1 | cut -d: -f1; }
+cause=$(line_of 'SAMPLER_BRANCH(too_long,')
+fault=$(line_of 'SAMPLER_BRANCH(vowel_initial,') # count_initials() reads word[0] of a slot without a word
+[ -n "$cause" ] && [ -n "$fault" ] || fail "the sites too_long and vowel_initial are not in $source"
+
 for step in 1 2 3 4 5; do expect "^==> $step\. "; done
 expect '^    [0-9]+ sites in [0-9]+ schemes:'
-[ "$(grep -Ec '^    [0-9]+ +(run|crash) [a-z0-9]+ +(exit 0|crashed: SIG[A-Z]+)$' "$out")" -eq 12 ] || fail "not 12 runs listed"
-grep -Eq 'crashed: SIG' "$out" && grep -Eq 'exit 0$' "$out" || fail "expected both crashing and clean runs"
-expect $'^    branches\tsampler_example\\.c\t[0-9]+\twork\t1\ti % 2 == 0\t[0-9]+\t[0-9]+$'
+# Step 2: 40 runs, five to a line ("  SEED: exit 0" or "  SEED: SIGSEGV"), both outcomes present.
+runs=$(grep -Eo '[0-9]+: (exit 0|SIG[A-Z]+)' "$out" | wc -l)
+[ "$runs" -eq 40 ] || fail "$runs runs listed, not 40"
+crashes=$(grep -Eo '[0-9]+: SIGSEGV' "$out" | wc -l)
+[ "$crashes" -gt 0 ] && [ "$crashes" -lt 40 ] || fail "expected both crashing and clean runs, got $crashes crashes"
+expect "^    Outcomes, $crashes of 40 runs crashed"
+# Step 3: a resolved branches line of the program.
+expect $'^    branches\twordfreq\\.c\t[0-9]+\tcount_word\t[0-9]+\t[^\t]+\t[0-9]+\t[0-9]+$'
+# Step 4: the ranking's first row is the cause, true in crashing runs only, above the others.
 number='[0-9]\.[0-9]{3}'
-expect "^    [+-]$number +$number +$number +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+  sampler_example\\.c:[0-9]+ [a-z_]+\\(\\): "
+row="^    \\+$number +$number +$number +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+  "
+first_row=$(grep -E -A1 '^    Increase +Failure +Context' "$out" | tail -1)
+echo "$first_row" | grep -Eq "${row}wordfreq\\.c:$cause count_word\\(\\): \\(length > WORD_CAPACITY\\) is true\$" ||
+  fail "the first ranked predicate is not the cause at wordfreq.c:$cause: '$first_row'"
+echo "$first_row" | grep -Eq "^    \\+$number +1\\.000 +$number +[1-9][0-9]* +0 " ||
+  fail "the cause should be true in crashing runs only (Failure 1.000, S 0): '$first_row'"
+[ "$(grep -Ec "$row" "$out")" -ge 2 ] || fail "expected more than one ranked predicate"
+second=$(grep -E -A2 '^    Increase +Failure +Context' "$out" | tail -1 | awk '{ print $1 }')
+top=$(echo "$first_row" | awk '{ print $1 }')
+awk -v a="$top" -v b="$second" 'BEGIN { exit !(a > b) }' || fail "the cause ($top) does not lead the next ($second)"
+IFS=$'\t' read -r _ _ _ _ _ _ _ file line function _ predicate <"$BUILD_DIR/demo/ranked.txt"
+[ "$file:$line:$function:$predicate" = "wordfreq.c:$cause:count_word:(length > WORD_CAPACITY) is true" ] ||
+  fail "ranked.txt's first line names $file:$line $function $predicate"
+expect "^    Its site, from the site information: file wordfreq\\.c, line $cause, function count_word\\(\\), CFG node [0-9]+:\$"
+expect "^    examples/wordfreq\\.c:$cause: if \\(SAMPLER_BRANCH\\(too_long, length > WORD_CAPACITY\\)\\) return;\$"
+# Step 5: the crash, in count_initials() (frame 0 or its innermost inlined frame), called from main.
 expect '^    Crashed with signal 11 \(SIGSEGV\)'
-expect '^ +#0 +0x[0-9a-f]+ crash_segv [^ ]*examples/crash\.c:[0-9]+'
-expect '^ +#[0-9]+ +0x[0-9a-f]+ main [^ ]*examples/sampler_example\.c:[0-9]+'
-[ -s "$BUILD_DIR/demo/ranking.txt" ] || fail "no ranking written"
+expect "^ +#0(\\.1)? +0x[0-9a-f]+ count_initials [^ ]*examples/wordfreq\\.c:$fault:[0-9]+ "
+expect '^ +#[0-9.]+ +0x[0-9a-f]+ main [^ ]*examples/wordfreq\.c:[0-9]+'
+expect "^    The stack shows where the program died: in count_initials\\(\\)"
 
 [ "$failures" -eq 0 ] && echo "demo: all checks passed in ${elapsed}s"
 [ "$failures" -eq 0 ]

@@ -260,7 +260,7 @@ site_lines)
     [ -f "$file" ] && [ "$(head -c 4 "$file" | od -An -c | tr -d ' ')" = '177ELF' ] || continue
     "$TOOLS/extract-section" .debug_site_info "$file" 2>/dev/null | grep -v '^<' >>binary.sites
   done
-  [ "$(grep -c . source.sites)" -ge 40 ] || fail "only $(grep -c . source.sites) sites found in the sources"
+  [ -s source.sites ] || fail "no site found in the sources"
   sort -u source.sites >source.sorted
   sort -u binary.sites >binary.sorted
   check_file "the built examples' site lines (vs the sources' site lists)" source.sorted binary.sorted
