@@ -13,7 +13,6 @@
  * cause. Texts without such a word run clean. The other sites observe things that have nothing to do with the
  * crash; scripts/demo.sh runs the program over many texts and finds the cause from the sampled predicates alone.
  */
-#define _GNU_SOURCE
 #include <ctype.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -22,7 +21,8 @@
 
 #include <sampler/sampler.h>
 
-/* A generic 4-tuple scheme of our own: which length class each counted word falls in (1-4, 5-8, 9-16, 17+). */
+/* A generic 4-tuple scheme of our own: which length class each counted word falls in. Its site's one field,
+ * "length class: 1-4, 5-8, 9-16, 17+", names the columns (scripts/demo.sh shows each predicate by that name). */
 #define SAMPLER_SCHEME_NAME_length_class "length-class"
 #define SAMPLER_COLUMNS_length_class 4
 

@@ -68,7 +68,7 @@ awk -F'\t' '/^<sites /{ match($0, /scheme="[^"]*"/); s = substr($0, RSTART + 8, 
   /^<\/sites>/ { next } { count[s]++; total++ }
   END { printf "%d sites in %d schemes:", total, n
         for (i = 1; i <= n; i++) printf " %s %d%s", order[i], count[order[i]], i < n ? "," : "\n" }' \
-  wordfreq.sites | fold -s -w 110 | indent
+  wordfreq.sites | fold -s -w 110 | sed "s/ *$//" | indent
 note "for example (file, line, function, CFG node, then the scheme's own fields):"
 awk '/^<sites .*scheme="branches"/ { on = 1; next } /^</ { on = 0 } on && n++ < 3' wordfreq.sites | indent
 
@@ -101,8 +101,9 @@ for seed in $(seq 1 $runs); do
 done
 crashes=$(awk -F'\t' '$2 == "crash"' runs/outcomes.txt | wc -l)
 note "Outcomes, $crashes of $runs runs crashed (seed: exit status or fatal signal):"
-awk -F'\t' '{ printf "%s%3d: %-8s", (NR - 1) % 5 ? "  " : "    ", $1, $3; if (NR % 5 == 0) printf "\n" }
-  END { if (NR % 5) printf "\n" }' runs/outcomes.txt
+awk -F'\t' '{ row = row sprintf("%s%3d: %-8s", (NR - 1) % 5 ? "  " : "    ", $1, $3) }
+  NR % 5 == 0 { sub(/ +$/, "", row); print row; row = "" }
+  END { if (row != "") { sub(/ +$/, "", row); print row } }' runs/outcomes.txt
 [ "$crashes" -gt 0 ] && [ "$crashes" -lt "$runs" ] ||
   { echo "demo: expected both crashing and clean runs, got $crashes crashes in $runs runs" >&2; exit 1; }
 
@@ -210,7 +211,8 @@ head -8 ranked.txt |
   awk -F'\t' '{ printf "    %+.3f   %.3f   %.3f   %3d %3d %6d %6d  %s:%s %s(): %s\n", $1, $2, $3, $4, $5, $6, $7,
                 $8, $9, $10, $12 }'
 note "(all $(wc -l <ranked.txt) predicates with Increase > 0: $work/ranked.txt)"
-IFS=$'\t' read -r increase failure context F S _ _ file line function node predicate <ranked.txt
+[ -s ranked.txt ] || { echo "demo: no predicate has Increase > 0: nothing predicts the crashes" >&2; exit 1; }
+IFS=$'\t' read -r _ failure context F S _ _ file line function node predicate <ranked.txt
 echo
 if [ "$S" -eq 0 ]; then truth="in $F crashing runs and in no clean run"; else truth="in $F crashing and $S clean runs"; fi
 note "The top predicate, '$predicate', was sampled true $truth"
