@@ -16,6 +16,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
+// ZSTD_getFrameHeader (zstd's "experimental" API, exported by the shared library): see check_zstd_frames.
+#define ZSTD_STATIC_LINKING_ONLY
 #include <zstd.h>
 #include <zstd_errors.h>
 
@@ -270,6 +272,26 @@ std::string zstd_whole(std::string_view in, char* out, uint64_t size) {
     return std::string("invalid zstd data: ") + ZSTD_getErrorName(produced);
   }
   if (produced != size) return other_than_stated(produced, size);
+  return "";
+}
+
+/// zstd's streaming decoder (extract-section's path, for sections over kStreamPieceSize) refuses a frame whose
+/// window is over 2^ZSTD_WINDOWLOG_LIMIT_DEFAULT (128 MiB), as zstd(1) does without --memory; its one-call decoder
+/// (the whole path) needs no window and accepts it. Both readers must give the same answer for the same file
+/// (found by the elf fuzz target), so such a frame is refused before anything is decompressed. Returns an error or
+/// "" (a malformed frame is left for the decoder to report).
+std::string check_zstd_frames(std::string_view in) {
+  size_t offset = 0;
+  while (offset < in.size()) {
+    ZSTD_frameHeader header{};
+    if (ZSTD_getFrameHeader(&header, in.data() + offset, in.size() - offset) != 0) return "";
+    if (header.frameType == ZSTD_frame && header.windowSize > (uint64_t{1} << ZSTD_WINDOWLOG_LIMIT_DEFAULT)) {
+      return std::string("invalid zstd data: ") + ZSTD_getErrorString(ZSTD_error_frameParameter_windowTooLarge);
+    }
+    const size_t length = ZSTD_findFrameCompressedSize(in.data() + offset, in.size() - offset);
+    if (ZSTD_isError(length) || length == 0) return "";
+    offset += length;
+  }
   return "";
 }
 
@@ -573,6 +595,12 @@ std::optional<SectionPlan> Walker::plan_section(Elf_Scn* scn, const GElf_Shdr& s
     return plan;
   }
   if (!check_stated_size(quoted(section), plan.size, image, label)) return std::nullopt;
+  if (plan.encoding == Encoding::kZstd) {
+    if (std::string problem = check_zstd_frames(plan.stored); !problem.empty()) {
+      error(label, quoted(section) + ": " + problem);
+      return std::nullopt;
+    }
+  }
   return plan;
 }
 
