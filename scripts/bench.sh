@@ -67,8 +67,9 @@ verdict() {  # VALUE <=|>= GOAL
 n='([0-9.]+)'  # a figure
 re_text_row="^  (.{38}) +$n +$n "
 re_fast="^fast path, sampling off: +$n ns per iteration uninstrumented, $n instrumented:.*ratio $n"
-re_dense="^dense workload, sparsity ([0-9a-z]+) *: $n ns per iteration uninstrumented, $n instrumented: "
-re_dense+="overhead ([-+][0-9.]+)%"
+# Each dense workload is labelled by its density: "dense workload (records, a site every ~40 instructions), ..."
+re_dense="^dense workload \\(([^)]*)\\), sparsity ([0-9a-z]+) *: $n ns per iteration uninstrumented, "
+re_dense+="$n instrumented: overhead ([-+][0-9.]+)%"
 re_report="^report of ([0-9]+) sites:.* $n MB/s \\(goal >= ([0-9]+)\\)"
 re_section="^([a-z]+) +[0-9]+ MB: (.*[^ ]) +$n s +extract-section +$n s +ratio $n \\(goal <= $n"
 re_sed="^  sed -n.* $n s +[0-9]+ MiB/s"
@@ -102,10 +103,11 @@ summarise() {
           # The ratio is the benchmark's own: the median of paired per-round ratios (robust on a busy machine).
           m=("${BASH_REMATCH[@]}")
           local r goal=""
-          r=$(awk -v p="${m[4]}" 'BEGIN { printf "%.3f", 1 + p / 100 }')
-          [ "${m[1]}" = 1000 ] && goal=1.05
-          [ "${m[1]}" = 100 ] && goal=1.15
-          row "runtime: dense workload, sparsity ${m[1]}" "${m[3]} ns/iteration" "${m[2]} ns (uninstrumented)" "$r" \
+          r=$(awk -v p="${m[5]}" 'BEGIN { printf "%.3f", 1 + p / 100 }')
+          [ "${m[2]}" = 1000 ] && goal=1.05
+          [ "${m[2]}" = 100 ] && goal=1.15
+          row "runtime: dense workload (${m[1]}), sparsity ${m[2]}" "${m[4]} ns/iteration" \
+            "${m[3]} ns (uninstrumented)" "$r" \
             "${goal:+<= }${goal:-reference}" "$(if [ -n "$goal" ]; then verdict "$r" "<=" "$goal"; else echo -; fi)"
         elif [[ $line =~ $re_report ]]; then
           m=("${BASH_REMATCH[@]}")

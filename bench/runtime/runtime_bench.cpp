@@ -2,9 +2,11 @@
 //
 //  1. fast path: one coverage site per iteration of a tight loop with sampling off (every site takes the fast
 //     path), against the same loop built uninstrumented: ns per site and the ratio.
-//  2. dense workload (a site every ~19 instructions, see workloads.c), instrumented at SAMPLER_SPARSITY=1000 and
-//     100, against the same source built uninstrumented: overhead in percent (goals: <= 5% and <= 15% for a site
-//     every few dozen instructions); with sampling off as a reference (the fast path alone).
+//  2. two dense workloads (see workloads.c): `records`, a record parser with a site every ~40 instructions (the
+//     issue's "a site every few dozen instructions"), and `dense`, hashing and a binary search with a site every
+//     ~21 instructions (a harder case), each instrumented at SAMPLER_SPARSITY=1000 and 100 against the same source
+//     built uninstrumented: overhead in percent (goals: <= 5% and <= 15%); with sampling off as a reference (the
+//     fast path alone).
 //  3. report writing: a unit of 10^6 sites written by sampler_finish_report() to a file: MB/s (goal >= 100).
 // The settings are environment variables read at start-up, so each measurement runs in a child process (this
 // program re-executed with --child) started with its own environment; the uninstrumented baseline runs in the
@@ -34,6 +36,8 @@ uint64_t fast_path_plain(uint64_t n);
 uint64_t fast_path_instrumented(uint64_t n);
 uint64_t dense_plain(const uint32_t* input, size_t n, uint32_t* table, const uint32_t* sorted);
 uint64_t dense_instrumented(const uint32_t* input, size_t n, uint32_t* table, const uint32_t* sorted);
+uint64_t records_plain(const uint8_t* buffer, size_t size, uint32_t* tallies);
+uint64_t records_instrumented(const uint8_t* buffer, size_t size, uint32_t* tallies);
 }
 
 extern char** environ;
@@ -93,6 +97,51 @@ int child_dense(double scale) {
   compare(
       kRounds, n, [&] { g_sink = dense_plain(input.data(), n, table_plain.data(), sorted.data()); },
       [&] { g_sink = dense_instrumented(input.data(), n, table_instrumented.data(), sorted.data()); });
+  return 0;
+}
+
+/// Records of workloads.c's `records`: payloads of 8 to 28 bytes; one record in 32 has a corrupted checksum and
+/// one in 32 an unknown tag, so that every branch site sees both outcomes.
+std::vector<uint8_t> make_records(size_t count, std::mt19937& random) {
+  std::vector<uint8_t> buffer;
+  for (size_t r = 0; r < count; ++r) {
+    uint32_t choice = random();
+    unsigned length = 8 + choice % 21;
+    uint8_t tag = (choice >> 8) % 32 == 0 ? static_cast<uint8_t>(4 + (choice >> 16) % 252) : (choice >> 16) & 3;
+    buffer.push_back(tag);
+    buffer.push_back(static_cast<uint8_t>(length));
+    uint32_t sum1 = 0, sum2 = 0;
+    for (unsigned i = 0; i < length; ++i) {
+      uint8_t byte = static_cast<uint8_t>(random());
+      buffer.push_back(byte);
+      sum1 = (sum1 + byte) % 255;
+      sum2 = (sum2 + sum1) % 255;
+    }
+    if ((choice >> 24) % 32 == 0) sum1 = (sum1 + 1) % 255;  // corrupted
+    buffer.push_back(static_cast<uint8_t>(sum1));
+    buffer.push_back(static_cast<uint8_t>(sum2));
+  }
+  return buffer;
+}
+
+int child_records(double scale) {
+  // 8192 records (about 230 KB, within a core's L2 cache, as the dense workload's tables are) parsed `passes`
+  // times per round.
+  constexpr size_t kRecords = 8192;
+  const size_t passes = std::max<size_t>(1, static_cast<size_t>(75 * scale));
+  std::mt19937 random(42);
+  std::vector<uint8_t> buffer = make_records(kRecords, random);
+  uint32_t tallies_plain[4] = {}, tallies_instrumented[4] = {};
+  compare(
+      kRounds, kRecords * passes,
+      [&] {
+        for (size_t p = 0; p < passes; ++p) g_sink = records_plain(buffer.data(), buffer.size(), tallies_plain);
+      },
+      [&] {
+        for (size_t p = 0; p < passes; ++p) {
+          g_sink = records_instrumented(buffer.data(), buffer.size(), tallies_instrumented);
+        }
+      });
   return 0;
 }
 
@@ -163,6 +212,7 @@ int main(int argc, char** argv) {
     std::string mode = argv[2];
     if (mode == "fast") return child_fast_path(scale);
     if (mode == "dense") return child_dense(scale);
+    if (mode == "records") return child_records(scale);
     if (mode == "report") return child_report(scale);
     return 2;
   }
@@ -188,19 +238,29 @@ int main(int argc, char** argv) {
                 "site, ratio %.2f\n",
                 plain / n * 1e9, instrumented / n * 1e9, (instrumented - plain) / n * 1e9, ratio);
   }
-  for (const char* sparsity : {"1000", "100", "off"}) {
-    double plain, instrumented, ratio;
-    unsigned long long n;
-    std::vector<std::string> env;
-    if (std::strcmp(sparsity, "off") != 0) env = {std::string("SAMPLER_SPARSITY=") + sparsity, "SAMPLER_SEED=1"};
-    std::sscanf(run_child(path, "dense", scale, env).c_str(), "%lf %lf %lf %llu", &plain, &instrumented, &ratio,
-                &n);
-    const char* goal = std::strcmp(sparsity, "1000") == 0 ? " (goal <= 5%)"
-                       : std::strcmp(sparsity, "100") == 0 ? " (goal <= 15%)"
-                                                           : " (reference: the fast path alone)";
-    std::printf("dense workload, sparsity %-4s: %.2f ns per iteration uninstrumented, %.2f instrumented: overhead "
-                "%+.1f%%%s\n",
-                sparsity, plain / n * 1e9, instrumented / n * 1e9, (ratio - 1) * 100, goal);
+  // Both dense workloads of workloads.c, labelled by their density (executed instructions per site, counted in
+  // the uninstrumented build: see workloads.c). The goals are the issue's, set for a site every few dozen
+  // instructions; the denser workload is held to them too, as a harder case.
+  struct Workload {
+    const char* mode;
+    const char* label;
+  };
+  for (const Workload& workload : {Workload{"records", "records, a site every ~40 instructions"},
+                                   Workload{"dense", "hash+search, a site every ~21 instructions"}}) {
+    for (const char* sparsity : {"1000", "100", "off"}) {
+      double plain, instrumented, ratio;
+      unsigned long long n;
+      std::vector<std::string> env;
+      if (std::strcmp(sparsity, "off") != 0) env = {std::string("SAMPLER_SPARSITY=") + sparsity, "SAMPLER_SEED=1"};
+      std::sscanf(run_child(path, workload.mode, scale, env).c_str(), "%lf %lf %lf %llu", &plain, &instrumented,
+                  &ratio, &n);
+      const char* goal = std::strcmp(sparsity, "1000") == 0 ? " (goal <= 5%)"
+                         : std::strcmp(sparsity, "100") == 0 ? " (goal <= 15%)"
+                                                             : " (reference: the fast path alone)";
+      std::printf("dense workload (%s), sparsity %-4s: %.2f ns per iteration uninstrumented, %.2f instrumented: "
+                  "overhead %+.1f%%%s\n",
+                  workload.label, sparsity, plain / n * 1e9, instrumented / n * 1e9, (ratio - 1) * 100, goal);
+    }
   }
   {
     char directory[] = "/tmp/sampler-runtime-bench-XXXXXX";
