@@ -28,6 +28,10 @@ werror=OFF
 
 summary=()
 failed=0
+# Every ctest run's output is also kept here, so that the last line can total the tests of every stage.
+ctest_log=$(mktemp)
+trap 'rm -f "$ctest_log"' EXIT
+run_ctest() { ctest "$@" 2>&1 | tee -a "$ctest_log"; }
 # stage NAME COMMAND...: runs the command, records its time and outcome.
 stage() {
   local name=$1 start status=0
@@ -47,7 +51,7 @@ stage() {
 plain() {
   cmake -S "$top" -B "$build" -DSAMPLER_WERROR=$werror
   cmake --build "$build" -j"$jobs"
-  (cd "$build" && ctest --output-on-failure -j"$jobs")
+  (cd "$build" && run_ctest --output-on-failure -j"$jobs")
 }
 
 asan() {
@@ -61,7 +65,7 @@ asan() {
     echo "test.sh: LeakSanitizer cannot run here (no ptrace): ASAN_OPTIONS=detect_leaks=0" >&2
     export ASAN_OPTIONS=detect_leaks=0
   fi
-  (cd "$build-asan" && ctest --output-on-failure -j"$jobs" -LE slow)
+  (cd "$build-asan" && run_ctest --output-on-failure -j"$jobs" -LE slow)
 }
 
 # The runtime's tests exercise its threads (every thread's countdown and generator, exact counts across threads,
@@ -70,7 +74,7 @@ tsan_tests='^(runtime_unit\.|runtime_behaviour\.|torture_)'
 tsan() {
   cmake -S "$top" -B "$build-tsan" -DSAMPLER_WERROR=$werror -DSAMPLER_TSAN=ON -DSAMPLER_BUILD_BENCH=OFF
   cmake --build "$build-tsan" -j"$jobs" --target runtime_unit_test runtime_behaviour_test torture_test
-  (cd "$build-tsan" && ctest --output-on-failure -j"$jobs" -R "$tsan_tests")
+  (cd "$build-tsan" && run_ctest --output-on-failure -j"$jobs" -R "$tsan_tests")
 }
 
 fuzz() {
@@ -86,4 +90,9 @@ fi
 
 echo "==> test.sh: stages" >&2
 printf '%s\n' "${summary[@]}" >&2
+# "N% tests passed, F tests failed out of T" per ctest run; a stage that failed before its tests counts as failed.
+read -r passed failed_tests < <(awk '/tests passed, .* tests failed out of/ { f += $4; t += $NF }
+                                      END { print t - f, f }' "$ctest_log")
+[ "$failed" -ne 0 ] && [ "$failed_tests" -eq 0 ] && failed_tests=1
+echo "tests: $passed passed, $failed_tests failed"
 exit $failed
