@@ -147,8 +147,12 @@ void StderrSink::report(const Diagnostic& diagnostic) {
   (diagnostic.severity == Severity::kError ? errors_ : warnings_)++;
   std::string line = format_diagnostic(program_, diagnostic);
   line += '\n';
+  if (flush_first_ != nullptr) {
+    flush_first_->flush();
+  } else {
+    std::fflush(stdout);
+  }
   // One write per diagnostic so that lines from parallel tools do not interleave mid-line.
-  std::fflush(stdout);
   std::fwrite(line.data(), 1, line.size(), stderr);
 }
 

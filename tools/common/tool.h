@@ -62,16 +62,22 @@ CommandLine parse_command_line(const Usage& usage, int argc, char** argv);
 /// Prints "PROGRAM: MESSAGE" and "Try 'PROGRAM --help' for more information." on stderr; returns kExitUsage.
 int usage_error(const Usage& usage, std::string_view message);
 
-/// Prints every diagnostic on stderr, prefixed by the program's name, and counts them.
+class Output;
+
+/// Prints every diagnostic on stderr, prefixed by the program's name, and counts them. Standard output (the
+/// given Output, else stdio's stdout) is flushed first, so that a message follows the output that came before
+/// it when both streams go to the same place.
 class StderrSink : public DiagnosticSink {
  public:
-  explicit StderrSink(std::string program) : program_(std::move(program)) {}
+  explicit StderrSink(std::string program, Output* flush_first = nullptr)
+      : program_(std::move(program)), flush_first_(flush_first) {}
   void report(const Diagnostic& diagnostic) override;
   size_t errors() const { return errors_; }
   size_t warnings() const { return warnings_; }
 
  private:
   std::string program_;
+  Output* flush_first_;
   size_t errors_ = 0;
   size_t warnings_ = 0;
 };

@@ -27,21 +27,6 @@ constexpr sampler::tool::Usage kUsage = {
     "outside subreports, bad tags, corrupt gzip data): everything readable is still written.\n",
 };
 
-/// Flushes standard output before each diagnostic, so that a message follows the output that came before it
-/// when both streams go to the same place.
-class FlushingSink : public sampler::DiagnosticSink {
- public:
-  FlushingSink(sampler::tool::Output& output, sampler::DiagnosticSink& next) : output_(output), next_(next) {}
-  void report(const sampler::Diagnostic& diagnostic) override {
-    output_.flush();
-    next_.report(diagnostic);
-  }
-
- private:
-  sampler::tool::Output& output_;
-  sampler::DiagnosticSink& next_;
-};
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -55,12 +40,11 @@ int main(int argc, char** argv) {
   const std::string& id = command.operands.front();
   if (id.empty()) return tool::usage_error(kUsage, "the subreport id is empty");
 
-  tool::StderrSink stderr_sink(kUsage.program);
   tool::Output output;
-  FlushingSink sink(output, stderr_sink);
+  tool::StderrSink sink(kUsage.program, &output);
   LineReader input(0, "<stdin>", sink);
   ExtractResult result = extract_subreports(input, id, [&output](std::string_view text) { output.write(text); });
   if (result.found == 0) sink.error(input.name(), 0, "no subreport with id '" + id + "'");
-  const bool written = tool::finish_output(output, stderr_sink);
+  const bool written = tool::finish_output(output, sink);
   return written && result.ok && result.found > 0 ? tool::kExitSuccess : tool::kExitDataError;
 }

@@ -31,21 +31,6 @@ constexpr sampler::tool::Usage kUsage = {
     "processed.\n",
 };
 
-/// Flushes standard output before each diagnostic, so that a message follows the output that came before it
-/// when both streams go to the same place.
-class FlushingSink : public sampler::DiagnosticSink {
- public:
-  FlushingSink(sampler::tool::Output& output, sampler::DiagnosticSink& next) : output_(output), next_(next) {}
-  void report(const sampler::Diagnostic& diagnostic) override {
-    output_.flush();
-    next_.report(diagnostic);
-  }
-
- private:
-  sampler::tool::Output& output_;
-  sampler::DiagnosticSink& next_;
-};
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -57,9 +42,8 @@ int main(int argc, char** argv) {
   const std::string& section = command.operands.front();
   if (section.empty()) return tool::usage_error(kUsage, "the section name is empty");
 
-  tool::StderrSink stderr_sink(kUsage.program);
   tool::Output output;
-  FlushingSink sink(output, stderr_sink);
+  tool::StderrSink sink(kUsage.program, &output);
   bool lacking = false;
   // Streamed: a compressed section goes out piece by piece as it is decompressed, never held whole.
   ElfSectionStream stream;
@@ -76,7 +60,7 @@ int main(int argc, char** argv) {
   for (size_t i = 1; i < command.operands.size(); ++i) {
     for_each_elf_section_streamed(command.operands[i], section, stream, sink);
   }
-  const bool written = tool::finish_output(output, stderr_sink);
-  const bool failed = !written || stderr_sink.errors() > 0 || (lacking && command.has("require"));
+  const bool written = tool::finish_output(output, sink);
+  const bool failed = !written || sink.errors() > 0 || (lacking && command.has("require"));
   return failed ? tool::kExitDataError : tool::kExitSuccess;
 }
