@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "checked.h"
 #include "sections/core/base64.h"
 #include "sections/core/cbf.h"
 #include "sections/core/char_buffer.h"
@@ -33,18 +34,6 @@ std::optional<uint64_t> parse_hex_address(std::string_view text) {
     int digit = hex_digit(c);
     if (digit < 0 || value >> 60 != 0) return std::nullopt;
     value = value << 4 | static_cast<uint64_t>(digit);
-  }
-  return value;
-}
-
-std::optional<uint64_t> parse_decimal(std::string_view text) {
-  if (text.empty() || text.size() > 20) return std::nullopt;
-  uint64_t value = 0;
-  for (char c : text) {
-    if (c < '0' || c > '9') return std::nullopt;
-    if (__builtin_mul_overflow(value, 10u, &value) ||
-        __builtin_add_overflow(value, static_cast<uint64_t>(c - '0'), &value))
-      return std::nullopt;
   }
   return value;
 }
@@ -89,7 +78,7 @@ std::optional<std::string> describe_signal_line(std::string_view line) {
   std::string_view rest = line.substr(kSignalPrefix.size());
   size_t colon = rest.find(':');
   if (colon == std::string_view::npos) return std::nullopt;
-  auto number = parse_decimal(rest.substr(0, colon));
+  auto number = checked::parse_decimal(rest.substr(0, colon));
   if (!number) return std::nullopt;
   rest = rest.substr(colon + 1);
   colon = rest.find(':');

@@ -29,6 +29,19 @@ constexpr std::optional<T> mul(T a, T b) {
   return result;
 }
 
+/// An unsigned decimal number of 1-20 digits that fits in 64 bits, or nullopt (no sign, no spaces).
+inline std::optional<uint64_t> parse_decimal(std::string_view text) {
+  if (text.empty() || text.size() > 20) return std::nullopt;
+  uint64_t value = 0;
+  for (char c : text) {
+    if (c < '0' || c > '9') return std::nullopt;
+    if (__builtin_mul_overflow(value, 10u, &value) ||
+        __builtin_add_overflow(value, static_cast<uint64_t>(c - '0'), &value))
+      return std::nullopt;
+  }
+  return value;
+}
+
 /// True if [offset, offset + size) lies within a buffer of `total` bytes (no overflow possible).
 constexpr bool range_fits(uint64_t offset, uint64_t size, uint64_t total) {
   return offset <= total && size <= total - offset;

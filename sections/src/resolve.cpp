@@ -17,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "checked.h"
 #include "sections/elf_section.h"
 #include "sections/site_info.h"
 
@@ -300,17 +301,7 @@ size_t SitesIndex::size() const { return impl_->by_key.size(); }
 // -------------------------------------------------------------------------------------------------------------
 // Values
 
-std::optional<uint64_t> parse_counter(std::string_view text) {
-  if (text.empty() || text.size() > 20) return std::nullopt;
-  uint64_t value = 0;
-  for (char c : text) {
-    if (c < '0' || c > '9') return std::nullopt;
-    if (__builtin_mul_overflow(value, 10u, &value) ||
-        __builtin_add_overflow(value, static_cast<uint64_t>(c - '0'), &value))
-      return std::nullopt;
-  }
-  return value;
-}
+std::optional<uint64_t> parse_counter(std::string_view text) { return checked::parse_decimal(text); }
 
 std::optional<BoundValue> parse_bound_value(std::string_view text) {
   BoundValue result;
