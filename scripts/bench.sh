@@ -35,8 +35,8 @@ declare -A targets=(
   [resolve_backtrace]="resolve-backtrace make_backtrace_report"
 )
 # The script benchmarks run through bench_NAME targets; one added later without an entry above still runs.
-known_targets=" bench_text_formats bench_runtime bench_extract_section bench_extract_report bench_resolve_samples
-  bench_resolve_backtrace "
+known_targets=" bench_text_formats bench_runtime bench_extract_section bench_extract_report "
+known_targets+="bench_resolve_samples bench_resolve_backtrace "
 extra=$(cmake --build "$build" --target help | sed -n 's/^\.\.\. \(bench_[A-Za-z0-9_]*\).*/\1/p' |
   while read -r t; do case $known_targets in *" $t "*) ;; *) echo "$t" ;; esac; done)
 
