@@ -116,9 +116,17 @@ class Child {
     if (pid_ == 0) {
       struct rlimit no_core {0, 0};
       setrlimit(RLIMIT_CORE, &no_core);
+      // Standard streams first, then descriptor 3: open() may hand out 3 itself when it is free (as it is
+      // outside ctest), and closing it before the dup2s would leave the program reading the parent's stdin.
       int in = open(input_path.c_str(), O_RDONLY);
       int out = open(out_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
       int err = open(err_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      dup2(in, 0);
+      dup2(out, 1);
+      dup2(err, 2);
+      for (int fd : {in, out, err}) {
+        if (fd > 2) close(fd);
+      }
       if (launch.fd3) {
         if (*launch.fd3 != 3) {
           dup2(*launch.fd3, 3);
@@ -127,12 +135,6 @@ class Child {
         fcntl(3, F_SETFD, 0);
       } else {
         close(3);
-      }
-      dup2(in, 0);
-      dup2(out, 1);
-      dup2(err, 2);
-      for (int fd : {in, out, err}) {
-        if (fd > 3) close(fd);
       }
       execve(arg_pointers[0], arg_pointers.data(), env_pointers.data());
       _exit(127);
