@@ -9,28 +9,13 @@ version=$3
 tool=$TOOLS/extract-section
 cc=${CC:-cc}
 
-rm -rf "$SCRATCH" && mkdir -p "$SCRATCH" && cd "$SCRATCH" || exit 1
-failures=0
-
-fail() {
-  echo "FAIL ($case_name): $*" >&2
-  failures=$((failures + 1))
-}
+source "$(dirname "$0")/blackbox.sh"
 
 # run ARGS...: runs the tool; leaves its stdout in out, its stderr in err and its status in $status.
 run() {
   "$tool" "$@" >out 2>err
   status=$?
   ran="extract-section $*"
-}
-
-# expect STATUS STDOUT STDERR: the last run's exact status and outputs (printf formats, so \n and \0 work).
-expect() {
-  printf "$2" >expected.out
-  printf "$3" >expected.err
-  [ "$status" = "$1" ] || fail "$ran: exit status $status, expected $1"
-  cmp -s out expected.out || fail "$ran: stdout differs:$(echo; diff <(od -c expected.out) <(od -c out))"
-  cmp -s err expected.err || fail "$ran: stderr differs:$(echo; diff expected.err err)"
 }
 
 # object NAME PAYLOAD (printf format): NAME.o whose .debug_site_info holds PAYLOAD, as instrumented code emits it.
@@ -235,5 +220,4 @@ usage_errors)
   ;;
 esac
 
-[ "$failures" = 0 ] && echo "PASS ($case_name)"
-[ "$failures" = 0 ]
+finish

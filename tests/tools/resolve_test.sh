@@ -9,13 +9,7 @@ version=$2
 symbolizer=$3
 cc=${CC:-cc}
 
-rm -rf "$SCRATCH" && mkdir -p "$SCRATCH" && cd "$SCRATCH" || exit 1
-failures=0
-
-fail() {
-  echo "FAIL ($case_name): $*" >&2
-  failures=$((failures + 1))
-}
+source "$(dirname "$0")/blackbox.sh"
 
 # run INPUT TOOL ARGS...: runs TOOL with INPUT on stdin; leaves stdout in out, stderr in err, status in $status.
 run() {
@@ -24,15 +18,6 @@ run() {
   "$TOOLS/$tool" "$@" <"$input" >out 2>err
   status=$?
   ran="$tool $* < $input"
-}
-
-# expect STATUS STDOUT STDERR: the last run's exact status and outputs (printf formats, so \t and \n work).
-expect() {
-  printf "$2" >expected.out
-  printf "$3" >expected.err
-  [ "$status" = "$1" ] || fail "$ran: exit status $status, expected $1"
-  cmp -s out expected.out || fail "$ran: stdout differs:$(echo; diff expected.out out | head -40)"
-  cmp -s err expected.err || fail "$ran: stderr differs:$(echo; diff expected.err err | head -40)"
 }
 
 U1=0123456789abcdef0123456789abcdef
@@ -475,5 +460,4 @@ EOF
   ;;
 esac
 
-[ "$failures" = 0 ] || exit 1
-echo "PASS ($case_name)"
+finish

@@ -1,0 +1,35 @@
+# Sourced by the tools' black-box test scripts: a fresh scratch directory, failure counting, and `expect`, which
+# checks the exact exit status, stdout and stderr of the script's last `run`. Each script defines its own `run`
+# (leaving stdout in ./out, stderr in ./err, the status in $status and the command in $ran) and ends with `finish`.
+# Needs case_name, SCRATCH.
+rm -rf "$SCRATCH" && mkdir -p "$SCRATCH" && cd "$SCRATCH" || exit 1
+failures=0
+
+fail() {
+  echo "FAIL ($case_name): $*" >&2
+  failures=$((failures + 1))
+}
+
+# differences EXPECTED ACTUAL: a diff to show; byte by byte (od -c) when either file holds NUL bytes.
+differences() {
+  if ! tr -d '\000' <"$1" | cmp -s - "$1" || ! tr -d '\000' <"$2" | cmp -s - "$2"; then
+    diff <(od -c "$1") <(od -c "$2")
+  else
+    diff "$1" "$2"
+  fi | head -40
+}
+
+# expect STATUS STDOUT STDERR: the last run's exact status and outputs (printf formats, so \n, \t and \0 work).
+expect() {
+  printf "$2" >expected.out
+  printf "$3" >expected.err
+  [ "$status" = "$1" ] || fail "$ran: exit status $status, expected $1"
+  cmp -s out expected.out || fail "$ran: stdout differs:$(echo; differences expected.out out)"
+  cmp -s err expected.err || fail "$ran: stderr differs:$(echo; differences expected.err err)"
+}
+
+# finish: PASS when every check held; the script's exit status says whether they did.
+finish() {
+  [ "$failures" = 0 ] || exit 1
+  echo "PASS ($case_name)"
+}
