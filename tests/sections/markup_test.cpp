@@ -202,6 +202,25 @@ struct IntegerCase {
   size_t offset;
 };
 
+/// Runs every case through `parse` (parse_integer_field or parse_address_field): the value, or the error and its
+/// offset.
+template <typename Parse, size_t N>
+void expect_integer_cases(Parse parse, const IntegerCase (&cases)[N]) {
+  for (const IntegerCase& c : cases) {
+    uint64_t value = 0;
+    const char* error = nullptr;
+    size_t offset = 0;
+    bool ok = parse(c.field, value, error, offset);
+    EXPECT_EQ(ok, c.ok) << c.field;
+    if (c.ok) {
+      EXPECT_EQ(value, c.value) << c.field;
+    } else {
+      EXPECT_STREQ(error, c.error) << c.field;
+      EXPECT_EQ(offset, c.offset) << c.field;
+    }
+  }
+}
+
 TEST(MarkupFields, Integer) {
   const IntegerCase cases[] = {
       {"0", true, 0, nullptr, 0},
@@ -220,19 +239,7 @@ TEST(MarkupFields, Integer) {
       {"18446744073709551616", false, 0, "value does not fit in 64 bits", 19},
       {"0x10000000000000000", false, 0, "value does not fit in 64 bits", 18},
   };
-  for (const IntegerCase& c : cases) {
-    uint64_t value = 0;
-    const char* error = nullptr;
-    size_t offset = 0;
-    bool ok = parse_integer_field(c.field, value, error, offset);
-    EXPECT_EQ(ok, c.ok) << c.field;
-    if (c.ok) {
-      EXPECT_EQ(value, c.value) << c.field;
-    } else {
-      EXPECT_STREQ(error, c.error) << c.field;
-      EXPECT_EQ(offset, c.offset) << c.field;
-    }
-  }
+  expect_integer_cases(parse_integer_field, cases);
 }
 
 TEST(MarkupFields, Decimal) {
@@ -265,19 +272,7 @@ TEST(MarkupFields, Address) {
       {"0x000000000000000001", false, 0, "more than 16 hex digits", 2},
       {"0x112233445566778899", false, 0, "value does not fit in 64 bits", 18},
   };
-  for (const IntegerCase& c : cases) {
-    uint64_t value = 0;
-    const char* error = nullptr;
-    size_t offset = 0;
-    bool ok = parse_address_field(c.field, value, error, offset);
-    EXPECT_EQ(ok, c.ok) << c.field;
-    if (c.ok) {
-      EXPECT_EQ(value, c.value) << c.field;
-    } else {
-      EXPECT_STREQ(error, c.error) << c.field;
-      EXPECT_EQ(offset, c.offset) << c.field;
-    }
-  }
+  expect_integer_cases(parse_address_field, cases);
 }
 
 TEST(MarkupFields, HexBytes) {
