@@ -1,17 +1,112 @@
 #!/usr/bin/env bash
-# Installs, from Debian's archive, whatever sampler needs to build and test that is not already present.
-# Does nothing when everything is there. Needs root or sudo only when something is missing.
+# Installs, from Debian's archive, whatever sampler needs to build and test that is not already present, and checks
+# that each stage of scripts/test.sh has what it needs.
+#
+# Usage: scripts/setup.sh             install the missing packages (needs root or sudo only when something is missing)
+#        scripts/setup.sh --check STAGE...
+#                                     check the named stages (plain, asan, tsan, fuzz): every tool, header and runtime
+#                                     library a stage uses is present AND belongs to a package this script installs;
+#                                     each sanitizer stage also compiles and links a probe with its flags. A machine
+#                                     prepared by hand cannot pass for a fresh one: a file that came from a package
+#                                     not named here fails the check. Exit 1 naming the missing package.
 set -euo pipefail
 
-packages=(
-  build-essential cmake pkg-config git
-  libelf-dev libpugixml-dev zlib1g-dev libzstd-dev zstd libgtest-dev
-  elfutils binutils file
-  llvm-19 clang-19   # llvm-symbolizer-19, yaml2obj, libFuzzer
-  rpm                # rpmbuild for the samplerinfo packaging tests
-  cpio               # rpm2cpio | cpio -idm: unpacking the built RPMs in those tests
+# What each stage uses, as "STAGE PACKAGE PROBE": PROBE is cmd:NAME (a program on PATH), file:PATH (a header or
+# library), or link:COMPILER:FLAGS (compile and link a small program). The packages to install are exactly the
+# packages named here.
+requirements=(
+  "plain make cmd:make"
+  "plain gcc cmd:gcc"
+  "plain g++ cmd:g++"
+  "plain cmake cmd:cmake"
+  "plain pkgconf cmd:pkg-config"
+  "plain git cmd:git"
+  "plain libelf-dev file:/usr/include/gelf.h"
+  "plain libpugixml-dev file:/usr/include/pugixml.hpp"
+  "plain zlib1g-dev file:/usr/include/zlib.h"
+  "plain libzstd-dev file:/usr/include/zstd.h"
+  "plain zstd cmd:zstd"
+  "plain xz-utils cmd:xz"
+  "plain libgtest-dev file:/usr/include/gtest/gtest.h"
+  "plain elfutils cmd:eu-readelf"
+  "plain binutils cmd:objcopy"
+  "plain file cmd:file"
+  "plain llvm-19 cmd:llvm-symbolizer-19"
+  "plain llvm-19 cmd:yaml2obj-19"
+  "plain clang-19 cmd:clang-19"
+  "plain rpm cmd:rpmbuild"
+  "plain rpm2cpio cmd:rpm2cpio"
+  "plain cpio cmd:cpio"
+  "asan libgcc-12-dev file:/usr/lib/gcc/x86_64-linux-gnu/12/libasan.so"
+  "asan libgcc-12-dev file:/usr/lib/gcc/x86_64-linux-gnu/12/libubsan.so"
+  "asan g++ link:g++:-fsanitize=address,undefined"
+  "tsan libgcc-12-dev file:/usr/lib/gcc/x86_64-linux-gnu/12/libtsan.so"
+  "tsan g++ link:g++:-fsanitize=thread"
+  "fuzz clang-19 cmd:clang++-19"
+  "fuzz libclang-rt-19-dev file:/usr/lib/llvm-19/lib/clang/19/lib/linux/libclang_rt.fuzzer-x86_64.a"
+  "fuzz libclang-rt-19-dev file:/usr/lib/llvm-19/lib/clang/19/lib/linux/libclang_rt.asan-x86_64.a"
+  "fuzz libclang-rt-19-dev file:/usr/lib/llvm-19/lib/clang/19/lib/linux/libclang_rt.ubsan_standalone-x86_64.a"
+  "fuzz libclang-rt-19-dev link:clang++-19:-fsanitize=fuzzer,address,undefined"
 )
 
+# owner FILE: the package that installed FILE (merged /usr: dpkg may know it under /bin or /lib).
+owner() {
+  local path=$1 alt=${1#/usr}
+  dpkg-query -S "$path" 2>/dev/null | head -n 1 | cut -d: -f1 && return
+  [ "$alt" != "$path" ] && dpkg-query -S "$alt" 2>/dev/null | head -n 1 | cut -d: -f1
+}
+
+# check_probe PACKAGE PROBE: prints why the probe fails, nothing if it passes.
+check_probe() {
+  local package=$1 probe=$2 path found
+  case $probe in
+    cmd:*)
+      path=$(command -v "${probe#cmd:}") || { echo "${probe#cmd:} not found"; return; }
+      found=$(owner "$path")
+      [ "$found" = "$package" ] || echo "$path comes from '${found:-no package}', not from $package" ;;
+    file:*)
+      path=${probe#file:}
+      [ -e "$path" ] || { echo "$path not found"; return; }
+      found=$(owner "$path")
+      [ "$found" = "$package" ] || echo "$path comes from '${found:-no package}', not from $package" ;;
+    link:*)
+      local rest=${probe#link:} dir
+      local compiler=${rest%%:*} flags=${rest#*:}
+      dir=$(mktemp -d)
+      if [[ $flags == *fuzzer* ]]; then
+        echo 'extern "C" int LLVMFuzzerTestOneInput(const char*, unsigned long) { return 0; }' >"$dir/probe.cpp"
+      else
+        echo 'int main() { return 0; }' >"$dir/probe.cpp"
+      fi
+      # shellcheck disable=SC2086 # flags are a list
+      "$compiler" $flags "$dir/probe.cpp" -o "$dir/probe" >"$dir/log" 2>&1 ||
+        echo "$compiler $flags cannot link a program: $(grep -m1 -E 'error|cannot' "$dir/log" || head -n 1 "$dir/log")"
+      rm -rf "$dir" ;;
+  esac
+}
+
+if [ "${1:-}" = --check ]; then
+  shift
+  [ $# -gt 0 ] || { echo "usage: scripts/setup.sh --check STAGE..." >&2; exit 2; }
+  status=0
+  for stage in "$@"; do
+    known=no
+    for r in "${requirements[@]}"; do
+      read -r s package probe <<<"$r"
+      [ "$s" = "$stage" ] || continue
+      known=yes
+      why=$(check_probe "$package" "$probe")
+      if [ -n "$why" ]; then
+        echo "setup: stage $stage needs Debian package $package: $why (scripts/setup.sh installs it)" >&2
+        status=1
+      fi
+    done
+    [ $known = yes ] || { echo "setup: unknown stage '$stage'" >&2; exit 2; }
+  done
+  exit $status
+fi
+
+mapfile -t packages < <(for r in "${requirements[@]}"; do read -r _ p _ <<<"$r"; echo "$p"; done | sort -u)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

@@ -9,8 +9,9 @@
 #   tsan   BUILD_DIR-tsan: ThreadSanitizer, the runtime's tests (its threads, counters, crash path) and the
 #          crash-path torture suite
 #   fuzz   BUILD_DIR-fuzz: scripts/fuzz.sh 30, every fuzz target for 30 seconds
-# Every stage runs even if an earlier one failed; the time of each is printed at the end; the exit status is 1 if
-# any failed.
+# Each stage first checks that what it uses is there and comes from a package scripts/setup.sh installs
+# (scripts/setup.sh --check STAGE). Every stage runs even if an earlier one failed; the time of each is printed at
+# the end; the exit status is 1 if any failed.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 all=no
@@ -38,7 +39,9 @@ stage() {
   shift
   echo "==> test.sh: stage $name" >&2
   start=$(date +%s)
-  ( set -e; "$@" ) || status=$?
+  # First what the stage needs: a missing package is named here, not found later as a link error.
+  "$top/scripts/setup.sh" --check "$name" || status=$?
+  [ $status -eq 0 ] && { ( set -e; "$@" ) || status=$?; }
   local elapsed=$(($(date +%s) - start))
   if [ $status -eq 0 ]; then
     summary+=("$(printf '%-8s %5ss  ok' "$name" "$elapsed")")
