@@ -1036,7 +1036,9 @@ TEST(Torture, StackOverflowOnASecondThread) {
   expect_counts(report, kUnitA, unit_a);
   expect_counts(report, kUnitB, expected_unit_b(kN));
   bool signal_line = false;
-  for (const std::string& line : report.backtrace) signal_line = signal_line || line.rfind("signal:11:SIGSEGV:", 0) == 0;
+  for (const std::string& line : report.backtrace) {
+    signal_line = signal_line || line.rfind("signal:11:SIGSEGV:", 0) == 0;
+  }
   EXPECT_TRUE(signal_line) << text;
   expect_symbolized(text, kTortureBinary, "torture_overflow", dir);
 }
