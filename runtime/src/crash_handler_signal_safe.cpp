@@ -130,6 +130,8 @@ void write_stack_line(ReportWriter& out, const void* ucontext) {
 void write_crash_report(int signal, const siginfo_t* info, const void* ucontext) {
   sys::SigpipeGuard guard;
   ReportWriter out(g_report_buffer, sizeof g_report_buffer, descriptor_sink(&g_report.fd));
+  // The samples subreport, or nothing more of it if the exit-time writer had just ended it (then the
+  // main-backtrace still follows: the crash wins).
   if (!write_crash_samples(out)) return;
   // Flushed at each step: if a later step faults, what came before is on disk, and readers accept a final
   // subreport cut short (SPEC section 3).
@@ -153,6 +155,13 @@ void write_crash_report(int signal, const siginfo_t* info, const void* ucontext)
 
 void handle_crash(int signal, siginfo_t* info, void* ucontext) {
   int saved_errno = errno;
+  if ((signal == SIGTERM || signal == SIGINT) && has_program_handler(signal)) {
+    // The program's own handler decides what this signal means (it may well not end the process): not a crash.
+    // It is passed on without touching the crash state, so the one crash report stays for a real crash later.
+    redeliver(signal, info);
+    errno = saved_errno;
+    return;
+  }
   pid_t self = sys::gettid();
   if ((signal == SIGTERM || signal == SIGINT) && load_acquire(&g_report.lock_owner) == self &&
       g_report.writer != nullptr && g_report.writer->flushing()) {
@@ -164,7 +173,9 @@ void handle_crash(int signal, siginfo_t* info, void* ucontext) {
     return;
   }
   pid_t expected = 0;
-  if (!compare_exchange(&g_crash_owner, expected, self)) {
+  // Sequentially consistent, as are the exit-time writer's "finished, then is a crash under way?" (report.cpp) and
+  // the crash path's reading of "finished" (crash_samples_signal_safe.cpp): one of the two sees the other.
+  if (!__atomic_compare_exchange_n(&g_crash_owner, &expected, self, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
     if (expected == self) {
       die_from_nested_crash(signal);
     } else {
@@ -179,14 +190,29 @@ void handle_crash(int signal, siginfo_t* info, void* ucontext) {
     return;
   }
   g_crash_signal = signal;
-  bool program_decides = (signal == SIGTERM || signal == SIGINT) && has_program_handler(signal);
-  if (!program_decides) write_crash_report(signal, info, ucontext);
+  write_crash_report(signal, info, ucontext);
   store_release(&g_crash_owner, kCrashDone);
   redeliver(signal, info);
   errno = saved_errno;
 }
 
 }  // namespace
+
+bool crash_under_way_elsewhere() {
+  const pid_t owner = __atomic_load_n(&g_crash_owner, __ATOMIC_SEQ_CST);  // see handle_crash
+  // kCrashDone (-1) is not "under way": that report is written, and the program may have survived the crash.
+  return owner > 0 && owner != sys::gettid();
+}
+
+void wait_for_crash_to_end_process() {
+  // The crash handler's own bounds: 2 s for the registry lock (crash_samples_signal_safe.cpp), then the writing.
+  for (int step = 0; step < 2 * kWaitSteps && load_acquire(&g_crash_owner) > 0; ++step) {
+    sys::nanosleep(kWaitStepNanoseconds);
+  }
+  // Written: the crashing thread redelivers its signal, which ends the process at once, unless the program's own
+  // handler survives it.
+  for (int step = 0; step < 1000; ++step) sys::nanosleep(kWaitStepNanoseconds);
+}
 
 const char* signal_name(int signal) {
   switch (signal) {

@@ -21,8 +21,11 @@ bool destination_unchanged() {
 }
 
 bool write_crash_samples(ReportWriter& out) {
-  if (g_report.fd < 0 || g_report.pid != sys::getpid() || load_acquire(&g_report.finished)) return false;
+  if (g_report.fd < 0 || g_report.pid != sys::getpid() || load_acquire(&g_report.closed)) return false;
   if (!destination_unchanged()) return false;  // the program closed or reused the descriptor
+  // Ended by the exit-time writer, which waits for this crash to end the process (report.cpp): the samples are
+  // all out, the main-backtrace follows them.
+  if (__atomic_load_n(&g_report.finished, __ATOMIC_SEQ_CST)) return true;  // see handle_crash
   pid_t self = sys::gettid();
   bool locked = false;
   for (int step = 0; step < kLockWaitSteps; ++step) {
@@ -34,9 +37,9 @@ bool write_crash_samples(ReportWriter& out) {
     if (expected == self) break;  // this thread crashed while writing: carry on from where it stopped
     sys::nanosleep(kLockWaitStepNanoseconds);
   }
-  if (load_acquire(&g_report.finished)) {  // another thread ended the report while we waited
+  if (load_acquire(&g_report.finished)) {  // another thread ended the samples subreport while we waited
     if (locked) store_release(&g_report.lock_owner, pid_t{0});
-    return false;
+    return !load_acquire(&g_report.closed);
   }
   if (g_report.samples_open) {
     // Close what an interrupted writer left open, so the report stays well formed (seed 004).

@@ -11,7 +11,8 @@ extern bool g_verbose;
 inline bool verbose() { return g_verbose; }
 
 /// Writes one line "sampler: " + the concatenation of `parts` + "\n" to stderr with a single write(2); a line
-/// longer than 1 KiB is cut. Null parts are skipped. Async-signal-safe.
+/// longer than 1 KiB is cut. Null parts are skipped. SIGPIPE is held off (stderr may be a pipe without reader).
+/// Async-signal-safe.
 void print_line(const char* const* parts, size_t count);
 
 /// print_line with up to six parts.

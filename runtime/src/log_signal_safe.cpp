@@ -1,4 +1,4 @@
-// The runtime's stderr messages (see log.h). Signal-safe: a stack buffer and one raw write(2).
+// The runtime's stderr messages (see log.h). Signal-safe: a stack buffer, one raw write(2), SIGPIPE held off.
 #include "log.h"
 
 #include "raw_syscall.h"
@@ -22,6 +22,8 @@ void print_line(const char* const* parts, size_t count) {
   // A message longer than the buffer is cut, but always ends its line.
   size_t size = line.size();
   storage[size++] = '\n';
+  // Standard error may be a pipe whose reader has gone: the message is lost, the program must not be.
+  sys::SigpipeGuard guard;
   sys::write_all(2, storage, size);
 }
 

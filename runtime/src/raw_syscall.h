@@ -80,12 +80,39 @@ inline long nanosleep(long nanoseconds) {
   return call(SYS_nanosleep, reinterpret_cast<long>(&duration), 0);
 }
 
-/// Writes all of `data`, retrying after EINTR and partial writes. False on any other failure.
+/// Waits until `fd` can take more bytes, at most `nanoseconds` (< 1 s). False if the wait itself failed.
+inline bool wait_writable(int fd, long nanoseconds) {
+  struct {
+    int fd;
+    short events;
+    short revents;
+  } poll_fd{fd, 4 /* POLLOUT */, 0};
+  struct {
+    long seconds;
+    long nanoseconds;
+  } timeout{0, nanoseconds};
+  long result = call6(SYS_ppoll, reinterpret_cast<long>(&poll_fd), 1, reinterpret_cast<long>(&timeout), 0, 8, 0);
+  return result >= 0 || result == -EINTR;
+}
+
+/// How long write_all() waits for a non-blocking descriptor to take bytes again: 100 waits of at most 100 ms
+/// each without any progress (10 s), then the write fails.
+constexpr int kMaxWritableWaits = 100;
+constexpr long kWritableWaitNanoseconds = 100000000;
+
+/// Writes all of `data`, retrying after EINTR and partial writes, and waiting (bounded: kMaxWritableWaits) while a
+/// non-blocking descriptor is full (EAGAIN). False on any other failure.
 inline bool write_all(int fd, const char* data, size_t size) {
+  int waits = 0;
   while (size > 0) {
     long written = write(fd, data, size);
     if (written == -EINTR) continue;
+    if (written == -EAGAIN) {
+      if (++waits > kMaxWritableWaits || !wait_writable(fd, kWritableWaitNanoseconds)) return false;
+      continue;
+    }
     if (written <= 0) return false;
+    waits = 0;
     data += written;
     size -= static_cast<size_t>(written);
   }

@@ -2,6 +2,7 @@
 // Writes go through one static buffer under the registry lock; SIGPIPE is held off while writing so that a
 // report piped to a reader that has gone does not kill the program.
 #include "atomic.h"
+#include "crash_handler.h"
 #include "raw_syscall.h"
 #include "runtime_state.h"
 #include "settings.h"
@@ -129,8 +130,26 @@ void unregister_unit(sampler_unit* unit) {
   if (verbose() && written) say("unit ", unit->signature, " unregistered: its samples are in the report");
 }
 
+namespace {
+
+/// A crash on another thread is under way (its handler is writing the crash report, or waits for the registry
+/// lock to do so): the crash wins over the exit. Lets go of the lock, so that the crash path writes the rest of
+/// the report and its main-backtrace, and waits (bounded) for it to end the process with its signal. True if
+/// the caller must leave the report alone from now on.
+bool yield_to_crash() {
+  if (!crash_under_way_elsewhere()) return false;
+  unlock();
+  wait_for_crash_to_end_process();
+  return true;
+}
+
+}  // namespace
+
 void finish_report() {
   if (!lock()) return;
+  // A crash began first: its handler waits for this lock (or took it, wrote the samples and is writing the
+  // main-backtrace while lock() waited).
+  if (yield_to_crash()) return;
   if (!report_is_open()) {
     unlock();
     return;
@@ -146,13 +165,18 @@ void finish_report() {
       g_writer.flush();
       store_release(&u->state, uintptr_t{kUnitReported});
       raise_deferred_signal();
+      if (yield_to_crash()) return;
     }
     g_writer.append("</report>");
     g_writer.end_line();
     ok = g_writer.flush();
     raise_deferred_signal();
   }
-  store_release(&g_report.finished, 1);
+  // Sequentially consistent with the crash handler's taking of the crash (crash_handler_signal_safe.cpp): either
+  // it sees the samples finished (and writes only its main-backtrace), or this sees the crash and does not close.
+  __atomic_store_n(&g_report.finished, 1, __ATOMIC_SEQ_CST);
+  if (yield_to_crash()) return;
+  __atomic_store_n(&g_report.closed, 1, __ATOMIC_SEQ_CST);
   sys::close(g_report.fd);
   unlock();
   if (verbose()) {

@@ -19,11 +19,18 @@ pid_t g_initializer = 0;  // the thread running initialize()
 
 /// A forked child shares the parent's report destination but must never write to it (SPEC section 6): its pid
 /// differs from the report's, which every write checks. The registry lock may have been held by a thread that
-/// does not exist in the child: free it.
-void after_fork_in_child() { store_release(&g_report.lock_owner, pid_t{0}); }
+/// does not exist in the child: free it. The child's copy of the report's descriptor (the runtime's own, never
+/// one of the program's) is closed: a long-lived child must not keep the report file's lock (settings.h).
+void after_fork_in_child() {
+  if (g_report.fd >= 0) {
+    sys::close(g_report.fd);
+    g_report.fd = -1;
+  }
+  store_release(&g_report.lock_owner, pid_t{0});
+}
 
 void initialize() {
-  Settings settings = load_settings();
+  Settings settings = load_settings(getauxval(AT_SECURE) != 0);
   g_verbose = settings.verbose;
   configure_sampling(settings.sampling, settings.sparsity, settings.seeded, settings.seed);
   open_report(settings.report_fd);

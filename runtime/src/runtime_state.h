@@ -26,7 +26,8 @@ struct ReportState {
   int fd = -1;                   ///< destination, -1 when there is no report
   pid_t pid = 0;                 ///< the process that owns the destination
   int samples_open = 0;          ///< `<report id="samples">` has been written
-  int finished = 0;              ///< the samples subreport is closed: nothing more is written
+  int finished = 0;              ///< the samples subreport is closed: nothing more of it is written
+  int closed = 0;                ///< the descriptor is closed (or about to be): nothing more at all is written
   pid_t lock_owner = 0;          ///< thread holding the registry lock, 0 when free
   sampler_unit* head = nullptr;  ///< registered units, in registration order
   sampler_unit* tail = nullptr;
@@ -60,7 +61,9 @@ void raise_deferred_signal();
 
 /// Crash path (signal-safe): waits a bounded time for another thread holding the registry lock, then writes the
 /// rest of the samples subreport (closing what an interrupted writer left open) and `</report>` with `out`.
-/// Returns false if this process has no open report.
+/// Returns false if this process has no open report. If the exit-time writer has just ended the samples subreport
+/// (and let the crash take over before closing the destination), writes nothing and returns true: the
+/// main-backtrace follows.
 bool write_crash_samples(ReportWriter& out);
 
 /// Testing and benchmarks (static library only): writes the samples subreport of the registered units to `sink`

@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include "atomic.h"
+#include "crash_handler.h"
 #include "raw_syscall.h"
 #include "runtime_state.h"
 #include "sampler/abi.h"
@@ -25,7 +26,7 @@ struct Configuration {
   bool enabled = false;
   bool seeded = false;
   double sparsity = 0;
-  double inverse_log_q = 0;  // 1 / ln(1 - 1/sparsity); unused when sparsity == 1
+  double inverse_log_q = 0;  // 1 / ln(1 - 1/sparsity), by log1p; unused when sparsity == 1
   uint64_t seed = 0;
 };
 Configuration g_config;
@@ -36,6 +37,7 @@ uint64_t g_clock = 0;
 struct ThreadState {
   uint64_t s[4];
   bool seeded;
+  bool entered;  ///< the thread has been through its first entry into the runtime (prepare_thread_for_crashes)
 };
 __thread ThreadState t_state __attribute__((tls_model("initial-exec")));
 
@@ -95,7 +97,7 @@ void configure_sampling(bool enabled, double sparsity, bool seeded, uint64_t see
   g_config.sparsity = sparsity;
   g_config.seeded = seeded;
   g_config.seed = seed;
-  g_config.inverse_log_q = sparsity > 1.0 ? 1.0 / natural_log(1.0 - 1.0 / sparsity) : 0.0;
+  g_config.inverse_log_q = sparsity > 1.0 ? 1.0 / natural_log1p(-1.0 / sparsity) : 0.0;
   // The calling thread draws again with the new parameters at its next opportunity.
   sampler_countdown = 0;
 }
@@ -130,21 +132,42 @@ double natural_log(double x) {
   return 2.0 * z * series + exponent * 0.69314718055994530942;
 }
 
+double natural_log1p(double x) {
+  // Goldberg's formula: with u = 1 + x rounded, ln(1 + x) = x * ln(u) / (u - 1), where u - 1 is exact; the
+  // rounding of u cancels out of the ratio. Where u rounds to 1 (|x| < 2^-53), ln(1 + x) is x to double precision.
+  // ln(1 - 1/S) by natural_log(1 - 1/S) would lose every digit from S = 2^53 on (1 - 1/S rounds to 1, its log to 0)
+  // and most of them well before.
+  double u = 1.0 + x;
+  if (u == 1.0) return x;
+  return natural_log(u) * x / (u - 1.0);
+}
+
 int64_t geometric_countdown(uint64_t bits, double sparsity) {
   if (sparsity <= 1.0) return 1;
   // Inverse transform: with u uniform in (0, 1], 1 + floor(ln u / ln(1 - p)) is geometric with parameter p.
   double u = static_cast<double>((bits >> 11) + 1) * 0x1.0p-53;
   double inverse_log_q = (sparsity == g_config.sparsity && g_config.inverse_log_q != 0.0)
                              ? g_config.inverse_log_q
-                             : 1.0 / natural_log(1.0 - 1.0 / sparsity);
-  double skip = natural_log(u) * inverse_log_q;
+                             : 1.0 / natural_log1p(-1.0 / sparsity);
+  double log_u = natural_log(u);
+  if (log_u == 0.0) return 1;  // u = 1: the next opportunity (and no 0 * infinity below for a sparsity near 2^1024)
+  double skip = log_u * inverse_log_q;  // > 0: both factors are < 0
+  // Saturated before the conversion, which is undefined for a value out of range (and for NaN): a huge sparsity
+  // gives a huge skip, never a wrapped or negative one.
   if (!(skip < static_cast<double>(kNever))) return kNever;
+  if (!(skip >= 1.0)) return 1;
   return 1 + static_cast<int64_t>(skip);
 }
 
 bool take_opportunity() {
   ensure_initialized();
   ThreadState& t = t_state;
+  if (!t.entered) {
+    // The thread's first site (its countdown starts at 0, whether sampling is on or not): its alternate signal
+    // stack, so that a stack overflow on it is reported too.
+    t.entered = true;
+    prepare_thread_for_crashes();
+  }
   if (!g_config.enabled) {
     sampler_countdown = kNever;
     return false;

@@ -21,8 +21,12 @@ bool take_opportunity();
 /// Natural logarithm for 0 < x <= 1 (and any positive normal x), without libm, accurate to a few ulp.
 double natural_log(double x);
 
+/// ln(1 + x) for x > -1, accurate to a few ulp also where 1 + x rounds to 1 (libm's log1p, without libm).
+double natural_log1p(double x);
+
 /// A geometric variate with success probability 1/sparsity from a uniform 64-bit `bits`: the number of
-/// opportunities up to and including the next sample, >= 1, capped at 2^62.
+/// opportunities up to and including the next sample, >= 1, capped at 2^62 (saturated, for any sparsity up to the
+/// largest double).
 int64_t geometric_countdown(uint64_t bits, double sparsity);
 
 /// The next value of the process-wide logical clock used for timestamps (1, 2, 3, ...).

@@ -7,6 +7,10 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "raw_syscall.h"
@@ -72,7 +76,7 @@ ParseStatus parse_descriptor(const char* text, int& fd) {
   return {true, nullptr};
 }
 
-ParseStatus expand_file_name(const char* pattern, pid_t pid, char* out, size_t capacity) {
+ParseStatus expand_file_name(const char* pattern, const FileNameValues& values, char* out, size_t capacity) {
   if (pattern[0] == '\0') return {false, "the file name is empty"};
   CharBuffer name(out, capacity == 0 ? 0 : capacity - 1);
   for (const char* p = pattern; *p != '\0'; ++p) {
@@ -82,11 +86,16 @@ ParseStatus expand_file_name(const char* pattern, pid_t pid, char* out, size_t c
     }
     ++p;
     if (*p == 'p') {
-      name.append_decimal(static_cast<uint64_t>(pid));
+      name.append_decimal(static_cast<uint64_t>(values.pid));
+    } else if (*p == 'h') {
+      for (const char* h = values.host; *h != '\0'; ++h) name.append(*h == '/' ? '_' : *h);
+    } else if (*p == 't') {
+      name.append_decimal(values.seconds);
     } else if (*p == '%') {
       name.append('%');
     } else {
-      return {false, "only %p (the process id) and %% may follow a % sign"};
+      return {false, "only %p (the process id), %h (the host name), %t (seconds since the epoch) and %% may "
+                     "follow a % sign"};
     }
   }
   if (name.overflowed() || capacity == 0) return {false, "the file name is too long"};
@@ -124,10 +133,89 @@ bool descriptor_is_writable(int fd) {
   return mode == O_WRONLY || mode == O_RDWR;
 }
 
+/// Moves a descriptor of the runtime's own above the standard streams (a program that closed stdin expects its
+/// next open() to give 0): returns a close-on-exec duplicate >= 3 and closes `fd`, or `fd` itself if it is >= 3.
+int above_standard_streams(int fd) {
+  if (fd >= 3) return fd;
+  int moved = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+  if (moved < 0) return fd;
+  close(fd);
+  return moved;
+}
+
+/// Opens the report file `name` by the creation rule of settings.h, or says why not and returns -1.
+int open_report_file(const char* name) {
+  // O_NOFOLLOW: a symbolic link planted where the report goes (a shared directory) is not followed. No O_TRUNC
+  // here: the file may be another process's report, still being written.
+  int fd = open(name, O_WRONLY | O_CREAT | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC, 0600);
+  if (fd < 0) {
+    int error = errno;
+    struct stat status {};
+    if (error == ELOOP && lstat(name, &status) == 0 && S_ISLNK(status.st_mode)) {
+      say("SAMPLER_FILE: cannot create '", name, "': it is a symbolic link; no report");
+    } else {
+      say("SAMPLER_FILE: cannot create '", name, "': ", strerror(error), "; no report");
+    }
+    return -1;
+  }
+  struct stat status {};
+  if (fstat(fd, &status) != 0) {
+    say("SAMPLER_FILE: cannot examine '", name, "': ", strerror(errno), "; no report");
+    close(fd);
+    return -1;
+  }
+  if (S_ISREG(status.st_mode)) {
+    // A regular file: the report replaces its contents, unless it is someone else's.
+    if (status.st_uid != geteuid()) {
+      say("SAMPLER_FILE: '", name, "' belongs to another user; no report");
+      close(fd);
+      return -1;
+    }
+    // A report has one name. Another one (a hard link made in a shared directory to a file of the same owner)
+    // would make the report replace a file the user never named.
+    if (status.st_nlink > 1) {
+      say("SAMPLER_FILE: '", name, "' has other names (hard links); no report");
+      close(fd);
+      return -1;
+    }
+    // Held until the report's descriptor is closed (exit, or the process's end): a second run with the same name
+    // meanwhile finds it taken. Where flock() is not supported, the file is used without it.
+    if (flock(fd, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK) {
+      say("SAMPLER_FILE: '", name,
+          "' is being written by another process (%p in the name gives each process its own file); no report");
+      close(fd);
+      return -1;
+    }
+    if (ftruncate(fd, 0) != 0) {
+      say("SAMPLER_FILE: cannot truncate '", name, "': ", strerror(errno), "; no report");
+      close(fd);
+      return -1;
+    }
+  }
+  // Anything else (a device such as /dev/null, a FIFO) is written as it is.
+  return above_standard_streams(fd);
+}
+
+/// Every variable the runtime reads.
+const char* const kVariables[] = {"SAMPLER_SPARSITY", "SAMPLER_SEED", "SAMPLER_FILE", "SAMPLER_REPORT_FD",
+                                  "SAMPLER_VERBOSE"};
+
 }  // namespace
 
-Settings load_settings() {
+Settings load_settings(bool secure) {
   Settings settings;
+  if (secure) {
+    // The variables come from a user with fewer privileges than the process: obeying SAMPLER_FILE would let them
+    // create or overwrite any file as the program's owner. Removed, so that a child the program runs with its
+    // privileges (after setuid(0), say) does not obey them either.
+    bool verbose = getenv("SAMPLER_VERBOSE") != nullptr;
+    for (const char* name : kVariables) unsetenv(name);
+    if (verbose) {
+      say("running with privileges its user does not have (setuid, setgid or file capabilities): every SAMPLER_* "
+          "variable is ignored");
+    }
+    return settings;
+  }
   static char sparsity_text[256], seed_text[256], file_text[kMaxFileName], fd_text[64];
   bool sparsity_rejected, seed_rejected, file_rejected, fd_rejected;
   const char* sparsity =
@@ -178,22 +266,28 @@ Settings load_settings() {
     } else if (!descriptor_is_writable(descriptor)) {
       say("SAMPLER_REPORT_FD: descriptor ", fd, " is not open for writing; no report");
     } else {
-      // Ours from now on: an exec'd child must not inherit it (its environment no longer names it either).
-      fcntl(descriptor, F_SETFD, fcntl(descriptor, F_GETFD) | FD_CLOEXEC);
-      settings.report_fd = descriptor;
-      if (settings.verbose) say("writing the report to descriptor ", fd, " (SAMPLER_REPORT_FD)");
+      // The program's descriptor stays as it is (its flags, and open: it may be its own stdout, which stdio still
+      // flushes after the report, or a system() child's). The report goes to a close-on-exec duplicate, ours.
+      int duplicate = fcntl(descriptor, F_DUPFD_CLOEXEC, 3);
+      if (duplicate < 0) {
+        say("SAMPLER_REPORT_FD: cannot duplicate descriptor ", fd, ": ", strerror(errno), "; no report");
+      } else {
+        settings.report_fd = duplicate;
+        if (settings.verbose) say("writing the report to descriptor ", fd, " (SAMPLER_REPORT_FD)");
+      }
     }
     if (file != nullptr && settings.verbose) say("SAMPLER_FILE ignored: SAMPLER_REPORT_FD wins");
   } else if (file != nullptr) {
     static char name[kMaxFileName];
-    ParseStatus status = expand_file_name(file, getpid(), name, sizeof name);
+    static struct utsname host;
+    if (uname(&host) != 0) host.nodename[0] = '\0';
+    const FileNameValues values{getpid(), host.nodename, static_cast<uint64_t>(time(nullptr))};
+    ParseStatus status = expand_file_name(file, values, name, sizeof name);
     if (!status.ok) {
       say("SAMPLER_FILE: invalid value '", file, "' (", status.error, "); no report");
     } else {
-      int descriptor = open(name, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-      if (descriptor < 0) {
-        say("SAMPLER_FILE: cannot create '", name, "': ", strerror(errno), "; no report");
-      } else {
+      int descriptor = open_report_file(name);
+      if (descriptor >= 0) {
         settings.report_fd = descriptor;
         if (settings.verbose) say("writing the report to '", name, "' (SAMPLER_FILE)");
       }

@@ -4,6 +4,16 @@
 // the variables from it (so exec'd children do not write into the same report), opens the report destination,
 // and prints one `sampler: SAMPLER_X: ...` line per invalid value. Every failure is safe: an invalid sampling
 // value turns sampling off, an invalid destination turns the report off.
+//
+// The rules that keep the runtime from being turned against the program or its user (docs/decisions.md):
+//  - A program running with privileges its user does not have (AT_SECURE: setuid, setgid, file capabilities)
+//    obeys none of the variables, as glibc's secure_getenv() would not return them: they come from the less
+//    privileged user. They are still removed from the environment.
+//  - The program's descriptors are never changed or closed: SAMPLER_REPORT_FD is duplicated at start-up and the
+//    report is written to the duplicate.
+//  - SAMPLER_FILE is opened without following a symbolic link, created with mode 0600 (a crash report holds the
+//    process's address-space layout, as a core dump does), and never truncated while another process holds it
+//    (an flock() taken before truncating and kept until the end) nor when it belongs to another user.
 #pragma once
 
 #include <stddef.h>
@@ -35,13 +45,21 @@ ParseStatus parse_sparsity(const char* text, double& sparsity);
 ParseStatus parse_seed(const char* text, uint64_t& seed);
 /// SAMPLER_REPORT_FD: a decimal descriptor number >= 0 (whether it is open is checked separately).
 ParseStatus parse_descriptor(const char* text, int& fd);
-/// SAMPLER_FILE: expands %p to `pid` and %% to %; any other % sequence, an empty name or a name longer than
+/// What the % sequences of SAMPLER_FILE expand to.
+struct FileNameValues {
+  pid_t pid;          ///< %p
+  const char* host;   ///< %h: the host name (a '/' in it becomes '_': the name stays in its directory)
+  uint64_t seconds;   ///< %t: seconds since the epoch
+};
+
+/// SAMPLER_FILE: expands %p, %h, %t and %% (to %); any other % sequence, an empty name or a name longer than
 /// `capacity - 1` is an error. On success `out` is NUL-terminated.
-ParseStatus expand_file_name(const char* pattern, pid_t pid, char* out, size_t capacity);
+ParseStatus expand_file_name(const char* pattern, const FileNameValues& values, char* out, size_t capacity);
 
 /// Reads, removes and applies the environment variables; prints diagnostics (and, under SAMPLER_VERBOSE, each
-/// decision) on stderr. Call once, single-threaded, at start-up.
-Settings load_settings();
+/// decision) on stderr. Call once, single-threaded, at start-up. `secure`: the process runs with privileges its
+/// user does not have (getauxval(AT_SECURE)); every variable is then removed and ignored.
+Settings load_settings(bool secure);
 
 // print_line(), say() and verbose() are in log.h.
 

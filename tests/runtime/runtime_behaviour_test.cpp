@@ -4,7 +4,11 @@
 // stack llvm-symbolizer resolves to the crashing function.
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <filesystem>
@@ -179,6 +183,17 @@ TEST(ExactCounts, SparsityUnsetNeverSamples) {
   EXPECT_EQ(samples(unset, kExampleUnit, "coverage"), (Rows{{0}, {0}}));
 }
 
+TEST(ExactCounts, HugeSparsityAlmostNeverSamples) {
+  // 1 - 1/S rounds to 1 from S = 2^53 on: the draw must still be a long countdown, never "every time".
+  for (const char* sparsity : {"1e15", "2e16", "1e300"}) {
+    SCOPED_TRACE(sparsity);
+    ParsedReport report = parse_report(report_of({kExample, "run", "1000"}, sparsity, "42"));
+    expect_well_formed(report, {"samples"});
+    EXPECT_EQ(samples(report, kExampleUnit, "function-entries"), (Rows{{0}, {0}}));
+    EXPECT_EQ(samples(report, kExampleUnit, "coverage"), (Rows{{0}, {0}}));
+  }
+}
+
 // ------------------------------------------------------------------------------------- fairness, sparsity 100
 
 /// Within 5 standard deviations of the binomial mean n/s.
@@ -334,6 +349,169 @@ TEST(Destination, ReportTruncatesAnOldFile) {
   options.env["SAMPLER_FILE"] = file;
   run({kExample, "run", "10"}, options);
   expect_well_formed(parse_report(read_file(file)), {"samples"});
+}
+
+TEST(Destination, HostNameAndTimeInTheFileName) {
+  std::string dir = make_temp_dir();
+  RunOptions options;
+  options.env["SAMPLER_SPARSITY"] = "1";
+  options.env["SAMPLER_FILE"] = dir + "/report.%h.%t.%p";
+  const time_t before = time(nullptr);
+  RunResult r = run({kExample, "run", "10"}, options);
+  const time_t after = time(nullptr);
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_EQ(r.err, "");
+  char host[256] = {};
+  ASSERT_EQ(gethostname(host, sizeof host - 1), 0);
+  std::vector<std::string> names;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) names.push_back(entry.path().filename());
+  ASSERT_EQ(names.size(), 1u);
+  const std::string prefix = std::string("report.") + host + ".";
+  const std::string suffix = "." + std::to_string(r.pid);
+  ASSERT_EQ(names[0].rfind(prefix, 0), 0u) << names[0];
+  ASSERT_GT(names[0].size(), prefix.size() + suffix.size()) << names[0];
+  ASSERT_EQ(names[0].substr(names[0].size() - suffix.size()), suffix) << names[0];
+  const std::string seconds = names[0].substr(prefix.size(), names[0].size() - prefix.size() - suffix.size());
+  const time_t at = static_cast<time_t>(std::stoll(seconds));
+  EXPECT_GE(at, before);
+  EXPECT_LE(at, after);
+  expect_well_formed(parse_report(read_file(dir + "/" + names[0])), {"samples"});
+}
+
+TEST(Destination, ReportFileIsPrivate) {
+  // A crash report holds the process's address-space layout, as a core dump does: created 0600 like one.
+  std::string file = make_temp_dir() + "/report.txt";
+  RunOptions options;
+  options.env["SAMPLER_SPARSITY"] = "1";
+  options.env["SAMPLER_FILE"] = file;
+  const mode_t old_mask = umask(022);
+  RunResult r = run({kExample, "crash", "segv"}, options);
+  umask(old_mask);
+  EXPECT_EQ(r.signal, SIGSEGV);
+  struct stat status {};
+  ASSERT_EQ(stat(file.c_str(), &status), 0);
+  EXPECT_EQ(status.st_mode & 07777, 0600u);
+  expect_well_formed(parse_report(read_file(file)), {"samples", "main-backtrace"});
+}
+
+TEST(Destination, SymbolicLinkIsNotFollowed) {
+  // SAMPLER_FILE naming a symbolic link (planted in a shared directory, say) is refused: nothing is created or
+  // truncated where it points.
+  std::string dir = make_temp_dir();
+  const std::string target = dir + "/target", link = dir + "/report.txt";
+  { std::FILE* f = std::fopen(target.c_str(), "w"); std::fputs("keep\n", f); std::fclose(f); }
+  std::filesystem::create_symlink(target, link);
+  std::filesystem::create_symlink(dir + "/missing", dir + "/dangling");
+  for (const std::string& name : {link, dir + "/dangling"}) {
+    SCOPED_TRACE(name);
+    RunOptions options;
+    options.env["SAMPLER_SPARSITY"] = "1";
+    options.env["SAMPLER_FILE"] = name;
+    RunResult r = run({kExample, "run", "10"}, options);
+    EXPECT_EQ(r.exit_code, 0);
+    EXPECT_EQ(r.err, "sampler: SAMPLER_FILE: cannot create '" + name + "': it is a symbolic link; no report\n");
+  }
+  EXPECT_EQ(read_file(target), "keep\n");
+  EXPECT_FALSE(file_exists(dir + "/missing"));
+}
+
+TEST(Destination, HardLinkedFileIsLeftAlone) {
+  // A second name for a file of the same owner (a hard link planted in a shared directory): not truncated.
+  std::string dir = make_temp_dir();
+  const std::string target = dir + "/target", link = dir + "/report.txt";
+  { std::FILE* f = std::fopen(target.c_str(), "w"); std::fputs("keep\n", f); std::fclose(f); }
+  std::filesystem::create_hard_link(target, link);
+  RunOptions options;
+  options.env["SAMPLER_SPARSITY"] = "1";
+  options.env["SAMPLER_FILE"] = link;
+  RunResult r = run({kExample, "run", "10"}, options);
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_EQ(r.err, "sampler: SAMPLER_FILE: '" + link + "' has other names (hard links); no report\n");
+  EXPECT_EQ(read_file(target), "keep\n");
+}
+
+// ------------------------------------------------------------------------------------ privileged programs
+
+/// Sets `mode` on `path` and on each of its parent directories up to (not including) the system's temporary
+/// directory, so that another user can reach it.
+void open_path_to_others(const std::filesystem::path& path) {
+  const std::filesystem::path top = std::filesystem::temp_directory_path();
+  for (std::filesystem::path p = path; !p.empty() && p != top && p != p.root_path(); p = p.parent_path()) {
+    std::filesystem::permissions(p, std::filesystem::perms::others_exec | std::filesystem::perms::group_exec |
+                                        std::filesystem::perms::others_read | std::filesystem::perms::group_read,
+                                 std::filesystem::perm_options::add);
+  }
+}
+
+/// A setuid-root copy of `program` in `dir`.
+std::string setuid_copy(const std::string& program, const std::string& dir) {
+  const std::string copy = dir + "/" + std::filesystem::path(program).filename().string();
+  std::filesystem::copy_file(program, copy);
+  EXPECT_EQ(chown(copy.c_str(), 0, 0), 0);
+  EXPECT_EQ(chmod(copy.c_str(), 04755), 0);
+  return copy;
+}
+
+TEST(Privileged, SetuidProgramIgnoresTheEnvironment) {
+  // An unprivileged user runs an instrumented setuid-root program (AT_SECURE): the SAMPLER_* variables are theirs,
+  // so none is obeyed (as glibc's secure_getenv), or they could make root overwrite any file.
+  if (geteuid() != 0) GTEST_SKIP() << "making a setuid-root copy of a program needs root";
+  if (access("/usr/bin/setpriv", X_OK) != 0) GTEST_SKIP() << "no /usr/bin/setpriv to run it as an unprivileged user";
+  const std::string dir = make_temp_dir();
+  open_path_to_others(dir);
+  const std::vector<std::string> as_nobody = {"/usr/bin/setpriv", "--reuid=65534", "--regid=65534",
+                                              "--clear-groups"};
+  // Whether setuid takes effect here at all (not on a nosuid mount, not in a user namespace without root).
+  std::vector<std::string> probe = as_nobody;
+  probe.push_back(setuid_copy("/usr/bin/id", dir));
+  RunResult id = run(probe);
+  if (id.exit_code != 0 || id.out.find("euid=0(") == std::string::npos) {
+    GTEST_SKIP() << "a setuid-root program does not run as root here (nosuid mount?): " << id.out << id.err;
+  }
+  const std::string victim = dir + "/victim";
+  { std::FILE* f = std::fopen(victim.c_str(), "w"); std::fputs("root's file\n", f); std::fclose(f); }
+  for (const std::string& program : {kExample, kExampleStatic}) {
+    SCOPED_TRACE(program);
+    std::vector<std::string> argv = as_nobody;
+    argv.push_back(setuid_copy(program, make_temp_dir()));
+    open_path_to_others(std::filesystem::path(argv.back()).parent_path());
+    argv.insert(argv.end(), {"run", "10"});
+    // Overwriting a file of root's, creating one where nobody may, the report on a descriptor: all ignored.
+    const std::vector<std::map<std::string, std::string>> attempts = {
+        {{"SAMPLER_SPARSITY", "1"}, {"SAMPLER_FILE", victim}},
+        {{"SAMPLER_SPARSITY", "1"}, {"SAMPLER_FILE", dir + "/created-%p"}},
+        {{"SAMPLER_SPARSITY", "1"}, {"SAMPLER_REPORT_FD", "2"}},
+    };
+    for (const auto& env : attempts) {
+      RunOptions options;
+      options.env = env;
+      RunResult r = run(argv, options);
+      EXPECT_EQ(r.exit_code, 0) << r.err;
+      EXPECT_EQ(r.out, "");
+      EXPECT_EQ(r.err, "");
+    }
+    EXPECT_EQ(read_file(victim), "root's file\n");
+    // Under SAMPLER_VERBOSE, the one line that says so, and nothing else.
+    RunOptions verbose;
+    verbose.env = {{"SAMPLER_SPARSITY", "1"}, {"SAMPLER_FILE", victim}, {"SAMPLER_VERBOSE", "1"}};
+    RunResult r = run(argv, verbose);
+    EXPECT_EQ(r.exit_code, 0);
+    EXPECT_EQ(r.err,
+              "sampler: running with privileges its user does not have (setuid, setgid or file capabilities): "
+              "every SAMPLER_* variable is ignored\n");
+    EXPECT_EQ(read_file(victim), "root's file\n");
+    // And they are gone from the environment: a child the program runs as root (after setuid(0), say) must not
+    // obey them either.
+    std::vector<std::string> env_argv(argv.begin(), argv.end() - 2);
+    env_argv.insert(env_argv.end(), {"env", "-"});
+    RunResult env = run(env_argv, verbose);
+    EXPECT_EQ(env.exit_code, 0);
+    EXPECT_EQ(env.out.find("SAMPLER_"), std::string::npos) << env.out;
+  }
+  std::vector<std::string> left;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) left.push_back(entry.path().filename());
+  std::sort(left.begin(), left.end());
+  EXPECT_EQ(left, (std::vector<std::string>{"id", "victim"}));
 }
 
 // ------------------------------------------------------------------------------------------------ crashes
@@ -498,6 +676,10 @@ TEST(CrashInReport, AFaultWhileReportingEndsWithTheOriginalSignal) {
   EXPECT_EQ(plain.signal, SIGSEGV);
   EXPECT_EQ(r.signal, SIGSEGV);
   ParsedReport report = parse_report(text);
+  // What the handler wrote before its own fault: the start of the samples subreport, cut short. The reader warns
+  // of it (SPEC section 3 allows a last subreport cut short by a crash), and only warns.
+  EXPECT_EQ(text.rfind("<report id=\"samples\">\n", 0), 0u) << text;
+  ASSERT_FALSE(report.diagnostics.empty()) << "a report cut short must be diagnosed: " << text;
   for (const std::string& d : report.diagnostics) EXPECT_NE(d.find("warning"), std::string::npos) << d;
 }
 

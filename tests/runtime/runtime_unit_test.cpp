@@ -106,23 +106,33 @@ TEST(Settings, FileName) {
       {"%p/%p", true, "1234/1234"},
       {"100%%", true, "100%"},
       {"%%p", true, "%p"},
+      {"report.%h.%t.%p", true, "report.build-7.1700000000.1234"},
+      {"%h%h", true, "build-7build-7"},
+      {"%%h%%t", true, "%h%t"},
+      {"a%H", false, nullptr},
+      {"a%T", false, nullptr},
       {"", false, nullptr},
       {"a%", false, nullptr},
       {"a%d", false, nullptr},
       {"%s", false, nullptr},
   };
+  const FileNameValues values{1234, "build-7", 1700000000};
   for (const Case& c : cases) {
-    ParseStatus status = expand_file_name(c.pattern, 1234, out, sizeof out);
+    ParseStatus status = expand_file_name(c.pattern, values, out, sizeof out);
     EXPECT_EQ(status.ok, c.ok) << c.pattern;
     if (c.ok) {
       EXPECT_STREQ(out, c.expected);
     }
   }
+  const FileNameValues one{1, "h", 0};
   std::string long_name(100, 'x');
-  EXPECT_FALSE(expand_file_name(long_name.c_str(), 1, out, sizeof out).ok);
+  EXPECT_FALSE(expand_file_name(long_name.c_str(), one, out, sizeof out).ok);
   std::string fits(63, 'y');
-  EXPECT_TRUE(expand_file_name(fits.c_str(), 1, out, sizeof out).ok);
+  EXPECT_TRUE(expand_file_name(fits.c_str(), one, out, sizeof out).ok);
   EXPECT_EQ(std::string(out), fits);
+  // A host name expanding past the capacity is too long as well.
+  const std::string host(60, 'h');
+  EXPECT_FALSE(expand_file_name("r.%h.%p", FileNameValues{1, host.c_str(), 0}, out, sizeof out).ok);
 }
 
 // ------------------------------------------------------------------------------------------------ sampling
@@ -167,6 +177,47 @@ TEST(Sampling, GeometricMeanAndVariance) {
   EXPECT_EQ(geometric_countdown(UINT64_MAX, 1.0), 1);
   EXPECT_EQ(geometric_countdown(UINT64_MAX, 100.0), 1);  // u = 1: the very next opportunity
   EXPECT_GE(geometric_countdown(0, 100.0), 3000);        // u = 2^-53: a long wait, still finite
+}
+
+TEST(Settings, FileNameHostWithASlash) {
+  // The kernel takes any bytes as a host name: a '/' must not move the report into another directory.
+  char out[64];
+  ASSERT_TRUE(expand_file_name("r.%h", FileNameValues{1, "a/../b", 0}, out, sizeof out).ok);
+  EXPECT_STREQ(out, "r.a_.._b");
+}
+
+TEST(Sampling, NaturalLog1p) {
+  for (double x : {-0.5, -1e-3, -1e-8, -1e-15, -0x1.0p-52, -0x1.0p-53, -5e-17, -1e-300, -0.999999, 1e-10, 0.5, 3.0}) {
+    EXPECT_NEAR(natural_log1p(x), std::log1p(x), 4e-16 * std::fabs(std::log1p(x))) << x;
+  }
+  for (double sparsity : {2.0, 3.0, 1e3, 1e9, 1e15, 9007199254740992.0, 2e16, 1e100, 1e300}) {
+    EXPECT_NEAR(natural_log1p(-1.0 / sparsity), std::log1p(-1.0 / sparsity), 4e-16 / sparsity) << sparsity;
+  }
+}
+
+TEST(Sampling, HugeSparsity) {
+  // From S = 2^53 on, 1 - 1/S rounds to 1: its logarithm must not be taken. The countdown stays geometric with
+  // mean S (within 5 standard errors over 10^5 draws), and saturates at 2^62 where S is beyond it.
+  constexpr int64_t kNever = int64_t{1} << 62;
+  for (double sparsity : {1e15, 2e16, 1e18}) {
+    uint64_t x = 2024;
+    const int draws = 100000;
+    double sum = 0;
+    int64_t smallest = INT64_MAX;
+    for (int i = 0; i < draws; ++i) {
+      int64_t g = geometric_countdown(splitmix(x), sparsity);
+      smallest = std::min(smallest, g);
+      sum += static_cast<double>(g);
+    }
+    EXPECT_GT(smallest, 1000) << sparsity;  // P(G <= 1000) = 1000 / S
+    EXPECT_NEAR(sum / draws / sparsity, 1.0, 5 / std::sqrt(static_cast<double>(draws))) << sparsity;
+  }
+  for (double sparsity : {1e30, 1e300, std::numeric_limits<double>::max()}) {
+    uint64_t x = 7;
+    for (int i = 0; i < 1000; ++i) EXPECT_EQ(geometric_countdown(splitmix(x), sparsity), kNever) << sparsity;
+    // u = 1 exactly (all bits set): the next opportunity, whatever the sparsity.
+    EXPECT_EQ(geometric_countdown(UINT64_MAX, sparsity), 1) << sparsity;
+  }
 }
 
 TEST(Sampling, ProbabilityOfTheFirstOpportunity) {

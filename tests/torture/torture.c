@@ -15,6 +15,14 @@
  *   torture sleep N              the workload, then "ready" on stdout, then sleeps (to be killed)
  *   torture threads T W N        T threads (at most 64) in waves of W at a time, each N iterations, started and
  *                                ended while the main thread keeps sampling too
+ *   torture stdout N             the workload, then system() runs a shell that writes "child out" on stdout and
+ *                                "child err" on stderr, then "last line" is printf()ed (left in stdio's buffer until
+ *                                exit), then exit(0): with SAMPLER_REPORT_FD=1 or 2 nothing of it may be lost
+ *   torture exit-crash N FIFO    the workload; a second thread prints "thread TID" and waits for a byte from FIFO;
+ *                                main prints "exiting" and returns (the report follows at exit); the byte makes the
+ *                                thread fault (SIGSEGV) while the exit-time report is being written
+ *   torture thread-overflow N    the workload; a second thread reaches a site (its first entry into the runtime),
+ *                                then overflows its stack (SIGSEGV)
  * Counts are exact at SAMPLER_SPARSITY=1 (see the expectations in torture_test.cpp).
  */
 #define _GNU_SOURCE
@@ -120,6 +128,50 @@ static int reuse_fd(const char* path) {
   return 0; /* fd 3 stays open until exit, as a log file would */
 }
 
+/* ---- the report on the program's own standard streams */
+static int use_stdout(void) {
+  if (system("echo child out; echo child err >&2") != 0) return 1;
+  printf("last line\n"); /* stays in stdio's buffer until exit flushes it, after the runtime's destructor */
+  return 0;
+}
+
+/* ---- a crash on another thread while the exit-time report is being written */
+static const char* crash_fifo;
+
+static void* crash_on_byte(void* unused) {
+  (void)unused;
+  printf("thread %ld\n", (long)gettid());
+  fflush(stdout);
+  int fd = open(crash_fifo, O_RDONLY);
+  char byte;
+  if (fd >= 0 && read(fd, &byte, 1) == 1) torture_fault();
+  return NULL;
+}
+
+static int exit_crash(const char* fifo) {
+  crash_fifo = fifo;
+  pthread_t thread;
+  if (pthread_create(&thread, NULL, crash_on_byte, NULL) != 0) return 1;
+  printf("exiting\n");
+  fflush(stdout);
+  return 0; /* the thread is still waiting: the runtime's exit-time report is written while it lives */
+}
+
+/* ---- a stack overflow on a second thread */
+static void* overflow_thread(void* unused) {
+  (void)unused;
+  SAMPLER_COVERAGE(thread_iteration); /* the thread's first entry into the runtime */
+  torture_sink += torture_overflow(0);
+  return NULL;
+}
+
+static int thread_overflow(void) {
+  pthread_t thread;
+  if (pthread_create(&thread, NULL, overflow_thread, NULL) != 0) return 1;
+  pthread_join(thread, NULL);
+  return 3; /* not reached: the process dies of SIGSEGV */
+}
+
 /* ---- threads started and ended while sampling */
 static long thread_iterations;
 
@@ -171,6 +223,9 @@ int main(int argc, char** argv) {
   if (strcmp(mode, "two-threads") == 0) return two_threads();
   if (strcmp(mode, "handler-after") == 0 && argc == 4) return handler_after(argv[3]);
   if (strcmp(mode, "reuse-fd") == 0 && argc == 4) return reuse_fd(argv[3]);
+  if (strcmp(mode, "stdout") == 0) return use_stdout();
+  if (strcmp(mode, "exit-crash") == 0 && argc == 4) return exit_crash(argv[3]);
+  if (strcmp(mode, "thread-overflow") == 0) return thread_overflow();
   if (strcmp(mode, "sleep") == 0) {
     printf("ready\n");
     fflush(stdout);

@@ -16,6 +16,21 @@ void torture_fault(void) {
   *pointer = 1;
 }
 
+/* Deliberately unbounded (the bound is never reached): each frame keeps a kilobyte live, so the stack runs out. */
+volatile int torture_overflow_limit = 1 << 30;
+#if defined(__clang__)
+__attribute__((noinline))
+#else
+__attribute__((noinline, noclone))
+#endif
+int torture_overflow(int depth) {
+  volatile char frame[1024];
+  frame[0] = (char)depth;
+  frame[sizeof frame - 1] = (char)depth;
+  if (depth >= torture_overflow_limit) return frame[0];
+  return torture_overflow(depth + 1) + frame[depth % sizeof frame];
+}
+
 #if defined(SAMPLER_TORTURE_SANITIZED)
 /* In sanitizer builds the programs carry AddressSanitizer or ThreadSanitizer: their handlers must leave the fatal
  * signals to the program and libsampler, as in an ordinary build. The environment still wins. */

@@ -6,6 +6,8 @@
  *                                 with _exit(41)
  *   torture-host PLUGIN N term    runs the plugin's work, then raise(SIGTERM): the program's handler asks for a
  *                                 clean shutdown and main returns 43 (exit handlers, and the report, run)
+ *   torture-host PLUGIN N term-segv  raise(SIGTERM), handled by the program, which goes on; then it faults: the
+ *                                 program's SIGSEGV handler says so and leaves with _exit(41)
  */
 #include <dlfcn.h>
 #include <signal.h>
@@ -38,7 +40,7 @@ static void on_term(int signal) {
 
 int main(int argc, char** argv) {
   if (argc != 4) {
-    fprintf(stderr, "usage: torture-host PLUGIN N segv|term\n");
+    fprintf(stderr, "usage: torture-host PLUGIN N segv|term|term-segv\n");
     return 2;
   }
   struct sigaction action;
@@ -61,6 +63,12 @@ int main(int argc, char** argv) {
   if (work == NULL) return 1;
   work(atol(argv[2]));
   if (strcmp(argv[3], "segv") == 0) {
+    torture_fault();
+    return 3; /* not reached */
+  }
+  if (strcmp(argv[3], "term-segv") == 0) {
+    raise(SIGTERM);
+    if (!stop_requested) return 3;
     torture_fault();
     return 3; /* not reached */
   }

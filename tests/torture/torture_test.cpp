@@ -7,10 +7,13 @@
 //  - the exit status is the uninstrumented one: the same source built with SAMPLER_UNINSTRUMENTED, run the same
 //    way, ends the same way.
 #include <fcntl.h>
+#include <poll.h>
+#include <pwd.h>
 #include <signal.h>
 #include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -20,6 +23,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <optional>
 #include <sstream>
@@ -87,6 +91,7 @@ struct Launch {
   std::map<std::string, std::string> env;  ///< on top of the test's environment without any SAMPLER_* variable
   std::optional<int> fd3;                  ///< this descriptor becomes the child's descriptor 3
   std::string input;                       ///< the child's standard input
+  std::optional<int> fd2;                  ///< this descriptor becomes the child's standard error
 };
 
 /// A running child whose standard output and error go to files of the test's directory.
@@ -127,6 +132,7 @@ class Child {
       for (int fd : {in, out, err}) {
         if (fd > 2) close(fd);
       }
+      if (launch.fd2) dup2(*launch.fd2, 2);
       if (launch.fd3) {
         if (*launch.fd3 != 3) {
           dup2(*launch.fd3, 3);
@@ -163,6 +169,20 @@ class Child {
     return false;
   }
 
+  /// Waits (at most `limit`) until the child has printed a line starting with `prefix`; returns the rest of it.
+  std::optional<std::string> wait_for_line(const std::string& prefix, std::chrono::milliseconds limit = 20s) const {
+    const auto end = std::chrono::steady_clock::now() + limit;
+    while (std::chrono::steady_clock::now() < end) {
+      std::istringstream lines(out());
+      std::string line;
+      while (std::getline(lines, line)) {
+        if (line.rfind(prefix, 0) == 0) return line.substr(prefix.size());
+      }
+      std::this_thread::sleep_for(5ms);
+    }
+    return std::nullopt;
+  }
+
   /// Waits for the child; the status as the shell shows it: the exit code, or 128 + the signal.
   int wait() {
     int status = 0;
@@ -197,6 +217,52 @@ Outcome run_tool(std::vector<std::string> argv, const std::string& input, const 
   launch.argv = std::move(argv);
   launch.input = input;
   return run(launch, dir);
+}
+
+/// Polls `condition` until it holds (true) or `limit` has passed (false): the tests wait on events, never for a
+/// guessed time.
+bool wait_until(const std::function<bool()>& condition, std::chrono::milliseconds limit = 20s) {
+  const auto end = std::chrono::steady_clock::now() + limit;
+  for (;;) {
+    if (condition()) return true;
+    if (std::chrono::steady_clock::now() >= end) return false;
+    std::this_thread::sleep_for(1ms);
+  }
+}
+
+/// The system call thread `tid` of process `pid` is in (/proc/PID/task/TID/syscall), or -1 when it runs in user
+/// space or cannot be read.
+long current_syscall(pid_t pid, pid_t tid) {
+  std::istringstream text(read_file("/proc/" + std::to_string(pid) + "/task/" + std::to_string(tid) + "/syscall"));
+  long number = -1;
+  return text >> number ? number : -1;
+}
+
+/// True if `signal` is pending for process `pid` (its thread or the whole process: SigPnd or ShdPnd).
+bool signal_pending(pid_t pid, int signal) {
+  std::istringstream lines(read_file("/proc/" + std::to_string(pid) + "/status"));
+  std::string line;
+  while (std::getline(lines, line)) {
+    if (line.rfind("SigPnd:", 0) != 0 && line.rfind("ShdPnd:", 0) != 0) continue;
+    const uint64_t mask = std::strtoull(line.c_str() + 7, nullptr, 16);
+    if (mask & (uint64_t{1} << (signal - 1))) return true;
+  }
+  return false;
+}
+
+/// Bytes waiting in the pipe whose read end is `fd`.
+int queued_bytes(int fd) {
+  int queued = 0;
+  ioctl(fd, FIONREAD, &queued);
+  return queued;
+}
+
+/// Reads `fd` to its end (every writer gone).
+std::string read_to_end(int fd) {
+  std::string text;
+  char buffer[4096];
+  for (ssize_t n; (n = read(fd, buffer, sizeof buffer)) > 0;) text.append(buffer, static_cast<size_t>(n));
+  return text;
 }
 
 std::map<std::string, std::string> sampling_env() { return {{"SAMPLER_SPARSITY", "1"}, {"SAMPLER_SEED", "1"}}; }
@@ -393,20 +459,17 @@ TEST(Torture, SigtermDuringTheExitTimeReport) {
   Child child(launch, dir);
   close(fds[1]);
   ASSERT_TRUE(child.wait_for_output("exiting\n"));
-  // The pipe fills up: the writer is blocked in write().
-  int queued = 0;
-  for (int i = 0; i < 4000 && queued < 4096; ++i) {
-    ioctl(fds[0], FIONREAD, &queued);
-    std::this_thread::sleep_for(1ms);
-  }
-  ASSERT_EQ(queued, 4096) << "the report never filled the pipe";
-  std::this_thread::sleep_for(50ms);
+  // The pipe fills up and the writer (the main thread) is blocked in write().
+  ASSERT_TRUE(wait_until([&] {
+    return queued_bytes(fds[0]) == 4096 && current_syscall(child.pid(), child.pid()) == SYS_write;
+  })) << "the report never filled the pipe";
   kill(child.pid(), SIGTERM);
-  // Let the signal arrive while the writer is still blocked (nothing can move until the pipe is read).
-  std::this_thread::sleep_for(300ms);
-  std::string text;
-  char buffer[4096];
-  for (ssize_t n; (n = read(fds[0], buffer, sizeof buffer)) > 0;) text.append(buffer, static_cast<size_t>(n));
+  // The signal has arrived (no longer pending) while the writer is still blocked: nothing can move until the pipe
+  // is read.
+  ASSERT_TRUE(wait_until([&] {
+    return !signal_pending(child.pid(), SIGTERM) && current_syscall(child.pid(), child.pid()) == SYS_write;
+  })) << "SIGTERM was never delivered";
+  const std::string text = read_to_end(fds[0]);
   close(fds[0]);
   EXPECT_EQ(child.wait(), 128 + SIGTERM);  // what SIGTERM does to the uninstrumented program
   EXPECT_EQ(child.err(), "");
@@ -744,6 +807,240 @@ TEST(Torture, SixtyFourThreadsStartedAndEndedWhileSampling) {
   }
   EXPECT_GT(total, 64 * kPer / 100 / 2);
   EXPECT_LT(total, 64 * kPer / 100 * 2);
+}
+
+
+// ================================================================================ issue 11: runtime hardening
+
+// The program's own SIGTERM handler (installed before the runtime) handles a SIGTERM and the program goes on; later
+// it faults. Passing SIGTERM to the program must not use up the one crash report: the SIGSEGV is reported.
+TEST(Torture, HandledSigtermLeavesTheCrashReportForALaterFault) {
+  TempDir dir;
+  Launch launch{{SAMPLER_TORTURE_HOST, SAMPLER_TORTURE_PLUGIN, std::to_string(kN), "term-segv"}, sampling_env(),
+                std::nullopt, ""};
+  launch.env["SAMPLER_FILE"] = dir / "report";
+  const Outcome outcome = run(launch, dir);
+  Launch plain = launch;
+  plain.argv[1] = SAMPLER_TORTURE_PLUGIN_UNINSTRUMENTED;
+  const Outcome baseline = run(plain, dir);
+  EXPECT_EQ(outcome.status, baseline.status);
+  EXPECT_EQ(outcome.status, 41);
+  EXPECT_EQ(outcome.err, "torture-host: program handler: SIGTERM\ntorture-host: program handler: SIGSEGV\n");
+  EXPECT_EQ(outcome.err, baseline.err);
+  const std::string text = read_file(dir / "report");
+  const Report report = parse_report(text);
+  expect_well_formed(report);
+  ASSERT_EQ(report.ids, (std::vector<std::string>{"samples", "main-backtrace"})) << text;
+  EXPECT_EQ(report.complete, (std::vector<bool>{true, true}));
+  expect_counts(report, kUnitPlugin, {{"coverage", {{static_cast<uint64_t>(kN)}}}});
+  expect_symbolized(text, {SAMPLER_TORTURE_HOST, SAMPLER_TORTURE_PLUGIN}, "torture_fault", dir);
+}
+
+// SAMPLER_REPORT_FD=1 or 2: the report shares the program's own stream. The runtime writes a duplicate and never
+// changes or closes the program's descriptor: a system() child still has it, and the program's last printf(),
+// flushed by exit after the runtime's destructor, still comes out.
+TEST(Torture, ReportOnTheProgramsStandardStreams) {
+  TempDir dir;
+  Launch plain{{SAMPLER_TORTURE_UNINSTRUMENTED, "stdout", std::to_string(kN)}, {}, std::nullopt, ""};
+  const Outcome baseline = run(plain, dir);
+  ASSERT_EQ(baseline.status, 0);
+  ASSERT_EQ(baseline.out, "child out\nlast line\n");
+  ASSERT_EQ(baseline.err, "child err\n");
+  for (int fd : {1, 2}) {
+    SCOPED_TRACE("SAMPLER_REPORT_FD=" + std::to_string(fd));
+    Launch launch{{SAMPLER_TORTURE, "stdout", std::to_string(kN)}, sampling_env(), std::nullopt, ""};
+    launch.env["SAMPLER_REPORT_FD"] = std::to_string(fd);
+    const Outcome outcome = run(launch, dir);
+    EXPECT_EQ(outcome.status, 0);
+    const std::string& stream = fd == 1 ? outcome.out : outcome.err;
+    EXPECT_EQ(fd == 1 ? outcome.err : outcome.out, fd == 1 ? baseline.err : baseline.out);
+    // The program's own text around the report (the child's line before it, stdio's buffer after it).
+    const std::string before = fd == 1 ? "child out\n" : "child err\n";
+    const std::string after = fd == 1 ? "last line\n" : "";
+    ASSERT_EQ(stream.rfind(before, 0), 0u) << stream;
+    ASSERT_GE(stream.size(), before.size() + after.size()) << stream;
+    EXPECT_EQ(stream.substr(stream.size() - after.size()), after) << stream;
+    const std::string text = stream.substr(before.size(), stream.size() - before.size() - after.size());
+    const Report report = parse_report(text);
+    expect_well_formed(report);
+    ASSERT_EQ(report.ids, (std::vector<std::string>{"samples"})) << stream;
+    expect_counts(report, kUnitA, expected_unit_a(kN));
+    expect_counts(report, kUnitB, expected_unit_b(kN));
+  }
+}
+
+// A second thread faults while the main thread is writing the exit-time report (blocked on a full pipe): the crash
+// wins. The report ends with its main-backtrace and the process dies of SIGSEGV, instead of exiting 0 as the
+// exit path, left alone, would. (The uninstrumented program has no baseline here: it exits before the thread
+// faults, as nothing holds its exit back.)
+TEST(Torture, CrashOnAnotherThreadDuringTheExitTimeReport) {
+  TempDir dir;
+  const std::string fifo = dir / "fifo";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  int fds[2];
+  ASSERT_EQ(pipe(fds), 0);
+  ASSERT_GE(fcntl(fds[1], F_SETPIPE_SZ, 4096), 4096);
+  Launch launch{{SAMPLER_TORTURE, "exit-crash", std::to_string(kN), fifo}, sampling_env(), fds[1], ""};
+  launch.env["SAMPLER_REPORT_FD"] = "3";
+  Child child(launch, dir);
+  close(fds[1]);
+  const std::optional<std::string> thread = child.wait_for_line("thread ");
+  ASSERT_TRUE(thread) << "the second thread never started";
+  const pid_t tid = std::stoi(*thread);
+  ASSERT_TRUE(child.wait_for_output("exiting\n"));
+  ASSERT_TRUE(wait_until([&] {
+    return queued_bytes(fds[0]) == 4096 && current_syscall(child.pid(), child.pid()) == SYS_write;
+  })) << "the exit-time report never filled the pipe";
+  // The byte that makes the thread fault (it has the FIFO open for reading once open() for writing succeeds).
+  int fifo_fd = -1;
+  ASSERT_TRUE(wait_until([&] { return (fifo_fd = open(fifo.c_str(), O_WRONLY | O_NONBLOCK)) >= 0; }));
+  ASSERT_EQ(write(fifo_fd, "x", 1), 1);
+  close(fifo_fd);
+  // The thread is in the crash handler, waiting for the exit-time writer to let go of the report.
+  ASSERT_TRUE(wait_until([&] { return current_syscall(child.pid(), tid) == SYS_nanosleep; }))
+      << "the second thread never reached the crash handler";
+  const std::string text = read_to_end(fds[0]);
+  close(fds[0]);
+  EXPECT_EQ(child.wait(), 128 + SIGSEGV);
+  EXPECT_EQ(child.err(), "");
+  const Report report = parse_report(text);
+  expect_well_formed(report);
+  ASSERT_EQ(report.ids, (std::vector<std::string>{"samples", "main-backtrace"})) << text;
+  EXPECT_EQ(report.complete, (std::vector<bool>{true, true}));
+  expect_counts(report, kUnitA, expected_unit_a(kN));
+  expect_counts(report, kUnitB, expected_unit_b(kN));
+  expect_resolves(text, kTortureBinary, kTortureSites, dir);
+  expect_symbolized(text, kTortureBinary, "torture_fault", dir);
+}
+
+// Standard error is a pipe whose reader has gone: the runtime's messages (SAMPLER_VERBOSE, a warning about an
+// invalid value) must not kill the program with SIGPIPE.
+TEST(Torture, MessagesToAStandardErrorWithoutReader) {
+  TempDir dir;
+  const std::vector<std::map<std::string, std::string>> cases{{{"SAMPLER_VERBOSE", "1"}},
+                                                              {{"SAMPLER_SEED", "not-a-number"}}};
+  for (const auto& extra : cases) {
+    SCOPED_TRACE(extra.begin()->first);
+    int fds[2];
+    ASSERT_EQ(pipe(fds), 0);
+    close(fds[0]);
+    Launch launch{{SAMPLER_TORTURE, "work", std::to_string(kN)}, sampling_env(), std::nullopt, "", fds[1]};
+    for (const auto& [name, value] : extra) launch.env[name] = value;
+    launch.env["SAMPLER_FILE"] = dir / "report";
+    const Outcome outcome = run(launch, dir);
+    close(fds[1]);
+    EXPECT_EQ(outcome.status, 0);
+    const Report report = parse_report(read_file(dir / "report"));
+    expect_well_formed(report);
+    EXPECT_EQ(report.ids, (std::vector<std::string>{"samples"}));
+  }
+}
+
+// The report's descriptor is non-blocking (O_NONBLOCK on a pipe shared with a slow reader): a full pipe is waited
+// for, not taken as the end of the report.
+TEST(Torture, ReportOnANonBlockingPipe) {
+  TempDir dir;
+  int fds[2];
+  ASSERT_EQ(pipe(fds), 0);
+  ASSERT_GE(fcntl(fds[1], F_SETPIPE_SZ, 4096), 4096);
+  ASSERT_EQ(fcntl(fds[1], F_SETFL, O_NONBLOCK), 0);
+  Launch launch{{SAMPLER_TORTURE, "exit-wait", std::to_string(kN)}, sampling_env(), fds[1], ""};
+  launch.env["SAMPLER_REPORT_FD"] = "3";
+  Child child(launch, dir);
+  close(fds[1]);
+  ASSERT_TRUE(child.wait_for_output("exiting\n"));
+  ASSERT_TRUE(wait_until([&] { return queued_bytes(fds[0]) == 4096; })) << "the report never filled the pipe";
+  const std::string text = read_to_end(fds[0]);
+  close(fds[0]);
+  EXPECT_EQ(child.wait(), 0);
+  EXPECT_EQ(child.err(), "");
+  const Report report = parse_report(text);
+  expect_well_formed(report);
+  ASSERT_EQ(report.ids, (std::vector<std::string>{"samples"})) << text;
+  EXPECT_EQ(report.complete, (std::vector<bool>{true}));
+  expect_counts(report, kUnitA, expected_unit_a(kN));
+  expect_counts(report, kUnitB, expected_unit_b(kN));
+}
+
+// Two runs with the same SAMPLER_FILE at the same time: the second must not truncate the first one's report. It
+// writes none (and says so); the first one's report comes out whole. Once the first has ended, a new run replaces
+// the file as before.
+TEST(Torture, TwoRunsWithTheSameReportFile) {
+  TempDir dir;
+  const std::string file = dir / "report";
+  Launch first{{SAMPLER_TORTURE, "sleep", std::to_string(kN)}, sampling_env(), std::nullopt, ""};
+  first.env["SAMPLER_FILE"] = file;
+  Child running(first, dir);
+  ASSERT_TRUE(running.wait_for_output("ready\n"));
+  Launch second{{SAMPLER_TORTURE, "work", "10"}, sampling_env(), std::nullopt, ""};
+  second.env["SAMPLER_FILE"] = file;
+  const Outcome outcome = run(second, dir);
+  EXPECT_EQ(outcome.status, 0);
+  EXPECT_EQ(outcome.err, "sampler: SAMPLER_FILE: '" + file +
+                             "' is being written by another process (%p in the name gives each process its own "
+                             "file); no report\n");
+  kill(running.pid(), SIGTERM);
+  EXPECT_EQ(running.wait(), 128 + SIGTERM);
+  const std::string text = read_file(file);
+  const Report report = parse_report(text);
+  expect_well_formed(report);
+  ASSERT_EQ(report.ids, (std::vector<std::string>{"samples", "main-backtrace"})) << text;
+  expect_counts(report, kUnitA, expected_unit_a(kN));
+  expect_counts(report, kUnitB, expected_unit_b(kN));
+  // The first run is over: its report is an old file now, which the next run replaces.
+  const Outcome again = run(second, dir);
+  EXPECT_EQ(again.status, 0);
+  EXPECT_EQ(again.err, "");
+  const Report replaced = parse_report(read_file(file));
+  expect_well_formed(replaced);
+  ASSERT_EQ(replaced.ids, (std::vector<std::string>{"samples"}));
+  expect_counts(replaced, kUnitA, expected_unit_a(10));
+}
+
+// SAMPLER_FILE names a file that belongs to another user (a name in a shared directory taken first by someone
+// else): the runtime neither truncates it nor writes into it.
+TEST(Torture, ReportFileOfAnotherUser) {
+  if (geteuid() != 0) GTEST_SKIP() << "making a file of another user needs root";
+  TempDir dir;
+  const std::string file = dir / "report";
+  write_file(file, "someone else's\n");
+  ASSERT_EQ(chown(file.c_str(), 65534, 65534), 0);
+  ASSERT_EQ(chmod(file.c_str(), 0666), 0);
+  Launch launch{{SAMPLER_TORTURE, "work", "10"}, sampling_env(), std::nullopt, ""};
+  launch.env["SAMPLER_FILE"] = file;
+  const Outcome outcome = run(launch, dir);
+  EXPECT_EQ(outcome.status, 0);
+  EXPECT_EQ(outcome.err, "sampler: SAMPLER_FILE: '" + file + "' belongs to another user; no report\n");
+  EXPECT_EQ(read_file(file), "someone else's\n");
+}
+
+// A stack overflow on a second thread: the thread got an alternate signal stack at its first site, so the crash
+// handler runs and the report has its main-backtrace; the process dies of SIGSEGV as uninstrumented.
+TEST(Torture, StackOverflowOnASecondThread) {
+  TempDir dir;
+  Launch launch{{SAMPLER_TORTURE, "thread-overflow", std::to_string(kN)}, sampling_env(), std::nullopt, ""};
+  launch.env["SAMPLER_FILE"] = dir / "report";
+  const Outcome outcome = run(launch, dir);
+  Launch plain = launch;
+  plain.argv[0] = SAMPLER_TORTURE_UNINSTRUMENTED;
+  EXPECT_EQ(outcome.status, run(plain, dir).status);
+  EXPECT_EQ(outcome.status, 128 + SIGSEGV);
+  EXPECT_EQ(outcome.err, "");
+  const std::string text = read_file(dir / "report");
+  const Report report = parse_report(text);
+  expect_well_formed(report);
+  ASSERT_EQ(report.ids, (std::vector<std::string>{"samples", "main-backtrace"})) << text;
+  EXPECT_EQ(report.complete, (std::vector<bool>{true, true}));
+  std::map<std::string, Rows> unit_a = expected_unit_a(kN);
+  unit_a["coverage"] = {{static_cast<uint64_t>(kN)}, {1}, {0}};  // the thread's one site
+  expect_counts(report, kUnitA, unit_a);
+  expect_counts(report, kUnitB, expected_unit_b(kN));
+  bool signal_line = false;
+  for (const std::string& line : report.backtrace) {
+    signal_line = signal_line || line.rfind("signal:11:SIGSEGV:", 0) == 0;
+  }
+  EXPECT_TRUE(signal_line) << text;
+  expect_symbolized(text, kTortureBinary, "torture_overflow", dir);
 }
 
 }  // namespace
