@@ -1,0 +1,139 @@
+// sampler-analyze: ranks the predicates of many feedback reports by how well they predict failure (SPEC section 8,
+// issue 10; Liblit et al., "Scalable Statistical Bug Isolation", PLDI 2005).
+//
+//   sampler-analyze --sites app libplugin.so --html out/ reports/
+//
+// The work is in analysis/ (analysis/analyze.h); this main turns the command line into AnalyzeOptions.
+#include <cerrno>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "analysis/analyze.h"
+#include "tool.h"
+
+namespace {
+
+namespace tool = sampler::tool;
+namespace analysis = sampler::analysis;
+
+constexpr tool::Option kOptions[] = {
+    {"sites", 's', "FILE...", "site information: ELF files, .sites files, directories of *.sites (required)"},
+    {"section", 0, "NAME", "the ELF section holding site information (default .debug_site_info)"},
+    {"labels", 'l', "TSV", "outcomes: lines 'REPORT<TAB>success' or 'REPORT<TAB>failure' override the crash rule"},
+    {"html", 0, "DIR", "also write the HTML page DIR/index.html"},
+    {"source-dir", 0, "DIR", "the page shows each predictor's source line, from the file under DIR"},
+    {"format", 'f', "tsv|json", "the table on standard output (default tsv)"},
+    {"metric", 'm', "NAME", "rank by importance (default), increase, ochiai, tarantula or dstar"},
+    {"top", 'n', "N", "at most N rows in the table and the page"},
+    {"jobs", 'j', "N", "read reports on N threads (default: one per core)"},
+    {"crash-frames", 0, "N", "top frames that group crash stacks (default 3)"},
+};
+
+constexpr tool::Usage kUsage = {
+    "sampler-analyze",
+    "--sites FILE... [--labels TSV] [--html DIR] [--format tsv|json] REPORT-OR-DIR...",
+    "Rank the sampled predicates of many reports by how much they predict failure, with iterative elimination.",
+    kOptions,
+    "REPORT-OR-DIR: report files (plain or gzip) and directories searched recursively. A run fails if its report\n"
+    "has a main-backtrace subreport (a crash), unless --labels says otherwise. --sites takes every argument up to\n"
+    "the next option or '--'; when nothing but operands follows, only its first argument (repeat --sites for more).\n"
+    "\n"
+    "Output: a header line, then one predictor per line, best first: rank, elimination round ('-' for predicates\n"
+    "that no round chose), the metric's score, increase, its 95% lower bound, failure, context, importance,\n"
+    "F, S, F_obs, S_obs, file, line, function, scheme, the predicate in words. Predicates whose Increase is not\n"
+    "above 0 at 95% confidence are left out. A report that cannot be read is named on stderr and left out; the\n"
+    "analysis still runs and the exit status is 1. See sampler-analyze(1) and docs/analysis.md.\n",
+};
+
+// "--sites A B C" into "--sites A --sites B --sites C", leaving the rest to parse_command_line (which keeps only
+// the last value of an option).
+std::vector<std::string> take_sites(int argc, char** argv, std::vector<std::string>& rest) {
+  std::vector<std::string> sites;
+  rest.push_back(argv[0]);
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (arg == "--") {
+      for (; i < argc; ++i) rest.push_back(argv[i]);
+      break;
+    }
+    if (arg.starts_with("--sites=")) {
+      sites.push_back(arg.substr(8));
+      continue;
+    }
+    if (arg != "--sites" && arg != "-s") {
+      rest.push_back(arg);
+      continue;
+    }
+    int end = i + 1;
+    while (end < argc && (argv[end][0] != '-' || argv[end][1] == '\0')) ++end;
+    if (end == i + 1) {  // no argument: parse_command_line says so
+      rest.push_back(arg);
+      continue;
+    }
+    // Nothing but operands after the group: its first argument is the sites, the others are reports.
+    int last = end == argc ? i + 2 : end;
+    for (int j = i + 1; j < last; ++j) sites.push_back(argv[j]);
+    i = last - 1;
+  }
+  return sites;
+}
+
+bool parse_count(const std::string& text, size_t& value) {
+  char* end = nullptr;
+  errno = 0;
+  unsigned long long parsed = std::strtoull(text.c_str(), &end, 10);
+  if (text.empty() || text[0] == '-' || *end != '\0' || errno != 0 || parsed == 0) return false;
+  value = static_cast<size_t>(parsed);
+  return true;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<std::string> rest;
+  analysis::AnalyzeOptions options;
+  options.sites = take_sites(argc, argv, rest);
+  std::vector<char*> args;
+  for (std::string& arg : rest) args.push_back(arg.data());
+  args.push_back(nullptr);
+  tool::CommandLine command = tool::parse_command_line(kUsage, static_cast<int>(rest.size()), args.data());
+  if (command.exit_status) return *command.exit_status;
+
+  if (options.sites.empty()) return tool::usage_error(kUsage, "--sites FILE... is required");
+  if (command.operands.empty()) return tool::usage_error(kUsage, "no REPORT-OR-DIR given");
+  options.reports = command.operands;
+  options.section = command.value("section").value_or("");
+  options.labels = command.value("labels").value_or("");
+  options.html_dir = command.value("html").value_or("");
+  options.source_dir = command.value("source-dir").value_or("");
+  if (auto format = command.value("format")) {
+    if (*format == "json") {
+      options.format = analysis::Format::kJson;
+    } else if (*format != "tsv") {
+      return tool::usage_error(kUsage, "--format must be tsv or json, not '" + *format + "'");
+    }
+  }
+  if (auto metric = command.value("metric"); metric && !analysis::parse_metric(*metric, options.rank.metric)) {
+    return tool::usage_error(kUsage, "unknown --metric '" + *metric + "'");
+  }
+  size_t count = 0;
+  if (auto top = command.value("top")) {
+    if (!parse_count(*top, count)) return tool::usage_error(kUsage, "--top needs a positive number");
+    options.top = count;
+  }
+  if (auto jobs = command.value("jobs")) {
+    if (!parse_count(*jobs, count) || count > 1024) return tool::usage_error(kUsage, "--jobs needs 1 to 1024");
+    options.jobs = static_cast<unsigned>(count);
+  }
+  if (auto frames = command.value("crash-frames")) {
+    if (!parse_count(*frames, count)) return tool::usage_error(kUsage, "--crash-frames needs a positive number");
+    options.crash_frames = count;
+  }
+
+  tool::Output output;
+  tool::StderrSink sink(kUsage.program, &output);
+  bool ok = analysis::analyze(options, [&](std::string_view text) { output.write(text); }, sink);
+  ok = tool::finish_output(output, sink) && ok;
+  return ok ? tool::kExitSuccess : tool::kExitDataError;
+}
