@@ -20,23 +20,23 @@
 #include <sampler/sampler.h>
 
 #define SAMPLER_UNIT_SIGNATURE "5d0c1b2a39485766a5b4c3d2e1f00f1e"
-#define TWOBUGS_SITES(SCHEME, SITE, BOUND, END)                                                                 \
-  SCHEME(function_entries, none)                                                                                \
-    SITE(ledger_add_entry, "twobugs.c", "74", "ledger_add", "0")                                                \
-    SITE(summarize_entry, "twobugs.c", "104", "summarize", "0")                                                 \
-  END(function_entries)                                                                                         \
-  SCHEME(branches, none)                                                                                        \
-    SITE(negative_quantity, "twobugs.c", "77", "ledger_add", "1", "quantity < 0")                               \
-    SITE(long_name, "twobugs.c", "82", "ledger_add", "2", "name_length > NAME_CAPACITY")                        \
-    SITE(even_price, "twobugs.c", "88", "ledger_add", "3", "price % 2 == 0")                                    \
-    SITE(large_price, "twobugs.c", "89", "ledger_add", "4", "price > 500")                                      \
-    SITE(regular, "twobugs.c", "90", "ledger_add", "5", "customer % 3 == 0")                                    \
-  END(branches)                                                                                                 \
-  SCHEME(returns, none)                                                                                         \
-    SITE(compared, "twobugs.c", "93", "ledger_add", "6", "compare_prices")                                      \
-  END(returns)                                                                                                  \
-  SCHEME(scalar_pairs, none)                                                                                    \
-    SITE(price_vs_limit, "twobugs.c", "87", "ledger_add", "7", "price", "local", "direct", "limit", "local")    \
+#define TWOBUGS_SITES(SCHEME, SITE, BOUND, END)                                                                        \
+  SCHEME(function_entries, none)                                                                                       \
+    SITE(ledger_add_entry, "twobugs.c", "75", "ledger_add", "0")                                                       \
+    SITE(summarize_entry, "twobugs.c", "105", "summarize", "0")                                                        \
+  END(function_entries)                                                                                                \
+  SCHEME(branches, none)                                                                                               \
+    SITE(negative_quantity, "twobugs.c", "78", "ledger_add", "1", "quantity < 0")                                      \
+    SITE(long_name, "twobugs.c", "83", "ledger_add", "2", "name_length > NAME_CAPACITY")                               \
+    SITE(even_price, "twobugs.c", "89", "ledger_add", "3", "price % 2 == 0")                                           \
+    SITE(large_price, "twobugs.c", "90", "ledger_add", "4", "price > 500")                                             \
+    SITE(regular, "twobugs.c", "91", "ledger_add", "5", "customer % 3 == 0")                                           \
+  END(branches)                                                                                                        \
+  SCHEME(returns, none)                                                                                                \
+    SITE(compared, "twobugs.c", "94", "ledger_add", "6", "compare_prices")                                             \
+  END(returns)                                                                                                         \
+  SCHEME(scalar_pairs, none)                                                                                           \
+    SITE(price_vs_limit, "twobugs.c", "88", "ledger_add", "7", "price", "local", "direct", "limit", "local")           \
   END(scalar_pairs)
 SAMPLER_DEFINE_UNIT(TWOBUGS_SITES);
 

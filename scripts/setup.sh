@@ -8,6 +8,7 @@ packages=(
   libelf-dev libpugixml-dev zlib1g-dev libzstd-dev zstd libgtest-dev
   elfutils binutils file
   llvm-19 clang-19   # llvm-symbolizer-19, yaml2obj, libFuzzer
+  chromium           # headless: loads sampler-analyze's HTML page in its test (tests/analysis)
   rpm                # rpmbuild for the samplerinfo packaging tests
   cpio               # rpm2cpio | cpio -idm: unpacking the built RPMs in those tests
 )

@@ -30,7 +30,7 @@ th.sortable { cursor: pointer; } th.sortable::after { content: " \2195"; color: 
 td.num { text-align: right; font-variant-numeric: tabular-nums; }
 code, .predicate { font-family: ui-monospace, monospace; }
 .where { color: #555; font-size: 0.9em; }
-.source { color: #333; background: #f6f6f6; font-family: ui-monospace, monospace; white-space: pre; }
+.source { color: #333; background: #f6f6f6; font-family: ui-monospace, monospace; white-space: pre-wrap; }
 .thermometer { display: flex; height: 14px; border: 1px solid #555; background: #fff; min-width: 4px; }
 .thermometer span { display: block; height: 100%; }
 .context { background: #000; } .low { background: #d00; } .interval { background: #f6a0a8; }
