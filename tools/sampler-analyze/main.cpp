@@ -5,7 +5,9 @@
 //
 // The work is in analysis/ (analysis/analyze.h); this main turns the command line into AnalyzeOptions.
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -37,7 +39,8 @@ constexpr tool::Usage kUsage = {
     kOptions,
     "REPORT-OR-DIR: report files (plain or gzip) and directories searched recursively. A run fails if its report\n"
     "has a main-backtrace subreport (a crash), unless --labels says otherwise. --sites takes every argument up to\n"
-    "the next option or '--'; when nothing but operands follows, only its first argument (repeat --sites for more).\n"
+    "the next option or '--'; when nothing but operands follows it, it takes its first argument and then those\n"
+    "that are *.sites, ELF or ar files (give a directory of *.sites before another option, or by --sites DIR).\n"
     "\n"
     "Output: a header line, then one predictor per line, best first: rank, elimination round ('-' for predicates\n"
     "that no round chose), the metric's score, increase, its 95% lower bound, failure, context, importance,\n"
@@ -46,8 +49,22 @@ constexpr tool::Usage kUsage = {
     "analysis still runs and the exit status is 1. See sampler-analyze(1) and docs/analysis.md.\n",
 };
 
-// "--sites A B C" into "--sites A --sites B --sites C", leaving the rest to parse_command_line (which keeps only
-// the last value of an option).
+// True for what can only be site information: a *.sites file, an ELF file or an ar archive (told by magic).
+bool is_site_information(const std::string& path) {
+  if (path.ends_with(".sites")) return true;
+  char magic[8] = {};
+  std::FILE* file = std::fopen(path.c_str(), "rb");
+  if (file == nullptr) return false;
+  size_t got = std::fread(magic, 1, sizeof magic, file);
+  std::fclose(file);
+  return (got >= 4 && std::memcmp(magic, "\x7f" "ELF", 4) == 0) ||
+         (got == 8 && std::memcmp(magic, "!<arch>\n", 8) == 0);
+}
+
+// Takes every --sites group out of argv (parse_command_line keeps only an option's last value). A group is every
+// argument up to the next option or "--". A group that nothing but operands follows is ambiguous: its first
+// argument is site information, and so is each next one while it is a *.sites, ELF or ar file (a report is
+// none of these); the first other argument begins the reports.
 std::vector<std::string> take_sites(int argc, char** argv, std::vector<std::string>& rest) {
   std::vector<std::string> sites;
   rest.push_back(argv[0]);
@@ -71,8 +88,11 @@ std::vector<std::string> take_sites(int argc, char** argv, std::vector<std::stri
       rest.push_back(arg);
       continue;
     }
-    // Nothing but operands after the group: its first argument is the sites, the others are reports.
-    int last = end == argc ? i + 2 : end;
+    int last = end;
+    if (end == argc) {
+      last = i + 2;
+      while (last < argc - 1 && is_site_information(argv[last])) ++last;
+    }
     for (int j = i + 1; j < last; ++j) sites.push_back(argv[j]);
     i = last - 1;
   }
