@@ -133,6 +133,28 @@ sampler-analyze: 'reports/zz-long.txt':2: error: unit $U1, scheme 'branches': 2 
     expect 0 "$header${row/f\\tbranches\\t(x > 0)/f\\\\x1b[31m\\tbranches\\t(x\\\\x07 > 0)}" ''
     grep -q $'\x1b\|\x07' page/index.html && fail "a control character in the page"
     ;;
+  index_rank)
+    # Two shards indexed apart and ranked together give the table of all reports at once.
+    mkdir -p shard1 shard2 && mv reports/*-1[0-4].txt shard1/ && mv reports/*-1[5-9].txt shard2/
+    run index --sites app.sites lib.sites -o one.idx shard1
+    expect 0 '' ''
+    run index --sites app.sites lib.sites --output two.idx -j2 shard2
+    expect 0 '' ''
+    [ "$(gzip -dc one.idx | head -1)" = 'sampler-index 1' ] || fail "one.idx is not a gzip'd index"
+    run rank one.idx two.idx
+    expect 0 "$header$row" ''
+    # A broken index: its bad lines are named, the good ones still count.
+    { gzip -dc two.idx; printf 'run\tfailure\t-\t-\t0,0\t\tx\nbogus\n'; } >three.idx
+    run rank one.idx three.idx
+    expect 1 "$header$row" "sampler-analyze: 'three.idx':17: error: malformed run line
+sampler-analyze: 'three.idx':18: error: malformed line\n"
+    run rank --sites app.sites one.idx
+    expect 2 '' "sampler-analyze: rank takes no --sites: indexes hold them
+Try 'sampler-analyze --help' for more information.\n"
+    run index --sites app.sites shard1
+    expect 2 '' "sampler-analyze: --output INDEX goes with 'index', and only with it
+Try 'sampler-analyze --help' for more information.\n"
+    ;;
   help)
     run --help
     [ "$status" = 0 ] || fail "--help: status $status"

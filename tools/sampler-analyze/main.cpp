@@ -30,11 +30,14 @@ constexpr tool::Option kOptions[] = {
     {"top", 'n', "N", "at most N rows in the table and the page"},
     {"jobs", 'j', "N", "read reports on N threads (default: one per core)"},
     {"crash-frames", 0, "N", "top frames that group crash stacks (default 3)"},
+    {"output", 'o', "FILE", "index: the index file to write"},
 };
 
 constexpr tool::Usage kUsage = {
     "sampler-analyze",
-    "--sites FILE... [--labels TSV] [--html DIR] [--format tsv|json] REPORT-OR-DIR...",
+    "--sites FILE... [--labels TSV] [--html DIR] [--format tsv|json] REPORT-OR-DIR...\n"
+    "       sampler-analyze index --sites FILE... --output INDEX REPORT-OR-DIR...\n"
+    "       sampler-analyze rank [--labels TSV] [--html DIR] [--format tsv|json] INDEX...",
     "Rank the sampled predicates of many reports by how much they predict failure, with iterative elimination.",
     kOptions,
     "REPORT-OR-DIR: report files (plain or gzip) and directories searched recursively. A run fails if its report\n"
@@ -46,7 +49,11 @@ constexpr tool::Usage kUsage = {
     "that no round chose), the metric's score, increase, its 95% lower bound, failure, context, importance,\n"
     "F, S, F_obs, S_obs, file, line, function, scheme, the predicate in words. Predicates whose Increase is not\n"
     "above 0 at 95% confidence are left out. A report that cannot be read is named on stderr and left out; the\n"
-    "analysis still runs and the exit status is 1. See sampler-analyze(1) and docs/analysis.md.\n",
+    "analysis still runs and the exit status is 1.\n"
+    "\n"
+    "Beyond one machine: 'index' reads a shard of reports into a compact index file (per run: outcome, observed\n"
+    "sites, true predicates, crash group); 'rank' merges any number of indexes and ranks them as one set of runs.\n"
+    "See sampler-analyze(1) and docs/analysis.md.\n",
 };
 
 // True for what can only be site information: a *.sites file, an ELF file or an ar archive (told by magic).
@@ -113,6 +120,13 @@ bool parse_count(const std::string& text, size_t& value) {
 int main(int argc, char** argv) {
   std::vector<std::string> rest;
   analysis::AnalyzeOptions options;
+  // The subcommand, if any, is the first argument.
+  if (argc > 1 && (std::strcmp(argv[1], "index") == 0 || std::strcmp(argv[1], "rank") == 0)) {
+    options.mode = argv[1][0] == 'i' ? analysis::Mode::kIndex : analysis::Mode::kRank;
+    argv[1] = argv[0];
+    ++argv;
+    --argc;
+  }
   options.sites = take_sites(argc, argv, rest);
   std::vector<char*> args;
   for (std::string& arg : rest) args.push_back(arg.data());
@@ -120,8 +134,14 @@ int main(int argc, char** argv) {
   tool::CommandLine command = tool::parse_command_line(kUsage, static_cast<int>(rest.size()), args.data());
   if (command.exit_status) return *command.exit_status;
 
-  if (options.sites.empty()) return tool::usage_error(kUsage, "--sites FILE... is required");
-  if (command.operands.empty()) return tool::usage_error(kUsage, "no REPORT-OR-DIR given");
+  bool ranking = options.mode == analysis::Mode::kRank;
+  if (options.sites.empty() && !ranking) return tool::usage_error(kUsage, "--sites FILE... is required");
+  if (!options.sites.empty() && ranking) return tool::usage_error(kUsage, "rank takes no --sites: indexes hold them");
+  if (command.operands.empty()) return tool::usage_error(kUsage, ranking ? "no INDEX given" : "no REPORT-OR-DIR given");
+  options.index_output = command.value("output").value_or("");
+  if ((options.mode == analysis::Mode::kIndex) != !options.index_output.empty()) {
+    return tool::usage_error(kUsage, "--output INDEX goes with 'index', and only with it");
+  }
   options.reports = command.operands;
   options.section = command.value("section").value_or("");
   options.labels = command.value("labels").value_or("");
