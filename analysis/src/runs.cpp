@@ -280,14 +280,28 @@ class SamplesCollector : public SamplesVisitor {
   bool bad_ = false;
 };
 
+// Each report's bytes come in reads of this size: large enough for few system calls, small enough that the
+// buffers allocated for each report stay cheap (LineReader's default, 1 MiB, costs page faults per report).
+constexpr size_t kReadSize = 64u << 10;
+
 // One report: its samples subreport (re-read from memory by read_samples) and whether it crashed.
 class ReportCollector : public ReportVisitor {
  public:
   // Beyond this, main-backtrace text is not kept: a signature needs the module map and the first lines.
   static constexpr size_t kMaxBacktraceText = 1u << 20;
 
-  ReportCollector(const SitesIndex& sites, Registry& registry, DiagnosticSink& sink, const std::string& name)
-      : sites_(sites), registry_(registry), sink_(sink), name_(name) {}
+  ReportCollector(const SitesIndex& sites, Registry& registry, DiagnosticSink& sink)
+      : sites_(sites), registry_(registry), sink_(sink) {}
+
+  // Starts a new report; the buffers keep their memory from the last one (no allocation per report).
+  void reset(const std::string& name) {
+    name_ = &name;
+    observed.clear();
+    predicates.clear();
+    signature.clear();
+    mode_ = Mode::kOther;
+    crashed_ = have_samples_ = false;
+  }
 
   void begin_subreport(std::string_view id, uint64_t line) override {
     mode_ = id == "samples" ? Mode::kSamples : id == "main-backtrace" ? Mode::kBacktrace : Mode::kOther;
@@ -305,8 +319,9 @@ class ReportCollector : public ReportVisitor {
   void end_subreport(bool) override {
     if (mode_ == Mode::kSamples) {
       OffsetSink shifted(sink_, samples_line_);
-      LineReader reader(std::string_view(samples_text_), name_, shifted);
-      SamplesCollector collector(sites_, registry_, shifted, name_, observed, predicates);
+      LineReader reader(std::string_view(samples_text_), *name_, shifted);
+      reader.set_limits(LineReader::kMaxLineLength, kReadSize);
+      SamplesCollector collector(sites_, registry_, shifted, *name_, observed, predicates);
       read_samples(reader, collector);
     } else if (mode_ == Mode::kBacktrace && signature.empty()) {
       signature = backtrace_;  // turned into a signature by the caller (it knows the frame count)
@@ -332,7 +347,7 @@ class ReportCollector : public ReportVisitor {
   const SitesIndex& sites_;
   Registry& registry_;
   DiagnosticSink& sink_;
-  const std::string& name_;
+  const std::string* name_ = nullptr;
   Mode mode_ = Mode::kOther;
   std::string samples_text_, backtrace_;
   uint64_t samples_line_ = 0;
@@ -340,12 +355,15 @@ class ReportCollector : public ReportVisitor {
 };
 
 void sort_unique(std::vector<uint32_t>& ids) {
+  // Sections usually come in the order their ids were given (a program writes them in the same order each
+  // run): then the list is sorted already, and sorting it would cost more than reading it.
+  if (std::is_sorted(ids.begin(), ids.end()) && std::adjacent_find(ids.begin(), ids.end()) == ids.end()) return;
   std::sort(ids.begin(), ids.end());
   ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
 }
 
-void read_one(const std::string& name, size_t index, const SitesIndex& sites, Registry& registry,
-              const ReadOptions& options, DiagnosticSink& sink, LocalRuns& local) {
+void read_one(const std::string& name, size_t index, ReportCollector& collector, const ReadOptions& options,
+              DiagnosticSink& sink, LocalRuns& local) {
   int fd = ::open(name.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
     sink.error(name, 0, std::string("cannot open: ") + std::strerror(errno) + "; left out");
@@ -353,8 +371,9 @@ void read_one(const std::string& name, size_t index, const SitesIndex& sites, Re
     return;
   }
   if (struct stat st; ::fstat(fd, &st) == 0) local.bytes += static_cast<uint64_t>(st.st_size);
-  ReportCollector collector(sites, registry, sink, name);
+  collector.reset(name);
   LineReader reader(fd, name, sink);
+  reader.set_limits(LineReader::kMaxLineLength, kReadSize);
   read_report(reader, collector);
   ::close(fd);
   if (reader.failed()) {  // the reader named the problem; the run is incomplete
@@ -421,9 +440,8 @@ ReadResult read_runs(const std::vector<std::string>& files, const SitesIndex& si
   std::vector<LocalRuns> locals(jobs);
   std::atomic<size_t> next = 0;
   auto work = [&](LocalRuns& local) {
-    for (size_t i; (i = next.fetch_add(1)) < files.size();) {
-      read_one(files[i], i, sites, registry, options, locked, local);
-    }
+    ReportCollector collector(sites, registry, locked);
+    for (size_t i; (i = next.fetch_add(1)) < files.size();) read_one(files[i], i, collector, options, locked, local);
   };
   if (jobs == 1) {
     work(locals[0]);
