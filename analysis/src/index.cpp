@@ -30,7 +30,7 @@ std::vector<std::string_view> split_tabs(std::string_view line) {
   }
 }
 
-void append_deltas(std::string& out, std::span<const uint32_t> ids) {
+void append_deltas(std::string& out, const std::vector<uint32_t>& ids) {
   uint32_t previous = 0;
   for (size_t i = 0; i < ids.size(); ++i) {
     if (i > 0) out += ',';

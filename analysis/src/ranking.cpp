@@ -40,8 +40,10 @@ struct Tally {
     bool failing = runs.failed[run] != 0;
     auto bump = [sign](uint64_t& value) { value = static_cast<uint64_t>(static_cast<int64_t>(value) + sign); };
     bump(failing ? num_failing : num_succeeding);
-    for (uint32_t p : runs.predicates(run)) bump(failing ? f[p] : s[p]);
-    for (uint32_t site : runs.sites(run)) bump(failing ? f_observed[site] : s_observed[site]);
+    std::vector<uint64_t>& by_predicate = failing ? f : s;
+    std::vector<uint64_t>& by_site = failing ? f_observed : s_observed;
+    runs.for_each_predicate(run, [&](uint32_t p) { bump(by_predicate[p]); });
+    runs.for_each_site(run, [&](uint32_t site) { bump(by_site[site]); });
   }
 };
 
@@ -86,8 +88,7 @@ Ranking rank(const RunSet& runs, const std::vector<uint32_t>& predicate_site, si
     std::map<int32_t, uint64_t> groups;
     for (size_t r = 0; r < runs.size(); ++r) {
       if (!active[r]) continue;
-      std::span<const uint32_t> predicates = runs.predicates(r);
-      if (!std::binary_search(predicates.begin(), predicates.end(), round.top.predicate)) continue;
+      if (!runs.has_predicate(r, round.top.predicate)) continue;
       active[r] = 0;
       tally.apply(runs, r, -1);
       if (runs.failed[r]) {

@@ -33,10 +33,36 @@ void RunSet::add(std::string name, bool failing, bool crash, int32_t group, std:
   failed.push_back(failing ? 1 : 0);
   crashed.push_back(crash ? 1 : 0);
   crash_group.push_back(group);
-  observed_sites.insert(observed_sites.end(), sites.begin(), sites.end());
-  site_offsets.push_back(observed_sites.size());
-  true_predicates.insert(true_predicates.end(), predicates.begin(), predicates.end());
-  predicate_offsets.push_back(true_predicates.size());
+  id_list::encode(sites, site_data);
+  site_offsets.push_back(site_data.size());
+  id_list::encode(predicates, predicate_data);
+  predicate_offsets.push_back(predicate_data.size());
+}
+
+void RunSet::add_from(const RunSet& other, size_t run, int32_t group) {
+  names.push_back(other.names[run]);
+  failed.push_back(other.failed[run]);
+  crashed.push_back(other.crashed[run]);
+  crash_group.push_back(group);
+  site_data.insert(site_data.end(), other.site_data.begin() + static_cast<ptrdiff_t>(other.site_offsets[run]),
+                   other.site_data.begin() + static_cast<ptrdiff_t>(other.site_offsets[run + 1]));
+  site_offsets.push_back(site_data.size());
+  predicate_data.insert(predicate_data.end(),
+                        other.predicate_data.begin() + static_cast<ptrdiff_t>(other.predicate_offsets[run]),
+                        other.predicate_data.begin() + static_cast<ptrdiff_t>(other.predicate_offsets[run + 1]));
+  predicate_offsets.push_back(predicate_data.size());
+}
+
+std::vector<uint32_t> RunSet::sites(size_t run) const {
+  std::vector<uint32_t> ids;
+  for_each_site(run, [&](uint32_t id) { ids.push_back(id); });
+  return ids;
+}
+
+std::vector<uint32_t> RunSet::predicates(size_t run) const {
+  std::vector<uint32_t> ids;
+  for_each_predicate(run, [&](uint32_t id) { ids.push_back(id); });
+  return ids;
 }
 
 namespace {
@@ -468,8 +494,7 @@ ReadResult read_runs(const std::vector<std::string>& files, const SitesIndex& si
       if (added) result.runs.crash_groups.push_back(key);
       group = it->second;
     }
-    result.runs.add(local.runs.names[r], local.runs.failed[r], local.runs.crashed[r], group, local.runs.sites(r),
-                    local.runs.predicates(r));
+    result.runs.add_from(local.runs, r, group);
   }
   result.ok = !locked.errors();
   return result;

@@ -143,3 +143,39 @@ TEST(CrashSignature, Legacy) {
 
 }  // namespace
 }  // namespace sampler::analysis
+
+namespace sampler::analysis {
+namespace {
+
+// Both encodings of analysis/id_list.h: each list comes back as it went in, and membership agrees.
+TEST(IdList, RoundTripAndContains) {
+  std::vector<std::vector<uint32_t>> cases = {
+      {}, {0}, {7}, {1, 2, 3, 4, 5, 6, 7, 8, 9, 10}, {0, 1000000, 4000000000u}, {5, 6, 8, 13, 21, 34, 55, 89}};
+  std::vector<uint32_t> dense;
+  for (uint32_t i = 100; i < 1100; i += 1 + i % 2) dense.push_back(i);
+  cases.push_back(dense);
+  for (const std::vector<uint32_t>& ids : cases) {
+    std::vector<uint8_t> bytes;
+    id_list::encode(ids, bytes);
+    std::vector<uint32_t> back;
+    id_list::for_each(bytes.data(), [&](uint32_t id) { back.push_back(id); });
+    EXPECT_EQ(back, ids);
+    for (uint32_t probe : {0u, 1u, 7u, 8u, 100u, 101u, 1099u, 1100u, 4000000000u}) {
+      EXPECT_EQ(id_list::contains(bytes.data(), probe), std::binary_search(ids.begin(), ids.end(), probe)) << probe;
+    }
+  }
+  // The dense list takes a bit per value of its range (667 ids over 1000 values: 125 bytes and a header).
+  std::vector<uint8_t> bytes;
+  id_list::encode(dense, bytes);
+  EXPECT_LT(bytes.size(), 140u);
+  // A run's lists come back from a RunSet as given.
+  RunSet runs;
+  runs.add("r", true, false, -1, dense, std::vector<uint32_t>{3, 9});
+  EXPECT_EQ(runs.sites(0), dense);
+  EXPECT_EQ(runs.predicates(0), (std::vector<uint32_t>{3, 9}));
+  EXPECT_TRUE(runs.has_predicate(0, 9));
+  EXPECT_FALSE(runs.has_predicate(0, 4));
+}
+
+}  // namespace
+}  // namespace sampler::analysis

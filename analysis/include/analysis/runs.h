@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/id_list.h"
 #include "analysis/predicates.h"
 #include "sections/diagnostics.h"
 #include "sections/resolve.h"
@@ -23,29 +24,40 @@ struct Catalogue {
   size_t predicate_count() const { return predicate_site.size(); }
 };
 
-/// The runs, in the order of their report files. Per run: sorted lists of observed sites and true predicates,
-/// kept end to end in two arrays.
+/// The runs, in the order of their report files. Per run: its observed sites and true predicates as compact
+/// sorted lists (analysis/id_list.h), kept end to end in two byte arrays.
 struct RunSet {
   std::vector<std::string> names;      ///< the report's path
   std::vector<uint8_t> failed;         ///< 1: failing run
   std::vector<uint8_t> crashed;        ///< 1: the report has a main-backtrace subreport
   std::vector<int32_t> crash_group;    ///< index into crash_groups, -1 if none
   std::vector<std::string> crash_groups;  ///< each group's signature (crash_signature())
-  std::vector<uint64_t> site_offsets{0};       ///< runs + 1 offsets into observed_sites
-  std::vector<uint32_t> observed_sites;
-  std::vector<uint64_t> predicate_offsets{0};  ///< runs + 1 offsets into true_predicates
-  std::vector<uint32_t> true_predicates;
+  std::vector<uint64_t> site_offsets{0};       ///< runs + 1 offsets into site_data
+  std::vector<uint8_t> site_data;
+  std::vector<uint64_t> predicate_offsets{0};  ///< runs + 1 offsets into predicate_data
+  std::vector<uint8_t> predicate_data;
 
   size_t size() const { return names.size(); }
-  std::span<const uint32_t> sites(size_t run) const {
-    return {observed_sites.data() + site_offsets[run], observed_sites.data() + site_offsets[run + 1]};
+  /// Calls f(id) for each site the run observed / each predicate it found true, in increasing order.
+  template <class F>
+  void for_each_site(size_t run, F&& f) const {
+    id_list::for_each(site_data.data() + site_offsets[run], f);
   }
-  std::span<const uint32_t> predicates(size_t run) const {
-    return {true_predicates.data() + predicate_offsets[run], true_predicates.data() + predicate_offsets[run + 1]};
+  template <class F>
+  void for_each_predicate(size_t run, F&& f) const {
+    id_list::for_each(predicate_data.data() + predicate_offsets[run], f);
   }
+  bool has_predicate(size_t run, uint32_t id) const {
+    return id_list::contains(predicate_data.data() + predicate_offsets[run], id);
+  }
+  /// The lists decoded (tests, the index writer).
+  std::vector<uint32_t> sites(size_t run) const;
+  std::vector<uint32_t> predicates(size_t run) const;
   /// Appends a run; `sites` and `predicates` must be sorted and free of duplicates.
   void add(std::string name, bool failing, bool crash, int32_t group, std::span<const uint32_t> sites,
            std::span<const uint32_t> predicates);
+  /// Appends run `run` of `other` (lists copied as they are encoded).
+  void add_from(const RunSet& other, size_t run, int32_t group);
 };
 
 /// How read_runs() works.
