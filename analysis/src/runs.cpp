@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <set>
@@ -214,19 +215,11 @@ class SamplesCollector : public SamplesVisitor {
   }
 
   void section_lines(std::string_view lines, uint64_t first_line_number) override {
-    if (!active_) return;
-    uint64_t number = first_line_number;
-    while (!lines.empty()) {
-      size_t end = lines.find('\n');
-      std::string_view line = lines.substr(0, end);
-      lines = end == std::string_view::npos ? std::string_view() : lines.substr(end + 1);
-      if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-      take_line(line, number++);
-    }
+    if (active_) take_lines(lines, first_line_number);
   }
 
   void section_line(std::string_view line, uint64_t line_number) override {
-    if (active_) take_line(line, line_number);
+    if (active_) take_lines(line, line_number);
   }
 
   void end_section(bool complete) override {
@@ -247,25 +240,35 @@ class SamplesCollector : public SamplesVisitor {
   }
 
  private:
-  void take_line(std::string_view line, uint64_t number) {
+  // Whole lines, each ending in "\n" (the last one may not). One pass over the bytes: this is the hot loop of
+  // reading. Only whether each counter is zero matters: no number is converted, so none can overflow.
+  void take_lines(std::string_view lines, uint64_t number) {
+    const char* p = lines.data();
+    const char* end = p + lines.size();
+    while (p < end) {
+      uint32_t nonzero = 0, column = 0;
+      bool digits = false, malformed = false;
+      for (; p < end && *p != '\n'; ++p) {
+        unsigned digit = static_cast<unsigned char>(*p) - '0';
+        if (digit < 10) {
+          digits = true;
+          nonzero |= (digit != 0 ? 1u : 0u) << column;
+        } else if (*p == '\t') {
+          if (!digits || column + 1 >= kMaxCounters) malformed = true;
+          else ++column;
+          digits = false;
+        } else if (!(*p == '\r' && (p + 1 == end || p[1] == '\n'))) {
+          malformed = true;
+        }
+      }
+      ++p;  // the "\n"
+      take_line(nonzero, column, digits, malformed, number++);
+    }
+  }
+
+  void take_line(uint32_t nonzero, uint32_t column, bool digits, bool malformed, uint64_t number) {
     uint64_t index = lines_++;
     if (bad_ || index >= sites_entry_->site_count) return;
-    // Only whether each counter is zero matters: no number is converted, so none can overflow.
-    uint32_t nonzero = 0;
-    uint32_t column = 0;
-    bool digits = false, malformed = false;
-    for (char c : line) {
-      if (c == '\t') {
-        if (!digits || ++column >= kMaxCounters) malformed = true;
-        digits = false;
-      } else if (c >= '0' && c <= '9') {
-        digits = true;
-        if (c != '0') nonzero |= 1u << column;
-      } else {
-        malformed = true;
-      }
-      if (malformed) break;
-    }
     if (!digits) malformed = true;
     uint32_t counters = column + 1;
     if (!have_entry_ && !malformed) {
@@ -283,9 +286,7 @@ class SamplesCollector : public SamplesVisitor {
     observed_.push_back(site);
     uint32_t mask = true_predicates(entry_.kind, nonzero);
     uint32_t base = entry_.first_predicate + static_cast<uint32_t>(index) * entry_.per_site;
-    for (uint32_t bit = 0; mask != 0; ++bit, mask >>= 1) {
-      if (mask & 1) predicates_.push_back(base + bit);
-    }
+    for (; mask != 0; mask &= mask - 1) predicates_.push_back(base + static_cast<uint32_t>(__builtin_ctz(mask)));
   }
 
  private:
@@ -383,7 +384,7 @@ class ReportCollector : public ReportVisitor {
 void sort_unique(std::vector<uint32_t>& ids) {
   // Sections usually come in the order their ids were given (a program writes them in the same order each
   // run): then the list is sorted already, and sorting it would cost more than reading it.
-  if (std::is_sorted(ids.begin(), ids.end()) && std::adjacent_find(ids.begin(), ids.end()) == ids.end()) return;
+  if (std::adjacent_find(ids.begin(), ids.end(), std::greater_equal<uint32_t>()) == ids.end()) return;
   std::sort(ids.begin(), ids.end());
   ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
 }

@@ -49,15 +49,11 @@ inline void encode(std::span<const uint32_t> ids, std::vector<uint8_t>& out) {
     put_varint(out, 0);
     return;
   }
-  size_t delta_size = 0;
-  uint32_t previous = 0;
-  for (uint32_t id : ids) {
-    delta_size += varint_size(id - previous);
-    previous = id;
-  }
+  // Every delta takes at least a byte: a bitset smaller than the count is smaller than the deltas. (Between the
+  // two, deltas are kept: the choice only needs to be near the smaller, and this one costs no pass.)
   uint32_t first = ids.front();
   size_t bytes = (static_cast<size_t>(ids.back() - first) >> 3) + 1;
-  if (varint_size(first) + varint_size(bytes) + bytes < delta_size) {
+  if (varint_size(first) + varint_size(bytes) + bytes < count) {
     put_varint(out, count << 1 | 1);
     put_varint(out, first);
     put_varint(out, bytes);
@@ -67,7 +63,7 @@ inline void encode(std::span<const uint32_t> ids, std::vector<uint8_t>& out) {
     return;
   }
   put_varint(out, count << 1);
-  previous = 0;
+  uint32_t previous = 0;
   for (uint32_t id : ids) {
     put_varint(out, id - previous);
     previous = id;
