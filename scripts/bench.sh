@@ -85,7 +85,7 @@ re_no_merge="resolveSamples --no-merge +$n s +ratio $n"
 re_frames="^resolve-backtrace benchmark: ([0-9]+) frames"
 re_backtrace="^cat +$n s +resolve-backtrace +$n s +([0-9.]+)e6 frames/s"
 re_analyze_head="^sampler-analyze benchmark: ([0-9]+) reports of ([0-9]+) sites \\(([0-9]+) MB"
-re_analyze_one="^  -j1: $n s, ([0-9]+) MB/s per core"
+re_analyze_one="^  -j1: $n s wall, $n s CPU: ([0-9]+) MB/s per core"
 re_analyze_all="^  -j([0-9]+): $n s, ([0-9]+) MB/s\$"
 re_analyze_memory="^  peak memory: ([0-9]+) MB"
 re_analyze_rank="^  rank: ([0-9]+) runs x ([0-9]+) predicates: $n s"
@@ -160,8 +160,8 @@ summarise() {
           what="${BASH_REMATCH[1]} reports of ${BASH_REMATCH[2]} sites (${BASH_REMATCH[3]} MB)"
         elif [[ $line =~ $re_analyze_one ]]; then
           m=("${BASH_REMATCH[@]}")
-          row "\`sampler-analyze -j1\`, $what" "${m[2]} MB/s per core (${m[1]} s)" "-" "-" ">= 300 MB/s" \
-            "$(verdict "${m[2]}" ">=" 300)"
+          row "\`sampler-analyze -j1\`, $what" "${m[3]} MB/s per core (${m[2]} s CPU, ${m[1]} s wall)" "-" "-" \
+            ">= 300 MB/s" "$(verdict "${m[3]}" ">=" 300)"
         elif [[ $line =~ $re_analyze_all ]]; then
           m=("${BASH_REMATCH[@]}")
           row "\`sampler-analyze -j${m[1]}\`, the same" "${m[3]} MB/s (${m[2]} s)" "-" "-" "-" "-"

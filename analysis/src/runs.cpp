@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cerrno>
 #include <cstring>
@@ -116,6 +117,20 @@ struct SectionEntry {
   uint32_t per_site = 0;
   SchemeKind kind = SchemeKind::kPerCounter;
 };
+
+// Byte classes of a samples line: digits (0 for '0', 1 for the others, so that a class is the "non-zero" bit
+// itself), tab, line end, carriage return, anything else.
+enum ByteClass : uint8_t { kZeroDigit = 0, kNonZeroDigit = 1, kTab, kNewline, kReturn, kOtherByte };
+constexpr std::array<uint8_t, 256> kByteClass = [] {
+  std::array<uint8_t, 256> table{};
+  table.fill(kOtherByte);
+  table['0'] = kZeroDigit;
+  for (char c = '1'; c <= '9'; ++c) table[static_cast<unsigned char>(c)] = kNonZeroDigit;
+  table['\t'] = kTab;
+  table['\n'] = kNewline;
+  table['\r'] = kReturn;
+  return table;
+}();
 
 // Assigns site and predicate ids to sites sections as the threads meet them (under a lock; each thread caches).
 class Registry {
@@ -248,16 +263,18 @@ class SamplesCollector : public SamplesVisitor {
     while (p < end) {
       uint32_t nonzero = 0, column = 0;
       bool digits = false, malformed = false;
-      for (; p < end && *p != '\n'; ++p) {
-        unsigned digit = static_cast<unsigned char>(*p) - '0';
-        if (digit < 10) {
+      for (; p < end; ++p) {
+        uint8_t kind = kByteClass[static_cast<unsigned char>(*p)];
+        if (kind <= kNonZeroDigit) {  // the common case, without a branch on the digit's value
           digits = true;
-          nonzero |= (digit != 0 ? 1u : 0u) << column;
-        } else if (*p == '\t') {
+          nonzero |= static_cast<uint32_t>(kind) << column;
+        } else if (kind == kNewline) {
+          break;
+        } else if (kind == kTab) {
           if (!digits || column + 1 >= kMaxCounters) malformed = true;
           else ++column;
           digits = false;
-        } else if (!(*p == '\r' && (p + 1 == end || p[1] == '\n'))) {
+        } else if (!(kind == kReturn && (p + 1 == end || p[1] == '\n'))) {
           malformed = true;
         }
       }

@@ -8,7 +8,8 @@
 //       Ranking with iterative elimination over RUNS synthetic runs and PREDICATES predicates (2 per site, 30
 //       true per run, 5 planted causes), timed in-process: prints "rank: R runs x P predicates: S s, N rounds".
 //   analysis_bench maxrss COMMAND ARGS...
-//       Runs COMMAND (output to /dev/null) and prints "maxrss: KB" of it (getrusage of the child).
+//       Runs COMMAND (output to /dev/null) and prints "maxrss: N KB, cpu: S s" of it (its peak resident memory and
+//       its user + system time, from wait4's rusage): CPU time measures per-core speed on a busy machine too.
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <fcntl.h>
@@ -138,7 +139,9 @@ int maxrss(char** argv) {
   int status = 0;
   struct rusage usage {};
   wait4(child, &status, 0, &usage);
-  std::printf("maxrss: %ld KB\n", usage.ru_maxrss);
+  double cpu = static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
+               static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6;
+  std::printf("maxrss: %ld KB, cpu: %.3f s\n", usage.ru_maxrss, cpu);
   return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
 }
 
