@@ -9,6 +9,7 @@
 #include <array>
 #include <atomic>
 #include <cerrno>
+#include <charconv>
 #include <cstring>
 #include <filesystem>
 #include <functional>
@@ -88,20 +89,43 @@ class LockedSink : public DiagnosticSink {
   std::atomic<bool> errors_ = false;
 };
 
-// The samples subreport is re-read from memory: its line numbers are shifted back to the report's.
+// The samples subreport is re-read from memory: its line numbers are shifted back to the report's, both the
+// diagnostic's own and those its text names ("... starting at line 6 ...").
 class OffsetSink : public DiagnosticSink {
  public:
   OffsetSink(DiagnosticSink& sink, uint64_t offset) : sink_(sink), offset_(offset) {}
   void report(const Diagnostic& diagnostic) override {
     if (diagnostic.severity == Severity::kError) ++errors;
-    if (diagnostic.line == 0) return sink_.report(diagnostic);
     Diagnostic shifted = diagnostic;
-    shifted.line += offset_;
+    if (shifted.line != 0) shifted.line += offset_;
+    shifted.message = shift_line_numbers(diagnostic.message);
     sink_.report(shifted);
   }
   uint64_t errors = 0;
 
  private:
+  std::string shift_line_numbers(const std::string& message) const {
+    static constexpr std::string_view kLine = "line ";
+    std::string out;
+    size_t at = 0;
+    for (size_t found; (found = message.find(kLine, at)) != std::string::npos;) {
+      size_t digits = found + kLine.size();
+      size_t end = digits;
+      while (end < message.size() && message[end] >= '0' && message[end] <= '9') ++end;
+      out.append(message, at, digits - at);
+      uint64_t number = 0;
+      auto [ptr, error] = std::from_chars(message.data() + digits, message.data() + end, number);
+      if (end > digits && error == std::errc() && ptr == message.data() + end) {
+        out += std::to_string(number + offset_);
+      } else {
+        out.append(message, digits, end - digits);
+      }
+      at = end;
+    }
+    out.append(message, at, std::string::npos);
+    return out;
+  }
+
   DiagnosticSink& sink_;
   uint64_t offset_;
 };

@@ -105,6 +105,17 @@ scheme 'returns'\n"
 sampler-analyze: 'reports/zz-long.txt':2: error: unit $U1, scheme 'branches': 2 samples lines, but 1 sites in \
 'app.sites':1\n"
     ;;
+  truncated)
+    # A report cut short by a crash inside its samples: a warning, what is there is used, exit 0. The line numbers
+    # are the report's, though the samples subreport is read on its own.
+    mkdir -p cut
+    printf '<report id="main-backtrace">\nsignal:11:SIGSEGV\n</report>\n<report id="samples">\n' >cut/r.txt
+    printf '<samples unit="%s" scheme="branches">\n0\t5\n' $U1 >>cut/r.txt
+    run -j1 --sites app.sites cut
+    expect 0 "$header" "sampler-analyze: 'cut/r.txt': warning: subreport 'samples' starting at line 4 was cut short \
+(no </report>)\nsampler-analyze: 'cut/r.txt': warning: samples section starting at line 5 was cut short (no end \
+tag)\n"
+    ;;
   json)
     run -j1 --sites app.sites lib.sites --format json reports
     [ "$status" = 0 ] || fail "status $status"
