@@ -223,12 +223,16 @@ struct LocalRuns {
   uint64_t bytes = 0;
 };
 
+// A reading thread's copy of the registry entries it used: the registry's lock is taken once per section kind
+// and thread, not once per section of every report.
+using EntryCache = std::unordered_map<const IndexedSites*, SectionEntry>;
+
 // The samples sections of one report's samples subreport: counters -> observed sites and true predicates.
 class SamplesCollector : public SamplesVisitor {
  public:
-  SamplesCollector(const SitesIndex& sites, Registry& registry, DiagnosticSink& sink, const std::string& name,
-                   std::vector<uint32_t>& observed, std::vector<uint32_t>& predicates)
-      : sites_(sites), registry_(registry), sink_(sink), name_(name), observed_(observed),
+  SamplesCollector(const SitesIndex& sites, Registry& registry, EntryCache& cache, DiagnosticSink& sink,
+                   const std::string& name, std::vector<uint32_t>& observed, std::vector<uint32_t>& predicates)
+      : sites_(sites), registry_(registry), cache_(cache), sink_(sink), name_(name), observed_(observed),
         predicates_(predicates) {}
 
   void begin_section(const SampleSectionHeader& header) override {
@@ -245,7 +249,9 @@ class SamplesCollector : public SamplesVisitor {
     if (found->conflicting || scheme_kind(found->scheme) == SchemeKind::kBounds) return;
     active_ = true;
     sites_entry_ = found;
-    have_entry_ = false;
+    auto cached = cache_.find(found);
+    have_entry_ = cached != cache_.end();
+    if (have_entry_) entry_ = cached->second;
     section_line_ = header.line;
     lines_ = 0;
     observed_start_ = observed_.size();
@@ -314,6 +320,7 @@ class SamplesCollector : public SamplesVisitor {
     uint32_t counters = column + 1;
     if (!have_entry_ && !malformed) {
       entry_ = registry_.enter(*sites_entry_, counters);
+      cache_.emplace(sites_entry_, entry_);
       have_entry_ = true;
     }
     if (malformed || counters != entry_.counters) {
@@ -333,6 +340,7 @@ class SamplesCollector : public SamplesVisitor {
  private:
   const SitesIndex& sites_;
   Registry& registry_;
+  EntryCache& cache_;
   DiagnosticSink& sink_;
   const std::string& name_;
   std::vector<uint32_t>& observed_;
@@ -389,7 +397,7 @@ class ReportCollector : public ReportVisitor {
       OffsetSink shifted(sink_, samples_line_);
       LineReader reader(std::string_view(samples_text_), *name_, shifted);
       reader.set_limits(LineReader::kMaxLineLength, kReadSize);
-      SamplesCollector collector(sites_, registry_, shifted, *name_, observed, predicates);
+      SamplesCollector collector(sites_, registry_, cache_, shifted, *name_, observed, predicates);
       read_samples(reader, collector);
     } else if (mode_ == Mode::kBacktrace && signature.empty()) {
       signature = backtrace_;  // turned into a signature by the caller (it knows the frame count)
@@ -414,6 +422,7 @@ class ReportCollector : public ReportVisitor {
 
   const SitesIndex& sites_;
   Registry& registry_;
+  EntryCache cache_;
   DiagnosticSink& sink_;
   const std::string* name_ = nullptr;
   Mode mode_ = Mode::kOther;
