@@ -236,7 +236,7 @@ class SamplesCollector : public SamplesVisitor {
         predicates_(predicates) {}
 
   void begin_section(const SampleSectionHeader& header) override {
-    active_ = false;
+    finish();  // the reader ends every section; this keeps the lists right even if it did not
     if (header.kind != SampleSectionKind::kSamples) return;
     const IndexedSites* found = sites_.find(header.unit, header.scheme);
     if (found == nullptr) {
@@ -249,13 +249,17 @@ class SamplesCollector : public SamplesVisitor {
     if (found->conflicting || scheme_kind(found->scheme) == SchemeKind::kBounds) return;
     active_ = true;
     sites_entry_ = found;
+    observed_start_ = observed_end_ = observed_.size();
+    predicates_start_ = predicates_end_ = predicates_.size();
+    room_ = false;
     auto cached = cache_.find(found);
     have_entry_ = cached != cache_.end();
-    if (have_entry_) entry_ = cached->second;
+    if (have_entry_) {
+      entry_ = cached->second;
+      make_room();
+    }
     section_line_ = header.line;
     lines_ = 0;
-    observed_start_ = observed_.size();
-    predicates_start_ = predicates_.size();
     bad_ = false;
   }
 
@@ -265,6 +269,11 @@ class SamplesCollector : public SamplesVisitor {
 
   void section_line(std::string_view line, uint64_t line_number) override {
     if (active_) take_lines(line, line_number);
+  }
+
+  /// Ends a section still open (its lists are cut back to what was written).
+  void finish() {
+    if (active_) end_section(false);
   }
 
   void end_section(bool complete) override {
@@ -279,8 +288,12 @@ class SamplesCollector : public SamplesVisitor {
                         std::to_string(lines_) + " samples lines, but " + std::to_string(sites_entry_->site_count) +
                         " sites in '" + sites_entry_->label + "':" + std::to_string(sites_entry_->line));
       }
-      observed_.resize(observed_start_);
-      predicates_.resize(predicates_start_);
+      observed_end_ = observed_start_;
+      predicates_end_ = predicates_start_;
+    }
+    if (room_) {
+      observed_.resize(observed_end_);
+      predicates_.resize(predicates_end_);
     }
   }
 
@@ -322,6 +335,7 @@ class SamplesCollector : public SamplesVisitor {
       entry_ = registry_.enter(*sites_entry_, counters);
       cache_.emplace(sites_entry_, entry_);
       have_entry_ = true;
+      make_room();
     }
     if (malformed || counters != entry_.counters) {
       sink_.error(name_, number, "malformed samples line for scheme '" + sites_entry_->scheme +
@@ -331,10 +345,20 @@ class SamplesCollector : public SamplesVisitor {
     }
     if (nonzero == 0) return;
     uint32_t site = entry_.first_site + static_cast<uint32_t>(index);
-    observed_.push_back(site);
+    observed_[observed_end_++] = site;
     uint32_t mask = true_predicates(entry_.kind, nonzero);
     uint32_t base = entry_.first_predicate + static_cast<uint32_t>(index) * entry_.per_site;
-    for (; mask != 0; mask &= mask - 1) predicates_.push_back(base + static_cast<uint32_t>(__builtin_ctz(mask)));
+    uint32_t* out = predicates_.data() + predicates_end_;
+    for (; mask != 0; mask &= mask - 1) *out++ = base + static_cast<uint32_t>(__builtin_ctz(mask));
+    predicates_end_ = static_cast<size_t>(out - predicates_.data());
+  }
+
+  // Grows the lists by the most this section can add (each site once, each of its predicates once), so that
+  // take_line() writes without a check per id; end_section() cuts them back to what was written.
+  void make_room() {
+    observed_.resize(observed_start_ + entry_.site_count);
+    predicates_.resize(predicates_start_ + static_cast<size_t>(entry_.site_count) * entry_.per_site);
+    room_ = true;
   }
 
  private:
@@ -351,8 +375,9 @@ class SamplesCollector : public SamplesVisitor {
   SectionEntry entry_;
   uint64_t section_line_ = 0;
   uint64_t lines_ = 0;
-  size_t observed_start_ = 0;
-  size_t predicates_start_ = 0;
+  size_t observed_start_ = 0, observed_end_ = 0;      // this section's ids: [start, end) of observed_
+  size_t predicates_start_ = 0, predicates_end_ = 0;  // and of predicates_
+  bool room_ = false;                                 // the lists were grown for this section
   bool bad_ = false;
 };
 
@@ -399,6 +424,7 @@ class ReportCollector : public ReportVisitor {
       reader.set_limits(LineReader::kMaxLineLength, kReadSize);
       SamplesCollector collector(sites_, registry_, cache_, shifted, *name_, observed, predicates);
       read_samples(reader, collector);
+      collector.finish();
     } else if (mode_ == Mode::kBacktrace && signature.empty()) {
       signature = backtrace_;  // turned into a signature by the caller (it knows the frame count)
     }

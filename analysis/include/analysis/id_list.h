@@ -59,7 +59,8 @@ inline void encode(std::span<const uint32_t> ids, std::vector<uint8_t>& out) {
     put_varint(out, bytes);
     size_t start = out.size();
     out.resize(start + bytes, 0);
-    for (uint32_t id : ids) out[start + ((id - first) >> 3)] |= static_cast<uint8_t>(1u << ((id - first) & 7));
+    uint8_t* bits = out.data() + start;
+    for (uint32_t id : ids) bits[(id - first) >> 3] |= static_cast<uint8_t>(1u << ((id - first) & 7));
     return;
   }
   put_varint(out, count << 1);
