@@ -5,13 +5,13 @@
 //
 // The work is in analysis/ (analysis/analyze.h); this main turns the command line into AnalyzeOptions.
 #include <cerrno>
-#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
 
 #include "analysis/analyze.h"
+#include "analysis/command_line.h"
 #include "tool.h"
 
 namespace {
@@ -56,56 +56,6 @@ constexpr tool::Usage kUsage = {
     "See sampler-analyze(1) and docs/analysis.md.\n",
 };
 
-// True for what can only be site information: a *.sites file, an ELF file or an ar archive (told by magic).
-bool is_site_information(const std::string& path) {
-  if (path.ends_with(".sites")) return true;
-  char magic[8] = {};
-  std::FILE* file = std::fopen(path.c_str(), "rb");
-  if (file == nullptr) return false;
-  size_t got = std::fread(magic, 1, sizeof magic, file);
-  std::fclose(file);
-  return (got >= 4 && std::memcmp(magic, "\x7f" "ELF", 4) == 0) ||
-         (got == 8 && std::memcmp(magic, "!<arch>\n", 8) == 0);
-}
-
-// Takes every --sites group out of argv (parse_command_line keeps only an option's last value). A group is every
-// argument up to the next option or "--". A group that nothing but operands follows is ambiguous: its first
-// argument is site information, and so is each next one while it is a *.sites, ELF or ar file (a report is
-// none of these); the first other argument begins the reports.
-std::vector<std::string> take_sites(int argc, char** argv, std::vector<std::string>& rest) {
-  std::vector<std::string> sites;
-  rest.push_back(argv[0]);
-  for (int i = 1; i < argc; ++i) {
-    std::string arg = argv[i];
-    if (arg == "--") {
-      for (; i < argc; ++i) rest.push_back(argv[i]);
-      break;
-    }
-    if (arg.starts_with("--sites=")) {
-      sites.push_back(arg.substr(8));
-      continue;
-    }
-    if (arg != "--sites" && arg != "-s") {
-      rest.push_back(arg);
-      continue;
-    }
-    int end = i + 1;
-    while (end < argc && (argv[end][0] != '-' || argv[end][1] == '\0')) ++end;
-    if (end == i + 1) {  // no argument: parse_command_line says so
-      rest.push_back(arg);
-      continue;
-    }
-    int last = end;
-    if (end == argc) {
-      last = i + 2;
-      while (last < argc - 1 && is_site_information(argv[last])) ++last;
-    }
-    for (int j = i + 1; j < last; ++j) sites.push_back(argv[j]);
-    i = last - 1;
-  }
-  return sites;
-}
-
 bool parse_count(const std::string& text, size_t& value) {
   char* end = nullptr;
   errno = 0;
@@ -127,7 +77,9 @@ int main(int argc, char** argv) {
     ++argv;
     --argc;
   }
-  options.sites = take_sites(argc, argv, rest);
+  rest.push_back(argv[0]);
+  options.sites = analysis::take_sites_arguments(std::vector<std::string>(argv + 1, argv + argc), rest,
+                                                 analysis::is_site_information_file);
   std::vector<char*> args;
   for (std::string& arg : rest) args.push_back(arg.data());
   args.push_back(nullptr);
