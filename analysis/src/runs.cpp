@@ -496,6 +496,15 @@ void read_one(const std::string& name, size_t index, ReportCollector& collector,
   local.crash_keys.push_back(collector.crashed() ? crash_signature(collector.signature, options.crash_frames) : "");
 }
 
+// Libraries whose frames at the top of a stack say where the crash was raised, not which code caused it.
+bool is_system_library(std::string_view name) {
+  for (std::string_view prefix : {"libc.so", "libc-", "libpthread", "ld-linux", "ld64.so", "libstdc++", "libgcc_s",
+                                  "libm.so", "libasan", "libubsan", "libtsan", "libsampler.so"}) {
+    if (name.starts_with(prefix)) return true;
+  }
+  return false;
+}
+
 std::string hex(uint64_t value) {
   char text[32];
   std::snprintf(text, sizeof text, "0x%llx", static_cast<unsigned long long>(value));
@@ -653,24 +662,36 @@ std::string crash_signature(std::string_view body, size_t frames) {
   }
   std::string stack;
   if (!cbf.empty()) {
+    // Each frame as MODULE+0xOFFSET, and whether it is in a system library. At most kMaxSkipped frames of those
+    // are skipped at the top, so that abort() or a libc function does not put every stack that goes through it
+    // into one group: the signature starts at the first frame of the program's own code.
+    constexpr size_t kMaxSkipped = 16;
+    std::vector<std::pair<std::string, bool>> top;
     cbf::DecodedStack decoded = cbf::decode_stack_base64(cbf);
-    size_t taken = 0;
     for (const cbf::Item& item : decoded.items) {
-      if (taken >= frames) break;
+      if (top.size() >= frames + kMaxSkipped) break;
       if (item.type != cbf::ItemType::kFrame && item.type != cbf::ItemType::kRepeat) continue;
       uint64_t address = item.frame.address;
       std::string where = hex(address);
+      bool system = false;
       for (const Mapping& m : mappings) {
         if (address >= m.start && address - m.start < m.size) {
           auto module = modules.find(m.module);
-          where = (module != modules.end() ? module->second : "module" + std::to_string(m.module)) + "+" +
-                  hex(address - m.start + m.vaddr);
+          std::string name = module != modules.end() ? module->second : "module" + std::to_string(m.module);
+          system = is_system_library(name);
+          where = name + "+" + hex(address - m.start + m.vaddr);
           break;
         }
       }
-      stack += (stack.empty() ? "" : " < ") + where;
-      ++taken;
+      top.emplace_back(std::move(where), system);
     }
+    size_t first = 0;
+    while (first < top.size() && top[first].second) ++first;
+    if (first == top.size()) first = 0;  // all in system libraries: keep them
+    for (size_t i = first; i < top.size() && i < first + frames; ++i) {
+      stack += (stack.empty() ? "" : " < ") + top[i].first;
+    }
+    if (first > 0) stack += " (after " + std::to_string(first) + " frames in system libraries)";
   } else {
     stack = legacy;
   }
