@@ -26,17 +26,21 @@ declare -A command=(
   [resolve_samples]="bash $top/bench/tools/resolve_bench.sh samples $build/tools/resolveSamples ${quick:+10000 1}"
   [resolve_backtrace]="bash $top/bench/tools/resolve_bench.sh backtrace $build/tools/resolve-backtrace
     $build/bench/tools/make_backtrace_report ${quick:+10 1000 1}"
+  [analyze]="bash $top/bench/analysis/analyze_bench.sh $build/tools/sampler-analyze
+    $build/bench/analysis/analysis_bench $build/tools/extract-report $build/tools/resolveSamples
+    ${quick:+200 1000 20 1}"
 )
-order=(text_formats runtime extract_section extract_report resolve_samples resolve_backtrace)
+order=(text_formats runtime extract_section extract_report resolve_samples resolve_backtrace analyze)
 # Targets each needs built.
 declare -A targets=(
   [text_formats]=text_formats_bench [runtime]=runtime_bench [extract_section]=extract-section
   [extract_report]=extract-report [resolve_samples]=resolveSamples
   [resolve_backtrace]="resolve-backtrace make_backtrace_report"
+  [analyze]="sampler-analyze analysis_bench extract-report resolveSamples"
 )
 # The script benchmarks run through bench_NAME targets; one added later without an entry above still runs.
 known_targets=" bench_text_formats bench_runtime bench_extract_section bench_extract_report "
-known_targets+="bench_resolve_samples bench_resolve_backtrace "
+known_targets+="bench_resolve_samples bench_resolve_backtrace bench_analyze "
 extra=$(cmake --build "$build" --target help | sed -n 's/^\.\.\. \(bench_[A-Za-z0-9_]*\).*/\1/p' |
   while read -r t; do case $known_targets in *" $t "*) ;; *) echo "$t" ;; esac; done)
 
@@ -80,8 +84,14 @@ re_paste="^paste \\(pre-aligned\\) +$n s +resolveSamples +$n s +ratio $n \\(goal
 re_no_merge="resolveSamples --no-merge +$n s +ratio $n"
 re_frames="^resolve-backtrace benchmark: ([0-9]+) frames"
 re_backtrace="^cat +$n s +resolve-backtrace +$n s +([0-9.]+)e6 frames/s"
+re_analyze_head="^sampler-analyze benchmark: ([0-9]+) reports of ([0-9]+) sites \\(([0-9]+) MB"
+re_analyze_one="^  -j1: $n s wall, $n s CPU: ([0-9]+) MB/s per core"
+re_analyze_all="^  -j([0-9]+): $n s, ([0-9]+) MB/s\$"
+re_analyze_memory="^  peak memory: ([0-9]+) MB"
+re_analyze_rank="^  rank: ([0-9]+) runs x ([0-9]+) predicates: $n s"
+re_analyze_awk="^awk pipeline of the old demo on ([0-9]+) reports $n s +sampler-analyze $n s +ratio $n"
 summarise() {
-  local name=$1 line base="" tables=0 sed_s="" tool_s="" paste_s="" sites="" frames="" m
+  local name=$1 line base="" tables=0 sed_s="" tool_s="" paste_s="" sites="" frames="" what="" m
   [ -f "$logs/$name.log" ] || return 0
   while IFS= read -r line; do
     m=()
@@ -144,6 +154,28 @@ summarise() {
           m=("${BASH_REMATCH[@]}")
           row "resolve-backtrace, $frames frames" "${m[3]}e6 frames/s (${m[2]} s)" "${m[1]} s (cat)" "-" \
             ">= 1e6 frames/s" "$(verdict "${m[3]}" ">=" 1)"
+        fi ;;
+      analyze)
+        if [[ $line =~ $re_analyze_head ]]; then
+          what="${BASH_REMATCH[1]} reports of ${BASH_REMATCH[2]} sites (${BASH_REMATCH[3]} MB)"
+        elif [[ $line =~ $re_analyze_one ]]; then
+          m=("${BASH_REMATCH[@]}")
+          row "\`sampler-analyze -j1\`, $what" "${m[3]} MB/s per core (${m[2]} s CPU, ${m[1]} s wall)" "-" "-" \
+            ">= 300 MB/s" "$(verdict "${m[3]}" ">=" 300)"
+        elif [[ $line =~ $re_analyze_all ]]; then
+          m=("${BASH_REMATCH[@]}")
+          row "\`sampler-analyze -j${m[1]}\`, the same" "${m[3]} MB/s (${m[2]} s)" "-" "-" "-" "-"
+        elif [[ $line =~ $re_analyze_memory ]]; then
+          row "\`sampler-analyze\` peak memory, the same" "${BASH_REMATCH[1]} MB" "-" "-" "< 1024 MB" \
+            "$(verdict "${BASH_REMATCH[1]}" "<=" 1023)"
+        elif [[ $line =~ $re_analyze_rank ]]; then
+          m=("${BASH_REMATCH[@]}")
+          row "ranking with elimination, ${m[1]} runs x ${m[2]} predicates" "${m[3]} s" "-" "-" "< 1 s" \
+            "$(verdict "${m[3]}" "<=" 0.999)"
+        elif [[ $line =~ $re_analyze_awk ]]; then
+          m=("${BASH_REMATCH[@]}")
+          row "\`sampler-analyze\`, ${m[1]} reports" "${m[3]} s" "${m[2]} s (the old demo's awk pipeline)" "${m[4]}" \
+            "<= 0.02" "$(verdict "${m[4]}" "<=" 0.02)"
         fi ;;
     esac
   done <"$logs/$name.log"

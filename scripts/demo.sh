@@ -5,9 +5,10 @@
 #   1. extracts the program's site information (extract-section .debug_site_info);
 #   2. runs it on 40 different made-up texts, with SAMPLER_SPARSITY=100 and a distinct SAMPLER_SEED each: some
 #      runs crash;
-#   3. extracts and resolves each run's samples (extract-report samples | resolveSamples);
-#   4. ranks the predicates the sites observe by CBI's Increase score (Liblit et al., "Scalable Statistical Bug
-#      Isolation", PLDI 2005) and shows the top one with its file, line and function;
+#   3. extracts and resolves a run's samples (extract-report samples | resolveSamples);
+#   4. ranks the predicates the sites observe over all reports with sampler-analyze (CBI's statistics: Liblit et
+#      al., "Scalable Statistical Bug Isolation", PLDI 2005), shows the table and the top one with its file, line
+#      and function, and writes the HTML page (BUILD_DIR/demo/html/index.html);
 #   5. symbolizes a crash: resolve-backtrace | llvm-symbolizer-19 --filter-markup.
 # Takes a few seconds on a built tree. Everything it writes goes to BUILD_DIR/demo.
 #
@@ -21,7 +22,7 @@ while [ $# -gt 0 ]; do
   case $1 in
     --no-setup) setup=false ;;
     --no-build) build_it=false ;;
-    -h | --help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "demo: unknown option $1 (try --help)" >&2; exit 2 ;;
     *) break ;;
   esac
@@ -46,13 +47,14 @@ if $build_it; then
   say "Building the example and the tools in $build"
   cmake -S "$top" -B "$build" >"$build/demo-configure.log" 2>&1 || { cat "$build/demo-configure.log" >&2; exit 1; }
   cmake --build "$build" -j"$(nproc)" --target sampler-example-wordfreq extract-section extract-report \
-    resolveSamples resolve-backtrace >"$build/demo-build.log" 2>&1 || { tail -30 "$build/demo-build.log" >&2; exit 1; }
+    resolveSamples resolve-backtrace sampler-analyze >"$build/demo-build.log" 2>&1 ||
+    { tail -30 "$build/demo-build.log" >&2; exit 1; }
 fi
 
 tools=$build/tools
 program=$build/examples/sampler-example-wordfreq
 for file in "$program" "$tools/extract-section" "$tools/extract-report" "$tools/resolveSamples" \
-  "$tools/resolve-backtrace"; do
+  "$tools/resolve-backtrace" "$tools/sampler-analyze"; do
   [ -x "$file" ] || { echo "demo: $file is not built (run without --no-build)" >&2; exit 1; }
 done
 symbolizer=$(command -v llvm-symbolizer-19 || echo /usr/lib/llvm-19/bin/llvm-symbolizer)
@@ -108,120 +110,46 @@ awk -F'\t' '{ row = row sprintf("%s%3d: %-8s", (NR - 1) % 5 ? "  " : "    ", $1,
   { echo "demo: expected both crashing and clean runs, got $crashes crashes in $runs runs" >&2; exit 1; }
 
 # ---- 3. Resolving the samples ----------------------------------------------------------------------------
-say "3. Each report's samples, joined with the sites they count"
+say "3. A report's samples, joined with the sites they count"
 note "\$ extract-report samples < runs/run-1.txt | resolveSamples wordfreq.sites"
-: >runs/all.txt
-while IFS=$'\t' read -r seed outcome _; do
-  "$tools/extract-report" samples <"runs/run-$seed.txt" >"runs/samples-$seed.txt"
-  "$tools/resolveSamples" wordfreq.sites <"runs/samples-$seed.txt" >"runs/resolved-$seed.txt"
-  # For the analysis: the run's outcome, then the resolved line (FILE unit scheme fields... counters).
-  sed "s/^/$seed\t$outcome\t/" "runs/resolved-$seed.txt" >>runs/all.txt
-done <runs/outcomes.txt
+"$tools/extract-report" samples <runs/run-1.txt >runs/samples-1.txt
+"$tools/resolveSamples" wordfreq.sites <runs/samples-1.txt >runs/resolved-1.txt
 note "the branches of run 1 (FILE, unit, scheme, the site's fields, then its counters: false, true):"
 awk -F'\t' '$3 == "branches"' runs/resolved-1.txt | cut -f3- | head -4 | indent
-# resolveSamples sums repeated sections (seed 004: counters of a unit reported twice are added), so the
-# samples of several runs, one after the other, resolve to their counters summed per site.
-for outcome in crash clean; do
-  awk -F'\t' -v o=$outcome '$2 == o { print "runs/samples-" $1 ".txt" }' runs/outcomes.txt | xargs cat |
-    "$tools/resolveSamples" wordfreq.sites >"sum-$outcome.txt"
-done
-note "summed per site over the crashing runs (resolveSamples adds up repeated sections: sum-crash.txt), and the"
-note "same over the clean runs (sum-clean.txt); the first branches of the crashing runs:"
-note "\$ cat runs/samples-{CRASHING SEEDS}.txt | resolveSamples wordfreq.sites > sum-crash.txt"
-awk -F'\t' '$3 == "branches"' sum-crash.txt | cut -f3- | head -3 | indent
 
 # ---- 4. Which predicates go with the crashes -------------------------------------------------------------
-say "4. The predicates that predict the crash (Cooperative Bug Isolation's Increase score)"
+say "4. The predicates that predict the crash: sampler-analyze over all $runs reports"
 note "Each counter of a site is a predicate: a branch's condition false or true, a return value < 0, == 0 or > 0..."
 note "For each predicate P over the $runs runs (Liblit et al., \"Scalable Statistical Bug Isolation\", PLDI 2005):"
 note "  Failure(P) = F / (F + S)             F, S: crashing / clean runs where P was sampled true"
 note "  Context(P) = F_obs / (F_obs + S_obs)  F_obs, S_obs: crashing / clean runs where P's site was sampled at all"
 note "  Increase(P) = Failure(P) - Context(P): how much P being true raises the chance of a crash over merely"
-note "  reaching its site. Predicates with Increase <= 0 are left out; ties go to the one true in more crashing runs."
-note "Sums: how often P was sampled true over all crashing / all clean runs (sum-crash.txt, sum-clean.txt)."
-note "Bounds (min/max) are not predicates and are left out."
-awk -F'\t' -f - runs/all.txt sum-crash.txt sum-clean.txt >ranking.txt <<'AWK'
-# Counters per site of the schemes SPEC section 2 names (bounds are a min/max pair, not counters: left out);
-# a scheme it does not name counts its trailing numeric fields.
-BEGIN {
-  split("branches 2 returns 3 scalar-pairs 3 function-entries 1 coverage 1 data 1 atoms 2 g-object-unref 4 " \
-        "float-kinds 9", pairs, " ")
-  for (i = 1; i in pairs; i += 2) columns[pairs[i]] = pairs[i + 1]
-  split("is false|is true", label_branches, "|")
-  split("< 0|== 0|> 0", label_returns, "|")
-  split("<|==|>", label_pairs, "|")
-  split("accessed by the same thread|accessed by another thread", label_atoms, "|")
-  split("-inf|negative normal|negative subnormal|-0|NaN|+0|positive subnormal|positive normal|+inf", label_floats, "|")
-  split("refcount 0|refcount 1|refcount > 1|not a GObject", label_unref, "|")
-}
-# The predicate of column c of the site whose resolved line starts at field b (FILE, unit, scheme, file, line,
-# function, CFG node, the scheme's fields..., counters): its site (file, line, function, CFG node), then its text.
-function predicate(b, scheme, c, n) {
-  where = $(b + 3) "\t" $(b + 4) "\t" $(b + 5) "\t" $(b + 6)
-  field = $(b + 7)
-  if (scheme == "branches") what = "(" field ") " label_branches[c + 1]
-  else if (scheme == "returns") what = field "() " label_returns[c + 1]
-  else if (scheme == "scalar-pairs") what = field " " label_pairs[c + 1] " " $(b + 10)
-  else if (scheme == "function-entries") what = "entered"
-  else if (scheme == "coverage" || scheme == "data") what = "reached"
-  else if (scheme == "atoms") what = field " " label_atoms[c + 1]
-  else if (scheme == "float-kinds") what = field " is " label_floats[c + 1]
-  else if (scheme == "g-object-unref") what = field " " label_unref[c + 1]
-  # A scheme of the program's own: a field "NAME: label, label, ..." with one label per column names them.
-  else if (split(field, parts, ": ") == 2 && split(parts[2], labels, ", ") == n) what = parts[1] " " labels[c + 1]
-  else what = scheme " column " c
-  return where "\t" what
-}
-{
-  b = FILENAME == "runs/all.txt" ? 3 : 1  # runs/all.txt has the run and its outcome first
-  scheme = $(b + 2)
-  if (scheme == "bounds") next
-  n = columns[scheme]
-  if (n == "") { n = 0; for (i = NF; i > b + 6 && $i ~ /^[0-9]+$/; i--) n++ }
-  first = NF - n + 1
-  observed = 0
-  for (c = 0; c < n; c++) observed += $(first + c)
-  for (c = 0; c < n; c++) {
-    key = predicate(b, scheme, c, n)
-    if (FILENAME == "sum-crash.txt") { sum[key, "crash"] = $(first + c); continue }
-    if (FILENAME == "sum-clean.txt") { sum[key, "clean"] = $(first + c); continue }
-    if (!(key in seen)) { seen[key] = 1; order[++keys] = key }
-    if (observed > 0) obs[key, $2]++
-    if ($(first + c) > 0) truth[key, $2]++
-  }
-}
-# One line per predicate with Increase > 0: Increase, Failure, Context, F, S, sum F, sum S, file, line, function,
-# CFG node, predicate.
-END {
-  for (k = 1; k <= keys; k++) {
-    key = order[k]
-    F = truth[key, "crash"] + 0; S = truth[key, "clean"] + 0
-    Fo = obs[key, "crash"] + 0; So = obs[key, "clean"] + 0
-    if (F == 0) continue
-    failure = F / (F + S); context = Fo / (Fo + So)
-    if (failure - context <= 0) continue
-    printf "%.3f\t%.3f\t%.3f\t%d\t%d\t%d\t%d\t%s\n", failure - context, failure, context, F, S, \
-      sum[key, "crash"] + 0, sum[key, "clean"] + 0, key
-  }
-}
-AWK
-sort -t$'\t' -k1,1gr -k4,4nr -k8,8 -k9,9n -k12,12 ranking.txt >ranked.txt
-printf '    %-8s %-7s %-7s %3s %3s %6s %6s  %s\n' Increase Failure Context F S "sum F" "sum S" "site: predicate"
-head -8 ranked.txt |
-  awk -F'\t' '{ printf "    %+.3f   %.3f   %.3f   %3d %3d %6d %6d  %s:%s %s(): %s\n", $1, $2, $3, $4, $5, $6, $7,
-                $8, $9, $10, $12 }'
-note "(all $(wc -l <ranked.txt) predicates with Increase > 0: $work/ranked.txt)"
-[ -s ranked.txt ] || { echo "demo: no predicate has Increase > 0: nothing predicts the crashes" >&2; exit 1; }
-IFS=$'\t' read -r _ failure context F S _ _ file line function node predicate <ranked.txt
+note "  reaching its site. Only predicates whose Increase is above 0 at 95% confidence are kept, ranked by their"
+note "  Importance (Increase balanced against how many crashing runs P was true in); then the top one's runs are"
+note "  set aside and the rest ranked again, so that each distinct bug gets its own round (docs/analysis.md)."
+note "\$ sampler-analyze --sites wordfreq.sites --html html --source-dir examples runs/run-*.txt > ranked.tsv"
+"$tools/sampler-analyze" --sites wordfreq.sites --html html --source-dir "$top/examples" runs/run-*.txt \
+  >ranked.tsv
+[ "$(wc -l <ranked.tsv)" -gt 1 ] || { echo "demo: no predicate predicts the crashes" >&2; exit 1; }
+# ranked.tsv: rank, round, importance, increase, increase_low, failure, context, importance, F, S, F_obs, S_obs,
+# file, line, function, scheme, predicate.
+printf '    %-5s %-5s %-10s %-8s %-7s %-7s %3s %3s  %s\n' rank round Importance Increase Failure Context F S \
+  "site: predicate"
+awk -F'\t' 'NR > 1 && NR <= 9 { printf "    %-5s %-5s %-10s %-8s %-7s %-7s %3d %3d  %s:%s %s(): %s\n", $1, $2, $3, $4,
+  $6, $7, $9, $10, $13, $14, $15, $17 }' ranked.tsv
+note "(predictors: $(($(wc -l <ranked.tsv) - 1)), in $work/ranked.tsv; round: the elimination round that chose it)"
+IFS=$'\t' read -r _ _ _ _ _ failure context _ F S _ _ file line function _ predicate < <(sed -n 2p ranked.tsv)
 echo
-if [ "$S" -eq 0 ]; then truth="in $F crashing runs and in no clean run"; else truth="in $F crashing and $S clean runs"; fi
+truth="in $F crashing and $S clean runs"
+[ "$S" -eq 0 ] && truth="in $F crashing runs and in no clean run"
 note "The top predicate, '$predicate', was sampled true $truth"
 note "(Failure $failure), while its site was sampled in crashing and clean runs alike (Context $context)."
-note "Its site, from the site information: file $file, line $line, function $function(), CFG node $node:"
+note "Its site, from the site information: file $file, line $line, function $function():"
 source_file=$(find "$top/examples" -name "$file" -print -quit)
 if [ -n "$source_file" ]; then
   printf '    %s:%s: %s\n' "${source_file#"$top"/}" "$line" "$(sed -n "${line}p" "$source_file" | sed 's/^ *//')"
 fi
+note "The same with thermometers, elimination rounds and crash groups, in a browser: $work/html/index.html"
 
 # ---- 5. A crash, symbolized ------------------------------------------------------------------------------
 crashed=$(awk -F'\t' '$2 == "crash" { print $1; exit }' runs/outcomes.txt)

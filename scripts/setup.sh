@@ -37,6 +37,7 @@ requirements=(
   "plain rpm cmd:rpmbuild"
   "plain rpm2cpio cmd:rpm2cpio"
   "plain cpio cmd:cpio"
+  "plain chromium cmd:chromium"    # the HTML page of sampler-analyze, checked in a real browser
   "asan libgcc-12-dev file:/usr/lib/gcc/x86_64-linux-gnu/12/libasan.so"
   "asan libgcc-12-dev file:/usr/lib/gcc/x86_64-linux-gnu/12/libubsan.so"
   "asan g++ link:g++:-fsanitize=address,undefined"

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Runs scripts/demo.sh (the README's first command) on the built tree, without set-up or build, and checks that
 # each step of the story happened: the site information, 40 runs on different inputs with some crashes, resolved
-# samples, the predicate ranking with the known cause of examples/wordfreq.c's crash ranked first (named by its
-# file, line and function), and a crash stack symbolized down to the crashing function's source line.
+# samples, sampler-analyze's ranking with the known cause of examples/wordfreq.c's crash ranked first (named by its
+# file, line and function) and its HTML page, and a crash stack symbolized down to the crashing function's source
+# line.
 # Environment: BUILD_DIR, SOURCE_DIR, SCRATCH.
 set -uo pipefail
 
@@ -38,23 +39,21 @@ crashes=$(grep -Eo '[0-9]+: SIGSEGV' "$out" | wc -l)
 expect "^    Outcomes, $crashes of 40 runs crashed"
 # Step 3: a resolved branches line of the program.
 expect $'^    branches\twordfreq\\.c\t[0-9]+\tcount_word\t[0-9]+\t[^\t]+\t[0-9]+\t[0-9]+$'
-# Step 4: the ranking's first row is the cause, true in crashing runs only, above the others.
-number='[0-9]\.[0-9]{3}'
-row="^    \\+$number +$number +$number +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+  "
-first_row=$(grep -E -A1 '^    Increase +Failure +Context' "$out" | tail -1)
-echo "$first_row" | grep -Eq "${row}wordfreq\\.c:$cause count_word\\(\\): \\(length > WORD_CAPACITY\\) is true\$" ||
-  fail "the first ranked predicate is not the cause at wordfreq.c:$cause: '$first_row'"
-echo "$first_row" | grep -Eq "^    \\+$number +1\\.000 +$number +[1-9][0-9]* +0 " ||
-  fail "the cause should be true in crashing runs only (Failure 1.000, S 0): '$first_row'"
-[ "$(grep -Ec "$row" "$out")" -ge 2 ] || fail "expected more than one ranked predicate"
-second=$(grep -E -A2 '^    Increase +Failure +Context' "$out" | tail -1 | awk '{ print $1 }')
-top=$(echo "$first_row" | awk '{ print $1 }')
-awk -v a="$top" -v b="$second" 'BEGIN { exit !(a > b) }' || fail "the cause ($top) does not lead the next ($second)"
-IFS=$'\t' read -r _ _ _ _ _ _ _ file line function _ predicate <"$BUILD_DIR/demo/ranked.txt"
-[ "$file:$line:$function:$predicate" = "wordfreq.c:$cause:count_word:(length > WORD_CAPACITY) is true" ] ||
-  fail "ranked.txt's first line names $file:$line $function $predicate"
-expect "^    Its site, from the site information: file wordfreq\\.c, line $cause, function count_word\\(\\), CFG node [0-9]+:\$"
-expect "^    examples/wordfreq\\.c:$cause: if \\(SAMPLER_BRANCH\\(too_long, length > WORD_CAPACITY\\)\\) return;\$"
+# Step 4: sampler-analyze's table: its first row is the cause, chosen by elimination round 1, true in crashing runs
+# only; ranked.tsv holds the same; the HTML page is written and named.
+number='[0-9]\.[0-9]{4}'
+first_row=$(grep -E -A1 '^    rank +round +Importance +Increase +Failure +Context' "$out" | tail -1)
+echo "$first_row" | grep -Eq "^    1 +1 +$number +$number +1\.0000 +$number +[1-9][0-9]* +0  wordfreq\.c:$cause \
+count_word\(\): \(length > WORD_CAPACITY\) is true\$" ||
+  fail "the first ranked predicate is not the cause at wordfreq.c:$cause, true in crashing runs only: '$first_row'"
+IFS=$'\t' read -r _ round _ _ _ _ _ _ _ _ _ _ file line function _ predicate < <(sed -n 2p "$BUILD_DIR/demo/ranked.tsv")
+[ "$round:$file:$line:$function:$predicate" = "1:wordfreq.c:$cause:count_word:(length > WORD_CAPACITY) is true" ] ||
+  fail "ranked.tsv's first predictor is round $round, $file:$line $function $predicate"
+expect "^    Its site, from the site information: file wordfreq\.c, line $cause, function count_word\(\):\$"
+expect "^    examples/wordfreq\.c:$cause: if \(SAMPLER_BRANCH\(too_long, length > WORD_CAPACITY\)\) return;\$"
+expect "in a browser: $BUILD_DIR/demo/html/index\.html\$"
+grep -q '(length &gt; WORD_CAPACITY) is true' "$BUILD_DIR/demo/html/index.html" ||
+  fail "the HTML page does not show the cause"
 # Step 5: the crash, in count_initials() (frame 0 or its innermost inlined frame), called from main.
 expect '^    Crashed with signal 11 \(SIGSEGV\)'
 expect "^ +#0(\\.1)? +0x[0-9a-f]+ count_initials [^ ]*examples/wordfreq\\.c:$fault:[0-9]+ "

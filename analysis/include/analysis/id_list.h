@@ -1,0 +1,116 @@
+// Compact sorted lists of ids: what each run observed (sites) and found true (predicates), kept for every run.
+//
+// A list is stored in whichever of two encodings is smaller:
+//   deltas:  varint(count << 1 | 0), then the first id and each difference to the previous one as varints
+//            (LEB128), for sparse lists;
+//   bitset:  varint(count << 1 | 1), varint(first id), varint(bytes), then `bytes` bytes of bits, bit i of byte j
+//            standing for id first + 8 j + i, for dense lists (a run that sampled most of 1000 sites: 1 bit each).
+// So memory grows with the runs and what they observed, at about a bit or a byte per id, never 4 bytes.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+namespace sampler::analysis::id_list {
+
+inline void put_varint(std::vector<uint8_t>& out, uint64_t value) {
+  while (value >= 0x80) {
+    out.push_back(static_cast<uint8_t>(value | 0x80));
+    value >>= 7;
+  }
+  out.push_back(static_cast<uint8_t>(value));
+}
+
+/// Reads a varint at `p` (the list was written by encode(): well-formed) and moves `p` past it.
+inline uint64_t get_varint(const uint8_t*& p) {
+  uint64_t value = 0;
+  for (int shift = 0;; shift += 7) {
+    uint8_t byte = *p++;
+    value |= static_cast<uint64_t>(byte & 0x7f) << shift;
+    if (!(byte & 0x80)) return value;
+  }
+}
+
+inline size_t varint_size(uint64_t value) {
+  size_t n = 1;
+  while (value >= 0x80) {
+    value >>= 7;
+    ++n;
+  }
+  return n;
+}
+
+/// Appends the encoding of `ids` (sorted, no duplicates) to `out`.
+inline void encode(std::span<const uint32_t> ids, std::vector<uint8_t>& out) {
+  uint64_t count = ids.size();
+  if (count == 0) {
+    put_varint(out, 0);
+    return;
+  }
+  // Every delta takes at least a byte: a bitset smaller than the count is smaller than the deltas. (Between the
+  // two, deltas are kept: the choice only needs to be near the smaller, and this one costs no pass.)
+  uint32_t first = ids.front();
+  size_t bytes = (static_cast<size_t>(ids.back() - first) >> 3) + 1;
+  if (varint_size(first) + varint_size(bytes) + bytes < count) {
+    put_varint(out, count << 1 | 1);
+    put_varint(out, first);
+    put_varint(out, bytes);
+    size_t start = out.size();
+    out.resize(start + bytes, 0);
+    uint8_t* bits = out.data() + start;
+    for (uint32_t id : ids) bits[(id - first) >> 3] |= static_cast<uint8_t>(1u << ((id - first) & 7));
+    return;
+  }
+  put_varint(out, count << 1);
+  uint32_t previous = 0;
+  for (uint32_t id : ids) {
+    put_varint(out, id - previous);
+    previous = id;
+  }
+}
+
+/// Calls f(id) for each id of the list at `p`, in increasing order.
+template <class F>
+void for_each(const uint8_t* p, F&& f) {
+  uint64_t header = get_varint(p);
+  uint64_t count = header >> 1;
+  if (count == 0) return;
+  if (header & 1) {
+    uint32_t first = static_cast<uint32_t>(get_varint(p));
+    uint64_t bytes = get_varint(p);
+    for (uint64_t j = 0; j < bytes; ++j) {
+      for (unsigned bits = p[j]; bits != 0; bits &= bits - 1) {
+        f(static_cast<uint32_t>(first + 8 * j + static_cast<unsigned>(__builtin_ctz(bits))));
+      }
+    }
+    return;
+  }
+  uint32_t id = 0;
+  for (uint64_t i = 0; i < count; ++i) {
+    id += static_cast<uint32_t>(get_varint(p));
+    f(id);
+  }
+}
+
+/// True if the list at `p` holds `wanted`.
+inline bool contains(const uint8_t* p, uint32_t wanted) {
+  uint64_t header = get_varint(p);
+  uint64_t count = header >> 1;
+  if (count == 0) return false;
+  if (header & 1) {
+    uint32_t first = static_cast<uint32_t>(get_varint(p));
+    uint64_t bytes = get_varint(p);
+    if (wanted < first || ((wanted - first) >> 3) >= bytes) return false;
+    return (p[(wanted - first) >> 3] >> ((wanted - first) & 7)) & 1;
+  }
+  uint32_t id = 0;
+  for (uint64_t i = 0; i < count; ++i) {
+    id += static_cast<uint32_t>(get_varint(p));
+    if (id >= wanted) return id == wanted;
+  }
+  return false;
+}
+
+}  // namespace sampler::analysis::id_list

@@ -1,0 +1,100 @@
+// Reading runs: thousands of reports streamed, in parallel, into what the statistics need of each run (its
+// outcome, the sites it observed, the predicates it observed true, its crash stack's group). Memory grows with
+// the number of runs and of what they observed, never with report text: each report is read through the formats
+// library's streaming reader (sections/report.h; plain or gzip) and only these lists are kept.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "analysis/id_list.h"
+#include "analysis/predicates.h"
+#include "sections/diagnostics.h"
+#include "sections/resolve.h"
+
+namespace sampler::analysis {
+
+/// Every site any run referred to, with its predicates; ids are dense, in the order sections were first met.
+struct Catalogue {
+  std::vector<Site> sites;
+  std::vector<uint32_t> predicate_site;  ///< predicate id -> site id
+  size_t predicate_count() const { return predicate_site.size(); }
+};
+
+/// The runs, in the order of their report files. Per run: its observed sites and true predicates as compact
+/// sorted lists (analysis/id_list.h), kept end to end in two byte arrays.
+struct RunSet {
+  std::vector<std::string> names;      ///< the report's path
+  std::vector<uint8_t> failed;         ///< 1: failing run
+  std::vector<uint8_t> crashed;        ///< 1: the report has a main-backtrace subreport
+  std::vector<int32_t> crash_group;    ///< index into crash_groups, -1 if none
+  std::vector<std::string> crash_groups;  ///< each group's signature (crash_signature())
+  std::vector<uint64_t> site_offsets{0};       ///< runs + 1 offsets into site_data
+  std::vector<uint8_t> site_data;
+  std::vector<uint64_t> predicate_offsets{0};  ///< runs + 1 offsets into predicate_data
+  std::vector<uint8_t> predicate_data;
+
+  size_t size() const { return names.size(); }
+  /// Calls f(id) for each site the run observed / each predicate it found true, in increasing order.
+  template <class F>
+  void for_each_site(size_t run, F&& f) const {
+    id_list::for_each(site_data.data() + site_offsets[run], f);
+  }
+  template <class F>
+  void for_each_predicate(size_t run, F&& f) const {
+    id_list::for_each(predicate_data.data() + predicate_offsets[run], f);
+  }
+  bool has_predicate(size_t run, uint32_t id) const {
+    return id_list::contains(predicate_data.data() + predicate_offsets[run], id);
+  }
+  /// The lists decoded (tests, the index writer).
+  std::vector<uint32_t> sites(size_t run) const;
+  std::vector<uint32_t> predicates(size_t run) const;
+  /// Appends a run; `sites` and `predicates` must be sorted and free of duplicates.
+  void add(std::string name, bool failing, bool crash, int32_t group, std::span<const uint32_t> sites,
+           std::span<const uint32_t> predicates);
+  /// Appends run `run` of `other` (lists copied as they are encoded).
+  void add_from(const RunSet& other, size_t run, int32_t group);
+};
+
+/// How read_runs() works.
+struct ReadOptions {
+  unsigned jobs = 0;        ///< reading threads; 0: one per core
+  size_t crash_frames = 3;  ///< top frames that make a crash group's signature
+};
+
+/// What read_runs() found.
+struct ReadResult {
+  RunSet runs;
+  Catalogue catalogue;
+  uint64_t left_out = 0;    ///< reports that could not be read (or held no samples): named on the sink
+  uint64_t bytes = 0;       ///< report bytes read (compressed size for gzip files)
+  bool ok = true;           ///< no error was reported
+};
+
+/// The report files of the operands: files as given, directories searched recursively for regular files (in
+/// sorted path order). An operand that does not exist is an error on the sink (ok becomes false).
+std::vector<std::string> list_reports(const std::vector<std::string>& operands, DiagnosticSink& sink, bool& ok);
+
+/// Reads `files` with `options.jobs` threads. Outcome: failing if the report has a main-backtrace subreport.
+/// Samples sections are matched with `sites` by (unit, scheme) as resolveSamples does; bounds are skipped. Each
+/// problem goes to `sink` (from several threads, one call at a time). A report that cannot be opened or read to
+/// its end, or that holds no samples subreport, is left out and counted.
+ReadResult read_runs(const std::vector<std::string>& files, const SitesIndex& sites, const ReadOptions& options,
+                     DiagnosticSink& sink);
+
+/// Applies a labels file: lines "PATH<TAB>success" or "PATH<TAB>failure" (PATH as the report was named on the
+/// command line or found in a directory; compared after lexical normalisation). Malformed lines are errors; a
+/// label for a report that was not read is a warning. Returns true if no error was reported.
+bool apply_labels(const std::string& labels_path, RunSet& runs, DiagnosticSink& sink);
+
+/// The signature of a crash from a main-backtrace body (SPEC section 3): the signal name, then the top
+/// `frames` frames of the CBF stack as MODULE+0xOFFSET (module-relative, from the module and mmap elements, so
+/// no symbolizer is needed and address-space randomisation does not split groups), or the legacy
+/// backtrace_symbols lines as they are. "" when the body has neither stack.
+std::string crash_signature(std::string_view body, size_t frames);
+
+}  // namespace sampler::analysis
