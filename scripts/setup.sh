@@ -33,6 +33,8 @@ requirements=(
   "plain file cmd:file"
   "plain llvm-19 cmd:llvm-symbolizer-19"
   "plain llvm-19 cmd:yaml2obj-19"
+  "plain llvm-19 cmd:llvm-gsymutil-19"
+  "plain llvm-19-dev cmd:llvm-config-19"
   "plain clang-19 cmd:clang-19"
   "plain rpm cmd:rpmbuild"
   "plain rpm2cpio cmd:rpm2cpio"
