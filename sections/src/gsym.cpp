@@ -224,7 +224,8 @@ class FunctionDecoder {
     }
     Reader::FileEntry file;
     std::string_view name_text;
-    if (!reader_.file_at(call_file, file, at + 5, error_) || !reader_.string_or_error(name, at + 1, name_text, error_)) {
+    if (!reader_.file_at(call_file, file, at + 5, error_) ||
+        !reader_.string_or_error(name, at + 1, name_text, error_)) {
       ok_ = false;
       return true;
     }

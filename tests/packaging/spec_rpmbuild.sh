@@ -52,7 +52,8 @@ has() {
     fi
   done
 }
-for t in extract-section extract-report resolveSamples resolveTimestamps resolve-backtrace find-sampler-info sampler-symbols; do
+for t in extract-section extract-report resolveSamples resolveTimestamps resolve-backtrace find-sampler-info \
+  sampler-symbols; do
   has sampler "/usr/lib/sampler/tools/$t" "/usr/bin/$t" "/usr/share/man/man1/$t.1"
 done
 has sampler /usr/lib/sampler/sites

@@ -144,7 +144,9 @@ std::string sample_file(uint8_t address_size = 2) {
   f.align4();
   const size_t at2 = f.data.size();
   f.data += info2.data;
-  auto patch32 = [&](size_t at, uint32_t v) { for (int i = 0; i < 4; ++i) f.data[at + i] = static_cast<char>(v >> (8 * i)); };
+  auto patch32 = [&](size_t at, uint32_t v) {
+    for (int i = 0; i < 4; ++i) f.data[at + i] = static_cast<char>(v >> (8 * i));
+  };
   patch32(strtab_field, strtab);
   patch32(offsets, at1);
   patch32(offsets + 4, at2);

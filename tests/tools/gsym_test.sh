@@ -7,6 +7,11 @@
 #                     llvm-symbolizer --no-demangle on the binary (function, file, line; GSYM holds no column)
 #   llvm_reads_ours   llvm-gsymutil's lookups in our files equal ours
 #   ours_reads_llvm   our lookups in files written by llvm-gsymutil --convert equal its own
+#   resolve_crash     resolve-backtrace --symbols on a crash report of the first BINARY (an example that crashes
+#                     with `crash segv`) prints llvm-symbolizer --filter-markup's lines (columns aside); frames in
+#                     libc, which has no GSYM file, keep their module and offset
+#   resolve_inline    the same over a body of 2000 legacy frames at random addresses of the last BINARY (inlined
+#                     frames "#N.1" included)
 #   errors            a file without a build ID, a file that is not ELF, a damaged GSYM: messages and statuses
 #   usage             --help, --version, usage errors
 set -u
@@ -67,7 +72,8 @@ gsymutil_lookup() {
 
 convert_all() {
   mkdir -p syms
-  "$TOOLS/sampler-symbols" gsym "${binaries[@]}" -o syms 2>convert.err || fail "sampler-symbols gsym failed: $(cat convert.err)"
+  "$TOOLS/sampler-symbols" gsym "${binaries[@]}" -o syms 2>convert.err ||
+    fail "sampler-symbols gsym failed: $(cat convert.err)"
   [ -s convert.err ] && fail "sampler-symbols gsym: unexpected stderr: $(cat convert.err)"
 }
 
@@ -106,10 +112,51 @@ ours_reads_llvm)
   for b in "${binaries[@]}"; do
     "$gsymutil" --convert "$b" --out-file llvm.gsym >convert.log 2>&1 || fail "llvm-gsymutil --convert $b failed"
     addresses "$b" 300 5 >addrs
-    "$TOOLS/sampler-symbols" lookup llvm.gsym <addrs >ours 2>lookup.err || fail "our lookup in llvm's file: $(cat lookup.err)"
+    "$TOOLS/sampler-symbols" lookup llvm.gsym <addrs >ours 2>lookup.err ||
+      fail "our lookup in llvm's file: $(cat lookup.err)"
     gsymutil_lookup llvm.gsym addrs >theirs
     check_file "our lookups in llvm-gsymutil's file for $(basename "$b")" theirs ours
   done
+  ;;
+resolve_crash | resolve_inline)
+  convert_all
+  if [ "$case_name" = resolve_crash ]; then
+    b=${binaries[0]}
+    # (braces: the shell's own "Segmentation fault" notice goes to /dev/null too)
+    { SAMPLER_SPARSITY=1 SAMPLER_FILE=report "$b" crash segv; } 2>/dev/null
+    [ -s report ] || fail "the example left no report"
+  else
+    b=${binaries[$((${#binaries[@]} - 1))]}
+    id=$(readelf -n "$b" | sed -n 's/^ *Build ID: //p')
+    { echo '<report id="main-backtrace">'; echo '{{{reset}}}'
+      echo "{{{module:0:$b:elf:$id}}}"; echo '{{{mmap:0x10000000:0x10000000:load:0:rx:0x00}}}'
+      # a legacy frame is a return address: one past the address looked up
+      addresses "$b" 2000 3 | awk '{ a = 0; h = substr($1, 3)
+        for (i = 1; i <= length(h); i++) a = a * 16 + index("0123456789abcdef", substr(h, i, 1)) - 1
+        printf "x[0x%x]\n", a + 268435456 + 1 }'
+      echo '</report>'; } >report
+  fi
+  id=$(readelf -n "$b" | sed -n 's/^ *Build ID: //p')
+  mkdir -p "debug/.build-id/${id:0:2}"
+  objcopy --only-keep-debug "$b" "debug/.build-id/${id:0:2}/${id:2}.debug" || fail "objcopy failed"
+  "$TOOLS/resolve-backtrace" report >markup 2>err || fail "resolve-backtrace: $(cat err)"
+  "$symbolizer" --filter-markup --debug-file-directory=debug <markup 2>/dev/null |
+    sed -E 's/^( *#[0-9.]+ +0x[0-9a-f]+ .*:[0-9]+):[0-9]+ (\(.*\))$/\1 \2/' >theirs
+  "$TOOLS/resolve-backtrace" --symbols syms report >ours 2>err
+  status=$?
+  [ "$status" = 0 ] || fail "resolve-backtrace --symbols: exit status $status: $(cat err)"
+  [ -s err ] && fail "resolve-backtrace --symbols: unexpected stderr: $(cat err)"
+  # Modules without symbols: llvm-symbolizer prints the raw element, we the module and offset.
+  grep -v '^\[\[\[bt:' theirs >theirs.known
+  grep -Ev '^ *#[0-9]+ +0x[0-9a-f]+ \([^ ]*\+0x[0-9a-f]+\)$' ours >ours.known
+  check_file "resolve-backtrace --symbols (llvm-symbolizer --filter-markup without columns, ours)" \
+    theirs.known ours.known
+  grep -q '^ *#[0-9]* *0x[0-9a-f]* [a-z_]* /' ours || fail "no symbolized frame at all: $(head ours)"
+  if [ "$case_name" = resolve_crash ]; then
+    grep -Eq '^ +#6 +0x[0-9a-f]+ \(/.*libc\.so\.6\+0x[0-9a-f]+\)$' ours || fail "libc frame #6: $(grep '#6' ours)"
+  else
+    grep -Eq '^ +#[0-9]+\.1 +0x' ours || fail "no inlined frame in the resolved stack"
+  fi
   ;;
 errors)
   mkdir -p syms
@@ -130,6 +177,16 @@ errors)
   [ "$status" = 1 ] || fail "lookup in a damaged file: exit status $status"
   grep -q "^sampler-symbols: 'short.gsym': error: byte 0: not a GSYM file (40 bytes, shorter than the header)" err ||
     fail "damaged file message: $(cat err)"
+  # resolve-backtrace --symbols with a damaged GSYM file: one message, the frames keep module and offset.
+  id=$(readelf -n "${binaries[0]}" | sed -n 's/^ *Build ID: //p')
+  mkdir -p bad && cp short.gsym "bad/$id.gsym"
+  printf '%s\n' '{{{reset}}}' "{{{module:0:app:elf:$id}}}" '{{{mmap:0x1000:0x100000:load:0:rx:0x00}}}' \
+    'x[0x2001]' 'x[0x2002]' |
+    "$TOOLS/resolve-backtrace" --symbols bad >out 2>err
+  status=$?
+  [ "$status" = 1 ] || fail "resolve-backtrace --symbols with a damaged file: exit status $status"
+  [ "$(grep -c "bad/$id.gsym': error: byte 0: not a GSYM file" err)" = 1 ] || fail "damaged GSYM message: $(cat err)"
+  grep -qx '    #1    0x0000000000002001 (app+0x1001)' out || fail "frame without symbols: $(cat out)"
   ;;
 usage)
   "$TOOLS/sampler-symbols" --help >out 2>err || fail "--help failed"
