@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -39,30 +40,42 @@ class FunctionDecoder {
     ok_ = false;
     return false;
   }
+  // Out of line: the reads below stay small enough to be inlined into the decoding loops (the hot path of a
+  // lookup walks a function's inline tree byte by byte).
+  [[gnu::noinline, gnu::cold]] bool truncated(uint64_t offset, const char* what) {
+    return fail(offset, std::string("truncated ") + what);
+  }
+  [[gnu::noinline, gnu::cold]] bool too_big(uint64_t offset, const char* what) {
+    return fail(offset, std::string(what) + " does not fit in 64 bits");
+  }
   bool ok() const { return ok_; }
 
+  // `end` never exceeds the file's size (callers pass the file's size or a checked record end).
   bool u8(uint64_t& pos, uint64_t end, uint8_t& out, const char* what) {
-    if (pos >= end) return fail(pos, std::string("truncated ") + what);
-    out = static_cast<uint8_t>(reader_.bytes_[pos]);
+    if (pos >= end) return truncated(pos, what);
+    out = byte_at(pos);
     ++pos;
     return true;
   }
   bool u32(uint64_t& pos, uint64_t end, uint32_t& out, const char* what) {
-    if (!checked::range_fits(pos, 4, end)) return fail(pos, std::string("truncated ") + what);
-    out = *checked::read_uint<uint32_t>(reader_.bytes_, pos, order());
+    if (!checked::range_fits(pos, 4, end)) return truncated(pos, what);
+    const uint32_t b0 = byte_at(pos), b1 = byte_at(pos + 1), b2 = byte_at(pos + 2), b3 = byte_at(pos + 3);
+    out = reader_.little_ ? b0 | b1 << 8 | b2 << 16 | b3 << 24 : b3 | b2 << 8 | b1 << 16 | b0 << 24;
     pos += 4;
     return true;
   }
   bool uleb(uint64_t& pos, uint64_t end, uint64_t& out, const char* what) {
+    if (pos < end && byte_at(pos) < 0x80) {  // most values: one byte
+      out = byte_at(pos++);
+      return true;
+    }
     const uint64_t start = pos;
     uint64_t value = 0;
     for (unsigned shift = 0;; shift += 7) {
-      if (pos >= end) return fail(start, std::string("truncated ") + what);
-      const auto byte = static_cast<uint8_t>(reader_.bytes_[pos++]);
+      if (pos >= end) return truncated(start, what);
+      const uint8_t byte = byte_at(pos++);
       const uint64_t bits = byte & 0x7f;
-      if (shift >= 64 || (shift > 0 && bits >> (64 - shift) != 0)) {
-        return fail(start, std::string(what) + " does not fit in 64 bits");
-      }
+      if (shift >= 64 || (shift > 0 && bits >> (64 - shift) != 0)) return too_big(start, what);
       value |= bits << shift;
       if ((byte & 0x80) == 0) break;
     }
@@ -75,8 +88,8 @@ class FunctionDecoder {
     unsigned shift = 0;
     uint8_t byte = 0;
     do {
-      if (pos >= end) return fail(start, std::string("truncated ") + what);
-      if (shift >= 64) return fail(start, std::string(what) + " does not fit in 64 bits");
+      if (pos >= end) return truncated(start, what);
+      if (shift >= 64) return too_big(start, what);
       byte = static_cast<uint8_t>(reader_.bytes_[pos++]);
       value |= static_cast<uint64_t>(byte & 0x7f) << shift;
       shift += 7;
@@ -86,16 +99,12 @@ class FunctionDecoder {
     return true;
   }
 
-  struct Row {
-    uint64_t address;
-    uint64_t file;
-    uint32_t line;
-  };
+  using Row = LineTableCache::Row;
 
   /// Decodes the line table at [pos, end) for a function at `base`. Stops early (true) at the first row past
   /// `address` when `address` is given; `best` is then the last row at or before it.
   bool line_table(uint64_t pos, uint64_t end, uint64_t base, std::optional<uint64_t> address,
-                  std::optional<Row>& best) {
+                  std::optional<Row>& best, std::vector<LineTableCache::Row>* all = nullptr) {
     int64_t min_delta = 0;
     int64_t max_delta = 0;
     uint64_t first_line = 0;
@@ -138,6 +147,7 @@ class FunctionDecoder {
       if (push) {
         if (address && row.address > *address) return true;
         best = row;
+        if (all != nullptr) all->push_back(row);
       }
     }
   }
@@ -242,10 +252,50 @@ class FunctionDecoder {
     return true;
   }
 
+  /// Decodes one node and its subtree (whose ranges count was not read yet) into `tree`; false at the
+  /// terminator (count 0) or on an error (then ok() is false).
+  bool decode_node(uint64_t& pos, uint64_t end, uint64_t base, LineTableCache::Tree& tree, size_t depth) {
+    uint64_t count = 0;
+    if (!uleb(pos, end, count, "inline info range count")) return false;
+    if (count == 0) return false;
+    const auto index = static_cast<uint32_t>(tree.nodes.size());
+    tree.nodes.push_back({});
+    LineTableCache::Node node{};
+    node.ranges_begin = static_cast<uint32_t>(tree.ranges.size());
+    for (uint64_t i = 0; i < count; ++i) {
+      uint64_t offset = 0;
+      uint64_t size = 0;
+      if (!uleb(pos, end, offset, "inline info range start") || !uleb(pos, end, size, "inline info range size")) {
+        return false;
+      }
+      if (i == 0) node.first_start = base + offset;
+      tree.ranges.emplace_back(base + offset, size);
+    }
+    node.ranges_end = static_cast<uint32_t>(tree.ranges.size());
+    uint8_t has_children = 0;
+    uint32_t name = 0;
+    node.at = pos;
+    if (!u8(pos, end, has_children, "inline info") || !u32(pos, end, name, "inline info name") ||
+        !uleb(pos, end, node.call_file, "inline info call file") ||
+        !uleb(pos, end, node.call_line, "inline info call line")) {
+      return false;
+    }
+    node.name = name;
+    if (has_children != 0) {
+      if (depth >= kMaxInlineDepth) return fail(node.at, "inline info nested deeper than 256");
+      while (decode_node(pos, end, node.first_start, tree, depth + 1)) {
+      }
+      if (!ok_) return false;
+    }
+    node.subtree_end = static_cast<uint32_t>(tree.nodes.size());
+    tree.nodes[index] = node;
+    return true;
+  }
+
   bool verifying_ = false;
 
  private:
-  ByteOrder order() const { return reader_.little_ ? ByteOrder::kLittle : ByteOrder::kBig; }
+  uint8_t byte_at(uint64_t pos) const { return static_cast<uint8_t>(reader_.bytes_[pos]); }
   const Reader& reader_;
   Error& error_;
   bool ok_ = true;
@@ -365,7 +415,7 @@ bool Reader::file_at(uint64_t index, FileEntry& entry, uint64_t where, Error& er
          string_or_error(*checked::read_uint<uint32_t>(bytes_, at + 4, order), at + 4, entry.file, error);
 }
 
-Found Reader::lookup(uint64_t address, LookupResult& result, Error& error) const {
+Found Reader::lookup(uint64_t address, LookupResult& result, Error& error, LineTableCache* cache) const {
   result.frames.clear();
   if (address_count_ == 0 || address < base_address_) return Found::kNo;
   // The last entry at or before the address (upper bound minus one).
@@ -380,10 +430,11 @@ Found Reader::lookup(uint64_t address, LookupResult& result, Error& error) const
     }
   }
   if (low == 0) return Found::kNo;
-  return lookup_at(low - 1, address, result, error);
+  return lookup_at(low - 1, address, result, error, cache);
 }
 
-Found Reader::lookup_at(uint32_t index, uint64_t address, LookupResult& result, Error& error) const {
+Found Reader::lookup_at(uint32_t index, uint64_t address, LookupResult& result, Error& error,
+                        LineTableCache* cache) const {
   const ByteOrder order = little_ ? ByteOrder::kLittle : ByteOrder::kBig;
   const uint64_t entry = info_offsets_ + uint64_t{index} * 4;
   uint64_t pos = *checked::read_uint<uint32_t>(bytes_, entry, order);
@@ -424,7 +475,9 @@ Found Reader::lookup_at(uint32_t index, uint64_t address, LookupResult& result, 
     const uint64_t record_end = pos + length;
     if (type == static_cast<uint32_t>(InfoType::kEndOfList)) break;
     if (type == static_cast<uint32_t>(InfoType::kLineTable)) {
-      if (!d.line_table(pos, record_end, start, address, row)) return Found::kError;
+      if (cache == nullptr || !cached_row(*cache, pos, record_end, start, address, row)) {
+        if (!d.line_table(pos, record_end, start, address, row)) return Found::kError;
+      }
     } else if (type == static_cast<uint32_t>(InfoType::kInlineInfo)) {
       inline_info = {pos, record_end};
     }  // other types: records a later version added; skipped as the format intends
@@ -442,11 +495,104 @@ Found Reader::lookup_at(uint32_t index, uint64_t address, LookupResult& result, 
   result.frames.push_back(location);
   // Inline frames only with a line entry (as LLVM does: the inline chain needs the innermost line).
   if (row && inline_info) {
-    uint64_t p = inline_info->first;
-    d.inline_lookup(p, inline_info->second, start, address, result.frames, 0);
-    if (!d.ok()) return Found::kError;
+    bool failed = false;
+    if (cache == nullptr ||
+        !cached_inline(*cache, inline_info->first, inline_info->second, start, address, result.frames, error,
+                       failed)) {
+      uint64_t p = inline_info->first;
+      d.inline_lookup(p, inline_info->second, start, address, result.frames, 0);
+      if (!d.ok()) return Found::kError;
+    } else if (failed) {
+      return Found::kError;
+    }
   }
   return Found::kYes;
+}
+
+bool Reader::cached_row(LineTableCache& cache, uint64_t pos, uint64_t end, uint64_t base, uint64_t address,
+                        std::optional<LineTableCache::Row>& row) const {
+  auto found = cache.tables_.find(pos);
+  if (found == cache.tables_.end()) {
+    // Decoded whole once; a table that does not decode to its end is left to the early-stopping decoder, which
+    // answers (or fails) exactly as without a cache.
+    LineTableCache::Table table;
+    Error ignored;
+    FunctionDecoder d(*this, ignored);
+    std::optional<FunctionDecoder::Row> last;
+    if (!d.line_table(pos, end, base, std::nullopt, last, &table.rows)) return false;
+    for (size_t i = 1; i < table.rows.size(); ++i) {
+      if (table.rows[i].address < table.rows[i - 1].address) table.sorted = false;
+    }
+    if (cache.tables_.size() >= cache.max_functions_) cache.tables_.clear();
+    found = cache.tables_.emplace(pos, std::move(table)).first;
+  }
+  const auto& rows = found->second.rows;
+  row.reset();
+  if (found->second.sorted) {
+    // The last row at or before the address: what the decoder's scan stops on.
+    auto it = std::upper_bound(rows.begin(), rows.end(), address,
+                               [](uint64_t a, const LineTableCache::Row& r) { return a < r.address; });
+    if (it != rows.begin()) row = *std::prev(it);
+  } else {
+    for (const auto& r : rows) {
+      if (r.address > address) break;
+      row = r;
+    }
+  }
+  return true;
+}
+
+bool Reader::cached_inline(LineTableCache& cache, uint64_t pos, uint64_t end, uint64_t base, uint64_t address,
+                           std::vector<Location>& frames, Error& error, bool& failed) const {
+  auto found = cache.trees_.find(pos);
+  if (found == cache.trees_.end()) {
+    LineTableCache::Tree tree;
+    Error ignored;
+    FunctionDecoder d(*this, ignored);
+    uint64_t p = pos;
+    // Only a tree that decodes whole is cached; the byte walk answers (or fails) for the others.
+    if (!d.decode_node(p, end, base, tree, 0) || !d.ok()) return false;
+    if (cache.trees_.size() >= cache.max_functions_) cache.trees_.clear();
+    found = cache.trees_.emplace(pos, std::move(tree)).first;
+  }
+  const LineTableCache::Tree& tree = found->second;
+  auto contains = [&](const LineTableCache::Node& n) {
+    for (uint32_t r = n.ranges_begin; r < n.ranges_end; ++r) {
+      if (address >= tree.ranges[r].first && address - tree.ranges[r].first < tree.ranges[r].second) return true;
+    }
+    return false;
+  };
+  // The path of nodes holding the address: at each level the first child that holds it (as the byte walk).
+  std::vector<uint32_t> path;
+  if (tree.nodes.empty() || !contains(tree.nodes[0])) return true;
+  path.push_back(0);
+  for (uint32_t i = 0;;) {
+    uint32_t child = i + 1;
+    while (child < tree.nodes[i].subtree_end && !contains(tree.nodes[child])) child = tree.nodes[child].subtree_end;
+    if (child >= tree.nodes[i].subtree_end) break;
+    path.push_back(child);
+    i = child;
+  }
+  // Innermost first, as the byte walk applies them on its way back up.
+  for (size_t k = path.size(); k-- > 0;) {
+    const LineTableCache::Node& n = tree.nodes[path[k]];
+    FileEntry file;
+    std::string_view name_text;
+    if (!file_at(n.call_file, file, n.at + 5, error) || !string_or_error(n.name, n.at + 1, name_text, error)) {
+      failed = true;
+      return true;
+    }
+    if (!file.dir.empty() || !file.file.empty()) {
+      Location caller = frames.back();
+      caller.dir = file.dir;
+      caller.file = file.file;
+      caller.line = static_cast<uint32_t>(n.call_line);
+      frames.back().name = name_text;
+      frames.back().offset = address - n.first_start;
+      frames.push_back(caller);
+    }
+  }
+  return true;
 }
 
 bool Reader::verify(Error& error) const {

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <optional>
+#include <unordered_map>
 
 #include "sections/markup.h"
 
@@ -86,6 +87,10 @@ struct MarkupSymbolizer::Impl {
   std::map<uint64_t, Module> modules;
   std::map<uint64_t, Mmap> mmaps;  // by start address
   std::map<const gsym::Reader*, bool> reported;  // one message per damaged file
+  std::map<const gsym::Reader*, gsym::LineTableCache> caches;
+  // Demangled names by where the name lies in its mapped GSYM file (stable while the source lives): demangling
+  // costs more than the lookup, and crash stacks repeat functions. Bounded by the string tables' sizes.
+  std::unordered_map<const char*, std::string> demangled;
   gsym::LookupResult result;
   std::string out;
 
@@ -216,7 +221,7 @@ struct MarkupSymbolizer::Impl {
     gsym::Found found = gsym::Found::kNo;
     if (reader != nullptr) {
       gsym::Error problem;
-      found = reader->lookup(relative, result, problem);
+      found = reader->lookup(relative, result, problem, &caches[reader]);
       if (found == gsym::Found::kError && !reported[reader]) {
         reported[reader] = true;
         sink.error(hex_bytes(module->second.build_id) + ".gsym", 0,
@@ -229,7 +234,9 @@ struct MarkupSymbolizer::Impl {
       frame_header(element.frame, i, count, address);
       if (found == gsym::Found::kYes) {
         const gsym::Location& frame = result.frames[i];
-        out += demangler(frame.name);
+        auto [name, added] = demangled.try_emplace(frame.name.data());
+        if (added) name->second = demangler(frame.name);
+        out += name->second;
         out += ' ';
         if (frame.dir.empty() && frame.file.empty()) {
           out += "<invalid>";  // llvm-symbolizer's word for a file it does not know

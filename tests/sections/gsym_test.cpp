@@ -201,6 +201,29 @@ TEST(Gsym, LookupsFollowLineTableAndInlineTree) {
   }
 }
 
+TEST(Gsym, CachedLookupsAnswerAsUncached) {
+  const std::string file = sample_file();
+  Error error;
+  auto r = Reader::open(file, error);
+  ASSERT_TRUE(r) << error.message;
+  LineTableCache cache(1);  // capacity 1: emptied on every other function, refilled
+  for (int pass = 0; pass < 2; ++pass) {
+    for (uint64_t a = 0xff0; a < 0x2020; ++a) {
+      LookupResult plain;
+      LookupResult cached;
+      Error e1;
+      Error e2;
+      const Found f1 = r->lookup(a, plain, e1);
+      const Found f2 = r->lookup(a, cached, e2, &cache);
+      ASSERT_EQ(f1, f2) << std::hex << a;
+      ASSERT_EQ(plain.frames.size(), cached.frames.size()) << std::hex << a;
+      for (size_t i = 0; i < plain.frames.size(); ++i) {
+        EXPECT_EQ(frame_text(plain.frames[i]), frame_text(cached.frames[i])) << std::hex << a;
+      }
+    }
+  }
+}
+
 TEST(Gsym, BigEndianFileReadsAlike) {
   // A header-only big-endian file: magic and counts swapped.
   std::string file(48 + 4, '\0');

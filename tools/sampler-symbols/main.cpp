@@ -51,11 +51,12 @@ int lookup(const sampler::tool::CommandLine& command, sampler::tool::StderrSink&
   tool::Output output;
   std::string text;
   gsym::LookupResult result;
+  gsym::LineTableCache cache;
   auto one = [&](const std::string& address_text) {
     char* end = nullptr;
     const uint64_t address = std::strtoull(address_text.c_str(), &end, 16);
     text.clear();
-    const gsym::Found found = file->reader().lookup(address, result, problem);
+    const gsym::Found found = file->reader().lookup(address, result, problem, &cache);
     if (found == gsym::Found::kError) {
       sink.error(command.operands[1], 0, "byte " + std::to_string(problem.offset) + ": " + problem.message);
     }

@@ -18,6 +18,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 namespace sampler::gsym {
@@ -56,6 +57,46 @@ struct LookupResult {
 
 enum class Found { kYes, kNo, kError };
 
+/// Decoded line tables of recently used functions, so that repeated lookups in one function binary-search its
+/// rows instead of decoding them again (as llvm-symbolizer keeps DWARF line tables once parsed). Bounded: at most
+/// `max_functions` tables; when full it is emptied. One per thread (lookups through it are not thread-safe).
+class LineTableCache {
+ public:
+  explicit LineTableCache(size_t max_functions = 4096) : max_functions_(max_functions) {}
+
+  /// One decoded line table row.
+  struct Row {
+    uint64_t address;
+    uint64_t file;
+    uint32_t line;
+  };
+
+ private:
+  friend class Reader;
+  friend class FunctionDecoder;
+  struct Table {
+    bool sorted = true;  // rows in ascending address order (always, unless an address wrapped around)
+    std::vector<Row> rows;
+  };
+  /// An inline tree decoded in depth-first order: node i's descendants are i+1 .. subtree_end-1.
+  struct Node {
+    uint64_t first_start;
+    uint32_t ranges_begin, ranges_end;  // in Tree::ranges
+    uint32_t subtree_end;
+    uint32_t name;
+    uint64_t call_file;
+    uint64_t call_line;
+    uint64_t at;  // file offset of the node's has-children byte (for errors, as the byte walk reports them)
+  };
+  struct Tree {
+    std::vector<Node> nodes;
+    std::vector<std::pair<uint64_t, uint64_t>> ranges;  // [start, start + size)
+  };
+  size_t max_functions_;
+  std::unordered_map<uint64_t, Table> tables_;  // by the line table's file offset
+  std::unordered_map<uint64_t, Tree> trees_;    // by the inline info's file offset
+};
+
 /// A GSYM file over bytes the caller keeps alive (a mapping or a buffer).
 class Reader {
  public:
@@ -64,7 +105,8 @@ class Reader {
 
   /// Looks up `address`: kYes fills `result`; kNo if no function covers it (before the first, after the last,
   /// or in a gap between functions); kError fills `error` if the function info found is malformed.
-  Found lookup(uint64_t address, LookupResult& result, Error& error) const;
+  /// With a `cache`, the function's line table is decoded once and then binary-searched: the same answers.
+  Found lookup(uint64_t address, LookupResult& result, Error& error, LineTableCache* cache = nullptr) const;
 
   /// Decodes every function info completely (its line table and inline tree); false and `error` at the first
   /// malformed one. Touches the whole file: for tests, fuzzing and checking a file once after writing it.
@@ -85,7 +127,13 @@ class Reader {
   };
   bool file_at(uint64_t index, FileEntry& entry, uint64_t where, Error& error) const;
   bool string_or_error(uint32_t offset, uint64_t where, std::string_view& out, Error& error) const;
-  Found lookup_at(uint32_t index, uint64_t address, LookupResult& result, Error& error) const;
+  Found lookup_at(uint32_t index, uint64_t address, LookupResult& result, Error& error,
+                  LineTableCache* cache) const;
+  bool cached_row(LineTableCache& cache, uint64_t pos, uint64_t end, uint64_t base, uint64_t address,
+                  std::optional<LineTableCache::Row>& row) const;
+  /// The inline frames from a cached tree; false (nothing changed) if the tree does not decode whole.
+  bool cached_inline(LineTableCache& cache, uint64_t pos, uint64_t end, uint64_t base, uint64_t address,
+                     std::vector<Location>& frames, Error& error, bool& failed) const;
   friend class FunctionDecoder;
 
   std::string_view bytes_;
