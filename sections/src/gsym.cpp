@@ -608,6 +608,10 @@ bool Reader::verify(Error& error) const {
     const uint64_t entry = info_offsets_ + uint64_t{i} * 4;
     uint64_t pos = *checked::read_uint<uint32_t>(bytes_, entry, order);
     const uint64_t end = bytes_.size();
+    if (pos >= end) {  // named by its table entry: an error's offset is always inside the file
+      error = {entry, "address info offset " + std::to_string(pos) + " past the end of the file"};
+      return false;
+    }
     FunctionDecoder d(*this, error);
     d.verifying_ = true;
     uint32_t size = 0;
