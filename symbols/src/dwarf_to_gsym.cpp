@@ -6,6 +6,8 @@
 // dropped (they cannot change an answer), inlined calls kept only where they lie inside their parent.
 #include "symbols/dwarf_to_gsym.h"
 
+#include "symbols/symbfile.h"
+
 #include <llvm/BinaryFormat/Dwarf.h>
 #include <llvm/BinaryFormat/ELF.h>
 #include <llvm/DebugInfo/DWARF/DWARFCompileUnit.h>
@@ -363,22 +365,10 @@ bool read_debug_info(const std::string& path, const ConvertOptions& options, Deb
   return true;
 }
 
-std::string convert_to_gsym(const std::string& path, const std::string& out_dir, const ConvertOptions& options,
-                            DiagnosticSink& sink) {
-  DebugInfo info;
-  if (!read_debug_info(path, options, info, sink)) return "";
-  if (info.build_id.empty()) {
-    sink.error(path, 0, "no build ID (link with -Wl,--build-id): the symbols could not be matched to crashes");
-    return "";
-  }
-  if (!info.had_dwarf) sink.warning(path, 0, "no DWARF debug information: function names from the symbol table only");
-  const std::string bytes = write_gsym(std::move(info.functions), info.build_id);
-  if (bytes.size() > 0xffffffffu) {
-    sink.error(path, 0, "the GSYM file would be over 4 GiB (its offsets are 32-bit)");
-    return "";
-  }
-  const std::string target = out_dir + "/" + hex_string(info.build_id) + ".gsym";
-  // Written beside the target and renamed: a reader never sees half a file.
+namespace {
+
+/// Writes `bytes` to `target` through a temporary file renamed into place: a reader never sees half a file.
+bool write_file(const std::string& target, const std::string& bytes, DiagnosticSink& sink) {
   const std::string temporary = target + ".tmp";
   {
     std::ofstream file(temporary, std::ios::binary | std::ios::trunc);
@@ -388,14 +378,45 @@ std::string convert_to_gsym(const std::string& path, const std::string& out_dir,
       sink.error(temporary, 0, "cannot write");
       std::error_code ignored;
       std::filesystem::remove(temporary, ignored);
-      return "";
+      return false;
     }
   }
   std::error_code error;
   std::filesystem::rename(temporary, target, error);
   if (error) {
     sink.error(target, 0, "cannot write: " + error.message());
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+std::string convert_to_gsym(const std::string& path, const std::string& out_dir, const ConvertOptions& options,
+                            DiagnosticSink& sink) {
+  DebugInfo info;
+  if (!read_debug_info(path, options, info, sink)) return "";
+  if (info.build_id.empty()) {
+    sink.error(path, 0, "no build ID (link with -Wl,--build-id): the symbols could not be matched to crashes");
     return "";
+  }
+  if (!info.had_dwarf) sink.warning(path, 0, "no DWARF debug information: function names from the symbol table only");
+  const std::string ranges = options.symbfile ? write_symbfile_ranges(info.functions) : "";
+  const std::string bytes = write_gsym(std::move(info.functions), info.build_id);
+  if (bytes.size() > 0xffffffffu) {
+    sink.error(path, 0, "the GSYM file would be over 4 GiB (its offsets are 32-bit)");
+    return "";
+  }
+  const std::string stem = out_dir + "/" + hex_string(info.build_id);
+  const std::string target = stem + ".gsym";
+  if (!write_file(target, bytes, sink)) return "";
+  if (options.symbfile) {
+    std::vector<uint64_t> pads;
+    if (!find_return_pads(path, pads, sink)) return "";
+    if (!write_file(stem + ".ranges.symbfile", ranges, sink) ||
+        !write_file(stem + ".returnpads.symbfile", write_symbfile_returnpads(pads, bytes), sink)) {
+      return "";
+    }
   }
   return target;
 }

@@ -20,13 +20,15 @@ namespace {
 
 constexpr std::array kOptions = {
     sampler::tool::Option{"output", 'o', "DIR", "write DIR/BUILDID.gsym (default: the current directory)"},
+    sampler::tool::Option{"symbfile", 0, nullptr,
+                          "also write DIR/BUILDID.ranges.symbfile and DIR/BUILDID.returnpads.symbfile (seed 002)"},
     sampler::tool::Option{"debug-dir", 0, "DIR",
                           "look up separate debug files as DIR/.build-id/xx/rest.debug (default /usr/lib/debug)"},
 };
 
 constexpr sampler::tool::Usage kUsage = {
     "sampler-symbols",
-    "gsym [-o DIR] FILE... | lookup GSYM [ADDRESS...]",
+    "gsym [-o DIR] [--symbfile] FILE... | lookup GSYM [ADDRESS...]",
     "Write a GSYM symbol file, named by build ID, for each ELF FILE from its DWARF debug information.",
     kOptions,
     "gsym: each FILE (executable or shared library, with DWARF or with a separate debug file found by its build\n"
@@ -94,6 +96,7 @@ int main(int argc, char** argv) {
   }
   symbols::ConvertOptions options;
   if (auto dir = command.value("debug-dir")) options.debug_dirs = {*dir};
+  options.symbfile = command.has("symbfile");
 
   tool::StderrSink sink(kUsage.program);
   for (size_t i = 1; i < command.operands.size(); ++i) {

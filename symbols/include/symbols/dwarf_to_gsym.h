@@ -19,6 +19,8 @@ struct ConvertOptions {
   /// Where separate debug files are looked up by build ID when the ELF has no .debug_info:
   /// DIR/.build-id/xx/rest.debug for each DIR (a Debian -dbgsym package installs into /usr/lib/debug).
   std::vector<std::string> debug_dirs = {"/usr/lib/debug"};
+  /// Also write BUILDID.ranges.symbfile and BUILDID.returnpads.symbfile (symbols/symbfile.h).
+  bool symbfile = false;
 };
 
 /// What one ELF file gave.
@@ -32,8 +34,8 @@ struct DebugInfo {
 /// returns false if the file could not be read at all.
 bool read_debug_info(const std::string& path, const ConvertOptions& options, DebugInfo& out, DiagnosticSink& sink);
 
-/// Reads `path` and writes OUT_DIR/BUILDID.gsym (lower-case hex). Returns the path written, or "" after an error
-/// reported to `sink` (no build ID, unreadable file, cannot write).
+/// Reads `path` and writes OUT_DIR/BUILDID.gsym (lower-case hex), and the symbfiles if options.symbfile. Returns
+/// the GSYM path written, or "" after an error reported to `sink` (no build ID, unreadable file, cannot write).
 std::string convert_to_gsym(const std::string& path, const std::string& out_dir, const ConvertOptions& options,
                             DiagnosticSink& sink);
 
