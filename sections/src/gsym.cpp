@@ -512,10 +512,15 @@ Found Reader::lookup_at(uint32_t index, uint64_t address, LookupResult& result, 
 bool Reader::cached_row(LineTableCache& cache, uint64_t pos, uint64_t end, uint64_t base, uint64_t address,
                         std::optional<LineTableCache::Row>& row) const {
   auto found = cache.tables_.find(pos);
+  if (found != cache.tables_.end() && found->second.base != base) {
+    cache.tables_.erase(found);
+    found = cache.tables_.end();
+  }
   if (found == cache.tables_.end()) {
     // Decoded whole once; a table that does not decode to its end is left to the early-stopping decoder, which
     // answers (or fails) exactly as without a cache.
     LineTableCache::Table table;
+    table.base = base;
     Error ignored;
     FunctionDecoder d(*this, ignored);
     std::optional<FunctionDecoder::Row> last;
@@ -526,8 +531,9 @@ bool Reader::cached_row(LineTableCache& cache, uint64_t pos, uint64_t end, uint6
     if (cache.tables_.size() >= cache.max_functions_) cache.tables_.clear();
     found = cache.tables_.emplace(pos, std::move(table)).first;
   }
+  // Like the decoder, leave `row` as it was when no row is at or before the address (a function info may hold
+  // several line tables: the last with such a row counts).
   const auto& rows = found->second.rows;
-  row.reset();
   if (found->second.sorted) {
     // The last row at or before the address: what the decoder's scan stops on.
     auto it = std::upper_bound(rows.begin(), rows.end(), address,
@@ -545,8 +551,13 @@ bool Reader::cached_row(LineTableCache& cache, uint64_t pos, uint64_t end, uint6
 bool Reader::cached_inline(LineTableCache& cache, uint64_t pos, uint64_t end, uint64_t base, uint64_t address,
                            std::vector<Location>& frames, Error& error, bool& failed) const {
   auto found = cache.trees_.find(pos);
+  if (found != cache.trees_.end() && found->second.base != base) {
+    cache.trees_.erase(found);
+    found = cache.trees_.end();
+  }
   if (found == cache.trees_.end()) {
     LineTableCache::Tree tree;
+    tree.base = base;
     Error ignored;
     FunctionDecoder d(*this, ignored);
     uint64_t p = pos;

@@ -74,7 +74,10 @@ class LineTableCache {
  private:
   friend class Reader;
   friend class FunctionDecoder;
+  // Decoded addresses depend on the function's start as well as the bytes (two address entries may share one
+  // function info): each entry remembers the start it was decoded for.
   struct Table {
+    uint64_t base = 0;
     bool sorted = true;  // rows in ascending address order (always, unless an address wrapped around)
     std::vector<Row> rows;
   };
@@ -89,6 +92,7 @@ class LineTableCache {
     uint64_t at;  // file offset of the node's has-children byte (for errors, as the byte walk reports them)
   };
   struct Tree {
+    uint64_t base = 0;
     std::vector<Node> nodes;
     std::vector<std::pair<uint64_t, uint64_t>> ranges;  // [start, start + size)
   };
