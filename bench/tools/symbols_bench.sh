@@ -57,11 +57,13 @@ echo "conversion: sampler-symbols gsym $(seconds "$ours_ns") s   llvm-gsymutil -
 
 # ---- size
 gsym=$work/syms/$id.gsym
-dwarf=$(readelf -SW "$binary" | awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^\.(z)?debug_/) { s += strtonum_hex($(i + 4)); break } }
+dwarf=$(readelf -SW "$binary" | awk '
+  { for (i = 1; i <= NF; i++) if ($i ~ /^\.(z)?debug_/) { s += strtonum_hex($(i + 4)); break } }
   function strtonum_hex(h,   v, j) { v = 0; h = tolower(h)
     for (j = 1; j <= length(h); j++) v = v * 16 + index("0123456789abcdef", substr(h, j, 1)) - 1; return v }
   END { print s + 0 }')
-echo "size: DWARF (.debug_*) $dwarf bytes   our GSYM $(stat -c %s "$gsym") bytes ($(ratio "$(stat -c %s "$gsym")" "$dwarf")" \
+size=$(stat -c %s "$gsym")
+echo "size: DWARF (.debug_*) $dwarf bytes   our GSYM $size bytes ($(ratio "$size" "$dwarf")" \
   "of the DWARF)   llvm-gsymutil's GSYM $(stat -c %s "$work/llvm.gsym") bytes"
 
 # ---- lookups: random addresses inside function symbols
@@ -70,7 +72,8 @@ nm -S --defined-only "$binary" | awk -v n="$count" '
     for (i = 1; i <= length(h); i++) v = v * 16 + index("0123456789abcdef", substr(h, i, 1)) - 1; return v }
   $3 ~ /^[TtWw]$/ { z = hex($2); if (z > 0) { start[k] = hex($1); size[k] = z; total += z; k++ } }
   END { srand(17); for (i = 0; i < n; i++) { r = int(rand() * total)
-    for (j = 0; j < k; j++) { if (r < size[j]) { printf "0x%x\n", start[j] + r; break } r -= size[j] } } }' >"$work/addrs"
+    for (j = 0; j < k; j++) { if (r < size[j]) { printf "0x%x\n", start[j] + r; break } r -= size[j] } } }' \
+  >"$work/addrs"
 "$symbols" lookup "$gsym" <"$work/addrs" >"$work/ours"
 "$symbolizer" --no-demangle -e "$binary" <"$work/addrs" | sed -E 's/^(.*):([0-9]+):[0-9]+$/\1:\2/' >"$work/theirs"
 cmp -s "$work/ours" "$work/theirs" || echo "WARNING: lookups differ from llvm-symbolizer's (not a fair comparison)"
