@@ -217,6 +217,7 @@ class SymbolTable {
     uint64_t size;
     std::string name;
     bool function;
+    std::string file;  ///< a local symbol's STT_FILE name (llvm-symbolizer's file when DWARF has none)
   };
   explicit SymbolTable(const llvm::object::ObjectFile& object) {
     const auto* elf = llvm::dyn_cast<llvm::object::ELFObjectFileBase>(&object);
@@ -248,6 +249,16 @@ class SymbolTable {
 
  private:
   void add(const llvm::object::ObjectFile& object, const llvm::object::ELFSymbolRef& symbol) {
+    // ELF puts each STT_FILE symbol before the local symbols of its file.
+    if (symbol.getELFType() == llvm::ELF::STT_FILE) {
+      auto name = symbol.getName();
+      if (name) {
+        current_file_ = name->str();
+      } else {
+        llvm::consumeError(name.takeError());
+      }
+      return;
+    }
     auto section = symbol.getSection();
     if (!section) {
       llvm::consumeError(section.takeError());
@@ -272,9 +283,12 @@ class SymbolTable {
       if (!name) llvm::consumeError(name.takeError());
       return;
     }
-    symbols_.push_back({*address, symbol.getSize(), name->str(), type == llvm::ELF::STT_FUNC});
+    const bool local = symbol.getBinding() == llvm::ELF::STB_LOCAL;
+    symbols_.push_back({*address, symbol.getSize(), name->str(), type == llvm::ELF::STT_FUNC,
+                        local ? current_file_ : std::string()});
   }
   std::vector<Symbol> symbols_;
+  std::string current_file_;
 };
 
 /// Names DWARF functions by the symbol table, and adds function symbols no DWARF function covers (start-up
@@ -300,6 +314,8 @@ void apply_symbols(const SymbolTable& table, const std::vector<AddressRange>& te
     f.start = symbol.address;
     f.size = symbol.size;
     f.name = symbol.name;
+    // No DWARF: llvm-symbolizer names the file of a local symbol by its STT_FILE symbol, with line 0.
+    if (!symbol.file.empty()) f.lines.push_back({symbol.address, symbol.file, 0});
     functions.push_back(std::move(f));
   }
 }
