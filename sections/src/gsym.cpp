@@ -355,7 +355,9 @@ std::optional<Reader> Reader::open(std::string_view bytes, Error& error) {
   }
   r.info_offsets_ = (r.address_table_ + table_size + 3) & ~uint64_t{3};
   if (!checked::range_fits(r.info_offsets_, uint64_t{r.address_count_} * 4, bytes.size())) {
-    error = {r.info_offsets_, "the address info offsets table runs past the end of the file"};
+    // Named by the count that sizes it: the table's own start may lie past the end.
+    error = {16, std::to_string(r.address_count_) + " addresses: the address info offsets table runs past the end"
+                                                    " of the file"};
     return std::nullopt;
   }
   const uint64_t files_at = r.info_offsets_ + uint64_t{r.address_count_} * 4;
