@@ -297,7 +297,14 @@ void apply_symbols(const SymbolTable& table, const std::vector<AddressRange>& te
   std::vector<AddressRange> covered;
   for (Function& f : functions) {
     covered.push_back({f.start, f.start + f.size});
-    if (const auto* symbol = table.find(f.start)) f.name = symbol->name;
+    if (const auto* symbol = table.find(f.start)) {
+      f.name = symbol->name;
+      // Where no line row covers the code (before a function part's first row), llvm-symbolizer names the file of
+      // a local symbol by its STT_FILE symbol, line 0.
+      if (!symbol->file.empty() && (f.lines.empty() || f.lines.front().address > f.start)) {
+        f.lines.insert(f.lines.begin(), LineRow{f.start, symbol->file, 0});
+      }
+    }
   }
   std::sort(covered.begin(), covered.end(), [](const AddressRange& a, const AddressRange& b) {
     return a.start < b.start;
@@ -377,7 +384,26 @@ bool read_debug_info(const std::string& path, const ConvertOptions& options, Deb
     sink.warning(path, 0, "DWARF: " + std::to_string(problems.count - problems.messages.size()) + " more problems");
   }
   // The symbols of the file itself (a separate debug file has the same table, or none after stripping).
+  const size_t from_dwarf = out.functions.size();
   apply_symbols(SymbolTable(object), text, out.functions);
+  // A function with no DW_TAG_subprogram (compiler-made constructors, some assembly) may still have rows in its
+  // compile unit's line table: llvm-symbolizer prints those, so they go into its GSYM entry as well.
+  for (size_t i = from_dwarf; i < out.functions.size(); ++i) {
+    Function& f = out.functions[i];
+    llvm::DWARFCompileUnit* unit = context->getCompileUnitForCodeAddress(f.start);
+    if (unit == nullptr) continue;
+    UnitLines lines(*context, *unit);
+    std::vector<LineRow> symbol_file = std::move(f.lines);
+    f.lines.clear();
+    collect_lines(f, lines);
+    // Rows without a file name: llvm-symbolizer finds no file there and falls back to the STT_FILE name.
+    if (std::all_of(f.lines.begin(), f.lines.end(), [](const LineRow& r) { return r.file.empty(); })) {
+      f.lines = std::move(symbol_file);
+    } else if (!symbol_file.empty() && f.lines.front().address > f.start) {
+      // Before the first row no sequence covers the code: there too, the STT_FILE name.
+      f.lines.insert(f.lines.begin(), symbol_file.front());
+    }
+  }
   return true;
 }
 
