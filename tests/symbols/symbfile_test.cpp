@@ -63,7 +63,8 @@ struct Fields {
   }
   std::vector<uint32_t> packed(uint32_t f) const {
     std::vector<uint32_t> out;
-    Cursor c{string(f)};
+    const std::string bytes = string(f);  // the cursor views it: it must outlive the loop
+    Cursor c{bytes};
     while (!c.done()) out.push_back(static_cast<uint32_t>(c.varint()));
     return out;
   }
