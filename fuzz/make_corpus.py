@@ -220,8 +220,34 @@ def elf(work):
     write("elf", "two_members.a", archive)
 
 
+# ---- GSYM (seed 001): llvm-gsymutil-19's conversion of a small -O2 -g program with inlined calls, its header
+# alone and a truncated copy.
+GSYM_SOURCE = """
+static int depth;
+static inline __attribute__((always_inline)) int leaf(int x) { depth += x; return x * 3; }
+static inline __attribute__((always_inline)) int middle(int x) { return leaf(x + 1) + leaf(x - 1); }
+__attribute__((noinline)) int top(int x) { return middle(x) * 2 + depth; }
+int main(int argc, char **argv) { (void)argv; return top(argc); }
+"""
+
+
+def gsym(work):
+    source = os.path.join(work, "g.c")
+    with open(source, "w") as out:
+        out.write(GSYM_SOURCE)
+    binary = os.path.join(work, "g")
+    subprocess.run(["gcc", "-O2", "-g", "-o", binary, source], check=True)
+    subprocess.run(["llvm-gsymutil-19", "--convert", binary, "--out-file", binary + ".gsym"], check=True,
+                   stdout=subprocess.DEVNULL)
+    with open(binary + ".gsym", "rb") as data:
+        whole = data.read()
+    write("gsym", "small.gsym", whole)
+    write("gsym", "header_only.gsym", whole[:48])
+    write("gsym", "truncated.gsym", whole[:len(whole) * 2 // 3])
+
+
 def main():
-    for target in ("site_info", "report", "cbf", "markup", "base64", "elf", "backtrace", "resolve"):
+    for target in ("site_info", "report", "cbf", "markup", "base64", "elf", "backtrace", "resolve", "gsym"):
         shutil.rmtree(os.path.join(HERE, "corpus", target), ignore_errors=True)
     site_info()
     report()
@@ -232,6 +258,7 @@ def main():
     resolve()
     with tempfile.TemporaryDirectory() as work:
         elf(work)
+        gsym(work)
 
 
 if __name__ == "__main__":

@@ -53,7 +53,7 @@ has() {
   done
 }
 for t in extract-section extract-report resolveSamples resolveTimestamps resolve-backtrace find-sampler-info \
-  sampler-analyze; do
+  sampler-analyze sampler-symbols; do
   has sampler "/usr/lib/sampler/tools/$t" "/usr/bin/$t" "/usr/share/man/man1/$t.1"
 done
 has sampler /usr/lib/sampler/sites

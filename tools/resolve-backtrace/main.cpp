@@ -13,15 +13,22 @@
 #include <span>
 
 #include "sections/backtrace.h"
+#include "sections/symbolize_markup.h"
+#include "symbols/llvm_demangle.h"
 #include "tool.h"
 
 namespace {
+
+constexpr std::array kOptions = {
+    sampler::tool::Option{"symbols", 0, "DIR",
+                          "print symbolized frames from DIR/BUILDID.gsym (sampler-symbols gsym) instead of markup"},
+};
 
 constexpr sampler::tool::Usage kUsage = {
     "resolve-backtrace",
     "[FILE]",
     "Write the crash stacks of a report as symbolizer markup for 'llvm-symbolizer --filter-markup'.",
-    std::span<const sampler::tool::Option>(),
+    kOptions,
     "FILE (standard input when absent or '-'): a whole report, or main-backtrace bodies as\n"
     "'extract-report main-backtrace' prints them; plain or gzip-compressed.\n"
     "\n"
@@ -29,7 +36,10 @@ constexpr sampler::tool::Usage kUsage = {
     "one {{{bt:N:0xADDRESS:pc|ra}}} line per frame, numbered from 0 for each stack. Old reports' glibc\n"
     "backtrace_symbols lines become {{{bt:N:0xADDRESS}}}. With a symbol directory DIR laid out as\n"
     "DIR/.build-id/xx/rest.debug:\n"
-    "  resolve-backtrace report | llvm-symbolizer-19 --filter-markup --debug-file-directory=DIR\n",
+    "  resolve-backtrace report | llvm-symbolizer-19 --filter-markup --debug-file-directory=DIR\n"
+    "With --symbols DIR, each frame line is printed as llvm-symbolizer --filter-markup prints it (function,\n"
+    "FILE:LINE without column, inlined calls), from DIR/BUILDID.gsym; frames of modules without a GSYM file\n"
+    "keep their module and offset.\n",
 };
 
 }  // namespace
@@ -55,7 +65,16 @@ int main(int argc, char** argv) {
   tool::Output output;
   {
     LineReader input(fd, name, sink);
-    render_backtraces(input, [&output](std::string_view text) { output.write(text); }, sink);
+    if (auto directory = command.value("symbols")) {
+      // Markup goes through the in-process symbolizer instead of straight out (issue 13).
+      GsymDirectory symbols(*directory, sink);
+      MarkupSymbolizer symbolizer(symbols, [&output](std::string_view text) { output.write(text); }, sink,
+                                  symbols::llvm_demangle);
+      render_backtraces(input, [&symbolizer](std::string_view text) { symbolizer.write(text); }, sink);
+      symbolizer.finish();
+    } else {
+      render_backtraces(input, [&output](std::string_view text) { output.write(text); }, sink);
+    }
   }
   if (fd != 0) close(fd);
   bool written = tool::finish_output(output, sink);

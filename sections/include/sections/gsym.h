@@ -1,0 +1,174 @@
+// Reading GSYM symbol files (seed 001; the layout LLVM's llvm-gsymutil writes): address -> function, source file
+// and line, with the inline call chain.
+//
+// Layout (docs/formats.md, "GSYM"): a 48-byte header (magic "GSYM", version 1, address offset size, UUID size,
+// base address, number of addresses, string table offset and size, 20 UUID bytes), the sorted address table
+// (offsets from the base address, 1/2/4/8 bytes each), one 32-bit file offset per address (its function info),
+// the file table (count, then directory/name string offsets), the string table, and the function infos (size,
+// name, then typed records: line table, inline info, end of list). Either byte order (the magic tells).
+//
+// The file is never parsed whole: opening checks the header and that every table lies inside the bytes; a lookup
+// reads one binary search's worth of the address table and one function info. Every offset and size is checked
+// (sections/src/checked.h); a malformed part is an error naming its byte offset, never a crash. verify() walks
+// every function info, for tests and fuzzing.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace sampler::gsym {
+
+constexpr uint32_t kMagic = 0x4753594d;  ///< "GSYM" as a 32-bit number in the file's byte order
+constexpr uint16_t kVersion = 1;
+constexpr size_t kHeaderSize = 48;
+constexpr size_t kMaxUuidSize = 20;
+constexpr size_t kMaxInlineDepth = 256;  ///< deeper inline nesting is an error (bounds the recursion)
+
+/// The record types of a function info (seed 001, "InfoType").
+enum class InfoType : uint32_t { kEndOfList = 0, kLineTable = 1, kInlineInfo = 2 };
+
+/// A problem in a GSYM file: where (byte offset from the start of the file) and what.
+struct Error {
+  uint64_t offset = 0;
+  std::string message;
+};
+
+/// One frame of a lookup. Views point into the GSYM bytes (valid while they are).
+struct Location {
+  std::string_view name;  ///< the function (inlined or concrete); as stored (a linkage name for C++)
+  std::string_view dir;   ///< the source file's directory (empty if unknown)
+  std::string_view file;  ///< the source file's base name (empty if unknown)
+  uint32_t line = 0;      ///< 0 if unknown
+  uint64_t offset = 0;    ///< address minus the start of this (inlined) function's first range
+};
+
+/// The answer for one address: the function's range and the frames, innermost inlined function first, the
+/// concrete function last (the order llvm-symbolizer prints).
+struct LookupResult {
+  uint64_t start = 0;
+  uint64_t size = 0;
+  std::vector<Location> frames;
+};
+
+enum class Found { kYes, kNo, kError };
+
+/// Decoded line tables of recently used functions, so that repeated lookups in one function binary-search its
+/// rows instead of decoding them again (as llvm-symbolizer keeps DWARF line tables once parsed). Bounded: at most
+/// `max_functions` tables; when full it is emptied. One per thread (lookups through it are not thread-safe).
+class LineTableCache {
+ public:
+  explicit LineTableCache(size_t max_functions = 4096) : max_functions_(max_functions) {}
+
+  /// One decoded line table row.
+  struct Row {
+    uint64_t address;
+    uint64_t file;
+    uint32_t line;
+  };
+
+ private:
+  friend class Reader;
+  friend class FunctionDecoder;
+  // Decoded addresses depend on the function's start as well as the bytes (two address entries may share one
+  // function info): each entry remembers the start it was decoded for.
+  struct Table {
+    uint64_t base = 0;
+    bool sorted = true;  // rows in ascending address order (always, unless an address wrapped around)
+    std::vector<Row> rows;
+  };
+  /// An inline tree decoded in depth-first order: node i's descendants are i+1 .. subtree_end-1.
+  struct Node {
+    uint64_t first_start;
+    uint32_t ranges_begin, ranges_end;  // in Tree::ranges
+    uint32_t subtree_end;
+    uint32_t name;
+    uint64_t call_file;
+    uint64_t call_line;
+    uint64_t at;  // file offset of the node's has-children byte (for errors, as the byte walk reports them)
+  };
+  struct Tree {
+    uint64_t base = 0;
+    std::vector<Node> nodes;
+    std::vector<std::pair<uint64_t, uint64_t>> ranges;  // [start, start + size)
+  };
+  size_t max_functions_;
+  std::unordered_map<uint64_t, Table> tables_;  // by the line table's file offset
+  std::unordered_map<uint64_t, Tree> trees_;    // by the inline info's file offset
+};
+
+/// A GSYM file over bytes the caller keeps alive (a mapping or a buffer).
+class Reader {
+ public:
+  /// Checks the header and the extents of the tables; nullopt and `error` if they are malformed.
+  static std::optional<Reader> open(std::string_view bytes, Error& error);
+
+  /// Looks up `address`: kYes fills `result`; kNo if no function covers it (before the first, after the last,
+  /// or in a gap between functions); kError fills `error` if the function info found is malformed.
+  /// With a `cache`, the function's line table is decoded once and then binary-searched: the same answers.
+  Found lookup(uint64_t address, LookupResult& result, Error& error, LineTableCache* cache = nullptr) const;
+
+  /// Decodes every function info completely (its line table and inline tree); false and `error` at the first
+  /// malformed one. Touches the whole file: for tests, fuzzing and checking a file once after writing it.
+  bool verify(Error& error) const;
+
+  uint64_t base_address() const { return base_address_; }
+  uint32_t address_count() const { return address_count_; }
+  /// The start address of function info `index` (< address_count()).
+  uint64_t address_at(uint32_t index) const;
+  std::string_view uuid() const { return uuid_; }
+  /// The NUL-terminated string at `offset` in the string table, or nullopt if it does not end inside it.
+  std::optional<std::string_view> string_at(uint32_t offset) const;
+
+ private:
+  Reader() = default;
+  struct FileEntry {
+    std::string_view dir, file;
+  };
+  bool file_at(uint64_t index, FileEntry& entry, uint64_t where, Error& error) const;
+  bool string_or_error(uint32_t offset, uint64_t where, std::string_view& out, Error& error) const;
+  Found lookup_at(uint32_t index, uint64_t address, LookupResult& result, Error& error,
+                  LineTableCache* cache) const;
+  bool cached_row(LineTableCache& cache, uint64_t pos, uint64_t end, uint64_t base, uint64_t address,
+                  std::optional<LineTableCache::Row>& row) const;
+  /// The inline frames from a cached tree; false (nothing changed) if the tree does not decode whole.
+  bool cached_inline(LineTableCache& cache, uint64_t pos, uint64_t end, uint64_t base, uint64_t address,
+                     std::vector<Location>& frames, Error& error, bool& failed) const;
+  friend class FunctionDecoder;
+
+  std::string_view bytes_;
+  bool little_ = true;
+  uint8_t address_size_ = 0;
+  uint64_t base_address_ = 0;
+  uint32_t address_count_ = 0;
+  uint64_t address_table_ = 0;  // file offsets of the tables
+  uint64_t info_offsets_ = 0;
+  uint64_t file_table_ = 0;
+  uint32_t file_count_ = 0;
+  std::string_view strings_;
+  uint64_t strings_offset_ = 0;
+  std::string_view uuid_;
+};
+
+/// A GSYM file mapped read-only, with its Reader.
+class MappedFile {
+ public:
+  /// Maps and opens `path`; nullptr and `error` (offset 0 for a file that cannot be read) on failure.
+  static std::unique_ptr<MappedFile> open(const std::string& path, Error& error);
+  ~MappedFile();
+  MappedFile(const MappedFile&) = delete;
+  MappedFile& operator=(const MappedFile&) = delete;
+  const Reader& reader() const { return *reader_; }
+
+ private:
+  MappedFile() = default;
+  void* address_ = nullptr;
+  size_t size_ = 0;
+  std::optional<Reader> reader_;
+};
+
+}  // namespace sampler::gsym

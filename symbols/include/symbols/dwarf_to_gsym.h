@@ -1,0 +1,45 @@
+// From an ELF file's DWARF to a GSYM file named by its build ID (issue 13, `sampler-symbols gsym`).
+//
+// DWARF is read with LLVM's DebugInfo library (docs/decisions.md, "Symbols"): the same reading llvm-symbolizer
+// does, so the frames our GSYM gives equal the ones it prints. Functions are DW_TAG_subprogram ranges (each range
+// of a split function is its own entry), their line rows, and the tree of DW_TAG_inlined_subroutine below them;
+// function symbols of .symtab that no DWARF function covers (start-up code, assembly) are added without lines.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "sections/diagnostics.h"
+#include "symbols/gsym_writer.h"
+
+namespace sampler::symbols {
+
+struct ConvertOptions {
+  /// Where separate debug files are looked up by build ID when the ELF has no .debug_info:
+  /// DIR/.build-id/xx/rest.debug for each DIR (a Debian -dbgsym package installs into /usr/lib/debug).
+  std::vector<std::string> debug_dirs = {"/usr/lib/debug"};
+  /// Also write BUILDID.ranges.symbfile and BUILDID.returnpads.symbfile (symbols/symbfile.h).
+  bool symbfile = false;
+};
+
+/// What one ELF file gave.
+struct DebugInfo {
+  std::string build_id;  ///< raw bytes; empty if the file has none
+  std::vector<Function> functions;
+  bool had_dwarf = false;
+};
+
+/// Reads `path` (an executable, shared library or separate debug file). Problems go to `sink` naming the file;
+/// returns false if the file could not be read at all.
+bool read_debug_info(const std::string& path, const ConvertOptions& options, DebugInfo& out, DiagnosticSink& sink);
+
+/// Reads `path` and writes OUT_DIR/BUILDID.gsym (lower-case hex), and the symbfiles if options.symbfile. Returns
+/// the GSYM path written, or "" after an error reported to `sink` (no build ID, unreadable file, cannot write).
+std::string convert_to_gsym(const std::string& path, const std::string& out_dir, const ConvertOptions& options,
+                            DiagnosticSink& sink);
+
+/// Lower-case hex of raw bytes (a build ID as file names and markup spell it).
+std::string hex_string(const std::string& bytes);
+
+}  // namespace sampler::symbols
