@@ -22,24 +22,10 @@ std::optional<uint64_t> parse_counter(std::string_view text) { return checked::p
 std::optional<BoundValue> parse_bound_value(std::string_view text) {
   BoundValue result;
   if (text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X')) {
-    // A pointer: at most 16 significant hex digits.
-    std::string_view digits = text.substr(2);
-    uint64_t value = 0;
-    for (char c : digits) {
-      unsigned digit;
-      if (c >= '0' && c <= '9') {
-        digit = static_cast<unsigned>(c - '0');
-      } else if (c >= 'a' && c <= 'f') {
-        digit = static_cast<unsigned>(c - 'a' + 10);
-      } else if (c >= 'A' && c <= 'F') {
-        digit = static_cast<unsigned>(c - 'A' + 10);
-      } else {
-        return std::nullopt;
-      }
-      if (value >> 60 != 0) return std::nullopt;
-      value = value << 4 | digit;
-    }
-    result.magnitude = value;
+    // A pointer: hex digits of either case whose value fits in 64 bits.
+    auto value = checked::parse_hex(text.substr(2));
+    if (!value) return std::nullopt;
+    result.magnitude = *value;
     return result;
   }
   if (!text.empty() && text[0] == '-') {

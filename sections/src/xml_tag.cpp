@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include "checked.h"
+
 namespace sampler::xml {
 
 namespace {
@@ -58,20 +60,16 @@ std::string check_characters(std::string_view line) {
     if (c != '&' || i + 2 >= line.size() || line[i + 1] != '#') continue;
     // &#DIGITS; or &#xHEX; (XML production [66]); a malformed reference is pugixml's to report.
     const bool hex = line[i + 2] == 'x';
-    size_t at = i + (hex ? 3 : 2);
-    const size_t digits_start = at;
-    uint64_t value = 0;
-    for (; at < line.size(); ++at) {
-      const char d = line[at];
-      int digit = d >= '0' && d <= '9' ? d - '0'
-                  : hex && d >= 'a' && d <= 'f' ? d - 'a' + 10
-                  : hex && d >= 'A' && d <= 'F' ? d - 'A' + 10
-                                                : -1;
-      if (digit < 0) break;
-      value = std::min<uint64_t>(value * (hex ? 16 : 10) + static_cast<uint64_t>(digit), 0x110000);  // saturates
+    const size_t digits_start = i + (hex ? 3 : 2);
+    size_t at = digits_start;
+    while (at < line.size() && (hex ? checked::hex_digit_value(line[at]) >= 0 : line[at] >= '0' && line[at] <= '9')) {
+      ++at;
     }
-    if (at == digits_start || at == line.size() || line[at] != ';') continue;
-    if (!is_xml_char(static_cast<uint32_t>(value))) {
+    if (at == line.size() || line[at] != ';') continue;
+    const checked::Digits digits = checked::parse_digits(line.substr(digits_start, at - digits_start), hex ? 16 : 10);
+    if (digits.status == checked::Digits::Status::kEmpty) continue;
+    const uint64_t value = digits.status == checked::Digits::Status::kOk ? digits.value : UINT64_MAX;  // overflow
+    if (value > 0x10ffff || !is_xml_char(static_cast<uint32_t>(value))) {
       return "malformed tag: character reference '" + std::string(line.substr(i, at + 1 - i)) + "' at column " +
              std::to_string(i + 1) + " names a character XML does not allow";
     }
