@@ -32,27 +32,31 @@
 #include <vector>
 
 #include "checked.h"
+#include "elf_image.h"
 #include "sections/input_files.h"
 
 namespace sampler {
 namespace {
 
-using checked::ByteOrder;
-
 // gABI value; glibc's <elf.h> before 2.37 does not name it yet.
 constexpr uint32_t kCompressZstd = 2;
 static_assert(ELFCOMPRESS_ZLIB == 1);
 
-constexpr std::string_view kElfMagic =
-    "\x7f"
-    "ELF";
-constexpr std::string_view kArMagic = "!<arch>\n";
-constexpr std::string_view kNotElf = "not an ELF file or ar archive";
 // An archive inside an archive is legal but rare; the bound keeps a crafted file from recursing without end.
 constexpr int kMaxArchiveDepth = 4;
 // Legacy GNU compression (.zdebug_*): "ZLIB", then the uncompressed size as 8 big-endian bytes, then zlib data.
 constexpr std::string_view kLegacyMagic = "ZLIB";
 constexpr size_t kLegacyHeaderSize = 12;
+
+std::string quoted(std::string_view name) { return "section '" + std::string(name) + "'"; }
+
+}  // namespace
+
+// ---- Shared with the other ELF readers (elf_image.h) ------------------------------------------------------------
+
+namespace elf {
+
+using checked::ByteOrder;
 
 std::string hex(uint64_t value) {
   char text[24];
@@ -60,18 +64,11 @@ std::string hex(uint64_t value) {
   return text;
 }
 
-std::string quoted(std::string_view name) { return "section '" + std::string(name) + "'"; }
-
 void init_libelf() {
   // elf_version must be called once before any other libelf call; a function-local static makes that thread-safe.
   static const bool initialised = elf_version(EV_CURRENT) != EV_NONE;
   (void)initialised;
 }
-
-struct ElfDeleter {
-  void operator()(Elf* elf) const { elf_end(elf); }
-};
-using ElfHandle = std::unique_ptr<Elf, ElfDeleter>;
 
 std::string_view raw_image(Elf* elf) {
   size_t size = 0;
@@ -80,6 +77,8 @@ std::string_view raw_image(Elf* elf) {
 }
 
 // ---- Header validation ---------------------------------------------------------------------------------------
+
+namespace {
 
 /// The ELF header fields the validation needs, normalised to 64 bits and native byte order.
 struct RawElfHeader {
@@ -121,8 +120,8 @@ std::optional<RawSectionHeader> read_section_header(std::string_view image, cons
   return s;
 }
 
-/// Checks what libelf will rely on: identification, header size, the section header table and the section name
-/// table all inside the image. Returns a description of the first problem, or an empty string.
+}  // namespace
+
 std::string check_elf_headers(std::string_view image) {
   if (!image.starts_with(kElfMagic)) return std::string(kNotElf);
   if (image.size() < EI_NIDENT) {
@@ -187,6 +186,13 @@ std::string check_elf_headers(std::string_view image) {
   }
   return "";
 }
+
+}  // namespace elf
+
+namespace {
+
+using namespace elf;
+using checked::ByteOrder;
 
 // ---- Decompression -------------------------------------------------------------------------------------------
 

@@ -13,7 +13,7 @@ fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
 rm -rf "$SCRATCH" && mkdir -p "$SCRATCH" || exit 1
 [ -d "$PREFIX" ] || { echo "FAIL: $PREFIX not installed (the packaging_install test does it)" >&2; exit 1; }
 
-tools=(extract-section extract-report resolveSamples resolveTimestamps resolve-backtrace find-sampler-info)
+tools=(extract-section extract-report resolveSamples resolveTimestamps resolve-backtrace find-sampler-info sampler-symbol-dir)
 for t in "${tools[@]}"; do
   [ -x "$PREFIX/lib/sampler/tools/$t" ] && [ ! -L "$PREFIX/lib/sampler/tools/$t" ] ||
     fail "lib/sampler/tools/$t: not an installed executable"
