@@ -15,7 +15,6 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <zlib.h>
 // ZSTD_getFrameHeader (zstd's "experimental" API, exported by the shared library): see check_zstd_frames.
 #define ZSTD_STATIC_LINKING_ONLY
 #include <zstd.h>
@@ -33,6 +32,7 @@
 
 #include "checked.h"
 #include "elf_image.h"
+#include "inflater.h"
 #include "sections/input_files.h"
 
 namespace sampler {
@@ -226,50 +226,28 @@ std::string other_than_stated(uint64_t produced, uint64_t size) {
 /// buffer is full, and at the end, its filled part goes to `piece` and filling starts again at its start. Given a
 /// buffer of `size` bytes that happens once (one inflate, straight into the final buffer). Returns an error or "".
 std::string inflate_pieces(std::string_view in, uint64_t size, std::span<char> buffer, const PieceFunction& piece) {
-  z_stream zs{};
-  if (inflateInit(&zs) != Z_OK) return "cannot initialise zlib";
-  // zlib counts in 32-bit units: input and output are handed over in steps below UINT_MAX.
-  constexpr uint64_t kStep = 1u << 30;
-  uint64_t in_left = in.size(), produced = 0;
+  Inflater inflater(Inflater::Format::kZlib);
+  inflater.add_input(in.data(), in.size());
+  uint64_t produced = 0;
   size_t used = 0;
-  zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));
-  std::string error;
   for (;;) {
-    if (zs.avail_in == 0 && in_left > 0) {
-      zs.avail_in = static_cast<uInt>(std::min(in_left, kStep));
-      in_left -= zs.avail_in;
-    }
-    zs.next_out = reinterpret_cast<Bytef*>(buffer.data() + used);
-    zs.avail_out = static_cast<uInt>(std::min<uint64_t>(buffer.size() - used, kStep));
-    const uInt room = zs.avail_out;
-    const int rc = inflate(&zs, Z_NO_FLUSH);
-    used += room - zs.avail_out;
-    produced += room - zs.avail_out;
-    if (produced > size) {
-      error = more_than_stated(size);
-      break;
-    }
-    const bool end = rc == Z_STREAM_END;
+    const Inflater::Step step = inflater.inflate(buffer.data() + used, buffer.size() - used);
+    used += step.produced;
+    produced += step.produced;
+    if (produced > size) return more_than_stated(size);
+    const bool end = step.status == Inflater::Status::kEnd;
     if (used == buffer.size() || (end && used > 0)) {
       piece(std::string_view(buffer.data(), used));
       used = 0;
     }
-    if (end) {
-      if (produced != size) error = other_than_stated(produced, size);
-      break;
+    if (end) return produced != size ? other_than_stated(produced, size) : "";
+    if (step.status == Inflater::Status::kProgress) continue;
+    if (step.status == Inflater::Status::kNeedInput && inflater.input_left() == 0) {
+      return "compressed data is truncated (zlib stream ends early)";
     }
-    if (rc == Z_OK) continue;  // progress was made; zlib returns Z_BUF_ERROR when none is possible
-    if (rc == Z_BUF_ERROR && zs.avail_in == 0 && in_left == 0) {
-      error = "compressed data is truncated (zlib stream ends early)";
-    } else if (rc == Z_MEM_ERROR) {
-      error = "out of memory while decompressing";
-    } else {
-      error = std::string("invalid zlib data: ") + (zs.msg != nullptr ? zs.msg : "error " + std::to_string(rc));
-    }
-    break;
+    const std::string problem = inflater.error();
+    return problem.starts_with("out of memory") || !inflater.ready() ? problem : "invalid zlib data: " + problem;
   }
-  inflateEnd(&zs);
-  return error;
 }
 
 /// Decompresses the zstd frames of `in` into exactly `size` bytes at `out`, in one call. Returns an error or "".
