@@ -48,7 +48,8 @@ std::optional<std::vector<uint8_t>> find_build_id(std::string_view notes, ByteOr
 }
 
 bool has_contents(const GElf_Shdr& shdr, std::string_view image) {
-  return shdr.sh_type != SHT_NOBITS && shdr.sh_size > 0 && checked::range_fits(shdr.sh_offset, shdr.sh_size, image.size());
+  return shdr.sh_type != SHT_NOBITS && shdr.sh_size > 0 &&
+         checked::range_fits(shdr.sh_offset, shdr.sh_size, image.size());
 }
 
 std::optional<ElfDebugInfo> read_elf(Elf* elf, const std::string& label, DiagnosticSink& sink) {

@@ -436,7 +436,8 @@ std::string describe_refused_member(const RawArHeader& raw, std::optional<uint64
   if (name.size() > 1 && name[0] == '/' && name.find_first_not_of("0123456789", 1) == std::string_view::npos) {
     const std::string offset(name.substr(1));
     if (!name_table_size) {
-      return "the member's name is at offset " + offset + " of the archive's name table, which the archive does not have";
+      return "the member's name is at offset " + offset +
+             " of the archive's name table, which the archive does not have";
     }
     return "the member's name is at offset " + offset + " of the archive's name table, which has " +
            std::to_string(*name_table_size) + " bytes";

@@ -1,7 +1,6 @@
 // The XML tag lines of the text formats (see xml_tag.h).
 #include "xml_tag.h"
 
-#include <algorithm>
 #include <cstring>
 
 #include "checked.h"

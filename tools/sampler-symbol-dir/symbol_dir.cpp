@@ -112,7 +112,8 @@ bool place_entry(const std::string& source, const fs::path& entry, bool& copied,
   std::error_code ec;
   fs::create_directories(entry.parent_path(), ec);
   if (ec) {
-    sink.error(DiagnosticCode::kCannotOpen, entry.parent_path().string(), 0, "cannot create directory: " + ec.message());
+    sink.error(DiagnosticCode::kCannotOpen, entry.parent_path().string(), 0,
+               "cannot create directory: " + ec.message());
     return false;
   }
   const std::string temporary = entry.string() + ".tmp-" + std::to_string(::getpid());
