@@ -151,7 +151,7 @@ struct BacktraceRenderer::Impl {
   void settle_cut_line(bool cut_short) {
     if (!cut_line) return;
     if (cut_short) {
-      sink.warning(source_name, cut_line->line,
+      sink.warning(DiagnosticCode::kCutShort, source_name, cut_line->line,
                    "cbf line cut short by the end of the report; the frames after the cut are lost");
     } else {
       error(cut_line->line, std::move(cut_line->error));
@@ -462,7 +462,8 @@ bool render_backtraces(LineReader& input, const std::function<void(std::string_v
   if (state == State::kBacktrace) renderer.end_body(false);
   if (state == State::kBacktrace || state == State::kOtherSubreport) {
     // A report cut short by a crash is normal (SPEC section 3): use what is there and warn.
-    sink.warning(input.name(), subreport_line, "subreport cut short (no closing </report>); using what is there");
+    sink.warning(DiagnosticCode::kCutShort, input.name(), subreport_line,
+                 "subreport cut short (no closing </report>); using what is there");
   }
   ok = renderer.finish() && ok;
   if (input.failed()) ok = false;

@@ -234,7 +234,7 @@ void Joiner::end_section(bool complete) {
   // dropped with a warning rather than reported as bad data.
   if (!complete && !occurrence.bad_lines.empty() && occurrence.bad_lines.back() + 1 == occurrence.line_count &&
       occurrence.line_count <= sites.site_count) {
-    sink_.warning(input_name_, occurrence.last_line_number,
+    sink_.warning(DiagnosticCode::kCutShort, input_name_, occurrence.last_line_number,
                   "last line of a section cut short is incomplete (" + occurrence.last_problem + "); left out");
     occurrence.bad_lines.pop_back();
     --occurrence.line_count;

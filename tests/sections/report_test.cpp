@@ -199,6 +199,7 @@ TEST(ReadReport, TruncatedLastSubreportIsAWarning) {
   EXPECT_EQ(diagnostics.items[0].severity, Severity::kWarning);
   EXPECT_EQ(diagnostics.items[0].file, "crash.log");
   EXPECT_EQ(diagnostics.items[0].message, "subreport 'samples' starting at line 1 was cut short (no </report>)");
+  EXPECT_EQ(diagnostics.items[0].code, DiagnosticCode::kCutShort);  // what a caller tells a crash's cut by
 }
 
 // Every structural error, with its line number, and what the visitor still receives.
