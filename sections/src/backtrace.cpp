@@ -6,11 +6,11 @@
 #include <vector>
 
 #include "checked.h"
-#include "sections/diagnostics.h"
 #include "sections/core/base64.h"
 #include "sections/core/cbf.h"
 #include "sections/core/char_buffer.h"
 #include "sections/core/markup_writer.h"
+#include "sections/diagnostics.h"
 #include "sections/markup.h"
 #include "xml_tag.h"
 

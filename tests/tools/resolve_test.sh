@@ -450,6 +450,8 @@ backtrace_control_characters)
   : >empty
   run empty resolve-backtrace "crash$(printf '\033')[31m.txt"
   expect 1 '' "resolve-backtrace: 'crash\\\\x1b[31m.txt': error: cannot open: No such file or directory\n"
+  run empty resolve-backtrace "--crash$(printf '\033')[31m"
+  expect 2 '' "resolve-backtrace: unrecognized option '--crash\\\\x1b[31m'\nTry 'resolve-backtrace --help' for more information.\n"
   ;;
 backtrace_lenient_markup)
   # Issue 11, item 9: markup is read as leniently as llvm-symbolizer --filter-markup reads it: any number of hex
