@@ -3,8 +3,9 @@
 // input: markup elements, signal lines, base64 and CBF, glibc backtrace_symbols lines.
 //
 // Stacks are expanded to at most kFrameLimit frame lines here (the real limit, 10^6, would only cost time).
-// Checked properties: the output is whole lines; every contextual element alone on its line is one the markup
-// reader accepts (llvm-symbolizer --filter-markup stops at a malformed one); bt lines have consecutive frame
+// Checked properties: the output is whole lines without control characters (but tab and seed 000's SGR
+// sequences); every contextual element alone on its line is one the markup reader accepts (llvm-symbolizer
+// --filter-markup stops at a malformed one); bt lines have consecutive frame
 // numbers within a stack; no stack has more than kFrameLimit frame lines; the result is true exactly when no
 // error was reported.
 #include <cstdint>
@@ -28,14 +29,31 @@ void check_output(const std::string& out, bool numbering) {
   uint64_t run = 0;  // bt lines since the last frame 0
   uint64_t previous = 0;
   bool have_previous = false;
+  markup::MarkupParser parser;  // lines of an element that spans lines are part of it, never elements of their own
+  markup::Node node;
   while (!rest.empty()) {
     const size_t newline = rest.find('\n');
     const std::string_view line = rest.substr(0, newline);
     rest.remove_prefix(newline + 1);
+    // No control character but tab and the SGR sequences seed 000 allows (issue 11, item 12).
+    for (size_t i = 0; i < line.size(); ++i) {
+      const auto c = static_cast<unsigned char>(line[i]);
+      if (c == 0x1b) {
+        const size_t length = markup::sgr_length(line.substr(i));
+        FUZZ_CHECK(length != 0);
+        i += length - 1;
+        continue;
+      }
+      FUZZ_CHECK((c >= 0x20 && c != 0x7f) || c == '\t');
+    }
+    parser.begin_line(line);
+    while (parser.next(node)) {
+    }
     // Only lines that are one element are the renderer's own (bt) or checked contextual ones; anything else is
     // a plain line passed through as it was.
     const auto element = markup::sole_element(line);
-    if (!element || (element->tag != "bt" && !markup::is_contextual_tag(element->tag))) {
+    if (parser.line_started_inside() || parser.inside_element() || !element ||
+        (element->tag != "bt" && !markup::is_contextual_tag(element->tag))) {
       have_previous = false;  // plain lines (omitted frames, summaries, signal) break a run of numbers
       continue;
     }

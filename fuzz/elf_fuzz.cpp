@@ -6,13 +6,16 @@
 // (SHT_NOBITS). Checked properties: both forms visit the same ELFs with the same status and the same bytes, and
 // report problems for the same ELFs; a status agrees with the bytes (kFound has a non-NUL byte, kEmpty none); every
 // diagnostic names the input or one of its members; the result is true exactly when no error was reported.
-// Sizes: the reader's own limits (kMaxExpansion times the input) bound what it may allocate.
+// Sizes: the reader's own limits (kMaxExpansion times the input) bound what it may allocate. The build ID reader
+// (sections/elf_debug_info.h) reads the same input: it succeeds exactly when it reports no error, and a build ID it
+// finds lies inside the input.
 #include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "fuzz_util.h"
+#include "sections/elf_debug_info.h"
 #include "sections/elf_section.h"
 
 namespace sampler::fuzz {
@@ -118,5 +121,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   sampler::fuzz::check(image, ".debug_site_info");
   sampler::fuzz::check(image, ".bss");
   (void)sampler::looks_like_elf_or_archive(image);
+  sampler::DiagnosticList diagnostics;
+  const auto info = sampler::read_elf_debug_info_in_memory(image, "fuzz", diagnostics);
+  FUZZ_CHECK(info.has_value() == (diagnostics.error_count() == 0));
+  if (info && !info->build_id.empty()) {
+    const std::string_view id(reinterpret_cast<const char*>(info->build_id.data()), info->build_id.size());
+    FUZZ_CHECK(id.size() <= image.size() && image.find(id) != std::string_view::npos);
+  }
   return 0;
 }

@@ -10,32 +10,21 @@
 #include "sections/core/cbf.h"
 #include "sections/core/char_buffer.h"
 #include "sections/core/markup_writer.h"
+#include "sections/diagnostics.h"
 #include "sections/markup.h"
 #include "xml_tag.h"
 
 namespace sampler {
 namespace {
 
+constexpr size_t npos = std::string_view::npos;
 constexpr std::string_view kCbfPrefix = "cbf:";
 constexpr std::string_view kSignalPrefix = "signal:";
 
-int hex_digit(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
-/// "0x" and 1-16 hex digits (leading zeros beyond 16 digits allowed) as a 64-bit value.
+/// "0x" (or "0X") and hex digits, any number of them, whose value fits in 64 bits.
 std::optional<uint64_t> parse_hex_address(std::string_view text) {
   if (text.size() < 3 || text[0] != '0' || (text[1] != 'x' && text[1] != 'X')) return std::nullopt;
-  uint64_t value = 0;
-  for (char c : text.substr(2)) {
-    int digit = hex_digit(c);
-    if (digit < 0 || value >> 60 != 0) return std::nullopt;
-    value = value << 4 | static_cast<uint64_t>(digit);
-  }
-  return value;
+  return checked::parse_hex(text.substr(2));
 }
 
 bool is_blank(std::string_view line) {
@@ -84,7 +73,10 @@ std::optional<std::string> describe_signal_line(std::string_view line) {
   colon = rest.find(':');
   std::string_view name = rest.substr(0, colon);
   if (name.empty() || name.find_first_of("{}") != std::string_view::npos || looks_binary(name)) return std::nullopt;
-  std::string text = "Crashed with signal " + std::to_string(*number) + " (" + std::string(name) + ")";
+  // The name is the report's text: an escape sequence in it is shown, not obeyed (issue 11, item 12).
+  std::string text = "Crashed with signal " + std::to_string(*number) + " (";
+  append_escaped(text, name);
+  text += ")";
   if (colon != std::string_view::npos) {
     // SIGSEGV, SIGBUS, SIGILL and SIGFPE carry the fault address (SPEC section 3).
     auto fault = parse_hex_address(rest.substr(colon + 1));
@@ -106,6 +98,7 @@ struct BacktraceRenderer::Impl {
   uint64_t frame_limit = kMaxFramesPerStack;
 
   std::string out;
+  markup::MarkupParser markup;  // plain and contextual lines, elements spanning lines included
   uint64_t legacy_next_frame = 0;  // frame number of the next legacy line; 0 starts a new legacy stack
   bool binary_reported = false;   // one message per body for lines of binary data
   std::vector<uint8_t> decoded;    // the cbf line's bytes (kept to avoid reallocating per stack)
@@ -116,6 +109,7 @@ struct BacktraceRenderer::Impl {
     std::string error;
   };
   std::optional<CutLine> cut_line;
+  std::vector<markup::Node> line_nodes;  // the markup of the line being rendered (kept to reuse its storage)
 
   // State of the stack being expanded.
   uint64_t next_frame = 0;     // number of the next frame
@@ -157,7 +151,7 @@ struct BacktraceRenderer::Impl {
   void settle_cut_line(bool cut_short) {
     if (!cut_line) return;
     if (cut_short) {
-      sink.warning(source_name, cut_line->line,
+      sink.warning(DiagnosticCode::kCutShort, source_name, cut_line->line,
                    "cbf line cut short by the end of the report; the frames after the cut are lost");
     } else {
       error(cut_line->line, std::move(cut_line->error));
@@ -165,6 +159,11 @@ struct BacktraceRenderer::Impl {
     cut_line.reset();
   }
   void render_line(std::string_view line, uint64_t line_number);
+  /// Checks a contextual element alone on its line; false (reported, with its column) if it is malformed.
+  bool check_contextual(const markup::Node& element, uint64_t line_number);
+  /// Writes the line the markup parser was given last, as markup for llvm-symbolizer: the SGR sequences outside
+  /// elements as they are (seed 000 lets them colour the output), every other control character escaped.
+  void put_markup_line(std::string_view line, const std::vector<markup::Node>& nodes);
 };
 
 bool BacktraceRenderer::Impl::emit_frames(const cbf::Frame& frame, uint64_t count, uint64_t line_number) {
@@ -259,7 +258,53 @@ void BacktraceRenderer::Impl::render_cbf(std::string_view text, uint64_t line_nu
   }
 }
 
+bool BacktraceRenderer::Impl::check_contextual(const markup::Node& element, uint64_t line_number) {
+  // llvm-symbolizer stops symbolizing at a malformed contextual element, so a bad one is reported here, with its
+  // column, and left out.
+  markup::ParseError problem;
+  bool valid;
+  if (element.tag == "reset") {
+    valid = markup::parse_reset(element, problem);
+  } else if (element.tag == "module") {
+    markup::ModuleElement module;
+    valid = markup::parse_module(element, module, problem);
+  } else {
+    markup::MmapElement mmap;
+    valid = markup::parse_mmap(element, mmap, problem);
+  }
+  if (!valid) {
+    error(line_number, "column " + std::to_string(problem.column + 1) + ": " + problem.message + "; element left out");
+  }
+  return valid;
+}
+
+void BacktraceRenderer::Impl::put_markup_line(std::string_view line, const std::vector<markup::Node>& nodes) {
+  size_t done = 0;
+  for (const markup::Node& node : nodes) {
+    // Only nodes of this line (an element that spans lines views the parser's copy) and only SGR sequences
+    // go out unescaped; the bytes between them are escaped.
+    if (!node.is_sgr() || node.line.data() != line.data()) continue;
+    append_escaped(out, line.substr(done, node.column - done));
+    out += node.text;
+    done = node.column + node.text.size();
+  }
+  append_escaped(out, line.substr(done));
+  out += '\n';
+  if (out.size() >= (1u << 16)) flush();
+}
+
 void BacktraceRenderer::Impl::render_line(std::string_view line, uint64_t line_number) {
+  std::vector<markup::Node>& nodes = line_nodes;
+  nodes.clear();
+  markup::Node node;
+  if (markup.inside_element()) {
+    // A line of an element that spans lines (seed 000, hexdict): part of it, never a signal, cbf or
+    // backtrace_symbols line of its own.
+    markup.begin_line(line);
+    while (markup.next(node)) nodes.push_back(node);
+    legacy_next_frame = 0;
+    return put_markup_line(line, nodes);
+  }
   if (looks_binary(line)) {
     if (!binary_reported) {
       error(line_number, "binary data in a main-backtrace body; lines of binary data are skipped");
@@ -279,27 +324,27 @@ void BacktraceRenderer::Impl::render_line(std::string_view line, uint64_t line_n
     if (auto text = describe_signal_line(line)) return put_line(*text);
     return error(line_number, "malformed signal line (expected signal:NUMBER:NAME or signal:NUMBER:NAME:0xADDRESS)");
   }
-  if (auto element = markup::sole_element(line); element && markup::is_contextual_tag(element->tag)) {
-    // Contextual elements go through as they were (SPEC section 5), once checked: llvm-symbolizer stops
-    // symbolizing at a malformed one, so a bad element is reported here, with its column, and left out.
-    markup::ParseError problem;
-    bool valid;
-    if (element->tag == "reset") {
-      valid = markup::parse_reset(*element, problem);
-    } else if (element->tag == "module") {
-      markup::ModuleElement module;
-      valid = markup::parse_module(*element, module, problem);
-    } else {
-      markup::MmapElement mmap;
-      valid = markup::parse_mmap(*element, mmap, problem);
-    }
-    if (!valid) {
-      return error(line_number, "column " + std::to_string(problem.column + 1) + ": " + problem.message +
-                                    "; element left out");
+  // Markup: contextual elements go through as they were (SPEC section 5), once checked; plain lines (an object
+  // without a build ID, anything else) and blank lines go through too. A contextual element counts as alone on
+  // its line when only white space and SGR sequences surround it.
+  markup.begin_line(line);
+  const markup::Node* element = nullptr;
+  bool other_text = false;
+  while (markup.next(node)) nodes.push_back(node);
+  for (const markup::Node& piece : nodes) {
+    if (piece.is_element()) {
+      other_text |= element != nullptr;
+      element = &piece;
+    } else if (piece.kind == markup::Node::Kind::kText && piece.text.find_first_not_of(" \t\r\v\f") != npos) {
+      other_text = true;
     }
   }
-  // Plain lines (an object without a build ID, anything else) and blank lines go through as they were.
-  put_line(line);
+  if (markup.inside_element()) other_text = true;  // the line opens an element that spans lines
+  if (element != nullptr && !other_text && markup::is_contextual_tag(element->tag) &&
+      !check_contextual(*element, line_number)) {
+    return;
+  }
+  put_markup_line(line, nodes);
 }
 
 BacktraceRenderer::BacktraceRenderer(std::string source_name, std::function<void(std::string_view)> write,
@@ -311,6 +356,7 @@ void BacktraceRenderer::end_body(bool complete) { impl_->settle_cut_line(!comple
 
 void BacktraceRenderer::begin_body() {
   impl_->settle_cut_line(false);
+  impl_->markup.reset();  // an element cannot span two bodies
   impl_->legacy_next_frame = 0;
   impl_->binary_reported = false;
 }
@@ -416,7 +462,8 @@ bool render_backtraces(LineReader& input, const std::function<void(std::string_v
   if (state == State::kBacktrace) renderer.end_body(false);
   if (state == State::kBacktrace || state == State::kOtherSubreport) {
     // A report cut short by a crash is normal (SPEC section 3): use what is there and warn.
-    sink.warning(input.name(), subreport_line, "subreport cut short (no closing </report>); using what is there");
+    sink.warning(DiagnosticCode::kCutShort, input.name(), subreport_line,
+                 "subreport cut short (no closing </report>); using what is there");
   }
   ok = renderer.finish() && ok;
   if (input.failed()) ok = false;

@@ -3,13 +3,16 @@
 // Every read of a file's bytes goes through these: additions and multiplications that report overflow instead of
 // wrapping, a strict sub-range that fails instead of clamping, and fixed-width integer reads in a stated byte
 // order. A parser then is a plain sequence of checked calls, each of which can only fail, never read out of range.
+// Numbers written as text (decimal and hexadecimal digits) are parsed here too, in one place.
 #pragma once
 
+#include <charconv>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <optional>
 #include <string_view>
+#include <system_error>
 
 namespace sampler::checked {
 
@@ -29,17 +32,59 @@ constexpr std::optional<T> mul(T a, T b) {
   return result;
 }
 
+/// The value of one hexadecimal digit of either case, or -1.
+constexpr int hex_digit_value(char c) {
+  return c >= '0' && c <= '9'   ? c - '0'
+         : c >= 'a' && c <= 'f' ? c - 'a' + 10
+         : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                : -1;
+}
+
+/// The outcome of parse_digits().
+struct Digits {
+  enum class Status { kOk, kEmpty, kBadDigit, kOverflow };
+  Status status = Status::kEmpty;
+  uint64_t value = 0;
+  size_t offset = 0;  ///< kBadDigit: the offending character's offset in the text
+};
+
+/// The one parser of unsigned numbers in the formats library: `text` must be one or more digits of `base` (2, 8,
+/// 10 or 16; hex digits of either case), no sign, no prefix, no spaces, and its value must fit in 64 bits
+/// (leading zeros are fine). std::from_chars does the work.
+inline Digits parse_digits(std::string_view text, int base) {
+  Digits result;
+  if (text.empty()) return result;
+  const char* end = text.data() + text.size();
+  auto [stop, error] = std::from_chars(text.data(), end, result.value, base);
+  if (error == std::errc::result_out_of_range) {
+    // A bad digit after too many good ones is still a bad digit.
+    result.status = stop == end ? Digits::Status::kOverflow : Digits::Status::kBadDigit;
+    result.offset = static_cast<size_t>(stop - text.data());
+    return result;
+  }
+  if (error != std::errc() || stop != end) {
+    result.status = Digits::Status::kBadDigit;
+    result.offset = error != std::errc() ? 0 : static_cast<size_t>(stop - text.data());
+    return result;
+  }
+  result.status = Digits::Status::kOk;
+  return result;
+}
+
 /// An unsigned decimal number of 1-20 digits that fits in 64 bits, or nullopt (no sign, no spaces).
 inline std::optional<uint64_t> parse_decimal(std::string_view text) {
-  if (text.empty() || text.size() > 20) return std::nullopt;
-  uint64_t value = 0;
-  for (char c : text) {
-    if (c < '0' || c > '9') return std::nullopt;
-    if (__builtin_mul_overflow(value, 10u, &value) ||
-        __builtin_add_overflow(value, static_cast<uint64_t>(c - '0'), &value))
-      return std::nullopt;
-  }
-  return value;
+  if (text.size() > 20) return std::nullopt;
+  Digits digits = parse_digits(text, 10);
+  if (digits.status != Digits::Status::kOk) return std::nullopt;
+  return digits.value;
+}
+
+/// One or more hexadecimal digits of either case (no "0x"), any number of them, whose value fits in 64 bits; or
+/// nullopt.
+inline std::optional<uint64_t> parse_hex(std::string_view text) {
+  Digits digits = parse_digits(text, 16);
+  if (digits.status != Digits::Status::kOk) return std::nullopt;
+  return digits.value;
 }
 
 /// True if [offset, offset + size) lies within a buffer of `total` bytes (no overflow possible).

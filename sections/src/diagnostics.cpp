@@ -4,6 +4,38 @@
 #include <algorithm>
 
 namespace sampler {
+namespace {
+
+/// Length of the well-formed UTF-8 sequence (RFC 3629: no overlong forms, no surrogates, at most U+10FFFF) at the
+/// start of `text`, whose first byte is 0x80 or more; 0 if there is none, or if it encodes a C1 control character.
+size_t utf8_sequence(std::string_view text) {
+  auto byte = [&](size_t i) { return i < text.size() ? static_cast<unsigned char>(text[i]) : 0u; };
+  const unsigned lead = byte(0);
+  // The second byte's range depends on the lead (Unicode Table 3-7); the later ones are 0x80-0xBF.
+  unsigned low = 0x80, high = 0xbf;
+  size_t length;
+  if (lead >= 0xc2 && lead <= 0xdf) {
+    length = 2;
+    if (lead == 0xc2) low = 0xa0;  // U+0080-U+009F are the C1 control characters
+  } else if (lead >= 0xe0 && lead <= 0xef) {
+    length = 3;
+    if (lead == 0xe0) low = 0xa0;
+    if (lead == 0xed) high = 0x9f;
+  } else if (lead >= 0xf0 && lead <= 0xf4) {
+    length = 4;
+    if (lead == 0xf0) low = 0x90;
+    if (lead == 0xf4) high = 0x8f;
+  } else {
+    return 0;
+  }
+  if (byte(1) < low || byte(1) > high) return 0;
+  for (size_t i = 2; i < length; ++i) {
+    if (byte(i) < 0x80 || byte(i) > 0xbf) return 0;
+  }
+  return length;
+}
+
+}  // namespace
 
 void DiagnosticSink::warning(std::string file, uint64_t line, std::string message) {
   report(Diagnostic{Severity::kWarning, std::move(file), line, std::move(message)});
@@ -13,6 +45,14 @@ void DiagnosticSink::error(std::string file, uint64_t line, std::string message)
   report(Diagnostic{Severity::kError, std::move(file), line, std::move(message)});
 }
 
+void DiagnosticSink::warning(DiagnosticCode code, std::string file, uint64_t line, std::string message) {
+  report(Diagnostic{Severity::kWarning, std::move(file), line, std::move(message), code});
+}
+
+void DiagnosticSink::error(DiagnosticCode code, std::string file, uint64_t line, std::string message) {
+  report(Diagnostic{Severity::kError, std::move(file), line, std::move(message), code});
+}
+
 size_t DiagnosticList::error_count() const {
   return std::count_if(items.begin(), items.end(),
                        [](const Diagnostic& d) { return d.severity == Severity::kError; });
@@ -20,12 +60,50 @@ size_t DiagnosticList::error_count() const {
 
 size_t DiagnosticList::warning_count() const { return items.size() - error_count(); }
 
+void append_escaped(std::string& out, std::string_view text) {
+  static const char kHex[] = "0123456789abcdef";
+  size_t i = 0;
+  while (i < text.size()) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if ((c >= 0x20 && c < 0x7f) || c == '\t') {
+      // Runs of plain text are copied at once.
+      size_t end = i + 1;
+      while (end < text.size()) {
+        const auto next = static_cast<unsigned char>(text[end]);
+        if (!((next >= 0x20 && next < 0x7f) || next == '\t')) break;
+        ++end;
+      }
+      out.append(text, i, end - i);
+      i = end;
+      continue;
+    }
+    if (c >= 0x80) {
+      if (size_t length = utf8_sequence(text.substr(i)); length != 0) {
+        out.append(text, i, length);
+        i += length;
+        continue;
+      }
+    }
+    out += "\\x";
+    out += kHex[c >> 4];
+    out += kHex[c & 15];
+    ++i;
+  }
+}
+
+std::string escape_control_characters(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  append_escaped(out, text);
+  return out;
+}
+
 std::string format_diagnostic(std::string_view program, const Diagnostic& diagnostic) {
   std::string text(program);
   text += ": ";
   if (!diagnostic.file.empty()) {
     text += '\'';
-    text += diagnostic.file;
+    append_escaped(text, diagnostic.file);
     text += '\'';
     if (diagnostic.line != 0) {
       text += ':';
@@ -34,7 +112,7 @@ std::string format_diagnostic(std::string_view program, const Diagnostic& diagno
     text += ": ";
   }
   text += diagnostic.severity == Severity::kWarning ? "warning: " : "error: ";
-  text += diagnostic.message;
+  append_escaped(text, diagnostic.message);
   return text;
 }
 

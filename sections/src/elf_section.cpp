@@ -15,7 +15,6 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <zlib.h>
 // ZSTD_getFrameHeader (zstd's "experimental" API, exported by the shared library): see check_zstd_frames.
 #define ZSTD_STATIC_LINKING_ONLY
 #include <zstd.h>
@@ -32,25 +31,32 @@
 #include <vector>
 
 #include "checked.h"
+#include "elf_image.h"
+#include "inflater.h"
+#include "sections/input_files.h"
 
 namespace sampler {
 namespace {
-
-using checked::ByteOrder;
 
 // gABI value; glibc's <elf.h> before 2.37 does not name it yet.
 constexpr uint32_t kCompressZstd = 2;
 static_assert(ELFCOMPRESS_ZLIB == 1);
 
-constexpr std::string_view kElfMagic =
-    "\x7f"
-    "ELF";
-constexpr std::string_view kArMagic = "!<arch>\n";
 // An archive inside an archive is legal but rare; the bound keeps a crafted file from recursing without end.
 constexpr int kMaxArchiveDepth = 4;
 // Legacy GNU compression (.zdebug_*): "ZLIB", then the uncompressed size as 8 big-endian bytes, then zlib data.
 constexpr std::string_view kLegacyMagic = "ZLIB";
 constexpr size_t kLegacyHeaderSize = 12;
+
+std::string quoted(std::string_view name) { return "section '" + std::string(name) + "'"; }
+
+}  // namespace
+
+// ---- Shared with the other ELF readers (elf_image.h) ------------------------------------------------------------
+
+namespace elf {
+
+using checked::ByteOrder;
 
 std::string hex(uint64_t value) {
   char text[24];
@@ -58,18 +64,11 @@ std::string hex(uint64_t value) {
   return text;
 }
 
-std::string quoted(std::string_view name) { return "section '" + std::string(name) + "'"; }
-
 void init_libelf() {
   // elf_version must be called once before any other libelf call; a function-local static makes that thread-safe.
   static const bool initialised = elf_version(EV_CURRENT) != EV_NONE;
   (void)initialised;
 }
-
-struct ElfDeleter {
-  void operator()(Elf* elf) const { elf_end(elf); }
-};
-using ElfHandle = std::unique_ptr<Elf, ElfDeleter>;
 
 std::string_view raw_image(Elf* elf) {
   size_t size = 0;
@@ -78,6 +77,8 @@ std::string_view raw_image(Elf* elf) {
 }
 
 // ---- Header validation ---------------------------------------------------------------------------------------
+
+namespace {
 
 /// The ELF header fields the validation needs, normalised to 64 bits and native byte order.
 struct RawElfHeader {
@@ -119,10 +120,10 @@ std::optional<RawSectionHeader> read_section_header(std::string_view image, cons
   return s;
 }
 
-/// Checks what libelf will rely on: identification, header size, the section header table and the section name
-/// table all inside the image. Returns a description of the first problem, or an empty string.
+}  // namespace
+
 std::string check_elf_headers(std::string_view image) {
-  if (!image.starts_with(kElfMagic)) return "not an ELF file or ar archive";
+  if (!image.starts_with(kElfMagic)) return std::string(kNotElf);
   if (image.size() < EI_NIDENT) {
     return "truncated ELF header (" + std::to_string(image.size()) + " bytes)";
   }
@@ -186,6 +187,13 @@ std::string check_elf_headers(std::string_view image) {
   return "";
 }
 
+}  // namespace elf
+
+namespace {
+
+using namespace elf;
+using checked::ByteOrder;
+
 // ---- Decompression -------------------------------------------------------------------------------------------
 
 enum class Encoding { kPlain, kZlib, kZstd };
@@ -218,50 +226,28 @@ std::string other_than_stated(uint64_t produced, uint64_t size) {
 /// buffer is full, and at the end, its filled part goes to `piece` and filling starts again at its start. Given a
 /// buffer of `size` bytes that happens once (one inflate, straight into the final buffer). Returns an error or "".
 std::string inflate_pieces(std::string_view in, uint64_t size, std::span<char> buffer, const PieceFunction& piece) {
-  z_stream zs{};
-  if (inflateInit(&zs) != Z_OK) return "cannot initialise zlib";
-  // zlib counts in 32-bit units: input and output are handed over in steps below UINT_MAX.
-  constexpr uint64_t kStep = 1u << 30;
-  uint64_t in_left = in.size(), produced = 0;
+  Inflater inflater(Inflater::Format::kZlib);
+  inflater.add_input(in.data(), in.size());
+  uint64_t produced = 0;
   size_t used = 0;
-  zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));
-  std::string error;
   for (;;) {
-    if (zs.avail_in == 0 && in_left > 0) {
-      zs.avail_in = static_cast<uInt>(std::min(in_left, kStep));
-      in_left -= zs.avail_in;
-    }
-    zs.next_out = reinterpret_cast<Bytef*>(buffer.data() + used);
-    zs.avail_out = static_cast<uInt>(std::min<uint64_t>(buffer.size() - used, kStep));
-    const uInt room = zs.avail_out;
-    const int rc = inflate(&zs, Z_NO_FLUSH);
-    used += room - zs.avail_out;
-    produced += room - zs.avail_out;
-    if (produced > size) {
-      error = more_than_stated(size);
-      break;
-    }
-    const bool end = rc == Z_STREAM_END;
+    const Inflater::Step step = inflater.inflate(buffer.data() + used, buffer.size() - used);
+    used += step.produced;
+    produced += step.produced;
+    if (produced > size) return more_than_stated(size);
+    const bool end = step.status == Inflater::Status::kEnd;
     if (used == buffer.size() || (end && used > 0)) {
       piece(std::string_view(buffer.data(), used));
       used = 0;
     }
-    if (end) {
-      if (produced != size) error = other_than_stated(produced, size);
-      break;
+    if (end) return produced != size ? other_than_stated(produced, size) : "";
+    if (step.status == Inflater::Status::kProgress) continue;
+    if (step.status == Inflater::Status::kNeedInput && inflater.input_left() == 0) {
+      return "compressed data is truncated (zlib stream ends early)";
     }
-    if (rc == Z_OK) continue;  // progress was made; zlib returns Z_BUF_ERROR when none is possible
-    if (rc == Z_BUF_ERROR && zs.avail_in == 0 && in_left == 0) {
-      error = "compressed data is truncated (zlib stream ends early)";
-    } else if (rc == Z_MEM_ERROR) {
-      error = "out of memory while decompressing";
-    } else {
-      error = std::string("invalid zlib data: ") + (zs.msg != nullptr ? zs.msg : "error " + std::to_string(rc));
-    }
-    break;
+    const std::string problem = inflater.error();
+    return problem.starts_with("out of memory") || !inflater.ready() ? problem : "invalid zlib data: " + problem;
   }
-  inflateEnd(&zs);
-  return error;
 }
 
 /// Decompresses the zstd frames of `in` into exactly `size` bytes at `out`, in one call. Returns an error or "".
@@ -365,17 +351,24 @@ class Walker {
   /// Reports elf_begin/elf_memory's failure on `image`, saying what is wrong where that can be told.
   void report_unreadable(const std::string& label, std::string_view image, int depth) {
     std::string problem = check_elf_headers(image);
+    DiagnosticCode code = DiagnosticCode::kMalformedElf;
     if (problem.empty()) {
       const int libelf_error = elf_errno();
       problem =
           libelf_error != 0 ? std::string("malformed ELF file: ") + elf_errmsg(libelf_error) : "malformed ELF file";
+    } else if (problem == kNotElf) {
+      // Callers act on these two (find-sampler-info skips members that are not ELF): they carry their own codes.
+      code = depth > 0 ? DiagnosticCode::kArchiveMemberNotElf : DiagnosticCode::kNotElf;
+      if (depth > 0) problem = "archive member is not an ELF file";
     }
-    if (depth > 0 && problem == "not an ELF file or ar archive") problem = "archive member is not an ELF file";
-    error(label, problem);
+    error(code, label, problem);
   }
 
   void error(const std::string& label, std::string message) {
-    sink_.error(label, 0, std::move(message));
+    error(DiagnosticCode::kMalformedElf, label, std::move(message));
+  }
+  void error(DiagnosticCode code, const std::string& label, std::string message) {
+    sink_.error(code, label, 0, std::move(message));
     ok_ = false;
   }
 
@@ -436,53 +429,69 @@ std::optional<RawArHeader> read_ar_header(std::string_view archive, uint64_t off
   return h;
 }
 
+/// Why libelf refused the header of archive member `raw`, as far as can be told: a long name ("/OFFSET") that
+/// points past the name table ("//"), or no name table at all.
+std::string describe_refused_member(const RawArHeader& raw, std::optional<uint64_t> name_table_size) {
+  const std::string_view name = raw.name;
+  if (name.size() > 1 && name[0] == '/' && name.find_first_not_of("0123456789", 1) == std::string_view::npos) {
+    const std::string offset(name.substr(1));
+    if (!name_table_size) {
+      return "the member's name is at offset " + offset +
+             " of the archive's name table, which the archive does not have";
+    }
+    return "the member's name is at offset " + offset + " of the archive's name table, which has " +
+           std::to_string(*name_table_size) + " bytes";
+  }
+  return std::string("libelf cannot read the member's header: ") + elf_errmsg(-1);
+}
+
 void Walker::visit_archive(Elf* archive, const std::string& label, int fd, int depth) {
   const std::string_view bytes = raw_image(archive);
-  // Where the next member header starts, tracked here too: when libelf refuses a member it cannot step past it,
-  // so the walk resumes with elf_rand at this offset. Members are padded to even offsets (ar(5)).
+  // Members are walked by their headers here (ar(5): 60 bytes each, members padded to even offsets), and libelf
+  // is pointed at each one with elf_rand: a member whose header libelf refuses (issue 11, item 11: a long-name
+  // offset past the name table) is reported and stepped over, and the members after it are still read.
   uint64_t next_header = kArMagic.size();
+  std::optional<uint64_t> name_table_size;
   bool any_member = false;
-  Elf_Cmd cmd = ELF_C_READ_MMAP;
-  for (;;) {
-    if (next_header >= bytes.size()) break;
+  while (next_header < bytes.size()) {
     const auto raw = read_ar_header(bytes, next_header);
     if (!raw) {
-      error(label, "malformed archive member header at offset " + std::to_string(next_header));
+      // Without a header there is no telling where the next member starts: the walk ends here.
+      error(DiagnosticCode::kMalformedArchiveMember, label,
+            "malformed archive member header at offset " + std::to_string(next_header));
       break;
     }
     const uint64_t data_offset = next_header + 60;
     const uint64_t available = bytes.size() - std::min<uint64_t>(data_offset, bytes.size());
     std::string member_label = label + "(" + raw->name + ")";
     if (raw->size > available) {
-      error(member_label, "archive member is truncated (its header states " + std::to_string(raw->size) + " bytes, " +
-                              std::to_string(available) + " remain)");
+      error(DiagnosticCode::kMalformedArchiveMember, member_label,
+            "archive member is truncated (its header states " + std::to_string(raw->size) + " bytes, " +
+                std::to_string(available) + " remain)");
       break;
     }
-    const uint64_t following = data_offset + raw->size + (raw->size & 1);
-    ElfHandle member(elf_begin(fd, cmd, archive));
-    if (member == nullptr) {
-      // libelf parsed the header above but refused the member itself; say why, then step over it.
-      report_unreadable(member_label, bytes.substr(data_offset, raw->size), depth + 1);
-      if (following >= bytes.size() || elf_rand(archive, following) != following) break;
-      next_header = following;
+    const uint64_t header = next_header;
+    next_header = data_offset + raw->size + (raw->size & 1);
+    if (raw->name == "//") name_table_size = raw->size;
+    if (elf_rand(archive, header) != header) {
+      error(DiagnosticCode::kMalformedArchiveMember, member_label,
+            describe_refused_member(*raw, name_table_size) + "; the member is skipped");
       continue;
     }
-    next_header = following;
-    const Elf_Arhdr* header = elf_getarhdr(member.get());
-    const std::string_view name = header != nullptr && header->ar_name != nullptr ? header->ar_name : "";
+    ElfHandle member(elf_begin(fd, ELF_C_READ_MMAP, archive));
+    if (member == nullptr) {
+      // libelf read the header but refused the member itself; say why, then go on with the next one.
+      report_unreadable(member_label, bytes.substr(data_offset, raw->size), depth + 1);
+      continue;
+    }
+    const Elf_Arhdr* arhdr = elf_getarhdr(member.get());
+    const std::string_view name = arhdr != nullptr && arhdr->ar_name != nullptr ? arhdr->ar_name : "";
     // The symbol table ("/", "/SYM64/") and the long-name table ("//") are archive bookkeeping, not members.
     const bool bookkeeping = name == "/" || name == "//" || name == "/SYM64/" || name.starts_with("__.SYMDEF");
     if (!bookkeeping) {
       if (!name.empty()) member_label = label + "(" + std::string(name) + ")";
       any_member = true;
       visit_any(member.get(), member_label, fd, depth + 1);
-    }
-    cmd = elf_next(member.get());
-    if (cmd == ELF_C_NULL) {
-      if (next_header < bytes.size() && !read_ar_header(bytes, next_header)) {
-        error(label, "malformed archive member header at offset " + std::to_string(next_header));
-      }
-      break;
     }
   }
   // An archive without members still answers the question: the section is not there.
@@ -609,15 +618,17 @@ bool Walker::check_stated_size(std::string_view what, uint64_t stated, std::stri
   // The stated size is checked before anything is allocated (SPEC section 5): over kMaxDecompressedSize, or over
   // kMaxExpansion times the input (the ELF image: the file, or the archive member), it is a bomb or a lie.
   if (stated > kMaxDecompressedSize) {
-    error(label, std::string(what) + " states a decompressed size of " + std::to_string(stated) +
-                     " bytes, over the limit of " + std::to_string(kMaxDecompressedSize) + " bytes");
+    error(DiagnosticCode::kTooLarge, label,
+          std::string(what) + " states a decompressed size of " + std::to_string(stated) +
+              " bytes, over the limit of " + std::to_string(kMaxDecompressedSize) + " bytes");
     return false;
   }
   const auto limit = checked::mul<uint64_t>(image.size(), kMaxExpansion);
   if (limit && stated > *limit) {
-    error(label, std::string(what) + " states a decompressed size of " + std::to_string(stated) + " bytes, over " +
-                     std::to_string(kMaxExpansion) + " times the size of the file (" + std::to_string(image.size()) +
-                     " bytes)");
+    error(DiagnosticCode::kTooLarge, label,
+          std::string(what) + " states a decompressed size of " + std::to_string(stated) + " bytes, over " +
+              std::to_string(kMaxExpansion) + " times the size of the file (" + std::to_string(image.size()) +
+              " bytes)");
     return false;
   }
   return true;
@@ -694,42 +705,22 @@ void Walker::deliver_streamed(const std::vector<SectionPlan>& plans, const std::
   finish(ElfSection{label, status, {}});
 }
 
-struct FdCloser {
-  int fd;
-  ~FdCloser() { close(fd); }
-};
-
 /// Opens `path` and walks it (for_each_elf_section and its streamed form).
-bool walk_file(const std::string& path, Walker& walker) {
+bool walk_file(const std::string& path, Walker& walker, DiagnosticSink& sink) {
   init_libelf();
-  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    walker.error(path, std::string("cannot open: ") + strerror(errno));
-    return false;
-  }
-  FdCloser closer{fd};
-  struct stat st;
-  if (fstat(fd, &st) != 0) {
-    walker.error(path, std::string("cannot read: ") + strerror(errno));
-    return false;
-  }
   // Only regular files: ELF parsing needs random access, and reading a pipe or device to its end has no bound.
-  if (S_ISDIR(st.st_mode)) {
-    walker.error(path, "is a directory");
-    return false;
-  }
-  if (!S_ISREG(st.st_mode)) {
-    walker.error(path, "not a regular file");
-    return false;
-  }
-  if (st.st_size == 0) {
-    walker.error(path, "not an ELF file or ar archive (the file is empty)");
+  // open_input() never waits for a FIFO's writer and refuses every other kind with a message naming it.
+  std::optional<InputFile> file = open_input(path, AcceptedKinds{}, sink);
+  if (!file) return false;
+  const int fd = file->fd.get();
+  if (file->size == 0) {
+    walker.error(DiagnosticCode::kNotElf, path, std::string(kNotElf) + " (the file is empty)");
     return false;
   }
   ElfHandle elf(elf_begin(fd, ELF_C_READ_MMAP, nullptr));
   if (elf == nullptr) {
     // libelf refused the file: map it here only to say precisely what is wrong.
-    const size_t size = static_cast<size_t>(st.st_size);
+    const size_t size = static_cast<size_t>(file->size);
     void* map = mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
     if (map == MAP_FAILED) {
       walker.error(path, std::string("cannot read: ") + elf_errmsg(-1));
@@ -748,13 +739,13 @@ bool walk_file(const std::string& path, Walker& walker) {
 bool for_each_elf_section(const std::string& path, std::string_view section_name,
                           const std::function<void(const ElfSection&)>& visit, DiagnosticSink& sink) {
   Walker walker(section_name, &visit, nullptr, sink);
-  return walk_file(path, walker);
+  return walk_file(path, walker, sink);
 }
 
 bool for_each_elf_section_streamed(const std::string& path, std::string_view section_name,
                                    const ElfSectionStream& stream, DiagnosticSink& sink) {
   Walker walker(section_name, nullptr, &stream, sink);
-  return walk_file(path, walker);
+  return walk_file(path, walker, sink);
 }
 
 namespace {
@@ -763,7 +754,7 @@ namespace {
 bool walk_memory(std::string_view image, const std::string& label, Walker& walker) {
   init_libelf();
   if (image.empty()) {
-    walker.error(label, "not an ELF file or ar archive (the file is empty)");
+    walker.error(DiagnosticCode::kNotElf, label, std::string(kNotElf) + " (the file is empty)");
     return false;
   }
   // elf_memory takes a non-const pointer because libelf may convert data in place; only headers (which libelf

@@ -23,12 +23,15 @@ class LimitedDiagnostics {
     if (errors_ <= kMaxErrors) {
       sink_.error(file_, line, std::move(message));
     } else if (errors_ == kMaxErrors + 1) {
-      sink_.error(file_, line,
+      sink_.error(DiagnosticCode::kTooManyErrors, file_, line,
                   "too many errors (" + std::to_string(kMaxErrors) +
                       "); the rest of this input is still read, but its errors are not reported");
     }
   }
   void warning(uint64_t line, std::string message) { sink_.warning(file_, line, std::move(message)); }
+  void warning(DiagnosticCode code, uint64_t line, std::string message) {
+    sink_.warning(code, file_, line, std::move(message));
+  }
 
   /// Every error counted, including those not reported.
   size_t errors() const { return errors_; }

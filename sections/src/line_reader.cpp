@@ -9,12 +9,13 @@
 
 #include <errno.h>
 #include <unistd.h>
-#include <zlib.h>
 
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <string>
+
+#include "inflater.h"
 
 namespace sampler {
 
@@ -112,20 +113,13 @@ class DescriptorInput final : public CompressedInput {
 // and decompresses to the concatenation, as gzip(1) does.
 class GzipStream final : public ByteStream {
  public:
-  explicit GzipStream(std::unique_ptr<CompressedInput> input) : input_(std::move(input)) {}
-  ~GzipStream() override {
-    if (initialized_) inflateEnd(&stream_);
-  }
+  explicit GzipStream(std::unique_ptr<CompressedInput> input)
+      : input_(std::move(input)), inflater_(Inflater::Format::kGzip) {}
 
   ptrdiff_t read(char* out, size_t size, std::string& error) override {
-    if (!initialized_) {
-      std::memset(&stream_, 0, sizeof stream_);
-      // 16 + MAX_WBITS: expect a gzip wrapper (not raw deflate or zlib) and check its CRC and length.
-      if (inflateInit2(&stream_, 16 + MAX_WBITS) != Z_OK) {
-        error = "cannot initialise zlib";
-        return -1;
-      }
-      initialized_ = true;
+    if (!inflater_.ready()) {
+      error = inflater_.error();
+      return -1;
     }
     if (!deferred_error_.empty()) {
       error = std::move(deferred_error_);
@@ -135,68 +129,56 @@ class GzipStream final : public ByteStream {
     }
     for (;;) {
       if (finished_) return 0;
-      if (pending_size_ == 0 && stream_.avail_in == 0 && !input_end_) {
+      if (inflater_.input_left() == 0 && !input_end_) {
         const unsigned char* data = nullptr;
         ptrdiff_t n = input_->fetch(data, error);
         if (n < 0) return -1;
         if (n == 0) {
           input_end_ = true;
         } else {
-          pending_ = data;
-          pending_size_ = static_cast<size_t>(n);
+          inflater_.add_input(data, static_cast<size_t>(n));
         }
       }
-      if (stream_.avail_in == 0 && pending_size_ > 0) {
-        // zlib's counters are uInt: feed at most 1 GiB at a time.
-        size_t piece = std::min<size_t>(pending_size_, 1u << 30);
-        stream_.next_in = const_cast<unsigned char*>(pending_);
-        stream_.avail_in = static_cast<uInt>(piece);
-        pending_ += piece;
-        pending_size_ -= piece;
-        fed_ += piece;
-      }
       if (member_done_) {
-        if (stream_.avail_in == 0) {
+        if (inflater_.input_left() == 0) {
           if (input_end_) {
             finished_ = true;
             return 0;
           }
           continue;  // fetch more to see whether another member follows
         }
-        if (stream_.next_in[0] != kGzipMagic0 || (stream_.avail_in >= 2 && stream_.next_in[1] != kGzipMagic1)) {
-          error = "trailing data after the gzip stream at compressed byte " + std::to_string(offset());
+        const std::string_view next = inflater_.peek();
+        if (static_cast<unsigned char>(next[0]) != kGzipMagic0 ||
+            (next.size() >= 2 && static_cast<unsigned char>(next[1]) != kGzipMagic1)) {
+          error = "trailing data after the gzip stream at compressed byte " + std::to_string(inflater_.consumed());
           return -1;
         }
-        inflateReset(&stream_);
+        inflater_.reset();
         member_done_ = false;
       }
-      size_t chunk = std::min<size_t>(size, 1u << 30);
-      stream_.next_out = reinterpret_cast<unsigned char*>(out);
-      stream_.avail_out = static_cast<uInt>(chunk);
-      int rc = inflate(&stream_, Z_NO_FLUSH);
-      size_t produced = chunk - stream_.avail_out;
-      switch (rc) {
-        case Z_STREAM_END:
+      const Inflater::Step step = inflater_.inflate(out, size);
+      switch (step.status) {
+        case Inflater::Status::kEnd:
           member_done_ = true;
           break;
-        case Z_OK:
+        case Inflater::Status::kProgress:
           break;
-        case Z_BUF_ERROR:  // no progress possible: needs more input
-          if (stream_.avail_in == 0 && pending_size_ == 0 && input_end_) {
+        case Inflater::Status::kNeedInput:  // no progress possible: needs more input
+          if (inflater_.input_left() == 0 && input_end_) {
             error = "gzip data is truncated (the input ends inside a compressed stream)";
             return -1;
           }
           break;
-        default:
-          error = "corrupt gzip data near compressed byte " + std::to_string(offset()) + ": " +
-                  (stream_.msg != nullptr ? stream_.msg : "inflate failed");
-          if (produced == 0) return -1;
+        case Inflater::Status::kError:
+          error = "corrupt gzip data near compressed byte " + std::to_string(inflater_.consumed()) + ": " +
+                  inflater_.error();
+          if (step.produced == 0) return -1;
           // Deliver what this call decoded before the damage; the error comes with the next call.
           deferred_error_ = std::move(error);
-          return static_cast<ptrdiff_t>(produced);
+          return static_cast<ptrdiff_t>(step.produced);
       }
-      if (produced > 0) return static_cast<ptrdiff_t>(produced);
-      if (rc == Z_OK && stream_.avail_in == 0 && pending_size_ == 0 && input_end_) {
+      if (step.produced > 0) return static_cast<ptrdiff_t>(step.produced);
+      if (step.status == Inflater::Status::kProgress && inflater_.input_left() == 0 && input_end_) {
         error = "gzip data is truncated (the input ends inside a compressed stream)";
         return -1;
       }
@@ -204,17 +186,11 @@ class GzipStream final : public ByteStream {
   }
 
  private:
-  uint64_t offset() const { return fed_ - stream_.avail_in; }
-
   std::unique_ptr<CompressedInput> input_;
-  z_stream stream_;
-  bool initialized_ = false;
+  Inflater inflater_;
   bool input_end_ = false;
   bool member_done_ = false;
   bool finished_ = false;
-  const unsigned char* pending_ = nullptr;  // fetched input not yet given to zlib
-  size_t pending_size_ = 0;
-  uint64_t fed_ = 0;  // compressed bytes given to zlib so far
   std::string deferred_error_;  // an error found after some output was produced
 };
 

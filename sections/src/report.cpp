@@ -53,8 +53,9 @@ class ReportParser {
   void finish() {
     if (state_ == State::kInside) {
       // A crash while the report was written: use what is there, warn (SPEC section 3).
-      diagnostics_.warning(0, "subreport " + quoted(id_) + " starting at line " + std::to_string(start_line_) +
-                                  " was cut short (no </report>)");
+      diagnostics_.warning(DiagnosticCode::kCutShort, 0,
+                           "subreport " + quoted(id_) + " starting at line " + std::to_string(start_line_) +
+                               " was cut short (no </report>)");
       handler_.end(false);
     }
     state_ = State::kOutside;
@@ -189,9 +190,10 @@ class SamplesHandler {
   // End of input outside any subreport: a bare section still open was cut short.
   void finish() {
     if (section_ == Section::kOpen) {
-      diagnostics_.warning(0, std::string(kind_ == SampleSectionKind::kSamples ? "samples" : "timestamps") +
-                                  " section starting at line " + std::to_string(section_start_) +
-                                  " was cut short (no end tag)");
+      diagnostics_.warning(DiagnosticCode::kCutShort, 0,
+                           std::string(kind_ == SampleSectionKind::kSamples ? "samples" : "timestamps") +
+                               " section starting at line " + std::to_string(section_start_) +
+                               " was cut short (no end tag)");
       visitor_.end_section(false);
     }
     section_ = Section::kNone;

@@ -1,302 +1,18 @@
 // Joining samples and timestamps with their sites (see sections/resolve.h; SPEC section 5, seed 004
-// "samples subreport").
+// "samples subreport"). Finding the sites is sections/src/sites_index.cpp's part.
 #include "sections/resolve.h"
 
-#include <fcntl.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
-#include <deque>
-#include <filesystem>
 #include <unordered_map>
 #include <unordered_set>
 #include <utility>
 #include <vector>
 
 #include "checked.h"
-#include "sections/elf_section.h"
 #include "sections/site_info.h"
+#include "text_lines.h"
 
 namespace sampler {
-namespace {
-
-// ---------------------------------------------------------------------------------------------------------------
-// Reading FILE arguments
-
-/// A file mapped read-only for the lifetime of the index (the site text is never copied).
-class MappedFile {
- public:
-  MappedFile(void* address, size_t size) : address_(address), size_(size) {}
-  ~MappedFile() {
-    if (address_ != nullptr) munmap(address_, size_);
-  }
-  MappedFile(const MappedFile&) = delete;
-  MappedFile& operator=(const MappedFile&) = delete;
-  std::string_view text() const { return {static_cast<const char*>(address_), size_}; }
-
- private:
-  void* address_;
-  size_t size_;
-};
-
-/// Closes a descriptor on every path out of a function.
-class FdCloser {
- public:
-  explicit FdCloser(int fd) : fd_(fd) {}
-  ~FdCloser() {
-    if (fd_ >= 0) close(fd_);
-  }
-  FdCloser(const FdCloser&) = delete;
-  FdCloser& operator=(const FdCloser&) = delete;
-
- private:
-  int fd_;
-};
-
-std::string errno_text(int error_number) { return std::strerror(error_number); }
-
-/// The next line of `text` from `position` without its "\n" and without one trailing "\r"; advances position.
-std::string_view next_line(std::string_view text, size_t& position) {
-  const char* start = text.data() + position;
-  const void* newline = std::memchr(start, '\n', text.size() - position);
-  size_t length = newline != nullptr ? static_cast<size_t>(static_cast<const char*>(newline) - start)
-                                     : text.size() - position;
-  position += length + (newline != nullptr ? 1 : 0);
-  std::string_view line(start, length);
-  if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-  return line;
-}
-
-/// Two sites bodies hold the same sites (a "\r" before "\n" does not count: one file may have CRLF ends).
-bool same_sites(std::string_view a, std::string_view b) {
-  if (a == b) return true;
-  size_t pa = 0;
-  size_t pb = 0;
-  while (pa < a.size() && pb < b.size()) {
-    if (next_line(a, pa) != next_line(b, pb)) return false;
-  }
-  return pa >= a.size() && pb >= b.size();
-}
-
-/// The value text quoted for a message, shortened so that a 10 MB line does not become a 10 MB message.
-std::string quote_value(std::string_view value) {
-  constexpr size_t kShown = 40;
-  std::string text = "'";
-  text += value.substr(0, kShown);
-  if (value.size() > kShown) text += "...";
-  text += "'";
-  return text;
-}
-
-std::string place(std::string_view label, uint64_t line) {
-  std::string text = "'";
-  text += label;
-  text += "'";
-  if (line != 0) {
-    text += ':';
-    text += std::to_string(line);
-  }
-  return text;
-}
-
-}  // namespace
-
-// -------------------------------------------------------------------------------------------------------------
-// SitesIndex
-
-struct SitesIndex::Impl {
-  std::string section_name;
-  std::vector<std::unique_ptr<MappedFile>> mappings;
-  std::deque<std::string> owned_texts;  // deque: adding never moves the strings the index points into
-  // Key: unit followed by scheme (the unit has a fixed length, so the concatenation is unambiguous).
-  // unordered_map never moves its elements, so IndexedSites pointers stay valid.
-  std::unordered_map<std::string, IndexedSites> by_key;
-
-  bool add_text_view(const std::string& label, std::string_view text, DiagnosticSink& sink);
-  bool add_file(const std::string& path, DiagnosticSink& sink);
-  bool add_directory(const std::string& path, DiagnosticSink& sink);
-};
-
-bool SitesIndex::Impl::add_text_view(const std::string& label, std::string_view text, DiagnosticSink& sink) {
-  bool ok = true;
-  size_t sections = 0;
-  bool parsed = parse_site_info(
-      text, label,
-      [&](const SitesSection& section) {
-        ++sections;
-        std::string key = section.unit + section.scheme;
-        auto [it, inserted] = by_key.try_emplace(std::move(key));
-        IndexedSites& entry = it->second;
-        if (inserted) {
-          entry.label = label;
-          entry.unit = section.unit;
-          entry.scheme = section.scheme;
-          entry.body = section.body;
-          entry.site_count = section.site_count;
-          entry.line = section.line;
-          return;
-        }
-        // SPEC section 5: identical sites in two FILEs are used once (the first FILE names them); different
-        // sites cannot be told apart, so neither is used.
-        if (same_sites(entry.body, section.body)) return;
-        sink.error(label, section.line,
-                   "sites for unit " + section.unit + " scheme " + section.scheme + " differ from those in " +
-                       place(entry.label, entry.line) + "; samples of this unit and scheme are not resolved");
-        entry.conflicting = true;
-        ok = false;
-      },
-      sink);
-  if (parsed && sections == 0) sink.warning(label, 0, "no sites sections");
-  return parsed && ok;
-}
-
-bool SitesIndex::Impl::add_file(const std::string& path, DiagnosticSink& sink) {
-  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    sink.error(path, 0, "cannot open: " + errno_text(errno));
-    return false;
-  }
-  FdCloser closer(fd);
-  struct stat info {};
-  if (fstat(fd, &info) != 0) {
-    sink.error(path, 0, "cannot read: " + errno_text(errno));
-    return false;
-  }
-  if (S_ISDIR(info.st_mode)) return add_directory(path, sink);
-
-  if (S_ISREG(info.st_mode)) {
-    char magic[8] = {};
-    ssize_t got = pread(fd, magic, sizeof magic, 0);
-    if (got < 0) {
-      sink.error(path, 0, "cannot read: " + errno_text(errno));
-      return false;
-    }
-    if (looks_like_elf_or_archive(std::string_view(magic, static_cast<size_t>(got)))) {
-      bool ok = true;
-      bool elf_ok = for_each_elf_section(
-          path, section_name,
-          [&](const ElfSection& found) {
-            switch (found.status) {
-              case ElfSection::Status::kFound:
-                // The bytes live only during this call (they may have been decompressed): keep one copy.
-                owned_texts.emplace_back(found.bytes);
-                ok = add_text_view(found.label, owned_texts.back(), sink) && ok;
-                break;
-              case ElfSection::Status::kMissing:
-                sink.warning(found.label, 0, "no section '" + section_name + "'");
-                break;
-              case ElfSection::Status::kEmpty:
-                sink.warning(found.label, 0, "section '" + section_name + "' is empty");
-                break;
-            }
-          },
-          sink);
-      return elf_ok && ok;
-    }
-    if (info.st_size == 0) {
-      sink.warning(path, 0, "no sites sections");
-      return true;
-    }
-    void* address = mmap(nullptr, static_cast<size_t>(info.st_size), PROT_READ, MAP_PRIVATE, fd, 0);
-    if (address == MAP_FAILED) {
-      sink.error(path, 0, "cannot map: " + errno_text(errno));
-      return false;
-    }
-    mappings.push_back(std::make_unique<MappedFile>(address, static_cast<size_t>(info.st_size)));
-    return add_text_view(path, mappings.back()->text(), sink);
-  }
-
-  // A pipe or device (e.g. /dev/stdin, a process substitution): read it whole, then parse like a file.
-  std::string text;
-  char buffer[1 << 16];
-  for (;;) {
-    ssize_t got = read(fd, buffer, sizeof buffer);
-    if (got < 0 && errno == EINTR) continue;
-    if (got < 0) {
-      sink.error(path, 0, "cannot read: " + errno_text(errno));
-      return false;
-    }
-    if (got == 0) break;
-    text.append(buffer, static_cast<size_t>(got));
-  }
-  if (looks_like_elf_or_archive(std::string_view(text).substr(0, 8))) {
-    sink.error(path, 0, "an ELF file or archive must be a regular file");
-    return false;
-  }
-  owned_texts.push_back(std::move(text));
-  return add_text_view(path, owned_texts.back(), sink);
-}
-
-bool SitesIndex::Impl::add_directory(const std::string& path, DiagnosticSink& sink) {
-  namespace fs = std::filesystem;
-  bool ok = true;
-  std::vector<std::string> found;
-  // Walk by hand rather than with recursive_directory_iterator, so that an unreadable subdirectory is one
-  // error and the walk goes on. Symbolic links to directories are not followed (no loops); symbolic links to
-  // files are (a samplerinfo tree may link its .sites files).
-  std::vector<fs::path> pending{fs::path(path)};
-  while (!pending.empty()) {
-    fs::path directory = std::move(pending.back());
-    pending.pop_back();
-    std::error_code error;
-    fs::directory_iterator it(directory, error);
-    if (error) {
-      sink.error(directory.string(), 0, "cannot read directory: " + error.message());
-      ok = false;
-      continue;
-    }
-    for (; it != fs::directory_iterator(); it.increment(error)) {
-      if (error) break;
-      const fs::directory_entry& entry = *it;
-      std::error_code type_error;
-      if (entry.is_directory(type_error) && !entry.is_symlink(type_error)) {
-        pending.push_back(entry.path());
-      } else if (entry.path().extension() == ".sites" && entry.is_regular_file(type_error)) {
-        found.push_back(entry.path().string());
-      }
-    }
-    if (error) {
-      sink.error(directory.string(), 0, "cannot read directory: " + error.message());
-      ok = false;
-    }
-  }
-  if (found.empty()) {
-    sink.warning(path, 0, "no *.sites files in this directory");
-    return ok;
-  }
-  std::sort(found.begin(), found.end());
-  for (const std::string& file : found) ok = add_file(file, sink) && ok;
-  return ok;
-}
-
-SitesIndex::SitesIndex(std::string section_name) : impl_(std::make_unique<Impl>()) {
-  impl_->section_name = std::move(section_name);
-}
-SitesIndex::~SitesIndex() = default;
-SitesIndex::SitesIndex(SitesIndex&&) noexcept = default;
-SitesIndex& SitesIndex::operator=(SitesIndex&&) noexcept = default;
-
-bool SitesIndex::add_path(const std::string& path, DiagnosticSink& sink) { return impl_->add_file(path, sink); }
-
-bool SitesIndex::add_text(std::string label, std::string text, DiagnosticSink& sink) {
-  impl_->owned_texts.push_back(std::move(text));
-  return impl_->add_text_view(label, impl_->owned_texts.back(), sink);
-}
-
-const IndexedSites* SitesIndex::find(std::string_view unit, std::string_view scheme) const {
-  std::string key;
-  key.reserve(unit.size() + scheme.size());
-  key += unit;
-  key += scheme;
-  auto it = impl_->by_key.find(key);
-  return it == impl_->by_key.end() ? nullptr : &it->second;
-}
-
-size_t SitesIndex::size() const { return impl_->by_key.size(); }
 
 // -------------------------------------------------------------------------------------------------------------
 // Values
@@ -306,24 +22,10 @@ std::optional<uint64_t> parse_counter(std::string_view text) { return checked::p
 std::optional<BoundValue> parse_bound_value(std::string_view text) {
   BoundValue result;
   if (text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X')) {
-    // A pointer: at most 16 significant hex digits.
-    std::string_view digits = text.substr(2);
-    uint64_t value = 0;
-    for (char c : digits) {
-      unsigned digit;
-      if (c >= '0' && c <= '9') {
-        digit = static_cast<unsigned>(c - '0');
-      } else if (c >= 'a' && c <= 'f') {
-        digit = static_cast<unsigned>(c - 'a' + 10);
-      } else if (c >= 'A' && c <= 'F') {
-        digit = static_cast<unsigned>(c - 'A' + 10);
-      } else {
-        return std::nullopt;
-      }
-      if (value >> 60 != 0) return std::nullopt;
-      value = value << 4 | digit;
-    }
-    result.magnitude = value;
+    // A pointer: hex digits of either case whose value fits in 64 bits.
+    auto value = checked::parse_hex(text.substr(2));
+    if (!value) return std::nullopt;
+    result.magnitude = *value;
     return result;
   }
   if (!text.empty() && text[0] == '-') {
@@ -350,6 +52,10 @@ bool bound_less(const BoundValue& a, const BoundValue& b) {
 // The join
 
 namespace {
+
+using text::next_line;
+using text::place;
+using text::quote_value;
 
 /// Splits a line at tabs into `fields` (cleared first); views into `line`.
 void split_fields(std::string_view line, std::vector<std::string_view>& fields) {
@@ -528,7 +234,7 @@ void Joiner::end_section(bool complete) {
   // dropped with a warning rather than reported as bad data.
   if (!complete && !occurrence.bad_lines.empty() && occurrence.bad_lines.back() + 1 == occurrence.line_count &&
       occurrence.line_count <= sites.site_count) {
-    sink_.warning(input_name_, occurrence.last_line_number,
+    sink_.warning(DiagnosticCode::kCutShort, input_name_, occurrence.last_line_number,
                   "last line of a section cut short is incomplete (" + occurrence.last_problem + "); left out");
     occurrence.bad_lines.pop_back();
     --occurrence.line_count;

@@ -17,7 +17,8 @@ namespace sampler {
 namespace {
 
 // SPEC section 2: the fields each known scheme adds after the 4 common ones (seed 004, "Site Details"), and
-// its counters per site in a samples section.
+// its counters per site in a samples section. The one table: runtime/include/sampler/unit.h's SAMPLER_COLUMNS_*
+// and docs/formats.md repeat it, and tests/sections/scheme_table_test.cpp holds them to it. Sorted by name.
 constexpr std::array<SchemeInfo, 10> kSchemes = {{
     {"atoms", 2, 2, false},
     {"bounds", 3, 2, true},  // counters: min and max of the assigned values
@@ -42,6 +43,8 @@ const SchemeInfo* find_scheme(std::string_view name) {
   }
   return nullptr;
 }
+
+std::span<const SchemeInfo> known_schemes() { return kSchemes; }
 
 bool is_unit_signature(std::string_view text) {
   if (text.size() != 32) return false;

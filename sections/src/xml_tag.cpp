@@ -3,6 +3,8 @@
 
 #include <cstring>
 
+#include "checked.h"
+
 namespace sampler::xml {
 
 namespace {
@@ -34,6 +36,48 @@ bool is_end_tag(std::string_view line, std::string_view name) {
   return true;
 }
 
+namespace {
+
+/// XML 1.0 production [2] Char: what a character reference may name.
+bool is_xml_char(uint32_t c) {
+  return c == 0x9 || c == 0xa || c == 0xd || (c >= 0x20 && c <= 0xd7ff) || (c >= 0xe000 && c <= 0xfffd) ||
+         (c >= 0x10000 && c <= 0x10ffff);
+}
+
+/// The first problem pugixml does not see in a tag line, or "": a NUL byte or another control character (XML
+/// allows only tab, LF and CR), or a character reference to a character XML does not allow ("&#x0;", which pugixml
+/// decodes into a NUL that ends the value early). Columns are 1-based.
+std::string check_characters(std::string_view line) {
+  for (size_t i = 0; i < line.size(); ++i) {
+    const auto c = static_cast<unsigned char>(line[i]);
+    if (c == 0) return "malformed tag: it contains a NUL byte at column " + std::to_string(i + 1);
+    if (c < 0x20 && c != '\t' && c != '\n' && c != '\r') {
+      static const char kHex[] = "0123456789abcdef";
+      return std::string("malformed tag: control character \\x") + kHex[c >> 4] + kHex[c & 15] + " at column " +
+             std::to_string(i + 1);
+    }
+    if (c != '&' || i + 2 >= line.size() || line[i + 1] != '#') continue;
+    // &#DIGITS; or &#xHEX; (XML production [66]); a malformed reference is pugixml's to report.
+    const bool hex = line[i + 2] == 'x';
+    const size_t digits_start = i + (hex ? 3 : 2);
+    size_t at = digits_start;
+    while (at < line.size() && (hex ? checked::hex_digit_value(line[at]) >= 0 : line[at] >= '0' && line[at] <= '9')) {
+      ++at;
+    }
+    if (at == line.size() || line[at] != ';') continue;
+    const checked::Digits digits = checked::parse_digits(line.substr(digits_start, at - digits_start), hex ? 16 : 10);
+    if (digits.status == checked::Digits::Status::kEmpty) continue;
+    const uint64_t value = digits.status == checked::Digits::Status::kOk ? digits.value : UINT64_MAX;  // overflow
+    if (value > 0x10ffff || !is_xml_char(static_cast<uint32_t>(value))) {
+      return "malformed tag: character reference '" + std::string(line.substr(i, at + 1 - i)) + "' at column " +
+             std::to_string(i + 1) + " names a character XML does not allow";
+    }
+  }
+  return "";
+}
+
+}  // namespace
+
 bool StartTagParser::parse(std::string_view line, std::string& error) {
   element_ = pugi::xml_node();
   while (!line.empty() && is_trailer(line.back())) line.remove_suffix(1);
@@ -41,8 +85,8 @@ bool StartTagParser::parse(std::string_view line, std::string& error) {
     error = "malformed tag: it must be one start tag alone on its line";
     return false;
   }
-  if (std::memchr(line.data(), '\0', line.size()) != nullptr) {
-    error = "malformed tag: it contains a NUL byte";
+  if (std::string problem = check_characters(line); !problem.empty()) {
+    error = std::move(problem);
     return false;
   }
   // A start tag alone is not a well-formed XML document: make it an empty-element tag for pugixml.
@@ -59,6 +103,21 @@ bool StartTagParser::parse(std::string_view line, std::string& error) {
   pugi::xml_node first = document_.first_child();
   if (first.type() != pugi::node_element || first.next_sibling() || first.first_child()) {
     error = "malformed tag: it must be one start tag alone on its line";
+    return false;
+  }
+  // XML forbids an attribute twice in one tag (well-formedness constraint "Unique Att Spec"); pugixml keeps both
+  // and answers with the first, so "scheme="a" scheme="b"" would silently mean "a".
+  seen_.clear();
+  for (pugi::xml_attribute attribute : first.attributes()) {
+    std::string_view name = attribute.name();
+    if (seen_.insert(name).second) continue;
+    // Parsed in place: the name points into scratch_, whose bytes up to the inserted '/' are the line's.
+    const char* at = attribute.name();
+    std::string where;
+    if (at >= scratch_.data() && at < scratch_.data() + scratch_.size()) {
+      where = " at column " + std::to_string(at - scratch_.data() + 1);
+    }
+    error = "malformed tag: duplicate attribute '" + std::string(name) + "'" + where;
     return false;
   }
   element_ = first;

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <unordered_set>
 
 namespace sampler::xml {
 
@@ -27,7 +28,9 @@ bool is_end_tag(std::string_view line, std::string_view name);
 class StartTagParser {
  public:
   /// Parses `line` as one element start tag `<name attr="value" ...>` (or an empty-element tag `<name .../>`),
-  /// with nothing but white space after it. Returns false and sets `error` if it is not one.
+  /// with nothing but white space after it. Returns false and sets `error` if it is not one, or if it is not
+  /// well-formed XML where pugixml would let it pass: an attribute given twice, a NUL byte or another control
+  /// character, a character reference to a character XML does not allow ("&#x0;"). Errors name the column.
   bool parse(std::string_view line, std::string& error);
 
   /// The element name of the last successful parse().
@@ -44,6 +47,7 @@ class StartTagParser {
   pugi::xml_document document_;
   pugi::xml_node element_;
   bool self_closing_ = false;
+  std::unordered_set<std::string_view> seen_;  // attribute names of the tag being checked
 };
 
 /// `text` made safe to quote in a diagnostic: at most 64 bytes, control and non-ASCII bytes as \xNN.

@@ -14,7 +14,7 @@ rm -rf "$SCRATCH" && mkdir -p "$SCRATCH" || exit 1
 [ -d "$PREFIX" ] || { echo "FAIL: $PREFIX not installed (the packaging_install test does it)" >&2; exit 1; }
 
 tools=(extract-section extract-report resolveSamples resolveTimestamps resolve-backtrace find-sampler-info
-  sampler-analyze sampler-symbols)
+  sampler-analyze sampler-symbols sampler-symbol-dir)
 for t in "${tools[@]}"; do
   [ -x "$PREFIX/lib/sampler/tools/$t" ] && [ ! -L "$PREFIX/lib/sampler/tools/$t" ] ||
     fail "lib/sampler/tools/$t: not an installed executable"

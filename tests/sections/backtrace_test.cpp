@@ -133,9 +133,11 @@ TEST(BacktraceRenderer, ContextPassesThroughAndTheSignalBecomesAPlainLine) {
 }
 
 TEST(BacktraceRenderer, MalformedContextualElementsAreLeftOut) {
-  // llvm-symbolizer rejects an empty build ID; other markup and plain text pass through.
+  // llvm-symbolizer rejects an empty build ID; other markup and plain text pass through. Colour around a
+  // contextual element does not hide it from the check (issue 11, item 9).
   Rendered r = render_body({"{{{reset}}}", "{{{module:1:app:elf:}}}", "{{{mmap:0x1000:0x1000:load:1:rx:0x00}}}",
-                            "  {{{reset:extra}}}", "see {{{module:1:app:elf:00}}} here", "{{{bt:0:0x10}}}"});
+                            "\033[1m{{{mmap:0x2000:0x1000:load:1:rx:0xg}}}\033[0m",
+                            "see {{{module:1:app:elf:00}}} here", "{{{bt:0:0x10}}}"});
   EXPECT_FALSE(r.ok);
   EXPECT_EQ(r.out,
             "{{{reset}}}\n{{{mmap:0x1000:0x1000:load:1:rx:0x00}}}\nsee {{{module:1:app:elf:00}}} here\n"
@@ -145,6 +147,43 @@ TEST(BacktraceRenderer, MalformedContextualElementsAreLeftOut) {
   EXPECT_TRUE(r.diagnostics.items[0].message.starts_with("column 21: ")) << r.diagnostics.items[0].message;
   EXPECT_TRUE(r.diagnostics.items[0].message.ends_with("; element left out"));
   EXPECT_EQ(r.diagnostics.items[1].line, 4u);
+  EXPECT_EQ(r.diagnostics.items[1].message,
+            "column 39: mmap: bad module-relative address: not a hex digit; element left out");
+}
+
+// Issue 11, item 9: what llvm-symbolizer accepts goes through (compiler-rt's 0x%zx, odd build IDs, extra fields).
+TEST(BacktraceRenderer, ContextualElementsAreReadAsLlvmSymbolizerReadsThem) {
+  const std::vector<std::string> lines = {"{{{reset:x}}}", "{{{module:0X1:a}b:elf:123:extra}}}",
+                                          "{{{mmap:0x7f0000:0x1000:load:0:rx:0x0}}}"};
+  Rendered r = render_body(lines);
+  EXPECT_TRUE(r.ok) << (r.diagnostics.items.empty() ? "" : r.diagnostics.items[0].message);
+  EXPECT_EQ(r.out, lines[0] + "\n" + lines[1] + "\n" + lines[2] + "\n");
+}
+
+// Issue 11, item 9: the lines of an element that spans lines are part of it, not signal, cbf or legacy lines.
+TEST(BacktraceRenderer, ElementsThatSpanLinesPassThroughWhole) {
+  Rendered r = render_body({"regs {{{hexdict:", "app(main+0x10)[0x7f0010]", "signal:11:SIGSEGV }}} done",
+                            "cbf:!!", "app[0x10]"});
+  EXPECT_FALSE(r.ok);  // the cbf line after the element is read as one
+  EXPECT_EQ(r.out, "regs {{{hexdict:\napp(main+0x10)[0x7f0010]\nsignal:11:SIGSEGV }}} done\n{{{bt:0:0x10}}}\n");
+  ASSERT_EQ(r.diagnostics.items.size(), 1u);
+  EXPECT_EQ(r.diagnostics.items[0].line, 4u);
+  // A new body ends an element left open.
+  Rendered again = render_body({"{{{hexdict:", "x"});
+  EXPECT_EQ(again.out, "{{{hexdict:\nx\n");
+}
+
+// Issue 11, item 12: control characters of the report are shown escaped; seed 000's SGR sequences outside elements
+// go through for llvm-symbolizer, which interprets them.
+TEST(BacktraceRenderer, ControlCharactersAreEscaped) {
+  Rendered r = render_body({"signal:11:SIG\033[31mSEGV:0x10", "\033[31mred\033[0m \033[2J\033]0;title",
+                            "{{{module:1:\033[31mapp:elf:00}}}", "caf\xc3\xa9 \xe9"});
+  EXPECT_TRUE(r.ok);
+  EXPECT_EQ(r.out,
+            "Crashed with signal 11 (SIG\\x1b[31mSEGV) at address 0x10\n"
+            "\033[31mred\033[0m \\x1b[2J\\x1b]0;title\n"
+            "{{{module:1:\\x1b[31mapp:elf:00}}}\n"
+            "caf\xc3\xa9 \\xe9\n");
 }
 
 TEST(BacktraceRenderer, EncoderOutputAsTheRuntimeWritesIt) {

@@ -21,6 +21,41 @@ TEST(FormatDiagnostic, NoFile) {
             "extract-report: error: no subreport");
 }
 
+// Issue 11, item 12: bytes from the input (a file name, a value quoted from a report) never reach the terminal as
+// control characters.
+TEST(FormatDiagnostic, ControlCharactersInTheFileAndTheMessageAreEscaped) {
+  EXPECT_EQ(format_diagnostic("resolve-backtrace",
+                              {Severity::kError, "crash\033[31m.txt", 3, std::string("bad \aname\0 here\n", 16)}),
+            "resolve-backtrace: 'crash\\x1b[31m.txt':3: error: bad \\x07name\\x00 here\\x0a");
+}
+
+TEST(EscapeControlCharacters, KeepsTextAndUtf8EscapesTheRest) {
+  const std::pair<std::string, std::string> cases[] = {
+      {"plain text\twith a tab", "plain text\twith a tab"},
+      {"\033]0;title\007", "\\x1b]0;title\\x07"},
+      {"del\177", "del\\x7f"},
+      {"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80", "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80"},  // UTF-8 stays
+      {"c1 \xc2\x9b csi", "c1 \\xc2\\x9b csi"},              // U+009B, a C1 control character
+      {"latin-1 \xe9t\xe9", "latin-1 \\xe9t\\xe9"},          // not UTF-8
+      {"overlong \xc0\xaf, surrogate \xed\xa0\x80", "overlong \\xc0\\xaf, surrogate \\xed\\xa0\\x80"},
+      {"cut \xe2\x82", "cut \\xe2\\x82"},
+      {std::string("nul\0", 4), "nul\\x00"},
+  };
+  for (const auto& [text, expected] : cases) EXPECT_EQ(escape_control_characters(text), expected) << text;
+}
+
+TEST(DiagnosticCode, DefaultsToGeneralAndIsKept) {
+  DiagnosticList list;
+  list.error("a", 0, "e");
+  list.error(DiagnosticCode::kArchiveMemberNotElf, "lib.a(x.bc)", 0, "archive member is not an ELF file");
+  list.warning(DiagnosticCode::kCutShort, "r", 7, "cut short");
+  ASSERT_EQ(list.items.size(), 3u);
+  EXPECT_EQ(list.items[0].code, DiagnosticCode::kGeneral);
+  EXPECT_EQ(list.items[1].code, DiagnosticCode::kArchiveMemberNotElf);
+  EXPECT_EQ(list.items[2].code, DiagnosticCode::kCutShort);
+  EXPECT_EQ(list.items[2].severity, Severity::kWarning);
+}
+
 TEST(DiagnosticList, CountsBySeverity) {
   DiagnosticList list;
   list.warning("a", 1, "w");

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "sections/elf_debug_info.h"
 #include "sections/elf_section.h"
 
 namespace sampler {
@@ -784,6 +785,103 @@ TEST(NonNulSpans, Table) {
     for_each_non_nul_span(c.input, [&](std::string_view s) { spans.emplace_back(s); });
     EXPECT_EQ(spans, c.spans) << "input size " << c.input.size();
   }
+}
+
+// ---- Build IDs and debug information (sections/elf_debug_info.h, sampler-symbol-dir) ---------------------------
+
+/// A yaml2obj ELF whose sections are given as yaml (after "Sections:").
+std::string debug_info_yaml(const std::string& data, const std::string& elf_class, const std::string& sections) {
+  return "--- !ELF\nFileHeader:\n  Class: " + elf_class + "\n  Data: " + data +
+         "\n  Type: ET_EXEC\n  Machine: EM_X86_64\nSections:\n" + sections;
+}
+
+/// A GNU build-ID note: name size 4, description size, type 3, "GNU\0", the ID (padded to 4 bytes).
+std::string build_id_note(const std::string& id, bool big_endian) {
+  auto word = [&](uint32_t v) { return big_endian ? be32(v) : le32(v); };
+  std::string note = word(4) + word(static_cast<uint32_t>(id.size())) + word(3) + std::string("GNU\0", 4) + id;
+  note.append((4 - id.size() % 4) % 4, '\0');
+  return note;
+}
+
+TEST_F(ElfSectionTest, BuildIdAndDebugInformation) {
+  // Another note first (an ABI tag), then the build ID; DWARF and a symbol table.
+  const std::string abi_note = le32(4) + le32(16) + le32(1) + std::string("GNU\0", 4) + std::string(16, '\0');
+  const std::string file = yaml(
+      "full", debug_info_yaml("ELFDATA2LSB", "ELFCLASS64",
+                              "  - Name: .note.ABI-tag\n    Type: SHT_NOTE\n    AddressAlign: 4\n    Content: \"" +
+                                  to_hex(abi_note) + "\"\n  - Name: .note.gnu.build-id\n    Type: SHT_NOTE\n"
+                                  "    AddressAlign: 4\n    Content: \"" + to_hex(build_id_note("\x4a\x23\x4d", false)) +
+                                  "\"\n  - Name: .debug_info\n    Type: SHT_PROGBITS\n    Content: \"0102\"\n"
+                                  "  - Name: .symtab\n    Type: SHT_SYMTAB\n"));
+  DiagnosticList list;
+  std::optional<ElfDebugInfo> info = read_elf_debug_info(file, list);
+  ASSERT_TRUE(info) << (list.items.empty() ? "" : list.items[0].message);
+  EXPECT_EQ(build_id_hex(info->build_id), "4a234d");
+  EXPECT_EQ(build_id_entry(info->build_id), ".build-id/4a/234d.debug");
+  EXPECT_TRUE(info->has_dwarf);
+  EXPECT_TRUE(info->has_symbol_table);
+}
+
+TEST_F(ElfSectionTest, BuildIdOfEitherByteOrderAndWithoutDebugInformation) {
+  const std::string file = yaml(
+      "be32", debug_info_yaml("ELFDATA2MSB", "ELFCLASS32",
+                              "  - Name: .note.gnu.build-id\n    Type: SHT_NOTE\n    AddressAlign: 4\n    Content: \"" +
+                                  to_hex(build_id_note("\x01\x02\x03\x04\x05", true)) +
+                                  "\"\n  - Name: .debug_info\n    Type: SHT_NOBITS\n    Size: 16\n"));
+  DiagnosticList list;
+  std::optional<ElfDebugInfo> info = read_elf_debug_info(file, list);
+  ASSERT_TRUE(info);
+  EXPECT_EQ(build_id_hex(info->build_id), "0102030405");
+  EXPECT_FALSE(info->has_dwarf);  // NOBITS: a stripped file's placeholder
+  EXPECT_FALSE(info->has_symbol_table);
+}
+
+TEST_F(ElfSectionTest, LyingNotesAndFilesThatAreNotOneElf) {
+  // A note whose description size runs past its section: no build ID, no read past the end.
+  const std::string lying_note = le32(4) + le32(0x7fffffff) + le32(3) + std::string("GNU\0", 4) + "\x01\x02";
+  const std::string file = yaml(
+      "lying", debug_info_yaml("ELFDATA2LSB", "ELFCLASS64",
+                               "  - Name: .note.gnu.build-id\n    Type: SHT_NOTE\n    Content: \"" +
+                                   to_hex(lying_note) + "\"\n"));
+  DiagnosticList list;
+  std::optional<ElfDebugInfo> info = read_elf_debug_info(file, list);
+  ASSERT_TRUE(info);
+  EXPECT_TRUE(info->build_id.empty());
+  EXPECT_TRUE(list.items.empty());
+
+  write("text", "not ELF at all\n");
+  EXPECT_FALSE(read_elf_debug_info(path("text"), list));
+  const std::string member = object("member", "x");
+  run(std::string(SAMPLER_TEST_AR) + " rc " + path("lib.a") + " " + member);
+  EXPECT_FALSE(read_elf_debug_info(path("lib.a"), list));
+  ASSERT_EQ(list.items.size(), 2u);
+  EXPECT_EQ(list.items[0].message, "not an ELF file or ar archive");
+  EXPECT_EQ(list.items[0].code, DiagnosticCode::kNotElf);
+  EXPECT_EQ(list.items[1].message, "an ar archive, not one ELF file: archives have no build ID");
+}
+
+// Issue 11, item 11: a member libelf refuses (its long name at an offset past the name table) is reported, and the
+// members after it are still read.
+TEST_F(ElfSectionTest, AMemberLibelfRefusesIsSkippedAndTheRestRead) {
+  const std::string a = object("first_long_member_name", "first\n");
+  const std::string b = object("second_long_member_name", "second\n");
+  const std::string c = object("third_long_member_name", "third\n");
+  run(std::string(SAMPLER_TEST_AR) + " rc " + path("lib.a") + " " + a + " " + b + " " + c);
+  std::string archive = slurp(path("lib.a"));
+  const size_t header = archive.find("/26 ");  // the second member's name: offset 26 of the name table
+  ASSERT_NE(header, std::string::npos);
+  archive.replace(header, 5, "/9999");
+  DiagnosticList list;
+  std::vector<std::string> found;
+  EXPECT_FALSE(for_each_elf_section_in_memory(archive, "lib.a", kSection, [&](const ElfSection& section) {
+    found.push_back(section.label + ": " + std::string(section.bytes));
+  }, list));
+  EXPECT_EQ(found, (std::vector<std::string>{"lib.a(first_long_member_name.o): first\n",
+                                             "lib.a(third_long_member_name.o): third\n"}));
+  ASSERT_EQ(list.items.size(), 1u);
+  EXPECT_EQ(list.items[0].file, "lib.a(/9999)");
+  EXPECT_EQ(list.items[0].code, DiagnosticCode::kMalformedArchiveMember);
+  EXPECT_TRUE(list.items[0].message.ends_with("; the member is skipped")) << list.items[0].message;
 }
 
 TEST(LooksLikeElfOrArchive, Table) {

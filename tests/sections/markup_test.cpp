@@ -101,12 +101,14 @@ TEST(MarkupWriter, OverflowIsFlaggedNotWrittenPast) {
 
 // ------------------------------------------------------------------------------------------------ tokenizer
 
-/// "T'text'@col" and "E'tag'[f1|f2]@col" for each node.
-std::string describe(std::string_view line) {
+/// "T'text'@col", "S'sgr'@col" and "E'tag'[f1|f2]@col" for each node.
+std::string describe(const std::vector<Node>& nodes) {
   std::string out;
-  for (const Node& node : tokenize(line)) {
+  for (const Node& node : nodes) {
     if (!out.empty()) out += ' ';
-    if (node.is_element()) {
+    if (node.is_sgr()) {
+      out += "S'" + std::string(node.text) + "'";
+    } else if (node.is_element()) {
       out += "E'" + std::string(node.tag) + "'[";
       for (size_t i = 0; i < node.fields.size(); ++i) {
         if (i != 0) out += '|';
@@ -120,6 +122,8 @@ std::string describe(std::string_view line) {
   }
   return out;
 }
+
+std::string describe(std::string_view line) { return describe(tokenize(line)); }
 
 TEST(MarkupTokenizer, Splits) {
   const std::pair<const char*, const char*> cases[] = {
@@ -145,7 +149,14 @@ TEST(MarkupTokenizer, Splits) {
       {"{{{pc:a}b}}}}", "E'pc'[a}b]@0 T'}'@12"},
       // Nothing is interpreted inside a field.
       {"{{{pc:{{{x}}} y", "E'pc'[{{{x]@0 T' y'@13"},
-      {"\033[1m{{{pc:0x10}}}\033[0m", "T'\033[1m'@0 E'pc'[0x10]@4 T'\033[0m'@17"},
+      // Issue 11, item 9: seed 000's SGR sequences outside elements are nodes of their own, not text.
+      {"\033[1m{{{pc:0x10}}}\033[0m", "S'\033[1m'@0 E'pc'[0x10]@4 S'\033[0m'@17"},
+      {"a\033[31mred\033[0m b", "T'a'@0 S'\033[31m'@1 T'red'@6 S'\033[0m'@9 T' b'@13"},
+      {"\033[37m\033[1m", "S'\033[37m'@0 S'\033[1m'@5"},
+      // Other escape sequences are text, and nothing is interpreted inside a field.
+      {"\033[2J\033[38m\033[3m\033[", "T'\033[2J\033[38m\033[3m\033['@0"},
+      {"x\033[2J\033[0m", "T'x\033[2J'@0 S'\033[0m'@5"},
+      {"{{{pc:\033[1m}}}", "E'pc'[\033[1m]@0"},
   };
   for (const auto& [line, expected] : cases) EXPECT_EQ(describe(line), expected) << line;
 }
@@ -180,6 +191,8 @@ TEST(MarkupTokenizer, PathologicalLinesStayLinear) {
 TEST(MarkupTokenizer, SoleElement) {
   EXPECT_TRUE(sole_element("{{{reset}}}"));
   EXPECT_TRUE(sole_element("  {{{reset}}}\t"));
+  EXPECT_TRUE(sole_element("\033[1m{{{reset}}}\033[0m"));  // colour around it is not text
+  EXPECT_FALSE(sole_element("\033[2J{{{reset}}}"));
   EXPECT_EQ(sole_element(" {{{module:1:a:elf:00}}}")->tag, "module");
   EXPECT_FALSE(sole_element("x {{{reset}}}"));
   EXPECT_FALSE(sole_element("{{{reset}}}{{{reset}}}"));
@@ -230,14 +243,24 @@ TEST(MarkupFields, Integer) {
       {"017", true, 15, nullptr, 0},
       {"18446744073709551615", true, UINT64_MAX, nullptr, 0},
       {"0xffffffffffffffff", true, UINT64_MAX, nullptr, 0},
+      // As llvm-symbolizer reads %i (StringRef::getAsInteger with radix 0): 0X, 0b, 0B and 0o too.
+      {"0X1f", true, 31, nullptr, 0},
+      {"0b101", true, 5, nullptr, 0},
+      {"0B1", true, 1, nullptr, 0},
+      {"0o17", true, 15, nullptr, 0},
+      {"0x00000000000000000001", true, 1, nullptr, 0},
       {"", false, 0, "empty field", 0},
       {"0x", false, 0, "no hex digits after 0x", 2},
+      {"0b", false, 0, "no binary digits after 0b", 2},
+      {"0b12", false, 0, "not a binary digit", 3},
+      {"0o8", false, 0, "not an octal digit", 2},
+      {"0O7", false, 0, "not a decimal digit", 1},
       {"08", false, 0, "not an octal digit", 1},
       {"12a", false, 0, "not a decimal digit", 2},
       {"-1", false, 0, "not a decimal digit", 0},
       {"0xfg", false, 0, "not a hex digit", 3},
-      {"18446744073709551616", false, 0, "value does not fit in 64 bits", 19},
-      {"0x10000000000000000", false, 0, "value does not fit in 64 bits", 18},
+      {"18446744073709551616", false, 0, "value does not fit in 64 bits", 0},
+      {"0x10000000000000000", false, 0, "value does not fit in 64 bits", 2},
   };
   expect_integer_cases(parse_integer_field, cases);
 }
@@ -262,15 +285,18 @@ TEST(MarkupFields, Address) {
       {"0", true, 0, nullptr, 0},      // all zero digits: the 0x may be left out
       {"000", true, 0, nullptr, 0},
       {"0x0000000000000001", true, 1, nullptr, 0},
+      // Issue 11, item 9: any number of digits, as llvm-symbolizer reads %p (compiler-rt prints 0x%zx).
+      {"0x7f0000", true, 0x7f0000, nullptr, 0},
+      {"0x123", true, 0x123, nullptr, 0},
+      {"0x0", true, 0, nullptr, 0},
+      {"0x000000000000000001", true, 1, nullptr, 0},
+      {"0x00000000000000000000ffffffffffffffff", true, UINT64_MAX, nullptr, 0},
       {"", false, 0, "empty field", 0},
       {"12", false, 0, "expected 0x and hex digits", 0},
-      {"0X12", false, 0, "expected 0x and hex digits", 0},
+      {"0X12", false, 0, "expected 0x and hex digits", 0},  // llvm-symbolizer wants a lower-case x here
       {"0x", false, 0, "no hex digits after 0x", 2},
-      {"0x123", false, 0, "odd number of hex digits", 2},
-      {"0x0", false, 0, "odd number of hex digits", 2},
       {"0x12g4", false, 0, "not a hex digit", 4},
-      {"0x000000000000000001", false, 0, "more than 16 hex digits", 2},
-      {"0x112233445566778899", false, 0, "value does not fit in 64 bits", 18},
+      {"0x112233445566778899", false, 0, "value does not fit in 64 bits", 2},
   };
   expect_integer_cases(parse_address_field, cases);
 }
@@ -284,8 +310,13 @@ TEST(MarkupFields, HexBytes) {
   bytes.clear();
   EXPECT_FALSE(parse_hex_bytes_field("", bytes, error, offset));
   EXPECT_STREQ(error, "empty field");
-  EXPECT_FALSE(parse_hex_bytes_field("abc", bytes, error, offset));
-  EXPECT_STREQ(error, "odd number of hex digits");
+  // An odd number of digits reads as if a 0 came first, as llvm-symbolizer reads build IDs.
+  EXPECT_TRUE(parse_hex_bytes_field("abc", bytes, error, offset));
+  EXPECT_EQ(bytes, (std::vector<uint8_t>{0x0a, 0xbc}));
+  bytes.clear();
+  EXPECT_TRUE(parse_hex_bytes_field("F", bytes, error, offset));
+  EXPECT_EQ(bytes, (std::vector<uint8_t>{0x0f}));
+  bytes.clear();
   EXPECT_FALSE(parse_hex_bytes_field("0x12", bytes, error, offset));
   EXPECT_STREQ(error, "not a hex digit");
   EXPECT_EQ(offset, 1u);
@@ -366,6 +397,45 @@ TEST(MarkupElements, AcceptedVariants) {
   EXPECT_EQ(bt.kind, CodeKind::kUnknown);
 }
 
+// Issue 11, item 9: whatever llvm-symbolizer --filter-markup accepts (checked against llvm-symbolizer-19), this
+// reader accepts: it is the consumer resolve-backtrace feeds.
+TEST(MarkupElements, AcceptedAsLlvmSymbolizerAcceptsThem) {
+  ParseError error;
+  MmapElement mmap;
+  // compiler-rt's sanitizers print mmap elements with 0x%zx: odd digit counts.
+  ASSERT_TRUE(parse_mmap(only_element("{{{mmap:0x7f0000:0x1000:load:0:rx:0x0}}}"), mmap, error)) << error.message;
+  EXPECT_EQ(mmap.start, 0x7f0000u);
+  EXPECT_EQ(mmap.module_relative_address, 0u);
+  ASSERT_TRUE(parse_mmap(only_element("{{{mmap:0x0000000000000000001000:0B1:load:0o7:R:0x1000:extra}}}"), mmap, error))
+      << error.message;
+  EXPECT_EQ(mmap.start, 0x1000u);
+  EXPECT_EQ(mmap.size, 1u);
+  EXPECT_EQ(mmap.module_id, 7u);
+  // A region past the end of the address space (llvm-symbolizer takes it; it covers nothing past the end).
+  EXPECT_TRUE(parse_mmap(only_element("{{{mmap:0xffffffffffff0000:0x10001:load:1:r:0x00}}}"), mmap, error));
+
+  ModuleElement module;
+  ASSERT_TRUE(parse_module(only_element("{{{module:0X1:a}b\t\033[31m:elf:123:extra}}}"), module, error))
+      << error.message;
+  EXPECT_EQ(module.id, 1u);
+  EXPECT_EQ(module.name, "a}b\t\033[31m");
+  EXPECT_EQ(module.build_id, (std::vector<uint8_t>{0x01, 0x23}));
+
+  EXPECT_TRUE(parse_reset(only_element("{{{reset:extra}}}"), error));
+
+  BtElement bt;
+  ASSERT_TRUE(parse_bt(only_element("{{{bt:01:0x123}}}"), bt, error));
+  EXPECT_EQ(bt.frame, 1u);
+  EXPECT_EQ(bt.address, 0x123u);
+  // A fourth field is ignored, and so is the third then (llvm-symbolizer reads the kind only as the last field).
+  ASSERT_TRUE(parse_bt(only_element("{{{bt:1:0x10:xx:yy}}}"), bt, error));
+  EXPECT_EQ(bt.kind, CodeKind::kUnknown);
+  PcElement pc;
+  ASSERT_TRUE(parse_pc(only_element("{{{pc:0x000000000000000001:pc:x}}}"), pc, error));
+  EXPECT_EQ(pc.address, 1u);
+  EXPECT_EQ(pc.kind, CodeKind::kUnknown);
+}
+
 enum class Parser { kReset, kModule, kMmap, kBt, kPc };
 
 struct BadElement {
@@ -392,24 +462,19 @@ bool run(Parser parser, const Node& node, ParseError& error) {
 
 TEST(MarkupElements, MalformedFieldsWithColumns) {
   const BadElement cases[] = {
-      {"{{{reset:x}}}", Parser::kReset, "reset: expected no fields, found 1 field", 9},
       {"{{{pc:0x10}}}", Parser::kReset, "expected a reset element", 0},
+      {"{{{pc:0x10000000000000000}}}", Parser::kPc, "pc: bad address: value does not fit in 64 bits", 8},
+      {"{{{pc:0X10}}}", Parser::kPc, "pc: bad address: expected 0x and hex digits", 6},
+      {"{{{module:0b2:x:elf:00}}}", Parser::kModule, "module: bad ID: not a binary digit", 12},
       {"  {{{bt:x:0x10}}}", Parser::kBt, "bt: bad frame number: not a decimal digit", 8},
-      {"{{{bt:1:0x123}}}", Parser::kBt, "bt: bad address: odd number of hex digits", 10},
       {"{{{bt:1:123}}}", Parser::kBt, "bt: bad address: expected 0x and hex digits", 8},
       {"{{{bt:1:0x10:xx}}}", Parser::kBt, "bt: expected \"pc\" or \"ra\" after the address", 13},
       {"{{{bt:1}}}", Parser::kBt, "bt: expected 2 or 3 fields (frame, address, pc or ra), found 1 field", 0},
-      {"{{{bt:1:0x10:pc:x}}}", Parser::kBt,
-       "bt: expected 2 or 3 fields (frame, address, pc or ra), found 4 fields", 16},
       {"{{{pc:0x10}}}", Parser::kBt, "expected a bt element", 0},
       {"{{{pc:0x0g}}}", Parser::kPc, "pc: bad address: not a hex digit", 9},
       {"{{{pc:0x}}}", Parser::kPc, "pc: bad address: no hex digits after 0x", 8},
-      {"{{{pc:0x000000000000000001}}}", Parser::kPc, "pc: bad address: more than 16 hex digits", 8},
       {"{{{pc:}}}", Parser::kPc, "pc: bad address: empty field", 6},
       {"{{{pc:a}b}}}", Parser::kPc, "pc: bad address: expected 0x and hex digits", 6},
-      {"{{{pc:0x10:pc:ra}}}", Parser::kPc, "pc: expected 1 or 2 fields (address, pc or ra), found 3 fields", 14},
-      {"{{{module:1:libc.so:elf:83238ab56ba1049}}}", Parser::kModule,
-       "module: bad build ID: odd number of hex digits", 24},
       {"{{{module:1:x:elf:}}}", Parser::kModule, "module: bad build ID: empty field", 18},
       {"{{{module:1:x:elf:0z}}}", Parser::kModule, "module: bad build ID: not a hex digit", 19},
       {"{{{module:08:x:elf:00}}}", Parser::kModule, "module: bad ID: not an octal digit", 11},
@@ -419,11 +484,6 @@ TEST(MarkupElements, MalformedFieldsWithColumns) {
        "module: expected ID, name, type and type fields, found 2 fields", 0},
       {"{{{module:1:x:elf}}}", Parser::kModule,
        "module: expected 4 fields (ID, name, elf, build ID), found 3 fields", 0},
-      {"{{{module:1:x:elf:00:extra}}}", Parser::kModule,
-       "module: expected 4 fields (ID, name, elf, build ID), found 5 fields", 21},
-      {"{{{module:1:a}b:elf:00}}}", Parser::kModule, "module: bad name: '}' or a control character", 13},
-      {"{{{mmap:0x1000:0x2000:load:1:rwx:0x0}}}", Parser::kMmap,
-       "mmap: bad module-relative address: odd number of hex digits", 35},
       {"{{{mmap:1000:0x2000:load:1:r:0x00}}}", Parser::kMmap,
        "mmap: bad start address: expected 0x and hex digits", 8},
       {"{{{mmap:0x1000:0x:load:1:r:0x00}}}", Parser::kMmap, "mmap: bad size: no hex digits after 0x", 17},
@@ -439,8 +499,6 @@ TEST(MarkupElements, MalformedFieldsWithColumns) {
        "mmap: expected start, size, type and type fields, found 2 fields", 0},
       {"{{{mmap:0x1000:0x1000:load:1:r}}}", Parser::kMmap,
        "mmap: expected 6 fields (start, size, load, module, flags, address), found 5 fields", 0},
-      {"{{{mmap:0xffffffffffff0000:0x10001:load:1:r:0x00}}}", Parser::kMmap,
-       "mmap: region runs past the end of the address space", 27},
   };
   for (const BadElement& c : cases) {
     Node node = only_element(c.line);
@@ -488,6 +546,61 @@ TEST(MarkupTokenizer, RandomLinesAreCoveredExactlyAndNeverBreakTheParsers) {
     }
     ASSERT_EQ(joined, line);
   }
+}
+
+// ------------------------------------------------------------------------------------------ multi-line parser
+
+/// Every node the parser gives for each line, described; "|" between lines, "$" for finish().
+std::string parse_lines(MarkupParser& parser, const std::vector<std::string>& lines) {
+  std::string out;
+  Node node;
+  for (const std::string& line : lines) {
+    parser.begin_line(line);
+    std::vector<Node> nodes;
+    while (parser.next(node)) nodes.push_back(node);
+    if (!out.empty()) out += " | ";
+    out += describe(nodes);
+    if (parser.inside_element()) out += " +";
+  }
+  if (parser.finish(node)) out += " $ T'" + std::string(node.text) + "'";
+  return out;
+}
+
+// Issue 11, item 9: elements that span lines (seed 000, hexdict) are read, as llvm-symbolizer's MarkupParser reads
+// them, not taken line by line as text.
+TEST(MarkupParser, ElementsThatSpanLines) {
+  MarkupParser parser;
+  std::vector<std::string> lines = {"regs {{{hexdict:", "  CS: 0 RIP: 0x6ee17076fb80", "  R8: 0x3b }}} after {{{pc:0x10}}}",
+                                    "plain"};
+  EXPECT_EQ(parse_lines(parser, lines),
+            "T'regs '@0 + |  + | E'hexdict'[\n  CS| 0 RIP| 0x6ee17076fb80\n  R8| 0x3b ]@0 T' after '@14 "
+            "E'pc'[0x10]@21 | T'plain'@0");
+  // Complete elements before the opening one come out first; an element that is not registered does not span.
+  EXPECT_EQ(parse_lines(parser, {"{{{bt:0:0x10}}} {{{hexdict:", "}}}"}),
+            "E'bt'[0|0x10]@0 T' '@15 + | E'hexdict'[\n]@0");
+  EXPECT_EQ(parse_lines(parser, {"{{{pc:0x10", "}}}"}), "T'{{{pc:0x10'@0 | T'}}}'@0");
+  // A "}}}" after the opening, or no ':' after the tag: not an opening.
+  EXPECT_EQ(parse_lines(parser, {"{{{hexdict:a }}}", "{{{hexdict"}), "E'hexdict'[a ]@0 | T'{{{hexdict'@0");
+  // The input ends inside the element: it was never one, and is given back as text (llvm-symbolizer's flush).
+  EXPECT_EQ(parse_lines(parser, {"x {{{hexdict:", "  A: 0x1"}), "T'x '@0 + |  + $ T'{{{hexdict:\n  A: 0x1'");
+}
+
+TEST(MarkupParser, LinesInsideAreMarkedAndResetForgetsTheElement) {
+  MarkupParser parser({"dump"});
+  Node node;
+  parser.begin_line("{{{dump:");
+  EXPECT_FALSE(parser.line_started_inside());
+  EXPECT_TRUE(parser.inside_element());
+  parser.begin_line("signal:11:SIGSEGV");
+  EXPECT_FALSE(parser.next(node));
+  EXPECT_TRUE(parser.line_started_inside());
+  EXPECT_TRUE(parser.inside_element());
+  parser.reset();
+  EXPECT_FALSE(parser.inside_element());
+  EXPECT_FALSE(parser.finish(node));
+  // The default tags are seed 000's (hexdict); others are plain text.
+  MarkupParser plain;
+  EXPECT_EQ(parse_lines(plain, {"{{{dump:", "}}}"}), "T'{{{dump:'@0 | T'}}}'@0");
 }
 
 // ------------------------------------------------------------------------------------------- round trips

@@ -199,6 +199,7 @@ TEST(ReadReport, TruncatedLastSubreportIsAWarning) {
   EXPECT_EQ(diagnostics.items[0].severity, Severity::kWarning);
   EXPECT_EQ(diagnostics.items[0].file, "crash.log");
   EXPECT_EQ(diagnostics.items[0].message, "subreport 'samples' starting at line 1 was cut short (no </report>)");
+  EXPECT_EQ(diagnostics.items[0].code, DiagnosticCode::kCutShort);  // what a caller tells a crash's cut by
 }
 
 // Every structural error, with its line number, and what the visitor still receives.
@@ -240,7 +241,22 @@ TEST(ReadReport, ErrorsWithLineNumbers) {
        {"E:1:malformed tag: Error parsing element attribute at column 13 (its subreport is skipped)"}},
       {"nul in tag", std::string("<report id=\"a\0\">\n</report>\n", 26),
        {},
-       {"E:1:malformed tag: it contains a NUL byte (its subreport is skipped)"}},
+       {"E:1:malformed tag: it contains a NUL byte at column 14 (its subreport is skipped)"}},
+      // Issue 11, item 13: what pugixml lets pass but XML forbids is an error naming the column.
+      {"duplicated attribute", "<report id=\"a\" id=\"b\">\nskipped\n</report>\n<report id=\"c\">\n</report>\n",
+       {"begin c @4", "end"},
+       {"E:1:malformed tag: duplicate attribute 'id' at column 16 (its subreport is skipped)"}},
+      {"reference to NUL", "<report id=\"a&#x0;b\">\nskipped\n</report>\n",
+       {},
+       {"E:1:malformed tag: character reference '&#x0;' at column 14 names a character XML does not allow (its "
+        "subreport is skipped)"}},
+      {"reference to a control character", "<report id=\"&#27;[31m\">\n</report>\n",
+       {},
+       {"E:1:malformed tag: character reference '&#27;' at column 13 names a character XML does not allow (its "
+        "subreport is skipped)"}},
+      {"raw control character", "<report id=\"\033[31m\">\n</report>\n",
+       {},
+       {"E:1:malformed tag: control character \\x1b at column 13 (its subreport is skipped)"}},
       {"cut short after error", "junk\n<report id=\"a\">\nx\n",
        {"begin a @2", "3: x", "end (cut short)"},
        {"E:1:text outside a subreport (ignored up to the next <report> tag)",

@@ -181,6 +181,14 @@ TEST(ParseSiteInfo, ErrorsWithLineNumbers) {
       {"stray end tag", "</sites>\n" + open_a + "</sites>\n</sites>\n", {"branches"},
        {"E:1:</sites> without a matching <sites> tag", "E:4:</sites> without a matching <sites> tag"}},
       {"end tag with text after it", open_a + "s\n</sites> x\n</sites>\n", {"branches"}, {}},
+      // Issue 11, item 13: XML forbids both; pugixml let the first scheme win and cut the value at the NUL.
+      {"duplicated attribute", "<sites unit=\"" + kUnitA + "\" scheme=\"a\" scheme=\"b\">\ns\n</sites>\n" + open_b +
+       "</sites>\n", {"returns"}, {"E:1:malformed tag: duplicate attribute 'scheme' at column 59"}},
+      {"reference to NUL", "<sites unit=\"" + kUnitA + "\" scheme=\"a&#x0;b\">\ns\n</sites>\n" + open_b + "</sites>\n",
+       {"returns"},
+       {"E:1:malformed tag: character reference '&#x0;' at column 57 names a character XML does not allow"}},
+      {"references XML allows", "<sites unit=\"" + kUnitA + "\" scheme=\"a&#9;&#xA;&#x10FFFF;b\">\n</sites>\n",
+       {"a\t\n\xf4\x8f\xbf\xbf" "b"}, {}},
   };
   for (const Case& c : cases) {
     Parsed parsed = parse(c.input);

@@ -140,6 +140,34 @@ not_elf_among_good)
 extract-section: 'absent.o': error: cannot open: No such file or directory\n\
 extract-section: 'dir': error: is a directory\n"
   ;;
+special_files)
+  # Issue 11, item 10: a FILE that is not a regular file is refused at once, naming what it is. Opening a FIFO that
+  # nobody writes to must not wait for a writer (it used to hang in open), and a device is never read.
+  object a 'from a\n'
+  mkfifo fifo || fail "mkfifo failed"
+  timeout 20 "$tool" .debug_site_info fifo /dev/zero a.o >out 2>err
+  status=$?
+  ran="extract-section .debug_site_info fifo /dev/zero a.o"
+  expect 1 'from a\n' "extract-section: 'fifo': error: not a regular file (a FIFO)\n\
+extract-section: '/dev/zero': error: not a regular file (a character device)\n"
+  ;;
+archive_bad_member)
+  # Issue 11, item 11: one malformed member (its long-name offset points past the archive's name table) is
+  # reported and skipped; the members after it are still read, and the exit status says something was wrong.
+  object first_long_member_name 'first\n'
+  object second_long_member_name 'second\n'
+  object third_long_member_name 'third\n'
+  ar rc lib.a first_long_member_name.o second_long_member_name.o third_long_member_name.o || fail "ar failed"
+  run .debug_site_info lib.a
+  expect 0 'first\nsecond\nthird\n' ''
+  # The second member's name is "/26": offset 26 of the name table "//" (the first name and its "/\n" are 26 bytes).
+  offset=$(grep -abo '/26   ' lib.a | head -1 | cut -d: -f1)
+  [ -n "$offset" ] || fail "no member header names offset 26"
+  printf '/9999' | dd of=lib.a bs=1 seek="$offset" conv=notrunc status=none || fail "dd failed"
+  run .debug_site_info lib.a
+  expect 1 'first\nthird\n' "extract-section: 'lib.a(/9999)': error: the member's name is at offset 9999 of the \
+archive's name table, which has 80 bytes; the member is skipped\n"
+  ;;
 lying_file)
   object a 'from a\n'
   yaml lying 'Content: "68656c6c6f0a"' 'ShSize: 0x10000000'

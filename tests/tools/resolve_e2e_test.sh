@@ -42,6 +42,24 @@ main_c=$SOURCE_DIR/examples/sampler_example.c
 plugin_c=$SOURCE_DIR/examples/plugin.c
 host_c=$SOURCE_DIR/examples/plugin_host.c
 
+# check_segv_frames INPUT SYMBOLIZED: llvm-symbolizer's output for `crash segv` names the signal, then each frame of
+# the example with its function, file and line (the line of the statement, found in the source).
+check_segv_frames() {
+  grep -qx 'Crashed with signal 11 (SIGSEGV) at address 0x00' "$2" || fail "$1: no signal line: $(cat "$2")"
+  local crash_c="$SOURCE_DIR/examples/crash.c" n=0 frame
+  for frame in \
+    "crash_segv $crash_c:$(line_of "$crash_c" '*null_pointer = 42;')" \
+    "crash_level_3 $crash_c:$(line_of "$crash_c" 'if (strcmp(kind, "segv") == 0) crash_segv();')" \
+    "crash_level_2 $crash_c:$(line_of "$crash_c" 'crash_level_2(const char* kind)')" \
+    "crash_level_1 $crash_c:$(line_of "$crash_c" 'crash_level_1(const char* kind)')" \
+    "example_crash $crash_c:$(line_of "$crash_c" 'int example_crash(const char* kind)')" \
+    "main $main_c:$(line_of "$main_c" 'if (example_crash(argv[2]) != 0)')"; do
+    grep -Eq "^ *#$n +0x[0-9a-f]+ ${frame%% *} ${frame#* }:[0-9]+ " "$2" ||
+      fail "$1: frame #$n is not ${frame}: $(grep "#$n " "$2")"
+    n=$((n + 1))
+  done
+}
+
 U=5a3d1c0e9b8f47d2a6c4e1f0b3d5a7c9
 N=12
 
@@ -154,22 +172,28 @@ crash)
     [ "$status" = 0 ] || fail "resolve-backtrace $input: exit status $status: $(cat markup.err)"
     no_stderr markup.err "resolve-backtrace $input"
     "$symbolizer" --filter-markup --debug-file-directory=symbols <markup >symbolized 2>/dev/null
-    grep -qx 'Crashed with signal 11 (SIGSEGV) at address 0x00' symbolized || fail "no signal line: $(cat symbolized)"
-    crash_c="$SOURCE_DIR/examples/crash.c"
-    # Each frame: number, function, file and line (the line of the statement, found in the source).
-    n=0
-    for frame in \
-      "crash_segv $crash_c:$(line_of "$crash_c" '*null_pointer = 42;')" \
-      "crash_level_3 $crash_c:$(line_of "$crash_c" 'if (strcmp(kind, "segv") == 0) crash_segv();')" \
-      "crash_level_2 $crash_c:$(line_of "$crash_c" 'crash_level_2(const char* kind)')" \
-      "crash_level_1 $crash_c:$(line_of "$crash_c" 'crash_level_1(const char* kind)')" \
-      "example_crash $crash_c:$(line_of "$crash_c" 'int example_crash(const char* kind)')" \
-      "main $main_c:$(line_of "$main_c" 'if (example_crash(argv[2]) != 0)')"; do
-      grep -Eq "^ *#$n +0x[0-9a-f]+ ${frame%% *} ${frame#* }:[0-9]+ " symbolized ||
-        fail "$input: frame #$n is not ${frame}: $(grep "#$n " symbolized)"
-      n=$((n + 1))
-    done
+    check_segv_frames "$input" symbolized
   done
+  ;;
+crash_symbol_dir)
+  # The crash pipeline after one set-up step (issue 11, "Symbolizing without a hand-made directory"): the example
+  # runs stripped, as a shipped program would; sampler-symbol-dir lays out the symbol directory from its unstripped
+  # build and the directory of the examples, and llvm-symbolizer names every frame of the program.
+  strip --strip-all -o app "$example" || fail "strip failed"
+  { SAMPLER_SPARSITY=1 SAMPLER_FILE=report ./app crash segv; } 2>/dev/null
+  status=$?
+  [ "$status" = 139 ] || fail "the crash run exited with $status, not 128+SIGSEGV"
+  "$TOOLS/sampler-symbol-dir" symbols app "$example" "$(dirname "$example")" >symbol-dir.out 2>symbol-dir.err
+  status=$?
+  [ "$status" = 0 ] || fail "sampler-symbol-dir: exit status $status: $(cat symbol-dir.err)"
+  no_stderr symbol-dir.err sampler-symbol-dir
+  build_id=$(readelf -n app | sed -n 's/.*Build ID: //p')
+  [ -n "$build_id" ] || fail "the example has no build ID"
+  cmp -s "$example" "symbols/.build-id/${build_id:0:2}/${build_id:2}.debug" ||
+    fail "the entry of the example's build ID is not its unstripped build"
+  "$TOOLS/resolve-backtrace" report >markup 2>markup.err || fail "resolve-backtrace failed: $(cat markup.err)"
+  "$symbolizer" --filter-markup --debug-file-directory=symbols <markup >symbolized 2>/dev/null
+  check_segv_frames report symbolized
   ;;
 overflow)
   # A stack overflow: the recursion is stored as `rep` and the capture limit as `trunc`; resolve-backtrace expands

@@ -223,6 +223,44 @@ samples_bad_files)
   sed -n 2p err | grep -q "^resolveSamples: 'broken.o': error: " || fail "$ran: stderr: $(cat err)"
   [ "$(wc -l <err)" = 2 ] || fail "$ran: stderr: $(cat err)"
   ;;
+samples_special_files)
+  # Issue 11, item 10: a FIFO without a writer is read as empty at once (opening it used to wait for a writer); a
+  # device is refused before anything is read (/dev/zero used to grow to gigabytes, then std::bad_alloc); a pipe
+  # with a writer (a process substitution) is read whole.
+  write_sites
+  mkfifo fifo || fail "mkfifo failed"
+  samples $U2 returns '1\t2\t3\n' >in
+  # The memory cap stops a tool that would read /dev/zero to its end (as resolveSamples did) well before the machine
+  # runs out; AddressSanitizer's shadow memory needs more address space than any such cap allows.
+  cap=4000000
+  ldd "$TOOLS/resolveSamples" 2>/dev/null | grep -q libasan && cap=unlimited
+  (ulimit -v $cap; timeout 20 "$TOOLS/resolveSamples" fifo /dev/zero <(cat app.sites) <in >out 2>err)
+  status=$?
+  ran="resolveSamples fifo /dev/zero <(cat app.sites) < in"
+  sed -i 's#^/dev/fd/[0-9]*\t#PIPE\t#' out
+  expect 1 "PIPE\t$U2\treturns\tb.c\t5\tf\t3\tg\t1\t2\t3\n" \
+    "resolveSamples: 'fifo': warning: no sites sections\n\
+resolveSamples: '/dev/zero': error: not a regular file, directory or pipe (a character device)\n"
+  ;;
+samples_control_characters)
+  # Issue 11, item 12: bytes of the input quoted in a message are shown escaped, never sent to the terminal.
+  write_sites
+  printf '<samples unit="%s" scheme="returns">\n1\t2\t\033[31m3\a\n</samples>\n' $U2 >in
+  run in resolveSamples app.sites "no$(printf '\033')]0;title$(printf '\a').sites"
+  expect 1 '' "resolveSamples: 'no\\\\x1b]0;title\\\\x07.sites': error: cannot open: No such file or directory\n\
+resolveSamples: '<stdin>':2: error: '\\\\x1b[31m3\\\\x07' is not a counter (an unsigned decimal integer of at most 64 bits); site left out\n"
+  ;;
+samples_malformed_tags)
+  # Issue 11, item 13: a tag with a duplicated attribute, or a character reference to a character XML does not
+  # allow (&#x0; used to cut the value short), is an error naming the column.
+  printf '<sites unit="%s" scheme="returns" scheme="branches">\nb.c\t5\tf\t3\tg\n</sites>\n' $U2 >dup.sites
+  printf '<sites unit="%s" scheme="ret&#x0;urns">\nb.c\t5\tf\t3\tg\n</sites>\n' $U2 >nul.sites
+  samples $U2 returns '1\t2\t3\n' >in
+  run in resolveSamples dup.sites nul.sites
+  expect 1 '' "resolveSamples: 'dup.sites':1: error: malformed tag: duplicate attribute 'scheme' at column 65\n\
+resolveSamples: 'nul.sites':1: error: malformed tag: character reference '&#x0;' at column 59 names a character XML does not allow\n\
+resolveSamples: '<stdin>':1: error: no sites for unit $U2 scheme returns in the files given\n"
+  ;;
 samples_stripped)
   # The executable stripped of its sites, with the .sites file extracted beforehand.
   write_sites
@@ -389,6 +427,60 @@ backtrace_long_line)
     echo "cbf:$(cbf '\x02\x18\x42\x00')"; echo '</report>'; } >report
   run report resolve-backtrace
   expect 1 'Crashed with signal 6 (SIGABRT)\n{{{bt:0:0x42:pc}}}\n' "resolve-backtrace: '<stdin>':3: error: cbf line: bad base64 at character 5: invalid base64 character; frames after it are lost\n"
+  ;;
+backtrace_special_files)
+  # Issue 11, item 10: a FIFO without a writer reads as empty at once; a device is refused.
+  mkfifo fifo || fail "mkfifo failed"
+  : >empty
+  (timeout 20 "$TOOLS/resolve-backtrace" fifo <empty >out 2>err)
+  status=$?
+  ran="resolve-backtrace fifo"
+  expect 1 '' "resolve-backtrace: 'fifo': error: no backtrace in the input (it is empty)\n"
+  (timeout 20 "$TOOLS/resolve-backtrace" /dev/zero <empty >out 2>err)
+  status=$?
+  ran="resolve-backtrace /dev/zero"
+  expect 1 '' "resolve-backtrace: '/dev/zero': error: not a regular file or pipe (a character device)\n"
+  ;;
+backtrace_control_characters)
+  # Issue 11, item 12: control characters of the report are shown escaped (\xNN) in the output and in messages.
+  # SGR colour sequences outside elements are symbolizer markup (seed 000) and go through for llvm-symbolizer.
+  { echo '<report id="main-backtrace">'
+    printf 'signal:11:SIG\033[31mSEGV:0x10\n'
+    printf '\033[1mbold\033[0m and \033[2J a cleared screen, \033]0;a title\n'
+    printf '{{{module:1:\033[31mred:elf:00}}}\n'
+    echo '</report>'; } >report
+  run report resolve-backtrace
+  expect 0 'Crashed with signal 11 (SIG\\x1b[31mSEGV) at address 0x10\n\033[1mbold\033[0m and \\x1b[2J a cleared screen, \\x1b]0;a title\n{{{module:1:\\x1b[31mred:elf:00}}}\n' ''
+  : >empty
+  run empty resolve-backtrace "crash$(printf '\033')[31m.txt"
+  expect 1 '' "resolve-backtrace: 'crash\\\\x1b[31m.txt': error: cannot open: No such file or directory\n"
+  run empty resolve-backtrace "--crash$(printf '\033')[31m"
+  expect 2 '' "resolve-backtrace: unrecognized option '--crash\\\\x1b[31m'\nTry 'resolve-backtrace --help' for more information.\n"
+  ;;
+backtrace_lenient_markup)
+  # Issue 11, item 9: markup is read as leniently as llvm-symbolizer --filter-markup reads it: any number of hex
+  # digits after 0x (compiler-rt prints %p with 0x%zx), odd build IDs, 0X/0b/0o integers, extra fields. An SGR
+  # sequence around a contextual element does not hide it from the checks; a multi-line element (seed 000,
+  # hexdict) is passed through whole, its lines never taken for signal, cbf or backtrace_symbols lines.
+  { echo '<report id="main-backtrace">'
+    echo '{{{reset}}}'
+    echo '{{{module:0X1:app:elf:123}}}'
+    echo '{{{mmap:0x7f0000:0x1000:load:0X1:rx:0x0}}}'
+    echo '{{{mmap:0x00000000000000000007f1000:0b1000000000000:load:1:r:0x1000:extra}}}'
+    printf '\033[1m{{{module:2:lib:elf:zz}}}\033[0m\n'
+    echo 'registers {{{hexdict:'
+    echo '  app(main+0x10)[0x7f0010]'
+    echo 'signal:11:SIGSEGV:0x7f0010 }}} end'
+    echo 'signal:6:SIGABRT'
+    echo '</report>'; } >report
+  run report resolve-backtrace
+  expect 1 '{{{reset}}}\n{{{module:0X1:app:elf:123}}}\n{{{mmap:0x7f0000:0x1000:load:0X1:rx:0x0}}}\n{{{mmap:0x00000000000000000007f1000:0b1000000000000:load:1:r:0x1000:extra}}}\nregisters {{{hexdict:\n  app(main+0x10)[0x7f0010]\nsignal:11:SIGSEGV:0x7f0010 }}} end\nCrashed with signal 6 (SIGABRT)\n' \
+    "resolve-backtrace: '<stdin>':6: error: column 25: module: bad build ID: not a hex digit; element left out\n"
+  # llvm-symbolizer accepts every element that was passed through (it only warns about the extra field).
+  "$symbolizer" --filter-markup <out >symbolized 2>symbolizer.err
+  grep -q 'error' symbolizer.err && fail "llvm-symbolizer rejected an element: $(cat symbolizer.err)"
+  grep -q '\[\[\[ELF module #0x1 "app"; BuildID=0123 \[0x7f0000-0x7f0fff\](rx),\[0x7f1000-0x7f1fff\](r)\]\]\]' symbolized ||
+    fail "llvm-symbolizer did not take the module map: $(cat symbolized)"
   ;;
 backtrace_missing)
   { echo '<report id="samples">'; samples $U2 returns '1\t2\t3\n'; echo '</report>'; } >report

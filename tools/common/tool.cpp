@@ -138,8 +138,9 @@ CommandLine parse_command_line(const Usage& usage, int argc, char** argv) {
 }
 
 int usage_error(const Usage& usage, std::string_view message) {
-  std::fprintf(stderr, "%s: %.*s\nTry '%s --help' for more information.\n", usage.program,
-               static_cast<int>(message.size()), message.data(), usage.program);
+  // The message may quote an argument: its control characters are shown escaped, as in every diagnostic.
+  const std::string shown = escape_control_characters(message);
+  std::fprintf(stderr, "%s: %s\nTry '%s --help' for more information.\n", usage.program, shown.c_str(), usage.program);
   return kExitUsage;
 }
 

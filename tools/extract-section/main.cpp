@@ -53,9 +53,11 @@ int main(int argc, char** argv) {
   stream.done = [&](const ElfSection& found) {
     if (found.status == ElfSection::Status::kFound) return;
     lacking = true;
-    sink.warning(found.label, 0,
-                 found.status == ElfSection::Status::kMissing ? "no section '" + section + "'"
-                                                              : "section '" + section + "' is empty");
+    if (found.status == ElfSection::Status::kMissing) {
+      sink.warning(DiagnosticCode::kMissingSection, found.label, 0, "no section '" + section + "'");
+    } else {
+      sink.warning(DiagnosticCode::kEmptySection, found.label, 0, "section '" + section + "' is empty");
+    }
   };
   for (size_t i = 1; i < command.operands.size(); ++i) {
     for_each_elf_section_streamed(command.operands[i], section, stream, sink);

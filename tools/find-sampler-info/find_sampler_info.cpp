@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "sections/elf_section.h"
+#include "sections/input_files.h"
 #include "sections/site_info.h"
 
 namespace sampler::packaging {
@@ -48,19 +49,18 @@ void append_rewritten_body(std::string_view body, const PrefixRewrite& rewrite, 
 
 // Reads up to `size` bytes from the start of `path`; false if it cannot be opened.
 bool read_head(const std::string& path, char* buffer, size_t size, size_t& got, int& error) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-  if (fd < 0) {
+  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK));
+  if (!fd) {
     error = errno;
     return false;
   }
   got = 0;
   while (got < size) {
-    ssize_t n = ::read(fd, buffer + got, size - got);
+    ssize_t n = ::read(fd.get(), buffer + got, size - got);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) break;
     got += static_cast<size_t>(n);
   }
-  ::close(fd);
   return true;
 }
 
@@ -98,48 +98,14 @@ bool write_file(const fs::path& path, std::string_view text, DiagnosticSink& sin
   return true;
 }
 
-// Lists the regular files under `root` (relative paths, sorted), not following symbolic links and leaving out
-// the directories in `skip` (relative paths). An unreadable directory is reported and the walk goes on without it.
-std::vector<std::string> list_regular_files(const fs::path& root, const std::vector<fs::path>& skip,
-                                            DiagnosticSink& sink, bool& ok) {
-  std::vector<std::string> files;
-  std::vector<fs::path> pending = {fs::path()};  // directories to read, relative to root
-  while (!pending.empty()) {
-    fs::path directory = std::move(pending.back());
-    pending.pop_back();
-    std::error_code ec;
-    fs::directory_iterator it(root / directory, ec);
-    for (fs::directory_iterator end; !ec && it != end; it.increment(ec)) {
-      fs::path relative = directory / it->path().filename();
-      std::error_code status_error;
-      fs::file_status status = it->symlink_status(status_error);
-      if (status_error) {
-        sink.error(it->path().string(), 0, "cannot stat: " + status_error.message());
-        ok = false;
-      } else if (fs::is_directory(status)) {
-        if (std::find(skip.begin(), skip.end(), relative) == skip.end()) pending.push_back(relative);
-      } else if (fs::is_regular_file(status)) {
-        files.push_back(relative.string());
-      }
-    }
-    if (ec) {
-      sink.error((root / directory).string(), 0, "cannot read directory: " + ec.message());
-      ok = false;
-    }
-  }
-  std::sort(files.begin(), files.end());
-  return files;
-}
-
 // Forwards diagnostics, except that an archive member which is not ELF is skipped rather than an error: it
 // cannot carry an ELF section (LLVM bitcode in a static library built with -flto, the members of a .deb), and a
-// build root may well hold such archives. The ELF reader words it this way (sections/src/elf_section.cpp); the
-// black-box test (tests/packaging/find_sampler_info.sh) pins it.
+// build root may well hold such archives. The ELF reader gives that problem its own code.
 class SkipNonElfMembers : public DiagnosticSink {
  public:
   explicit SkipNonElfMembers(DiagnosticSink& next) : next_(next) {}
   void report(const Diagnostic& diagnostic) override {
-    if (diagnostic.message == "archive member is not an ELF file" && diagnostic.file.ends_with(")")) return;
+    if (diagnostic.code == DiagnosticCode::kArchiveMemberNotElf) return;
     if (diagnostic.severity == Severity::kError) ++errors_;
     next_.report(diagnostic);
   }
@@ -207,9 +173,18 @@ bool find_sampler_info(const FindOptions& options, const std::function<void(cons
     return false;
   }
   const fs::path sites_dir = fs::path(options.sites_dir).lexically_normal();
+  // Symbolic links are not followed; the sites directory itself and find-debuginfo's separate debug files (which
+  // carry the section legitimately) are not searched.
   const std::vector<fs::path> skip = {sites_dir, fs::path("usr/lib/debug")};
+  DirectoryWalk walk;
+  walk.follow_file_links = false;
+  walk.skip_directory = [&skip](const std::string& relative) {
+    return std::find(skip.begin(), skip.end(), fs::path(relative)) != skip.end();
+  };
+  std::vector<std::string> files;
+  if (!walk_directory(options.build_root, walk, files, sink)) ok = false;
 
-  for (const std::string& relative : list_regular_files(root, skip, sink, ok)) {
+  for (const std::string& relative : files) {
     const std::string path = (root / relative).string();
     char head[8];
     size_t got = 0;

@@ -4,15 +4,11 @@
 //   resolve-backtrace report | llvm-symbolizer-19 --filter-markup --debug-file-directory=SYMBOLS
 //
 // The work is in sections/backtrace.h; this is options, one library call, exit status.
-#include <fcntl.h>
-#include <unistd.h>
-
-#include <array>
-#include <cerrno>
-#include <cstring>
+#include <optional>
 #include <span>
 
 #include "sections/backtrace.h"
+#include "sections/input_files.h"
 #include "sections/symbolize_markup.h"
 #include "symbols/llvm_demangle.h"
 #include "tool.h"
@@ -52,19 +48,19 @@ int main(int argc, char** argv) {
 
   tool::StderrSink sink(kUsage.program);
   std::string name = "<stdin>";
-  int fd = 0;
+  UniqueFd file;
   if (!command.operands.empty() && command.operands.front() != "-") {
     name = command.operands.front();
-    fd = open(name.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-      sink.error(name, 0, std::string("cannot open: ") + std::strerror(errno));
-      return tool::kExitDataError;
-    }
+    // A report is read as it streams, so a pipe is fine; a device (/dev/zero) would never end, and opening a FIFO
+    // must not wait for its writer (issue 11, item 10).
+    std::optional<InputFile> input = open_input(name, AcceptedKinds{.pipe = true}, sink);
+    if (!input) return tool::kExitDataError;
+    file = std::move(input->fd);
   }
 
   tool::Output output;
   {
-    LineReader input(fd, name, sink);
+    LineReader input(file ? file.get() : 0, name, sink);
     if (auto directory = command.value("symbols")) {
       // Markup goes through the in-process symbolizer instead of straight out (issue 13).
       GsymDirectory symbols(*directory, sink);
@@ -76,7 +72,6 @@ int main(int argc, char** argv) {
       render_backtraces(input, [&output](std::string_view text) { output.write(text); }, sink);
     }
   }
-  if (fd != 0) close(fd);
   bool written = tool::finish_output(output, sink);
   return written && sink.errors() == 0 ? tool::kExitSuccess : tool::kExitDataError;
 }

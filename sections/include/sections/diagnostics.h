@@ -1,7 +1,8 @@
 // Diagnostics: how the formats library reports problems without printing.
 //
 // The library never writes to stdout or stderr. Every problem goes to a DiagnosticSink that the caller
-// provides (a tool prints them; a test collects them). A diagnostic names the file and, for text, the line.
+// provides (a tool prints them; a test collects them). A diagnostic names the file and, for text, the line; it
+// carries a code for the problems a caller may act on, so that callers branch on the code, never on the English.
 #pragma once
 
 #include <cstdint>
@@ -13,11 +14,31 @@ namespace sampler {
 
 enum class Severity { kWarning, kError };
 
+/// What a diagnostic is about, for callers that act on particular problems (find-sampler-info skips archive
+/// members that are not ELF; a collector may tell a report cut short by a crash from a damaged one). The codes
+/// are stable; the messages are for people and may change. Most problems need no code of their own: kGeneral.
+enum class DiagnosticCode : uint8_t {
+  kGeneral = 0,             ///< no code of its own: the message says what is wrong
+  kCannotOpen,              ///< a file or directory cannot be opened or read (the system's reason follows)
+  kIsDirectory,             ///< a FILE names a directory where a file is needed
+  kNotRegularFile,          ///< a FILE names a FIFO, device or socket where a regular file (or pipe) is needed
+  kTooLarge,                ///< an input is over a stated limit (a piped FILE, a decompressed size)
+  kNotElf,                  ///< a file is neither ELF nor an ar archive
+  kArchiveMemberNotElf,     ///< an ar archive member is not ELF (LLVM bitcode, a .deb's tar members)
+  kMalformedArchiveMember,  ///< an archive member whose header cannot be used; the later members are still read
+  kMalformedElf,            ///< an ELF file or member whose headers are inconsistent or lie about sizes
+  kMissingSection,          ///< warning: an ELF file or member lacks the requested section
+  kEmptySection,            ///< warning: the requested section holds nothing but NUL bytes
+  kCutShort,                ///< warning: a report ends inside a subreport (a crash cut it short; SPEC section 3)
+  kTooManyErrors,           ///< the cap on errors per input was reached: later errors are counted, not reported
+};
+
 struct Diagnostic {
   Severity severity = Severity::kError;
   std::string file;   ///< file name or label ("<stdin>", "lib.a(x.o)"); empty if none applies
   uint64_t line = 0;  ///< 1-based line number in `file`; 0 if none applies
   std::string message;
+  DiagnosticCode code = DiagnosticCode::kGeneral;
 };
 
 /// Receives diagnostics. Implementations must not throw.
@@ -28,6 +49,8 @@ class DiagnosticSink {
 
   void warning(std::string file, uint64_t line, std::string message);
   void error(std::string file, uint64_t line, std::string message);
+  void warning(DiagnosticCode code, std::string file, uint64_t line, std::string message);
+  void error(DiagnosticCode code, std::string file, uint64_t line, std::string message);
 };
 
 /// Keeps every diagnostic (tests, fuzzing).
@@ -41,6 +64,15 @@ class DiagnosticList : public DiagnosticSink {
 };
 
 /// "PROGRAM: 'FILE':LINE: warning: MESSAGE" (or "error:"); the file and line parts are left out when empty/0.
+/// The file and the message go through escape_control_characters(): input bytes (a file name, a value quoted from
+/// a report) never reach the terminal as control characters.
 std::string format_diagnostic(std::string_view program, const Diagnostic& diagnostic);
+
+/// `text` with every byte that could act on a terminal shown as \xNN (lower-case hex): C0 control characters other
+/// than tab, DEL, C1 control characters (U+0080 to U+009F, as UTF-8) and bytes that are not well-formed UTF-8.
+/// Printable ASCII, tab and well-formed UTF-8 text are kept as they are.
+std::string escape_control_characters(std::string_view text);
+/// Appends escape_control_characters(text) to `out`.
+void append_escaped(std::string& out, std::string_view text);
 
 }  // namespace sampler

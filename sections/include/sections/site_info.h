@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -28,6 +29,11 @@ struct SchemeInfo {
 
 /// The scheme's description, or nullptr for an unknown scheme.
 const SchemeInfo* find_scheme(std::string_view name);
+
+/// Every scheme SPEC section 2 knows, sorted by name: the one table of schemes and their columns. The runtime's
+/// sampler/unit.h (SAMPLER_COLUMNS_*) and docs/formats.md repeat it; tests/sections/scheme_table_test.cpp checks
+/// that they agree with it.
+std::span<const SchemeInfo> known_schemes();
 
 /// True for exactly 32 lower-case hexadecimal digits.
 bool is_unit_signature(std::string_view text);
