@@ -6,6 +6,7 @@ set -euo pipefail
 packages=(
   build-essential cmake pkg-config git
   libelf-dev libpugixml-dev zlib1g-dev libzstd-dev zstd libgtest-dev
+  libsqlite3-dev     # store/: the collector's default database
   elfutils binutils file
   llvm-19 clang-19   # llvm-symbolizer-19, yaml2obj, libFuzzer
   chromium           # headless: loads sampler-analyze's HTML page in its test (tests/analysis)
