@@ -7,6 +7,9 @@ packages=(
   build-essential cmake pkg-config git
   libelf-dev libpugixml-dev zlib1g-dev libzstd-dev zstd libgtest-dev
   libsqlite3-dev     # store/: the collector's default database
+  libmicrohttpd-dev  # collector/: the HTTP server of sampler-collector
+  libssl-dev         # collector/: SHA-256 of the API keys, constant-time comparison
+  curl               # the collector tests' HTTP client
   elfutils binutils file
   llvm-19 clang-19   # llvm-symbolizer-19, yaml2obj, libFuzzer
   chromium           # headless: loads sampler-analyze's HTML page in its test (tests/analysis)
