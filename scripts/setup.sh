@@ -9,6 +9,7 @@ packages=(
   libsqlite3-dev     # store/: the collector's default database
   libmicrohttpd-dev  # collector/: the HTTP server of sampler-collector
   libssl-dev         # collector/: SHA-256 of the API keys, constant-time comparison
+  libcurl4-openssl-dev  # collector/: sampler-run's uploads (http and https)
   curl               # the collector tests' HTTP client
   elfutils binutils file
   llvm-19 clang-19   # llvm-symbolizer-19, yaml2obj, libFuzzer
