@@ -7,6 +7,8 @@ packages=(
   build-essential cmake pkg-config git
   libelf-dev libpugixml-dev zlib1g-dev libzstd-dev zstd libgtest-dev
   libsqlite3-dev     # store/: the collector's default database
+  libpq-dev          # store/: the PostgreSQL store
+  postgresql-15      # a real server the PostgreSQL tests start (initdb, pg_ctl) as an unprivileged user
   libmicrohttpd-dev  # collector/: the HTTP server of sampler-collector
   libssl-dev         # collector/: SHA-256 of the API keys, constant-time comparison
   libcurl4-openssl-dev  # collector/: sampler-run's uploads (http and https)

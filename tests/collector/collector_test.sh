@@ -26,9 +26,12 @@ expect_answer() {
   fi
 }
 
+# The database: SQLite unless with_postgresql.sh gave a server.
+database=${SAMPLER_TEST_POSTGRESQL_URL:-sqlite:reports.db}
+
 case $case_name in
   upload_and_export)
-    start_server sqlite:reports.db
+    start_server "$database"
     report run-1 >r1 && report run-2 1 >r2
     upload good-key r1 && expect_answer 200
     grep -q '"duplicate": false' answer || fail "first upload: $(cat answer)"
@@ -37,13 +40,13 @@ case $case_name in
     gzip -c r2 >r2.gz
     upload good-key r2.gz -H 'Content-Encoding: gzip' && expect_answer 200
     stop_server
-    run "$TOOLS/sampler-collector" export --database sqlite:reports.db --app wordfreq exported
+    run "$TOOLS/sampler-collector" export --database "$database" --app wordfreq exported
     expect 0 '' ''
     [ "$(ls exported)" = "$(printf 'run-1.report\nrun-2.report')" ] || fail "exported: $(ls exported)"
     cmp -s r1 exported/run-1.report || fail "run-1 differs"
     cmp -s r2 exported/run-2.report || fail "run-2 differs"
     # Restarted on the same database: the runs are still there, the duplicate still recognised.
-    start_server sqlite:reports.db
+    start_server "$database"
     upload good-key r2 && expect_answer 200
     grep -q '"duplicate": true' answer || fail "after restart: $(cat answer)"
     stop_server
