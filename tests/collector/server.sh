@@ -5,7 +5,7 @@ start_server() {  # start_server DATABASE-URL [EXTRA OPTIONS...]
   local database=$1
   shift
   rm -f server.fifo && mkfifo server.fifo
-  "$TOOLS/sampler-collector" serve --listen 127.0.0.1:0 --database "$database" --keys keys.tsv "$@" \
+  "$TOOLS/sampler-collector" serve --listen "${LISTEN:-127.0.0.1:0}" --database "$database" --keys keys.tsv "$@" \
     >server.fifo 2>>server.err &
   server_pid=$!
   local line=""
