@@ -11,8 +11,6 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
-#include <filesystem>
-#include <fstream>
 
 namespace sampler::collector {
 namespace {
@@ -189,36 +187,6 @@ std::unique_ptr<Server> Server::start(Collector& collector, const std::string& l
   auto server = std::make_unique<MhdServer>(collector, std::move(log));
   if (!server->start(listen, error)) return nullptr;
   return server;
-}
-
-int64_t export_runs(store::Store& store, const std::string& app, const std::optional<std::string>& version,
-                    const std::string& directory, std::string& error) {
-  std::error_code ec;
-  std::filesystem::create_directories(directory, ec);
-  if (ec) {
-    error = "cannot create '" + directory + "': " + ec.message();
-    return -1;
-  }
-  int64_t written = 0;
-  bool ok = store.for_each(
-      {app, version},
-      [&](const store::Run& run) {
-        // Run ids were checked on upload (valid_run_id); check again: they become file names.
-        if (!valid_run_id(run.run_id)) return true;
-        std::string path = directory + "/" + run.run_id + ".report";
-        std::ofstream out(path, std::ios::binary | std::ios::trunc);
-        out.write(run.body.data(), static_cast<std::streamsize>(run.body.size()));
-        out.close();
-        if (!out) {
-          error = "cannot write '" + path + "'";
-          return false;
-        }
-        ++written;
-        return true;
-      },
-      error);
-  if (!ok || !error.empty()) return -1;
-  return written;
 }
 
 }  // namespace sampler::collector

@@ -137,6 +137,22 @@ CommandLine parse_command_line(const Usage& usage, int argc, char** argv) {
   return result;
 }
 
+std::vector<char*> join_option_value(int argc, char** argv, std::string_view name, std::string& storage) {
+  std::vector<char*> result(argv, argv + argc);
+  std::string flag = "--" + std::string(name);
+  for (int i = 1; i + 1 < argc; ++i) {
+    if (std::string_view(argv[i]) == "--") break;
+    if (argv[i] == flag && argv[i + 1][0] != '-') {
+      storage = flag + "=" + argv[i + 1];
+      result.erase(result.begin() + i + 1);
+      result[static_cast<size_t>(i)] = storage.data();
+      break;
+    }
+  }
+  result.push_back(nullptr);
+  return result;
+}
+
 int usage_error(const Usage& usage, std::string_view message) {
   std::fprintf(stderr, "%s: %.*s\nTry '%s --help' for more information.\n", usage.program,
                static_cast<int>(message.size()), message.data(), usage.program);

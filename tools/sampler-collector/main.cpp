@@ -17,6 +17,7 @@
 #include <string>
 
 #include "collector/server.h"
+#include "store/files.h"
 #include "tool.h"
 
 namespace {
@@ -188,8 +189,8 @@ int export_command(int argc, char** argv) {
     std::fprintf(stderr, "sampler-collector: error: %s\n", error.c_str());
     return tool::kExitDataError;
   }
-  int64_t written =
-      collector::export_runs(*store, *command.value("app"), command.value("version"), command.operands[0], error);
+  sampler::store::Query query{*command.value("app"), command.value("version")};
+  int64_t written = sampler::store::write_runs(*store, query, command.operands[0], "", error);
   if (written < 0) {
     std::fprintf(stderr, "sampler-collector: error: %s\n", error.c_str());
     return tool::kExitDataError;
@@ -202,7 +203,12 @@ int export_command(int argc, char** argv) {
 int main(int argc, char** argv) {
   std::string_view first = argc > 1 ? argv[1] : "";
   if (first == "serve") return serve(argc - 1, argv + 1);
-  if (first == "export") return export_command(argc - 1, argv + 1);
+  if (first == "export") {
+    // "--version V" selects the runs of a version; a lone --version is the tool's.
+    std::string joined;
+    std::vector<char*> arguments = tool::join_option_value(argc - 1, argv + 1, "version", joined);
+    return export_command(static_cast<int>(arguments.size()) - 1, arguments.data());
+  }
   if (first.starts_with("-")) {
     tool::CommandLine command = tool::parse_command_line(kUsage, argc, argv);
     if (command.exit_status) return *command.exit_status;

@@ -50,20 +50,10 @@ constexpr tool::Usage kUsage = {
 }  // namespace
 
 int main(int argc, char** argv) {
-  // "--version V" is the application's version (the command line); a lone --version is ours. The
-  // common parser treats "--version" as the tool's, so the first becomes "--version=V".
-  std::vector<std::string> rewritten;
-  std::vector<char*> arguments(argv, argv + argc);
-  for (int i = 1; i + 1 < argc; ++i) {
-    std::string_view next = argv[i + 1];
-    if (std::string_view(argv[i]) == "--version" && !next.starts_with("-")) {
-      rewritten.push_back(std::string("--version=") + argv[i + 1]);
-      arguments.erase(arguments.begin() + i, arguments.begin() + i + 2);
-      arguments.insert(arguments.begin() + i, rewritten.back().data());
-      break;
-    }
-  }
-  argc = static_cast<int>(arguments.size());
+  // "--version V" is the application's version; a lone --version is ours.
+  std::string joined;
+  std::vector<char*> arguments = tool::join_option_value(argc, argv, "version", joined);
+  argc = static_cast<int>(arguments.size()) - 1;
   argv = arguments.data();
   // Options end at "--" or at the program's name: what follows belongs to the program.
   int split = 1;

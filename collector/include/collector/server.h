@@ -24,9 +24,4 @@ class Server {
   virtual void stop() = 0;
 };
 
-/// Writes every run of `app` (and `version`, when given) into `directory` (created), one file RUNID.report per
-/// run, and returns the number written, or -1 with `error` set.
-int64_t export_runs(store::Store& store, const std::string& app, const std::optional<std::string>& version,
-                    const std::string& directory, std::string& error);
-
 }  // namespace sampler::collector
