@@ -133,6 +133,35 @@ print(s.getsockname()[1], flush=True); sys.stdin.read()')
     run "$R" --app wordfreq -- ./no-such-program
     expect 127 '' "sampler-run: cannot run './no-such-program': No such file or directory\n"
     ;;
+  demo_through_database)
+    # The issue's "done when": the demo's runs go through sampler-run to a collector on loopback with SQLite,
+    # and sampler-analyze reads them from the database.
+    start_server sqlite:reports.db
+    crashes=0
+    for i in $(seq 1 30); do
+      "$wordfreq" --generate "$i" >in.txt
+      version=1.0 && [ "$i" -gt 25 ] && version=2.0
+      "$R" --app wordfreq --version "$version" --sparsity 1 --upload "$url" --api-key good-key -- \
+        "$wordfreq" in.txt >/dev/null 2>&1
+      [ $? -gt 128 ] && crashes=$((crashes + 1))
+    done
+    stop_server
+    [ "$crashes" -gt 0 ] && [ "$crashes" -lt 30 ] || fail "$crashes crashes in 30 runs: nothing to analyse"
+    run "$TOOLS/sampler-analyze" --database sqlite:reports.db --app wordfreq --sites "$wordfreq"
+    [ "$status" = 0 ] || fail "sampler-analyze --database: status $status: $(cat err)"
+    head -1 out | grep -q '^rank	round	' || fail "no header: $(head -1 out)"
+    # The best predictor is in the word counter, and it was seen in every failing run (column F).
+    best=$(sed -n 2p out)
+    [ "$(cut -f15 <<<"$best")" = count_word ] || fail "best predictor: $best"
+    [ "$(cut -f9 <<<"$best")" = "$crashes" ] || fail "F is not the $crashes crashes: $best"
+    # --version V: only that version's runs (5 of them here).
+    run "$TOOLS/sampler-analyze" --database sqlite:reports.db --app wordfreq --version 2.0 --sites "$wordfreq" --top 1
+    [ "$status" = 0 ] || fail "--version 2.0: status $status: $(cat err)"
+    run "$TOOLS/sampler-analyze" --database sqlite:reports.db --sites "$wordfreq"
+    expect 2 '' "sampler-analyze: --database needs --app NAME\nTry 'sampler-analyze --help' for more information.\n"
+    run "$TOOLS/sampler-analyze" --database sqlite:missing-dir/x.db --app wordfreq --sites "$wordfreq"
+    [ "$status" = 1 ] && grep -q "^sampler-analyze: error: cannot open 'missing-dir/x.db'" err || fail "bad database: $(cat err)"
+    ;;
   help_version_usage)
     run "$R" --version
     expect 0 "sampler-run (sampler) $version\n" ''
