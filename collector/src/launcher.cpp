@@ -4,8 +4,10 @@
 #include "collector/launcher.h"
 
 #include <curl/curl.h>
+#include <dlfcn.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <spawn.h>
 #include <sys/mman.h>
 #include <sys/random.h>
 #include <sys/resource.h>
@@ -113,6 +115,45 @@ std::string read_whole_file(const std::string& path) {
 size_t discard_answer(char* data, size_t size, size_t count, void* answer) {
   static_cast<std::string*>(answer)->append(data, std::min<size_t>(size * count, 4096));
   return size * count;
+}
+
+// libcurl is loaded only when there is something to upload: linking it would load its dependencies (TLS,
+// Kerberos, LDAP, ...) at every start, about 15 ms before the program even begins (docs/performance.md).
+struct Curl {
+  decltype(&curl_global_init) global_init;
+  decltype(&curl_easy_init) easy_init;
+  decltype(&curl_easy_setopt) setopt;
+  decltype(&curl_easy_perform) perform;
+  decltype(&curl_easy_getinfo) getinfo;
+  decltype(&curl_easy_cleanup) cleanup;
+  decltype(&curl_easy_strerror) strerror;
+  decltype(&curl_slist_append) slist_append;
+  decltype(&curl_slist_free_all) slist_free_all;
+};
+
+const Curl* load_curl() {
+  static const Curl* loaded = []() -> const Curl* {
+    void* library = dlopen("libcurl.so.4", RTLD_NOW | RTLD_LOCAL);
+    if (library == nullptr) return nullptr;
+    static Curl curl;
+    bool ok = true;
+    auto get = [&](auto& function, const char* name) {
+      function = reinterpret_cast<std::remove_reference_t<decltype(function)>>(dlsym(library, name));
+      ok = ok && function != nullptr;
+    };
+    get(curl.global_init, "curl_global_init");
+    get(curl.easy_init, "curl_easy_init");
+    get(curl.setopt, "curl_easy_setopt");
+    get(curl.perform, "curl_easy_perform");
+    get(curl.getinfo, "curl_easy_getinfo");
+    get(curl.cleanup, "curl_easy_cleanup");
+    get(curl.strerror, "curl_easy_strerror");
+    get(curl.slist_append, "curl_slist_append");
+    get(curl.slist_free_all, "curl_slist_free_all");
+    if (!ok || curl.global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) return nullptr;
+    return &curl;
+  }();
+  return loaded;
 }
 
 void say(const LaunchSettings& settings, const std::string& message) {
@@ -264,39 +305,43 @@ std::string read_build_id(const std::string& path) {
 
 UploadStatus upload_report(const std::string& url, const std::string& api_key, std::string_view gzip_body,
                            uint64_t timeout_ms, std::string& answer) {
-  static const bool initialised = curl_global_init(CURL_GLOBAL_DEFAULT) == CURLE_OK;
+  const Curl* api = load_curl();
   answer.clear();
-  if (!initialised || timeout_ms == 0) {
+  if (api == nullptr) {
+    answer = "cannot load libcurl.so.4";
+    return UploadStatus::kUnreachable;
+  }
+  if (timeout_ms == 0) {
     answer = "no time left to upload";
     return UploadStatus::kUnreachable;
   }
-  CURL* curl = curl_easy_init();
+  CURL* curl = api->easy_init();
   if (curl == nullptr) return UploadStatus::kUnreachable;
   std::string endpoint = url;
   while (endpoint.ends_with("/")) endpoint.pop_back();
   if (!endpoint.ends_with("/api/reports")) endpoint += "/api/reports";
   std::string authorization = "Authorization: APIKey " + api_key;
   curl_slist* headers = nullptr;
-  headers = curl_slist_append(headers, authorization.c_str());
-  headers = curl_slist_append(headers, "Content-Type: text/plain");
-  headers = curl_slist_append(headers, "Content-Encoding: gzip");
-  headers = curl_slist_append(headers, "Expect:");  // no 100-continue round trip for a small body
-  curl_easy_setopt(curl, CURLOPT_URL, endpoint.c_str());
-  curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
-  curl_easy_setopt(curl, CURLOPT_POSTFIELDS, gzip_body.data());
-  curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(gzip_body.size()));
-  curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, static_cast<long>(timeout_ms));
-  curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
-  curl_easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https");
-  curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, discard_answer);
-  curl_easy_setopt(curl, CURLOPT_WRITEDATA, &answer);
-  CURLcode rc = curl_easy_perform(curl);
+  headers = api->slist_append(headers, authorization.c_str());
+  headers = api->slist_append(headers, "Content-Type: text/plain");
+  headers = api->slist_append(headers, "Content-Encoding: gzip");
+  headers = api->slist_append(headers, "Expect:");  // no 100-continue round trip for a small body
+  api->setopt(curl, CURLOPT_URL, endpoint.c_str());
+  api->setopt(curl, CURLOPT_HTTPHEADER, headers);
+  api->setopt(curl, CURLOPT_POSTFIELDS, gzip_body.data());
+  api->setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(gzip_body.size()));
+  api->setopt(curl, CURLOPT_TIMEOUT_MS, static_cast<long>(timeout_ms));
+  api->setopt(curl, CURLOPT_NOSIGNAL, 1L);
+  api->setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https");
+  api->setopt(curl, CURLOPT_WRITEFUNCTION, discard_answer);
+  api->setopt(curl, CURLOPT_WRITEDATA, &answer);
+  CURLcode rc = api->perform(curl);
   long status = 0;
-  curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
-  curl_slist_free_all(headers);
-  curl_easy_cleanup(curl);
+  api->getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
+  api->slist_free_all(headers);
+  api->cleanup(curl);
   if (rc != CURLE_OK) {
-    answer = curl_easy_strerror(rc);
+    answer = api->strerror(rc);
     return UploadStatus::kUnreachable;
   }
   while (!answer.empty() && answer.back() == '\n') answer.pop_back();
@@ -312,56 +357,67 @@ int launch(const LaunchSettings& settings, const std::vector<std::string>& argv)
   if (!settings.enabled) {
     // Opted out: the program runs as if sampler-run were not there.
     execvp(args[0], args.data());
-    std::fprintf(stderr, "sampler-run: cannot run '%s': %s\n", args[0], std::strerror(errno));
-    return errno == ENOENT ? 127 : 126;
+    int error = errno;
+    std::fprintf(stderr, "sampler-run: cannot run '%s': %s\n", args[0], std::strerror(error));
+    return error == ENOENT ? 127 : 126;
   }
   // The report descriptor: a memfd, moved above the standard descriptors (they may be closed, SPEC section 6).
   int memfd = memfd_create("sampler-report", 0);
   int report_fd = memfd >= 0 ? fcntl(memfd, F_DUPFD, 3) : -1;
   if (memfd >= 0) close(memfd);
-  // The exec failure's errno comes back through a close-on-exec pipe: an empty read means exec succeeded.
-  int exec_pipe[2];
-  if (report_fd < 0 || pipe2(exec_pipe, O_CLOEXEC) != 0) {
+  if (report_fd < 0) {
     std::fprintf(stderr, "sampler-run: cannot create the report descriptor: %s\n", std::strerror(errno));
     return 126;
   }
   std::string seed = settings.seed.empty() ? std::to_string(std::strtoull(random_hex(8).c_str(), nullptr, 16))
                                            : settings.seed;
+  // The program's environment: ours, with the runtime's variables set for this run (SPEC section 6).
+  std::vector<std::string> environment;
+  for (char** e = environ; *e != nullptr; ++e) {
+    std::string_view entry = *e;
+    if (entry.starts_with("SAMPLER_REPORT_FD=") || entry.starts_with("SAMPLER_SPARSITY=") ||
+        entry.starts_with("SAMPLER_SEED=") || entry.starts_with("SAMPLER_FILE=")) {
+      continue;
+    }
+    environment.emplace_back(entry);
+  }
+  environment.push_back("SAMPLER_REPORT_FD=" + std::to_string(report_fd));
+  environment.push_back("SAMPLER_SPARSITY=" + settings.sparsity);
+  environment.push_back("SAMPLER_SEED=" + seed);
+  std::vector<char*> envp;
+  for (std::string& entry : environment) envp.push_back(entry.data());
+  envp.push_back(nullptr);
+
   struct sigaction forward{};
   forward.sa_sigaction = forward_signal;
   forward.sa_flags = SA_SIGINFO | SA_RESTART;
   sigemptyset(&forward.sa_mask);
   struct sigaction previous[std::size(kForwardedSignals)];
+  // Block them while the program starts: a signal in between would find no child to forward to.
+  sigset_t forwarded, old_mask;
+  sigemptyset(&forwarded);
+  for (int signal_number : kForwardedSignals) sigaddset(&forwarded, signal_number);
+  sigprocmask(SIG_BLOCK, &forwarded, &old_mask);
   for (size_t i = 0; i < std::size(kForwardedSignals); ++i) sigaction(kForwardedSignals[i], &forward, &previous[i]);
 
+  // posix_spawnp (vfork and exec underneath): cheaper than fork for a launcher that must add little to the
+  // run, and it reports a failed exec as its result. The child gets the mask the launcher had, and signals
+  // that were ignored stay ignored; handled ones are reset by exec, as usual.
+  posix_spawnattr_t attributes;
+  posix_spawnattr_init(&attributes);
+  posix_spawnattr_setsigmask(&attributes, &old_mask);
+  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGMASK);
   Clock::time_point start = Clock::now();
-  pid_t pid = fork();
-  if (pid == 0) {
-    // The child: the program's own dispositions back (exec resets handled signals; restore ignored ones too).
+  pid_t pid = 0;
+  int spawn_error = posix_spawnp(&pid, args[0], nullptr, &attributes, args.data(), envp.data());
+  posix_spawnattr_destroy(&attributes);
+  if (spawn_error == 0) child_pid = pid;
+  sigprocmask(SIG_SETMASK, &old_mask, nullptr);
+  if (spawn_error != 0) {
     for (size_t i = 0; i < std::size(kForwardedSignals); ++i) sigaction(kForwardedSignals[i], &previous[i], nullptr);
-    close(exec_pipe[0]);
-    setenv("SAMPLER_REPORT_FD", std::to_string(report_fd).c_str(), 1);
-    setenv("SAMPLER_SPARSITY", settings.sparsity.c_str(), 1);
-    setenv("SAMPLER_SEED", seed.c_str(), 1);
-    unsetenv("SAMPLER_FILE");
-    execvp(args[0], args.data());
-    int error = errno;
-    ssize_t ignored = write(exec_pipe[1], &error, sizeof error);
-    (void)ignored;
-    _exit(127);
+    std::fprintf(stderr, "sampler-run: cannot run '%s': %s\n", args[0], std::strerror(spawn_error));
+    return spawn_error == ENOENT ? 127 : 126;
   }
-  close(exec_pipe[1]);
-  if (pid < 0) {
-    std::fprintf(stderr, "sampler-run: cannot start '%s': %s\n", args[0], std::strerror(errno));
-    return 126;
-  }
-  child_pid = pid;
-  int exec_error = 0;
-  ssize_t n;
-  do {
-    n = read(exec_pipe[0], &exec_error, sizeof exec_error);
-  } while (n < 0 && errno == EINTR);
-  close(exec_pipe[0]);
   int status = 0;
   rusage usage{};
   while (wait4(pid, &status, 0, &usage) < 0 && errno == EINTR) {
@@ -369,10 +425,6 @@ int launch(const LaunchSettings& settings, const std::vector<std::string>& argv)
   child_pid = 0;
   double wall = std::chrono::duration<double>(Clock::now() - start).count();
   for (size_t i = 0; i < std::size(kForwardedSignals); ++i) sigaction(kForwardedSignals[i], &previous[i], nullptr);
-  if (n == static_cast<ssize_t>(sizeof exec_error)) {
-    std::fprintf(stderr, "sampler-run: cannot run '%s': %s\n", args[0], std::strerror(exec_error));
-    return exec_error == ENOENT ? 127 : 126;
-  }
   Clock::time_point deadline = Clock::now() + std::chrono::milliseconds(settings.upload_timeout_ms);
 
   // The report as the program wrote it, then the outcome.
