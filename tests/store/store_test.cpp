@@ -86,7 +86,8 @@ TEST_P(StoreTest, StoresAndReadsBackEveryColumn) {
   crashed.failed = true;
   crashed.crash_signature = "SIGSEGV:0123456789abcdef";
   crashed.received = 1700000000;
-  crashed.body = std::string("binary \0\x01\xff and text\n", 23) + std::string(100000, 'x');
+  static constexpr char kBinary[] = "binary \0\x01\xff and text\n";
+  crashed.body = std::string(kBinary, sizeof kBinary - 1) + std::string(100000, 'x');
   StoredRun clean = make_run(app, "2.1");
   clean.body.clear();
   std::string error;
