@@ -23,6 +23,7 @@ double monotonic_seconds() {
 struct Exchange {
   std::string body;
   bool too_large = false;
+  bool unread = false;  // answered before its body was read (no known key)
 };
 
 class MhdServer : public Server {
@@ -122,10 +123,17 @@ class MhdServer : public Server {
         unsigned long long declared = std::strtoull(length, &end, 10);
         if (errno != 0 || declared > limit) exchange->too_large = true;
       }
-      if (!exchange->too_large) return MHD_YES;
+      // Without a known key, the answer (401) needs no body: give it now instead of holding the body.
+      const char* key = MHD_lookup_connection_value(connection, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
+      if (std::string_view(method) == "POST" && !self->collector_.knows_key(key ? key : "")) exchange->unread = true;
+      if (!exchange->too_large && !exchange->unread) return MHD_YES;
     }
     auto* exchange = static_cast<Exchange*>(*context);
     if (*upload_data_size != 0) {
+      if (exchange->unread) {
+        *upload_data_size = 0;
+        return MHD_YES;
+      }
       if (!exchange->too_large && exchange->body.size() + *upload_data_size <= limit) {
         exchange->body.append(upload_data, *upload_data_size);
       } else {
@@ -155,7 +163,9 @@ class MhdServer : public Server {
     if (response == nullptr) return MHD_NO;
     MHD_add_response_header(response, MHD_HTTP_HEADER_CONTENT_TYPE, answer.content_type.c_str());
     // A body left unread (too large) cannot be skipped on a kept-alive connection: close it.
-    if (exchange->too_large) MHD_add_response_header(response, MHD_HTTP_HEADER_CONNECTION, "close");
+    if (exchange->too_large || exchange->unread) {
+      MHD_add_response_header(response, MHD_HTTP_HEADER_CONNECTION, "close");
+    }
     MHD_Result result = MHD_queue_response(connection, static_cast<unsigned>(answer.status), response);
     MHD_destroy_response(response);
     return result;

@@ -55,6 +55,9 @@ case $case_name in
     start_server sqlite:reports.db
     report run-1 >r1
     upload wrong-key r1 && expect_answer 401 unauthorized
+    # Without a known key, the body is not read at all: a large one gets the same 401 (not 413).
+    head -c 3000000 /dev/zero | tr '\0' 'a' >large
+    upload wrong-key large && expect_answer 401 unauthorized
     http=$(curl -s -o answer -w '%{http_code}' -H 'Content-Type: text/plain' --data-binary @r1 "$url/api/reports")
     expect_answer 401 unauthorized
     upload sha256:"$(printf other-key | sha256sum | cut -c1-64)" r1 && expect_answer 401 unauthorized

@@ -23,12 +23,12 @@ namespace sampler::collector {
 
 /// Every limit of the collector, with its default; each is a `serve` option (docs/collection.md).
 struct Limits {
-  size_t max_body_bytes = 8u << 20;       ///< --max-body: a request body larger than this gets 413
+  size_t max_body_bytes = 4u << 20;       ///< --max-body: a request body larger than this gets 413
   size_t max_report_bytes = 64u << 20;    ///< --max-report: decompressed size; a larger report (gzip bomb) gets 413
   double rate_per_second = 50;            ///< --rate: uploads per second per API key, sustained (429 beyond)
   double rate_burst = 200;                ///< --burst: uploads per API key allowed at once before the rate applies
   unsigned timeout_seconds = 30;          ///< --timeout: an idle connection (slow or stalled client) is closed
-  unsigned max_connections = 1024;        ///< --max-connections: further connections are refused
+  unsigned max_connections = 256;         ///< --max-connections: further connections are refused
   unsigned threads = 4;                   ///< --threads: request threads (SQLite writes one at a time anyway)
 };
 
@@ -117,6 +117,9 @@ class Collector {
  public:
   Collector(store::Store& store, KeyTable keys, Limits limits)
       : store_(store), keys_(std::move(keys)), limits_(limits), rate_(limits.rate_per_second, limits.rate_burst) {}
+  /// True if the Authorization header carries a known key. The server asks before reading a body: a request
+  /// without a key is answered (401, by handle()) without holding its body in memory.
+  bool knows_key(std::string_view authorization) const { return keys_.authenticate(authorization).has_value(); }
   /// Thread-safe. `now` is monotonic seconds (the rate limiter's clock).
   Response handle(const Request& request, double now);
   const Limits& limits() const { return limits_; }
