@@ -41,6 +41,13 @@ requirements=(
   "plain rpm2cpio cmd:rpm2cpio"
   "plain cpio cmd:cpio"
   "plain chromium cmd:chromium"    # the HTML page of sampler-analyze, checked in a real browser
+  "plain libsqlite3-dev file:/usr/include/sqlite3.h"            # store/: the collector's default database
+  "plain libpq-dev file:/usr/include/postgresql/libpq-fe.h"     # store/: the PostgreSQL store
+  "plain postgresql-15 file:/usr/lib/postgresql/15/bin/initdb"  # a real server the PostgreSQL tests start
+  "plain libmicrohttpd-dev file:/usr/include/microhttpd.h"      # collector/: the HTTP server
+  "plain libssl-dev file:/usr/include/openssl/sha.h"            # collector/: API keys held as SHA-256
+  "plain libcurl4-openssl-dev file:/usr/include/x86_64-linux-gnu/curl/curl.h"  # sampler-run's uploads
+  "plain curl cmd:curl"                                         # the collector's black-box tests
   "asan libgcc-12-dev file:/usr/lib/gcc/x86_64-linux-gnu/12/libasan.so"
   "asan libgcc-12-dev file:/usr/lib/gcc/x86_64-linux-gnu/12/libubsan.so"
   "asan g++ link:g++:-fsanitize=address,undefined"

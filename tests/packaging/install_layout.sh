@@ -14,7 +14,8 @@ rm -rf "$SCRATCH" && mkdir -p "$SCRATCH" || exit 1
 [ -d "$PREFIX" ] || { echo "FAIL: $PREFIX not installed (the packaging_install test does it)" >&2; exit 1; }
 
 tools=(extract-section extract-report resolveSamples resolveTimestamps resolve-backtrace find-sampler-info
-  sampler-analyze sampler-symbols sampler-symbol-dir)
+  sampler-analyze sampler-symbols sampler-symbol-dir
+  sampler-collector sampler-run)
 for t in "${tools[@]}"; do
   [ -x "$PREFIX/lib/sampler/tools/$t" ] && [ ! -L "$PREFIX/lib/sampler/tools/$t" ] ||
     fail "lib/sampler/tools/$t: not an installed executable"
@@ -23,6 +24,8 @@ for t in "${tools[@]}"; do
   "$PREFIX/bin/$t" --version >"$SCRATCH/version.out" 2>&1 || fail "bin/$t --version failed"
   [ "$(cat "$SCRATCH/version.out")" = "$t (sampler) $VERSION" ] || fail "bin/$t --version: $(cat "$SCRATCH/version.out")"
 done
+
+[ -f "$PREFIX/lib/systemd/system/sampler-collector.service" ] || fail "lib/systemd/system/sampler-collector.service missing"
 
 for h in sampler.h abi.h record.h unit.h; do
   [ -f "$PREFIX/include/sampler/$h" ] || fail "include/sampler/$h missing"

@@ -137,6 +137,22 @@ CommandLine parse_command_line(const Usage& usage, int argc, char** argv) {
   return result;
 }
 
+std::vector<char*> join_option_value(int argc, char** argv, std::string_view name, std::string& storage) {
+  std::vector<char*> result(argv, argv + argc);
+  std::string flag = "--" + std::string(name);
+  for (int i = 1; i + 1 < argc; ++i) {
+    if (std::string_view(argv[i]) == "--") break;
+    if (argv[i] == flag && argv[i + 1][0] != '-') {
+      storage = flag + "=" + argv[i + 1];
+      result.erase(result.begin() + i + 1);
+      result[static_cast<size_t>(i)] = storage.data();
+      break;
+    }
+  }
+  result.push_back(nullptr);
+  return result;
+}
+
 int usage_error(const Usage& usage, std::string_view message) {
   // The message may quote an argument: its control characters are shown escaped, as in every diagnostic.
   const std::string shown = escape_control_characters(message);

@@ -62,6 +62,12 @@ CommandLine parse_command_line(const Usage& usage, int argc, char** argv);
 /// Prints "PROGRAM: MESSAGE" and "Try 'PROGRAM --help' for more information." on stderr; returns kExitUsage.
 int usage_error(const Usage& usage, std::string_view message);
 
+/// For tools whose own option is named like a common one (sampler-run's and sampler-analyze's `--version V`, the
+/// application's version): returns argv with the first "--NAME VALUE" (VALUE not starting with '-') joined into
+/// "--NAME=VALUE", which parse_command_line takes as the option; a lone --version stays the tool's. `storage`
+/// keeps the joined text; the result ends with a null pointer, its size minus one is the new argc.
+std::vector<char*> join_option_value(int argc, char** argv, std::string_view name, std::string& storage);
+
 class Output;
 
 /// Prints every diagnostic on stderr, prefixed by the program's name, and counts them. Standard output (the

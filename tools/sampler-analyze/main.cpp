@@ -10,8 +10,12 @@
 #include <string>
 #include <vector>
 
+#include <filesystem>
+#include <memory>
+
 #include "analysis/analyze.h"
 #include "analysis/command_line.h"
+#include "store/files.h"
 #include "tool.h"
 
 namespace {
@@ -31,11 +35,15 @@ constexpr tool::Option kOptions[] = {
     {"jobs", 'j', "N", "read reports on N threads (default: one per core)"},
     {"crash-frames", 0, "N", "top frames that group crash stacks (default 3)"},
     {"output", 'o', "FILE", "index: the index file to write"},
+    {"database", 0, "URL", "analyse the runs a collector stored (sqlite:PATH or postgresql://...) instead of files"},
+    {"app", 0, "NAME", "with --database: the application whose runs to analyse"},
+    {"version", 0, "V", "with --database: only the runs of this version of the application"},
 };
 
 constexpr tool::Usage kUsage = {
     "sampler-analyze",
     "--sites FILE... [--labels TSV] [--html DIR] [--format tsv|json] REPORT-OR-DIR...\n"
+    "       sampler-analyze --database URL --app NAME [--version V] --sites FILE... [OPTIONS]\n"
     "       sampler-analyze index --sites FILE... --output INDEX REPORT-OR-DIR...\n"
     "       sampler-analyze rank [--labels TSV] [--html DIR] [--format tsv|json] INDEX...",
     "Rank the sampled predicates of many reports by how much they predict failure, with iterative elimination.",
@@ -77,6 +85,10 @@ int main(int argc, char** argv) {
     ++argv;
     --argc;
   }
+  std::string joined;  // "--version V": the application's version (--database); a lone --version is the tool's
+  std::vector<char*> arguments = tool::join_option_value(argc, argv, "version", joined);
+  argc = static_cast<int>(arguments.size()) - 1;
+  argv = arguments.data();
   rest.push_back(argv[0]);
   options.sites = analysis::take_sites_arguments(std::vector<std::string>(argv + 1, argv + argc), rest,
                                                  analysis::is_site_information_file);
@@ -89,6 +101,25 @@ int main(int argc, char** argv) {
   bool ranking = options.mode == analysis::Mode::kRank;
   if (options.sites.empty() && !ranking) return tool::usage_error(kUsage, "--sites FILE... is required");
   if (!options.sites.empty() && ranking) return tool::usage_error(kUsage, "rank takes no --sites: indexes hold them");
+  // --database (issue 12): the stored runs are written out with labels from their outcomes (store/files.h)
+  // into a temporary directory, which is then analysed like any directory of reports.
+  std::string staged;
+  if (auto url = command.value("database")) {
+    if (!command.has("app")) return tool::usage_error(kUsage, "--database needs --app NAME");
+    if (!command.operands.empty()) return tool::usage_error(kUsage, "--database takes no REPORT-OR-DIR");
+    std::string error, dir = (std::filesystem::temp_directory_path() / "sampler-analyze.XXXXXX").string();
+    std::unique_ptr<sampler::store::Store> store = sampler::store::open_store(*url, error);
+    if (store && mkdtemp(dir.data()) == nullptr) error = "cannot create a temporary directory";
+    if (!store || !error.empty() ||
+        sampler::store::write_runs(*store, {*command.value("app"), command.value("version")}, dir + "/runs",
+                                   command.has("labels") ? "" : dir + "/labels", error) < 0) {
+      std::fprintf(stderr, "sampler-analyze: error: %s\n", error.c_str());
+      if (store && !error.starts_with("cannot create a temp")) std::filesystem::remove_all(dir);
+      return tool::kExitDataError;
+    }
+    staged = dir;
+    command.operands = {dir + "/runs"};
+  }
   if (command.operands.empty()) return tool::usage_error(kUsage, ranking ? "no INDEX given" : "no REPORT-OR-DIR given");
   options.index_output = command.value("output").value_or("");
   if ((options.mode == analysis::Mode::kIndex) != !options.index_output.empty()) {
@@ -96,7 +127,7 @@ int main(int argc, char** argv) {
   }
   options.reports = command.operands;
   options.section = command.value("section").value_or("");
-  options.labels = command.value("labels").value_or("");
+  options.labels = command.value("labels").value_or(staged.empty() ? "" : staged + "/labels");
   options.html_dir = command.value("html").value_or("");
   options.source_dir = command.value("source-dir").value_or("");
   if (auto format = command.value("format")) {
@@ -127,5 +158,6 @@ int main(int argc, char** argv) {
   tool::StderrSink sink(kUsage.program, &output);
   bool ok = analysis::analyze(options, [&](std::string_view text) { output.write(text); }, sink);
   ok = tool::finish_output(output, sink) && ok;
+  if (!staged.empty()) std::filesystem::remove_all(staged);
   return ok ? tool::kExitSuccess : tool::kExitDataError;
 }

@@ -1,0 +1,67 @@
+// sampler-run's library (issue 12): run a program with sampling on, its report on a private descriptor, add the
+// outcome subreport, upload it (gzip, API key) or spool it for a later run. The program's streams, signals and
+// exit status are its own: the launcher writes nothing to them unless asked (--verbose).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace sampler::collector {
+
+/// Everything sampler-run can be told, from options, the environment and the configuration file, in that order
+/// of precedence (docs/collection.md, "sampler-run").
+struct LaunchSettings {
+  std::string app;
+  std::string version;
+  std::string upload_url;   ///< "" : do not upload (only --keep, and --show-last)
+  std::string api_key;
+  std::string keep_dir;     ///< "" : keep no copy
+  std::string sparsity = "100";
+  std::string seed;         ///< "" : a random seed, recorded in the outcome
+  std::string spool_dir;    ///< where reports wait when the collector cannot be reached
+  std::string state_dir;    ///< where the last report is kept for --show-last
+  uint64_t upload_timeout_ms = 2000;          ///< the most the program's exit is delayed by uploading
+  uint64_t spool_max_bytes = 10u << 20;       ///< oldest spooled reports go first beyond this
+  uint64_t spool_max_age_seconds = 7 * 86400;  ///< older spooled reports are dropped
+  bool enabled = true;      ///< false: the user opted out; the program runs as if sampler-run were not there
+  bool verbose = false;     ///< say on stderr what was sent, spooled or dropped
+};
+
+/// Reads "KEY = VALUE" lines ('#' comments) of a configuration file into `settings`; keys: enabled, upload,
+/// api-key, app, version, sparsity, seed, spool, keep, upload-timeout-ms, spool-max-bytes, spool-max-age-days.
+/// Returns false with `error` ("line N: ...") on a malformed line or value. A missing file is not an error.
+bool read_config(const std::string& path, LaunchSettings& settings, bool& found, std::string& error);
+
+/// Runs `argv` (argv[0] looked up in PATH) and does everything around it; returns what main should return
+/// (the program's exit status). When the program died of a signal, this does not return: it dies of the same
+/// signal. Errors of sampler-run itself (the program cannot be run) are reported on stderr: 127 or 126.
+int launch(const LaunchSettings& settings, const std::vector<std::string>& argv);
+
+/// --show-last: prints the last report sampler-run sent or spooled, and what became of it. Returns 0, or 1 when
+/// there is none.
+int show_last(const LaunchSettings& settings);
+
+/// The default configuration file ($XDG_CONFIG_HOME/sampler/run.conf or ~/.config/...), spool directory
+/// ($XDG_CACHE_HOME/sampler/spool or ~/.cache/...) and state directory ($XDG_CACHE_HOME/sampler).
+std::string default_config_path();
+std::string default_spool_dir();
+std::string default_state_dir();
+
+enum class UploadStatus { kSent, kRejected, kUnreachable };
+
+/// POSTs a gzip report to URL/api/reports with "Authorization: APIKey KEY", within `timeout_ms`. kRejected: the
+/// collector answered with a 4xx that retrying will not change (the report is dropped); kUnreachable: no
+/// answer, 5xx, 408 or 429 (the report waits in the spool). `answer` gets the JSON answer or curl's error.
+UploadStatus upload_report(const std::string& url, const std::string& api_key, std::string_view gzip_body,
+                           uint64_t timeout_ms, std::string& answer);
+
+/// gzip of `text` (the upload's body and the spool's files).
+std::string gzip_text(std::string_view text);
+
+/// The GNU build ID of the ELF file at `path`, in hex, or "" without one.
+std::string read_build_id(const std::string& path);
+
+}  // namespace sampler::collector

@@ -1,0 +1,140 @@
+// The collector's request path (issue 12; STYLE "The collector"): small functions with no HTTP library in
+// them, so that tests and the fuzz target call them directly. The server (server.h) only moves bytes between
+// libmicrohttpd and Collector::handle().
+//
+//   authenticate (KeyTable) -> rate limit (RateLimiter) -> decode (gzip, bounded) -> validate (the formats
+//   library) -> store (store::Store)
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <cstdint>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "collector/outcome.h"
+#include "store/store.h"
+
+namespace sampler::collector {
+
+/// Every limit of the collector, with its default; each is a `serve` option (docs/collection.md).
+struct Limits {
+  size_t max_body_bytes = 4u << 20;       ///< --max-body: a request body larger than this gets 413
+  size_t max_report_bytes = 64u << 20;    ///< --max-report: decompressed size; a larger report (gzip bomb) gets 413
+  double rate_per_second = 50;            ///< --rate: uploads per second per API key, sustained (429 beyond)
+  double rate_burst = 200;                ///< --burst: uploads per API key allowed at once before the rate applies
+  unsigned timeout_seconds = 30;          ///< --timeout: an idle connection (slow or stalled client) is closed
+  unsigned max_connections = 256;         ///< --max-connections: further connections are refused
+  unsigned threads = 4;                   ///< --threads: request threads (SQLite writes one at a time anyway)
+};
+
+/// API keys from keys.tsv (APP<TAB>KEY per line, '#' comments). Keys are kept only as SHA-256 hashes; a KEY
+/// written as "sha256:HEX" is already one, so the file itself need not hold secrets.
+class KeyTable {
+ public:
+  /// Parses the file's text; returns false and sets `error` ("line N: ...") on a malformed line.
+  bool load(std::string_view text, std::string& error);
+  /// The application whose key the Authorization header ("APIKey KEY") carries, or nullopt. The presented
+  /// key's hash is compared with every stored hash in constant time, without stopping at a match.
+  std::optional<std::string> authenticate(std::string_view authorization) const;
+  size_t size() const { return entries_.size(); }
+
+ private:
+  struct Entry {
+    std::string app;
+    std::array<unsigned char, 32> hash;
+  };
+  std::vector<Entry> entries_;
+};
+
+/// SHA-256 of `key` (what KeyTable keeps), in lower-case hex: for writing "sha256:" keys.
+std::string hash_key_hex(std::string_view key);
+
+/// A token bucket per API key.
+class RateLimiter {
+ public:
+  RateLimiter(double per_second, double burst) : per_second_(per_second), burst_(burst) {}
+  /// True if `key` may make one more request at time `now` (seconds, monotonic).
+  bool allow(const std::string& key, double now);
+
+ private:
+  struct Bucket {
+    double tokens;
+    double last;
+  };
+  double per_second_, burst_;
+  std::mutex mutex_;
+  std::unordered_map<std::string, Bucket> buckets_;
+};
+
+enum class DecodeStatus { kOk, kTooLarge, kCorrupt };
+
+/// The report's text from the request body: gunzipped when Content-Encoding says gzip or the body starts with
+/// gzip's magic bytes, never more than `max_bytes` of output (a gzip bomb stops there).
+DecodeStatus decode_body(std::string_view body, std::string_view content_encoding, size_t max_bytes,
+                         std::string& text, std::string& error);
+
+/// What validation learns from a well-formed report.
+struct ValidReport {
+  Outcome outcome;
+  std::string crash_signature;  ///< "SIGNAME:HASH" of the main-backtrace's stack, "" without one
+};
+
+/// Checks `text` with the formats library (subreport structure, samples sections, the outcome subreport).
+/// Returns false and sets `error` to the first problem, "line N: ...".
+bool validate_report(std::string_view text, ValidReport& report, std::string& error);
+
+/// A random (version 4) UUID: the id that ties a failure answer to its line in the server's log.
+std::string new_uuid();
+
+/// `text` as a JSON string (with the quotes); control characters and invalid UTF-8 bytes escaped.
+std::string json_string(std::string_view text);
+
+/// What the server hands to handle(): the parts of an HTTP request the collector looks at.
+struct Request {
+  std::string_view method;
+  std::string_view path;
+  std::string_view authorization;
+  std::string_view content_type;
+  std::string_view content_encoding;
+  std::string_view body;
+  bool body_too_large = false;  ///< the server stopped reading at Limits::max_body_bytes
+};
+
+struct Response {
+  int status = 200;
+  std::string content_type = "application/json";
+  std::string body;
+  std::string log;  ///< a line for the server's log ("" for none); failures carry the answer's uuid
+};
+
+/// The request path: routes /api/reports, /health and /metrics; answers in seed 002's JSON.
+class Collector {
+ public:
+  Collector(store::Store& store, KeyTable keys, Limits limits)
+      : store_(store), keys_(std::move(keys)), limits_(limits), rate_(limits.rate_per_second, limits.rate_burst) {}
+  /// True if the Authorization header carries a known key. The server asks before reading a body: a request
+  /// without a key is answered (401, by handle()) without holding its body in memory.
+  bool knows_key(std::string_view authorization) const { return keys_.authenticate(authorization).has_value(); }
+  /// Thread-safe. `now` is monotonic seconds (the rate limiter's clock).
+  Response handle(const Request& request, double now);
+  const Limits& limits() const { return limits_; }
+
+ private:
+  Response upload(const Request& request, double now);
+  Response failure(int status, std::string_view code, std::string_view message, std::string_view app = {});
+  std::string metrics() const;
+
+  store::Store& store_;
+  KeyTable keys_;
+  Limits limits_;
+  RateLimiter rate_;
+  std::atomic<uint64_t> stored_{0}, duplicates_{0}, rejected_{0}, bytes_{0};
+  std::array<std::atomic<uint64_t>, 6> by_status_{};  // 2xx..5xx by first digit, [0] other
+};
+
+}  // namespace sampler::collector

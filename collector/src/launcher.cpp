@@ -1,0 +1,541 @@
+// sampler-run's work. The order matters for transparency: the report descriptor is a memfd (private, never a
+// standard descriptor), signals sent to the launcher are passed on to the program, and after the program ends
+// the launcher uploads within a bounded time and then exits as the program did.
+#include "collector/launcher.h"
+
+#include <curl/curl.h>
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/mman.h>
+#include <sys/random.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "collector/outcome.h"
+#include "sections/diagnostics.h"
+#include "sections/elf_section.h"
+
+namespace sampler::collector {
+namespace {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+// The largest report read back from the program (the collector's default --max-report).
+constexpr size_t kMaxReportBytes = 64u << 20;
+
+volatile sig_atomic_t child_pid = 0;
+
+// Signals someone sent to the launcher (kill, systemd, a supervisor) go on to the program. Those the terminal
+// sent (Ctrl-C: si_code SI_KERNEL) reached the program already, as it is in the same process group.
+void forward_signal(int signal_number, siginfo_t* info, void*) {
+  if (child_pid > 0 && info != nullptr && info->si_code <= 0) kill(child_pid, signal_number);
+}
+
+constexpr int kForwardedSignals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM};
+
+std::string home_dir(const char* xdg, const char* fallback) {
+  if (const char* value = std::getenv(xdg); value != nullptr && *value == '/') return value;
+  const char* home = std::getenv("HOME");
+  return std::string(home != nullptr && *home != '\0' ? home : "/tmp") + "/" + fallback;
+}
+
+std::string random_hex(size_t bytes) {
+  std::vector<unsigned char> buffer(bytes);
+  size_t got = 0;
+  while (got < bytes) {
+    ssize_t n = getrandom(buffer.data() + got, bytes - got, 0);
+    if (n <= 0 && errno != EINTR) break;
+    if (n > 0) got += static_cast<size_t>(n);
+  }
+  static constexpr char kDigits[] = "0123456789abcdef";
+  std::string out;
+  for (unsigned char c : buffer) {
+    out += kDigits[c >> 4];
+    out += kDigits[c & 15];
+  }
+  return out;
+}
+
+// execvp's search, to name the file for its build ID.
+std::string find_program(const std::string& name) {
+  if (name.find('/') != std::string::npos) return name;
+  const char* path = std::getenv("PATH");
+  std::string_view dirs = path != nullptr ? path : "/usr/local/bin:/usr/bin:/bin";
+  while (true) {
+    size_t colon = dirs.find(':');
+    std::string dir(dirs.substr(0, colon));
+    std::string candidate = (dir.empty() ? "." : dir) + "/" + name;
+    struct stat st{};
+    if (stat(candidate.c_str(), &st) == 0 && S_ISREG(st.st_mode) && access(candidate.c_str(), X_OK) == 0) {
+      return candidate;
+    }
+    if (colon == std::string_view::npos) return name;
+    dirs.remove_prefix(colon + 1);
+  }
+}
+
+bool write_file_atomically(const std::string& path, std::string_view bytes) {
+  std::string temporary = path + ".tmp." + std::to_string(getpid());
+  {
+    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
+    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    if (!out.flush()) {
+      std::remove(temporary.c_str());
+      return false;
+    }
+  }
+  return std::rename(temporary.c_str(), path.c_str()) == 0;
+}
+
+std::string read_whole_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+size_t discard_answer(char* data, size_t size, size_t count, void* answer) {
+  static_cast<std::string*>(answer)->append(data, std::min<size_t>(size * count, 4096));
+  return size * count;
+}
+
+// libcurl is loaded only when there is something to upload: linking it would load its dependencies (TLS,
+// Kerberos, LDAP, ...) at every start, about 15 ms before the program even begins (docs/performance.md).
+struct Curl {
+  decltype(&curl_global_init) global_init;
+  decltype(&curl_easy_init) easy_init;
+  decltype(&curl_easy_setopt) setopt;
+  decltype(&curl_easy_perform) perform;
+  decltype(&curl_easy_getinfo) getinfo;
+  decltype(&curl_easy_cleanup) cleanup;
+  decltype(&curl_easy_strerror) strerror;
+  decltype(&curl_slist_append) slist_append;
+  decltype(&curl_slist_free_all) slist_free_all;
+};
+
+const Curl* load_curl() {
+  static const Curl* loaded = []() -> const Curl* {
+    void* library = dlopen("libcurl.so.4", RTLD_NOW | RTLD_LOCAL);
+    if (library == nullptr) return nullptr;
+    static Curl curl;
+    bool ok = true;
+    auto get = [&](auto& function, const char* name) {
+      function = reinterpret_cast<std::remove_reference_t<decltype(function)>>(dlsym(library, name));
+      ok = ok && function != nullptr;
+    };
+    get(curl.global_init, "curl_global_init");
+    get(curl.easy_init, "curl_easy_init");
+    get(curl.setopt, "curl_easy_setopt");
+    get(curl.perform, "curl_easy_perform");
+    get(curl.getinfo, "curl_easy_getinfo");
+    get(curl.cleanup, "curl_easy_cleanup");
+    get(curl.strerror, "curl_easy_strerror");
+    get(curl.slist_append, "curl_slist_append");
+    get(curl.slist_free_all, "curl_slist_free_all");
+    if (!ok || curl.global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) return nullptr;
+    return &curl;
+  }();
+  return loaded;
+}
+
+void say(const LaunchSettings& settings, const std::string& message) {
+  if (settings.verbose) std::fprintf(stderr, "sampler-run: %s\n", message.c_str());
+}
+
+// The spool: RUNID.report.gz files, oldest first; bounded by age and total size.
+struct SpoolEntry {
+  fs::path path;
+  fs::file_time_type time;
+  uintmax_t size;
+};
+
+std::vector<SpoolEntry> spool_entries(const std::string& dir) {
+  std::vector<SpoolEntry> entries;
+  std::error_code ec;
+  for (const fs::directory_entry& entry : fs::directory_iterator(dir, ec)) {
+    if (!entry.path().string().ends_with(".report.gz")) continue;
+    std::error_code ignored;
+    SpoolEntry e{entry.path(), entry.last_write_time(ignored), entry.file_size(ignored)};
+    if (!ignored) entries.push_back(std::move(e));
+  }
+  std::sort(entries.begin(), entries.end(), [](const SpoolEntry& a, const SpoolEntry& b) { return a.time < b.time; });
+  return entries;
+}
+
+void prune_spool(const LaunchSettings& settings) {
+  std::vector<SpoolEntry> entries = spool_entries(settings.spool_dir);
+  auto now = fs::file_time_type::clock::now();
+  uintmax_t total = 0;
+  for (const SpoolEntry& e : entries) total += e.size;
+  for (const SpoolEntry& e : entries) {
+    bool too_old = now - e.time > std::chrono::seconds(settings.spool_max_age_seconds);
+    if (!too_old && total <= settings.spool_max_bytes) continue;
+    std::error_code ignored;
+    if (fs::remove(e.path, ignored)) {
+      total -= e.size;
+      say(settings, "dropped spooled report " + e.path.filename().string() + (too_old ? " (too old)" : " (spool full)"));
+    }
+  }
+}
+
+}  // namespace
+
+std::string default_config_path() { return home_dir("XDG_CONFIG_HOME", ".config") + "/sampler/run.conf"; }
+std::string default_state_dir() { return home_dir("XDG_CACHE_HOME", ".cache") + "/sampler"; }
+std::string default_spool_dir() { return default_state_dir() + "/spool"; }
+
+bool read_config(const std::string& path, LaunchSettings& s, bool& found, std::string& error) {
+  std::ifstream in(path);
+  found = static_cast<bool>(in);
+  if (!found) return true;
+  std::string line;
+  uint64_t number = 0;
+  auto unsigned_value = [](const std::string& text, uint64_t& value) {
+    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+    return ec == std::errc() && end == text.data() + text.size();
+  };
+  while (std::getline(in, line)) {
+    ++number;
+    auto trim = [](std::string text) {
+      size_t a = text.find_first_not_of(" \t\r"), b = text.find_last_not_of(" \t\r");
+      return a == std::string::npos ? std::string() : text.substr(a, b - a + 1);
+    };
+    line = trim(line);
+    if (line.empty() || line.front() == '#') continue;
+    size_t equals = line.find('=');
+    if (equals == std::string::npos) {
+      error = "line " + std::to_string(number) + ": expected KEY = VALUE";
+      return false;
+    }
+    std::string key = trim(line.substr(0, equals)), value = trim(line.substr(equals + 1));
+    uint64_t n = 0;
+    bool ok = true;
+    if (key == "enabled") {
+      ok = value == "yes" || value == "no" || value == "true" || value == "false";
+      s.enabled = value == "yes" || value == "true";
+    } else if (key == "upload") {
+      s.upload_url = value;
+    } else if (key == "api-key") {
+      s.api_key = value;
+    } else if (key == "app") {
+      s.app = value;
+    } else if (key == "version") {
+      s.version = value;
+    } else if (key == "sparsity") {
+      s.sparsity = value;
+    } else if (key == "seed") {
+      s.seed = value;
+    } else if (key == "spool") {
+      s.spool_dir = value;
+    } else if (key == "keep") {
+      s.keep_dir = value;
+    } else if (key == "upload-timeout-ms") {
+      ok = unsigned_value(value, s.upload_timeout_ms);
+    } else if (key == "spool-max-bytes") {
+      ok = unsigned_value(value, s.spool_max_bytes);
+    } else if (key == "spool-max-age-days") {
+      ok = unsigned_value(value, n);
+      s.spool_max_age_seconds = n * 86400;
+    } else {
+      error = "line " + std::to_string(number) + ": unknown key '" + key + "'";
+      return false;
+    }
+    if (!ok) {
+      error = "line " + std::to_string(number) + ": bad value for '" + key + "'";
+      return false;
+    }
+  }
+  return true;
+}
+
+std::string gzip_text(std::string_view text) {
+  z_stream stream{};
+  if (deflateInit2(&stream, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY) != Z_OK) return {};
+  std::string out(deflateBound(&stream, static_cast<uLong>(text.size())) + 32, '\0');
+  stream.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(text.data()));
+  stream.avail_in = static_cast<uInt>(text.size());
+  stream.next_out = reinterpret_cast<Bytef*>(out.data());
+  stream.avail_out = static_cast<uInt>(out.size());
+  int rc = deflate(&stream, Z_FINISH);
+  out.resize(stream.total_out);
+  deflateEnd(&stream);
+  return rc == Z_STREAM_END ? out : std::string();
+}
+
+std::string read_build_id(const std::string& path) {
+  std::string id;
+  DiagnosticList ignored;
+  for_each_elf_section(
+      path, ".note.gnu.build-id",
+      [&id](const ElfSection& section) {
+        std::string_view note = section.bytes;
+        if (section.status != ElfSection::Status::kFound || note.size() < 16 || !id.empty()) return;
+        uint32_t name_size = 0, desc_size = 0;
+        std::memcpy(&name_size, note.data(), 4);
+        std::memcpy(&desc_size, note.data() + 4, 4);
+        size_t start = 12 + ((name_size + 3u) & ~3u);
+        if (start > note.size() || desc_size > note.size() - start) return;
+        static constexpr char kDigits[] = "0123456789abcdef";
+        for (unsigned char c : note.substr(start, desc_size)) {
+          id += kDigits[c >> 4];
+          id += kDigits[c & 15];
+        }
+      },
+      ignored);
+  return id;
+}
+
+UploadStatus upload_report(const std::string& url, const std::string& api_key, std::string_view gzip_body,
+                           uint64_t timeout_ms, std::string& answer) {
+  const Curl* api = load_curl();
+  answer.clear();
+  if (api == nullptr) {
+    answer = "cannot load libcurl.so.4";
+    return UploadStatus::kUnreachable;
+  }
+  if (timeout_ms == 0) {
+    answer = "no time left to upload";
+    return UploadStatus::kUnreachable;
+  }
+  CURL* curl = api->easy_init();
+  if (curl == nullptr) return UploadStatus::kUnreachable;
+  std::string endpoint = url;
+  while (endpoint.ends_with("/")) endpoint.pop_back();
+  if (!endpoint.ends_with("/api/reports")) endpoint += "/api/reports";
+  std::string authorization = "Authorization: APIKey " + api_key;
+  curl_slist* headers = nullptr;
+  headers = api->slist_append(headers, authorization.c_str());
+  headers = api->slist_append(headers, "Content-Type: text/plain");
+  headers = api->slist_append(headers, "Content-Encoding: gzip");
+  headers = api->slist_append(headers, "Expect:");  // no 100-continue round trip for a small body
+  api->setopt(curl, CURLOPT_URL, endpoint.c_str());
+  api->setopt(curl, CURLOPT_HTTPHEADER, headers);
+  api->setopt(curl, CURLOPT_POSTFIELDS, gzip_body.data());
+  api->setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(gzip_body.size()));
+  api->setopt(curl, CURLOPT_TIMEOUT_MS, static_cast<long>(timeout_ms));
+  api->setopt(curl, CURLOPT_NOSIGNAL, 1L);
+  api->setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https");
+  api->setopt(curl, CURLOPT_WRITEFUNCTION, discard_answer);
+  api->setopt(curl, CURLOPT_WRITEDATA, &answer);
+  CURLcode rc = api->perform(curl);
+  long status = 0;
+  api->getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
+  api->slist_free_all(headers);
+  api->cleanup(curl);
+  if (rc != CURLE_OK) {
+    answer = api->strerror(rc);
+    return UploadStatus::kUnreachable;
+  }
+  while (!answer.empty() && answer.back() == '\n') answer.pop_back();
+  if (status == 200) return UploadStatus::kSent;
+  if (status >= 400 && status < 500 && status != 408 && status != 429) return UploadStatus::kRejected;
+  return UploadStatus::kUnreachable;
+}
+
+int launch(const LaunchSettings& settings, const std::vector<std::string>& argv) {
+  std::vector<char*> args;
+  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  if (!settings.enabled) {
+    // Opted out: the program runs as if sampler-run were not there.
+    execvp(args[0], args.data());
+    int error = errno;
+    std::fprintf(stderr, "sampler-run: cannot run '%s': %s\n", args[0], std::strerror(error));
+    return error == ENOENT ? 127 : 126;
+  }
+  // The report descriptor: a memfd, moved above the standard descriptors (they may be closed, SPEC section 6).
+  int memfd = memfd_create("sampler-report", 0);
+  int report_fd = memfd >= 0 ? fcntl(memfd, F_DUPFD, 3) : -1;
+  if (memfd >= 0) close(memfd);
+  if (report_fd < 0) {
+    std::fprintf(stderr, "sampler-run: cannot create the report descriptor: %s\n", std::strerror(errno));
+    return 126;
+  }
+  std::string seed = settings.seed.empty() ? std::to_string(std::strtoull(random_hex(8).c_str(), nullptr, 16))
+                                           : settings.seed;
+  // The program's environment: ours, with the runtime's variables set for this run (SPEC section 6).
+  std::vector<std::string> environment;
+  for (char** e = environ; *e != nullptr; ++e) {
+    std::string_view entry = *e;
+    if (entry.starts_with("SAMPLER_REPORT_FD=") || entry.starts_with("SAMPLER_SPARSITY=") ||
+        entry.starts_with("SAMPLER_SEED=") || entry.starts_with("SAMPLER_FILE=")) {
+      continue;
+    }
+    environment.emplace_back(entry);
+  }
+  environment.push_back("SAMPLER_REPORT_FD=" + std::to_string(report_fd));
+  environment.push_back("SAMPLER_SPARSITY=" + settings.sparsity);
+  environment.push_back("SAMPLER_SEED=" + seed);
+  std::vector<char*> envp;
+  for (std::string& entry : environment) envp.push_back(entry.data());
+  envp.push_back(nullptr);
+
+  struct sigaction forward{};
+  forward.sa_sigaction = forward_signal;
+  forward.sa_flags = SA_SIGINFO | SA_RESTART;
+  sigemptyset(&forward.sa_mask);
+  struct sigaction previous[std::size(kForwardedSignals)];
+  // Block them while the program starts: a signal in between would find no child to forward to.
+  sigset_t forwarded, old_mask;
+  sigemptyset(&forwarded);
+  for (int signal_number : kForwardedSignals) sigaddset(&forwarded, signal_number);
+  sigprocmask(SIG_BLOCK, &forwarded, &old_mask);
+  for (size_t i = 0; i < std::size(kForwardedSignals); ++i) sigaction(kForwardedSignals[i], &forward, &previous[i]);
+
+  // posix_spawnp (vfork and exec underneath): cheaper than fork for a launcher that must add little to the
+  // run, and it reports a failed exec as its result. The child gets the mask the launcher had, and signals
+  // that were ignored stay ignored; handled ones are reset by exec, as usual.
+  posix_spawnattr_t attributes;
+  posix_spawnattr_init(&attributes);
+  posix_spawnattr_setsigmask(&attributes, &old_mask);
+  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGMASK);
+  Clock::time_point start = Clock::now();
+  pid_t pid = 0;
+  int spawn_error = posix_spawnp(&pid, args[0], nullptr, &attributes, args.data(), envp.data());
+  posix_spawnattr_destroy(&attributes);
+  if (spawn_error == 0) child_pid = pid;
+  sigprocmask(SIG_SETMASK, &old_mask, nullptr);
+  if (spawn_error != 0) {
+    for (size_t i = 0; i < std::size(kForwardedSignals); ++i) sigaction(kForwardedSignals[i], &previous[i], nullptr);
+    std::fprintf(stderr, "sampler-run: cannot run '%s': %s\n", args[0], std::strerror(spawn_error));
+    return spawn_error == ENOENT ? 127 : 126;
+  }
+  int status = 0;
+  rusage usage{};
+  while (wait4(pid, &status, 0, &usage) < 0 && errno == EINTR) {
+  }
+  child_pid = 0;
+  double wall = std::chrono::duration<double>(Clock::now() - start).count();
+  for (size_t i = 0; i < std::size(kForwardedSignals); ++i) sigaction(kForwardedSignals[i], &previous[i], nullptr);
+  Clock::time_point deadline = Clock::now() + std::chrono::milliseconds(settings.upload_timeout_ms);
+
+  // The report as the program wrote it, then the outcome.
+  std::string text;
+  struct stat st{};
+  if (fstat(report_fd, &st) == 0 && st.st_size > 0 && static_cast<size_t>(st.st_size) <= kMaxReportBytes) {
+    text.resize(static_cast<size_t>(st.st_size));
+    size_t got = 0;
+    while (got < text.size()) {
+      ssize_t r = pread(report_fd, text.data() + got, text.size() - got, static_cast<off_t>(got));
+      if (r <= 0 && errno != EINTR) break;
+      if (r > 0) got += static_cast<size_t>(r);
+    }
+    text.resize(got);
+  } else if (st.st_size > 0) {
+    say(settings, "the report is larger than " + std::to_string(kMaxReportBytes) + " bytes: sending the outcome only");
+  }
+  close(report_fd);
+  if (!text.empty() && text.back() != '\n') text += '\n';
+  Outcome outcome;
+  outcome.run_id = random_hex(16);
+  outcome.app = settings.app;
+  outcome.version = settings.version;
+  if (WIFSIGNALED(status)) outcome.signal = WTERMSIG(status); else outcome.exit_status = WEXITSTATUS(status);
+  outcome.wall_seconds = wall;
+  outcome.cpu_seconds = static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
+                        static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6;
+  outcome.sparsity = settings.sparsity;
+  outcome.seed = seed;
+  std::string program = find_program(argv[0]);
+  std::error_code ec;
+  std::string absolute = fs::absolute(program, ec).lexically_normal().string();
+  outcome.build_ids.emplace_back(ec ? program : absolute, read_build_id(program));
+  text += format_outcome(outcome);
+
+  std::string result;
+  if (!settings.keep_dir.empty()) {
+    fs::create_directories(settings.keep_dir, ec);
+    if (!write_file_atomically(settings.keep_dir + "/" + outcome.run_id + ".report", text)) {
+      say(settings, "cannot keep a copy in '" + settings.keep_dir + "'");
+    }
+  }
+  if (!settings.upload_url.empty()) {
+    std::string gz = gzip_text(text);
+    auto remaining = [&deadline] {
+      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+      return static_cast<uint64_t>(std::max<int64_t>(left, 0));
+    };
+    std::string answer;
+    UploadStatus sent = upload_report(settings.upload_url, settings.api_key, gz, remaining(), answer);
+    if (sent == UploadStatus::kSent) {
+      result = "sent to " + settings.upload_url + ": " + answer;
+      say(settings, "report " + outcome.run_id + " " + result);
+      // The collector answers: send what waited, oldest first, while time remains.
+      for (const SpoolEntry& entry : spool_entries(settings.spool_dir)) {
+        if (remaining() == 0) break;
+        std::string spooled = read_whole_file(entry.path.string());
+        std::string spooled_answer;
+        UploadStatus s = upload_report(settings.upload_url, settings.api_key, spooled, remaining(), spooled_answer);
+        if (s == UploadStatus::kUnreachable) break;
+        fs::remove(entry.path, ec);
+        say(settings, "spooled report " + entry.path.filename().string() +
+                          (s == UploadStatus::kSent ? " sent" : " refused, dropped: " + spooled_answer));
+      }
+    } else if (sent == UploadStatus::kRejected) {
+      result = "refused by " + settings.upload_url + ": " + answer;
+      say(settings, "report " + outcome.run_id + " " + result);
+    } else {
+      fs::create_directories(settings.spool_dir, ec);
+      bool spooled = write_file_atomically(settings.spool_dir + "/" + outcome.run_id + ".report.gz", gz);
+      result = (spooled ? "spooled in " + settings.spool_dir : std::string("lost (cannot write the spool)")) +
+               ": " + settings.upload_url + " unreachable: " + answer;
+      say(settings, "report " + outcome.run_id + " " + result);
+      prune_spool(settings);
+    }
+  } else {
+    result = "not sent (no upload URL)";
+  }
+  if (!settings.state_dir.empty()) {
+    fs::create_directories(settings.state_dir, ec);
+    write_file_atomically(settings.state_dir + "/last-report", text);
+    write_file_atomically(settings.state_dir + "/last-status", "report " + outcome.run_id + " " + result + "\n");
+  }
+
+  if (WIFSIGNALED(status)) {
+    // Die as the program died. The program dumped its own core; the launcher must not add a second.
+    int signal_number = WTERMSIG(status);
+    rlimit no_core{0, 0};
+    setrlimit(RLIMIT_CORE, &no_core);
+    std::fflush(nullptr);
+    signal(signal_number, SIG_DFL);
+    sigset_t only;
+    sigemptyset(&only);
+    sigaddset(&only, signal_number);
+    sigprocmask(SIG_UNBLOCK, &only, nullptr);
+    raise(signal_number);
+    return 128 + signal_number;  // a signal whose default is not to terminate
+  }
+  return WEXITSTATUS(status);
+}
+
+int show_last(const LaunchSettings& settings) {
+  std::string report = read_whole_file(settings.state_dir + "/last-report");
+  std::string status = read_whole_file(settings.state_dir + "/last-status");
+  if (report.empty()) {
+    std::fprintf(stderr, "sampler-run: no report has been sent yet (nothing in '%s')\n", settings.state_dir.c_str());
+    return 1;
+  }
+  std::fprintf(stderr, "sampler-run: %s", status.c_str());
+  std::fwrite(report.data(), 1, report.size(), stdout);
+  return 0;
+}
+
+}  // namespace sampler::collector

@@ -1,0 +1,402 @@
+#include "collector/request.h"
+
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
+#include <zlib.h>
+
+#include <cstdio>
+#include <random>
+
+#include "sections/diagnostics.h"
+#include "sections/line_reader.h"
+#include "sections/report.h"
+
+namespace sampler::collector {
+namespace {
+
+std::array<unsigned char, 32> sha256(std::string_view text) {
+  std::array<unsigned char, 32> digest{};
+  unsigned int size = 0;
+  EVP_Digest(text.data(), text.size(), digest.data(), &size, EVP_sha256(), nullptr);
+  return digest;
+}
+
+std::string hex(const unsigned char* bytes, size_t size) {
+  static constexpr char kDigits[] = "0123456789abcdef";
+  std::string out;
+  for (size_t i = 0; i < size; ++i) {
+    out += kDigits[bytes[i] >> 4];
+    out += kDigits[bytes[i] & 15];
+  }
+  return out;
+}
+
+int hex_value(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+uint64_t fnv1a(std::string_view text, uint64_t hash = 0xcbf29ce484222325ull) {
+  for (unsigned char c : text) hash = (hash ^ c) * 0x100000001b3ull;
+  return hash;
+}
+
+// Reads a report's structure for validate_report(): the outcome subreport's body and the crash stack.
+class Validator : public ReportVisitor {
+ public:
+  void begin_subreport(std::string_view id, uint64_t line) override {
+    current_ = id == "outcome" ? kOutcome : id == "main-backtrace" ? kBacktrace : kOther;
+    if (current_ == kOutcome) {
+      ++outcomes;
+      outcome_line = line;
+    }
+    if (current_ == kBacktrace) backtrace_hash = fnv1a("main-backtrace");
+  }
+  void body_line(std::string_view line, uint64_t) override {
+    if (current_ == kOutcome) {
+      outcome_body.append(line).append("\n");
+    } else if (current_ == kBacktrace) {
+      // The signal line names the crash; the stack (cbf, or legacy lines) tells crashes apart. Module
+      // lines are left out: load addresses differ from run to run.
+      if (line.starts_with("signal:")) {
+        std::string_view rest = line.substr(7);
+        size_t colon = rest.find(':');
+        std::string_view name = colon == std::string_view::npos ? std::string_view() : rest.substr(colon + 1);
+        signal_name = std::string(name.substr(0, name.find(':')));
+      } else if (!line.starts_with("{{{")) {
+        backtrace_hash = fnv1a(line, backtrace_hash);
+        have_stack = true;
+      }
+    }
+  }
+  void end_subreport(bool) override { current_ = kOther; }
+
+  int outcomes = 0;
+  uint64_t outcome_line = 0;
+  std::string outcome_body;
+  std::string signal_name;
+  uint64_t backtrace_hash = 0;
+  bool have_stack = false;
+
+ private:
+  enum { kOther, kOutcome, kBacktrace } current_ = kOther;
+};
+
+std::string first_error(const DiagnosticList& list) {
+  for (const Diagnostic& d : list.items) {
+    if (d.severity == Severity::kError) return "line " + std::to_string(d.line) + ": " + d.message;
+  }
+  return "malformed report";
+}
+
+}  // namespace
+
+std::string hash_key_hex(std::string_view key) {
+  std::array<unsigned char, 32> digest = sha256(key);
+  return hex(digest.data(), digest.size());
+}
+
+bool KeyTable::load(std::string_view text, std::string& error) {
+  uint64_t number = 0;
+  while (!text.empty()) {
+    size_t end = text.find('\n');
+    std::string_view line = text.substr(0, end);
+    text = end == std::string_view::npos ? std::string_view() : text.substr(end + 1);
+    ++number;
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    if (line.empty() || line.front() == '#') continue;
+    size_t tab = line.find('\t');
+    if (tab == 0 || tab == std::string_view::npos || tab + 1 == line.size()) {
+      error = "line " + std::to_string(number) + ": expected APP<TAB>KEY";
+      return false;
+    }
+    Entry entry;
+    entry.app = line.substr(0, tab);
+    std::string_view key = line.substr(tab + 1);
+    if (key.starts_with("sha256:")) {
+      std::string_view digits = key.substr(7);
+      if (digits.size() != 64) {
+        error = "line " + std::to_string(number) + ": a sha256: key needs 64 hexadecimal digits";
+        return false;
+      }
+      for (size_t i = 0; i < 32; ++i) {
+        int high = hex_value(digits[2 * i]), low = hex_value(digits[2 * i + 1]);
+        if (high < 0 || low < 0) {
+          error = "line " + std::to_string(number) + ": a sha256: key needs 64 hexadecimal digits";
+          return false;
+        }
+        entry.hash[i] = static_cast<unsigned char>(high * 16 + low);
+      }
+    } else {
+      entry.hash = sha256(key);
+    }
+    entries_.push_back(std::move(entry));
+  }
+  return true;
+}
+
+std::optional<std::string> KeyTable::authenticate(std::string_view authorization) const {
+  constexpr std::string_view kScheme = "APIKey ";
+  if (!authorization.starts_with(kScheme)) return std::nullopt;
+  std::array<unsigned char, 32> presented = sha256(authorization.substr(kScheme.size()));
+  // Every entry is compared, whatever matched: the time taken says nothing about which key is close.
+  const Entry* found = nullptr;
+  for (const Entry& entry : entries_) {
+    bool same = CRYPTO_memcmp(entry.hash.data(), presented.data(), presented.size()) == 0;
+    if (same && found == nullptr) found = &entry;
+  }
+  if (found == nullptr) return std::nullopt;
+  return found->app;
+}
+
+bool RateLimiter::allow(const std::string& key, double now) {
+  std::lock_guard lock(mutex_);
+  auto [it, inserted] = buckets_.try_emplace(key, Bucket{burst_, now});
+  Bucket& bucket = it->second;
+  if (!inserted) {
+    bucket.tokens = std::min(burst_, bucket.tokens + (now - bucket.last) * per_second_);
+    bucket.last = now;
+  }
+  if (bucket.tokens < 1) return false;
+  bucket.tokens -= 1;
+  return true;
+}
+
+DecodeStatus decode_body(std::string_view body, std::string_view content_encoding, size_t max_bytes,
+                         std::string& text, std::string& error) {
+  bool gzip = content_encoding == "gzip" || content_encoding == "x-gzip" ||
+              (body.size() >= 2 && static_cast<unsigned char>(body[0]) == 0x1f &&
+               static_cast<unsigned char>(body[1]) == 0x8b);
+  if (!gzip) {
+    if (!content_encoding.empty() && content_encoding != "identity") {
+      error = "unsupported Content-Encoding (gzip or none)";
+      return DecodeStatus::kCorrupt;
+    }
+    if (body.size() > max_bytes) {
+      error = "the report is larger than " + std::to_string(max_bytes) + " bytes";
+      return DecodeStatus::kTooLarge;
+    }
+    text.assign(body);
+    return DecodeStatus::kOk;
+  }
+  z_stream stream{};
+  if (inflateInit2(&stream, 16 + MAX_WBITS) != Z_OK) {
+    error = "cannot start decompressing";
+    return DecodeStatus::kCorrupt;
+  }
+  text.clear();
+  stream.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(body.data()));
+  stream.avail_in = static_cast<uInt>(body.size());
+  char chunk[64 * 1024];
+  DecodeStatus status = DecodeStatus::kOk;
+  for (;;) {
+    stream.next_out = reinterpret_cast<Bytef*>(chunk);
+    stream.avail_out = sizeof chunk;
+    int rc = inflate(&stream, Z_NO_FLUSH);
+    size_t got = sizeof chunk - stream.avail_out;
+    if (text.size() + got > max_bytes) {
+      error = "the report decompresses to more than " + std::to_string(max_bytes) + " bytes";
+      status = DecodeStatus::kTooLarge;
+      break;
+    }
+    text.append(chunk, got);
+    if (rc == Z_STREAM_END) {
+      // Concatenated gzip members (gzip -c a b) are one report, as gunzip reads them.
+      if (stream.avail_in == 0) break;
+      if (inflateReset(&stream) != Z_OK) {
+        status = DecodeStatus::kCorrupt;
+        break;
+      }
+      continue;
+    }
+    if (rc == Z_BUF_ERROR && stream.avail_in == 0) {
+      error = "the gzip data is cut short";
+      status = DecodeStatus::kCorrupt;
+      break;
+    }
+    if (rc != Z_OK) {
+      error = std::string("corrupt gzip data") + (stream.msg ? std::string(": ") + stream.msg : "");
+      status = DecodeStatus::kCorrupt;
+      break;
+    }
+  }
+  inflateEnd(&stream);
+  return status;
+}
+
+bool validate_report(std::string_view text, ValidReport& report, std::string& error) {
+  if (text.find('\0') != std::string_view::npos) {
+    uint64_t line = 1;
+    for (char c : text.substr(0, text.find('\0'))) line += c == '\n';
+    error = "line " + std::to_string(line) + ": a NUL byte (a report is text)";
+    return false;
+  }
+  DiagnosticList diagnostics;
+  Validator validator;
+  {
+    LineReader input(text, "report", diagnostics);
+    if (!read_report(input, validator) || diagnostics.error_count() > 0) {
+      error = first_error(diagnostics);
+      return false;
+    }
+  }
+  {
+    SamplesVisitor ignore;
+    LineReader input(text, "report", diagnostics);
+    if (!read_samples(input, ignore) || diagnostics.error_count() > 0) {
+      error = first_error(diagnostics);
+      return false;
+    }
+  }
+  if (validator.outcomes != 1) {
+    error = validator.outcomes == 0 ? "line 1: no outcome subreport (sampler-run adds one; it holds the run-id)"
+                                    : "line " + std::to_string(validator.outcome_line) + ": a second outcome subreport";
+    return false;
+  }
+  if (!parse_outcome(validator.outcome_body, validator.outcome_line + 1, report.outcome, error)) return false;
+  report.crash_signature.clear();
+  if (validator.have_stack || !validator.signal_name.empty()) {
+    char hash[17];
+    std::snprintf(hash, sizeof hash, "%016llx", static_cast<unsigned long long>(validator.backtrace_hash));
+    report.crash_signature = (validator.signal_name.empty() ? "unknown" : validator.signal_name) + ":" + hash;
+  }
+  return true;
+}
+
+std::string new_uuid() {
+  thread_local std::mt19937_64 generator{std::random_device{}()};
+  unsigned char bytes[16];
+  uint64_t a = generator(), b = generator();
+  for (int i = 0; i < 8; ++i) {
+    bytes[i] = static_cast<unsigned char>(a >> (8 * i));
+    bytes[8 + i] = static_cast<unsigned char>(b >> (8 * i));
+  }
+  bytes[6] = static_cast<unsigned char>((bytes[6] & 0x0f) | 0x40);
+  bytes[8] = static_cast<unsigned char>((bytes[8] & 0x3f) | 0x80);
+  std::string h = hex(bytes, 16);
+  return h.substr(0, 8) + "-" + h.substr(8, 4) + "-" + h.substr(12, 4) + "-" + h.substr(16, 4) + "-" + h.substr(20);
+}
+
+std::string json_string(std::string_view text) {
+  std::string out = "\"";
+  for (unsigned char c : text) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += static_cast<char>(c);
+    } else if (c < 0x20 || c >= 0x7f) {
+      // Non-ASCII bytes too: the text may come from a client and need not be UTF-8.
+      char escaped[8];
+      std::snprintf(escaped, sizeof escaped, "\\u%04x", c);
+      out += escaped;
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out + "\"";
+}
+
+Response Collector::failure(int status, std::string_view code, std::string_view message, std::string_view app) {
+  Response response;
+  response.status = status;
+  std::string uuid = new_uuid();
+  response.body = "{\"success\": false, \"status\": " + std::to_string(status) + ", \"uuid\": \"" + uuid +
+                  "\", \"error\": {\"code\": " + json_string(code) + ", \"message\": " + json_string(message) + "}}\n";
+  // The log line escapes like the answer: nothing a client sends reaches the log raw.
+  response.log = uuid + " " + std::to_string(status) + " " + std::string(code) +
+                 (app.empty() ? std::string() : " app=" + json_string(app)) + " " + json_string(message);
+  ++rejected_;
+  return response;
+}
+
+Response Collector::handle(const Request& request, double now) {
+  Response response;
+  if (request.path == "/api/reports") {
+    response = request.method == "POST" ? upload(request, now)
+                                        : failure(405, "method-not-allowed", "use POST for /api/reports");
+  } else if (request.path == "/health") {
+    std::string error;
+    if (store_.count(error) < 0) {
+      response = failure(503, "storage-unavailable", error);
+    } else {
+      response.body = "{\"success\": true, \"status\": 200}\n";
+    }
+  } else if (request.path == "/metrics") {
+    response.content_type = "text/plain; version=0.0.4";
+    response.body = metrics();
+  } else {
+    response = failure(404, "not-found", "no such path (POST /api/reports, GET /health, GET /metrics)");
+  }
+  int digit = response.status / 100;
+  ++by_status_[digit >= 2 && digit <= 5 ? static_cast<size_t>(digit) : 0];
+  return response;
+}
+
+Response Collector::upload(const Request& request, double now) {
+  std::optional<std::string> app = keys_.authenticate(request.authorization);
+  if (!app) return failure(401, "unauthorized", "missing or unknown API key (Authorization: APIKey KEY)");
+  if (!rate_.allow(*app, now)) return failure(429, "rate-limited", "too many uploads for this API key", *app);
+  if (request.body_too_large) {
+    return failure(413, "body-too-large",
+                   "the request body is larger than " + std::to_string(limits_.max_body_bytes) + " bytes", *app);
+  }
+  std::string_view type = request.content_type.substr(0, request.content_type.find(';'));
+  if (!type.empty() && type != "text/plain" && type != "application/octet-stream" && type != "application/gzip" &&
+      type != "application/x-gzip") {
+    return failure(415, "unsupported-media-type",
+                   "Content-Type must be text/plain, application/gzip or application/octet-stream", *app);
+  }
+  bytes_ += request.body.size();
+  std::string text, error;
+  switch (decode_body(request.body, request.content_encoding, limits_.max_report_bytes, text, error)) {
+    case DecodeStatus::kOk: break;
+    case DecodeStatus::kTooLarge: return failure(413, "report-too-large", error, *app);
+    case DecodeStatus::kCorrupt: return failure(400, "bad-encoding", error, *app);
+  }
+  ValidReport report;
+  if (!validate_report(text, report, error)) return failure(400, "bad-report", error, *app);
+  if (!report.outcome.app.empty() && report.outcome.app != *app) {
+    return failure(403, "wrong-app", "the outcome names application '" + report.outcome.app +
+                                         "' but the API key is for '" + *app + "'", *app);
+  }
+  store::Run run;
+  run.run_id = report.outcome.run_id;
+  run.app = *app;
+  run.version = report.outcome.version;
+  run.exit_status = report.outcome.exit_status;
+  run.signal = report.outcome.signal;
+  run.failed = report.outcome.signal.has_value() || report.outcome.exit_status.value_or(0) != 0;
+  run.crash_signature = report.crash_signature;
+  run.body = std::move(text);
+  store::PutStatus status = store_.put(run, error);
+  if (status == store::PutStatus::kError) return failure(503, "storage-error", error, *app);
+  bool duplicate = status == store::PutStatus::kDuplicate;
+  ++(duplicate ? duplicates_ : stored_);
+  Response response;
+  response.body = "{\"success\": true, \"status\": 200, \"id\": " + json_string(run.run_id) +
+                  ", \"duplicate\": " + (duplicate ? "true" : "false") + "}\n";
+  return response;
+}
+
+std::string Collector::metrics() const {
+  std::string out;
+  auto counter = [&out](const char* name, const char* help, uint64_t value, const std::string& labels = {}) {
+    if (labels.empty() || labels.find("2xx") != std::string::npos) {
+      out += std::string("# HELP ") + name + " " + help + "\n# TYPE " + name + " counter\n";
+    }
+    out += std::string(name) + labels + " " + std::to_string(value) + "\n";
+  };
+  counter("sampler_reports_stored_total", "Reports stored.", stored_.load());
+  counter("sampler_reports_duplicate_total", "Reports acknowledged that were already stored.", duplicates_.load());
+  counter("sampler_requests_rejected_total", "Requests answered with a failure.", rejected_.load());
+  counter("sampler_request_bytes_total", "Bytes of upload bodies received.", bytes_.load());
+  const char* classes[] = {"other", "1xx", "2xx", "3xx", "4xx", "5xx"};
+  for (size_t digit : {2, 4, 5, 0}) {
+    counter("sampler_responses_total", "Responses by status class.", by_status_[digit].load(),
+            std::string("{class=\"") + classes[digit] + "\"}");
+  }
+  return out;
+}
+
+}  // namespace sampler::collector

@@ -1,0 +1,202 @@
+// libmicrohttpd glue: reads the request (bounded), calls Collector::handle(), sends the answer. Every limit
+// comes from Limits: libmicrohttpd enforces the connection count and the idle timeout itself.
+#include "collector/server.h"
+
+#include <arpa/inet.h>
+#include <microhttpd.h>
+#include <netdb.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+
+namespace sampler::collector {
+namespace {
+
+double monotonic_seconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+// What one request accumulates between libmicrohttpd's calls.
+struct Exchange {
+  std::string body;
+  bool too_large = false;
+  bool unread = false;  // answered before its body was read (no known key)
+};
+
+class MhdServer : public Server {
+ public:
+  MhdServer(Collector& collector, std::function<void(const std::string&)> log)
+      : collector_(collector), log_(std::move(log)) {}
+  ~MhdServer() override { stop(); }
+
+  bool start(const std::string& listen, std::string& error) {
+    size_t colon = listen.rfind(':');
+    if (colon == std::string::npos || colon == 0 || colon + 1 == listen.size()) {
+      error = "--listen wants HOST:PORT, not '" + listen + "'";
+      return false;
+    }
+    std::string host = listen.substr(0, colon), port = listen.substr(colon + 1);
+    if (host.size() > 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
+    addrinfo hints{};
+    hints.ai_family = AF_UNSPEC;
+    hints.ai_socktype = SOCK_STREAM;
+    hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
+    addrinfo* found = nullptr;
+    if (int rc = getaddrinfo(host == "*" ? nullptr : host.c_str(), port.c_str(), &hints, &found); rc != 0) {
+      error = "cannot resolve '" + listen + "': " + gai_strerror(rc);
+      return false;
+    }
+    int fd = -1;
+    std::string last_error = "no address";
+    for (addrinfo* a = found; a != nullptr && fd < 0; a = a->ai_next) {
+      fd = socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, a->ai_protocol);
+      if (fd < 0) continue;
+      int one = 1;
+      setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+      if (bind(fd, a->ai_addr, a->ai_addrlen) != 0 || ::listen(fd, 1024) != 0) {
+        last_error = std::strerror(errno);
+        close(fd);
+        fd = -1;
+      }
+    }
+    freeaddrinfo(found);
+    if (fd < 0) {
+      error = "cannot listen on '" + listen + "': " + last_error;
+      return false;
+    }
+    sockaddr_storage bound{};
+    socklen_t size = sizeof bound;
+    getsockname(fd, reinterpret_cast<sockaddr*>(&bound), &size);
+    char name[INET6_ADDRSTRLEN] = "?";
+    int bound_port = 0;
+    if (bound.ss_family == AF_INET6) {
+      auto* in6 = reinterpret_cast<sockaddr_in6*>(&bound);
+      inet_ntop(AF_INET6, &in6->sin6_addr, name, sizeof name);
+      bound_port = ntohs(in6->sin6_port);
+      address_ = "[" + std::string(name) + "]:" + std::to_string(bound_port);
+    } else {
+      auto* in4 = reinterpret_cast<sockaddr_in*>(&bound);
+      inet_ntop(AF_INET, &in4->sin_addr, name, sizeof name);
+      bound_port = ntohs(in4->sin_port);
+      address_ = std::string(name) + ":" + std::to_string(bound_port);
+    }
+    const Limits& limits = collector_.limits();
+    daemon_ = MHD_start_daemon(
+        MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG, 0, nullptr, nullptr, &MhdServer::access,
+        this, MHD_OPTION_EXTERNAL_LOGGER, &MhdServer::mhd_log, this, MHD_OPTION_LISTEN_SOCKET, fd, MHD_OPTION_THREAD_POOL_SIZE, static_cast<unsigned>(limits.threads),
+        MHD_OPTION_CONNECTION_LIMIT, static_cast<unsigned>(limits.max_connections), MHD_OPTION_CONNECTION_TIMEOUT,
+        static_cast<unsigned>(limits.timeout_seconds), MHD_OPTION_NOTIFY_COMPLETED, &MhdServer::completed, this,
+        MHD_OPTION_END);
+    if (daemon_ == nullptr) {
+      close(fd);
+      error = "cannot start the HTTP server on '" + address_ + "'";
+      return false;
+    }
+    return true;
+  }
+
+  std::string address() const override { return address_; }
+
+  void stop() override {
+    if (daemon_ != nullptr) {
+      MHD_stop_daemon(daemon_);
+      daemon_ = nullptr;
+    }
+  }
+
+ private:
+  static MHD_Result access(void* self_pointer, MHD_Connection* connection, const char* url, const char* method,
+                           const char*, const char* upload_data, size_t* upload_data_size, void** context) {
+    auto* self = static_cast<MhdServer*>(self_pointer);
+    const size_t limit = self->collector_.limits().max_body_bytes;
+    if (*context == nullptr) {
+      auto* exchange = new Exchange;
+      *context = exchange;
+      // A declared length over the limit is refused before the body is read at all.
+      const char* length = MHD_lookup_connection_value(connection, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
+      if (length != nullptr) {
+        errno = 0;
+        char* end = nullptr;
+        unsigned long long declared = std::strtoull(length, &end, 10);
+        if (errno != 0 || declared > limit) exchange->too_large = true;
+      }
+      // Without a known key, the answer (401) needs no body: give it now instead of holding the body.
+      const char* key = MHD_lookup_connection_value(connection, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
+      if (std::string_view(method) == "POST" && !self->collector_.knows_key(key ? key : "")) exchange->unread = true;
+      if (!exchange->too_large && !exchange->unread) return MHD_YES;
+    }
+    auto* exchange = static_cast<Exchange*>(*context);
+    if (*upload_data_size != 0) {
+      if (exchange->unread) {
+        *upload_data_size = 0;
+        return MHD_YES;
+      }
+      if (!exchange->too_large && exchange->body.size() + *upload_data_size <= limit) {
+        exchange->body.append(upload_data, *upload_data_size);
+      } else {
+        exchange->too_large = true;
+        exchange->body.clear();
+        exchange->body.shrink_to_fit();
+      }
+      *upload_data_size = 0;
+      return MHD_YES;
+    }
+    auto header = [connection](const char* name) {
+      const char* value = MHD_lookup_connection_value(connection, MHD_HEADER_KIND, name);
+      return value ? std::string_view(value) : std::string_view();
+    };
+    Request request;
+    request.method = method;
+    request.path = url;
+    request.authorization = header(MHD_HTTP_HEADER_AUTHORIZATION);
+    request.content_type = header(MHD_HTTP_HEADER_CONTENT_TYPE);
+    request.content_encoding = header(MHD_HTTP_HEADER_CONTENT_ENCODING);
+    request.body = exchange->body;
+    request.body_too_large = exchange->too_large;
+    Response answer = self->collector_.handle(request, monotonic_seconds());
+    if (!answer.log.empty()) self->log_(answer.log);
+    MHD_Response* response =
+        MHD_create_response_from_buffer(answer.body.size(), answer.body.data(), MHD_RESPMEM_MUST_COPY);
+    if (response == nullptr) return MHD_NO;
+    MHD_add_response_header(response, MHD_HTTP_HEADER_CONTENT_TYPE, answer.content_type.c_str());
+    // A body left unread (too large) cannot be skipped on a kept-alive connection: close it.
+    if (exchange->too_large || exchange->unread) {
+      MHD_add_response_header(response, MHD_HTTP_HEADER_CONNECTION, "close");
+    }
+    MHD_Result result = MHD_queue_response(connection, static_cast<unsigned>(answer.status), response);
+    MHD_destroy_response(response);
+    return result;
+  }
+
+  static void completed(void*, MHD_Connection*, void** context, MHD_RequestTerminationCode) {
+    delete static_cast<Exchange*>(*context);
+    *context = nullptr;
+  }
+
+  static void mhd_log(void* self_pointer, const char* format, va_list arguments) {
+    char line[512];
+    std::vsnprintf(line, sizeof line, format, arguments);
+    std::string text(line);
+    while (!text.empty() && text.back() == '\n') text.pop_back();
+    static_cast<MhdServer*>(self_pointer)->log_("libmicrohttpd: " + json_string(text));
+  }
+
+  Collector& collector_;
+  std::function<void(const std::string&)> log_;
+  MHD_Daemon* daemon_ = nullptr;
+  std::string address_;
+};
+
+}  // namespace
+
+std::unique_ptr<Server> Server::start(Collector& collector, const std::string& listen,
+                                      std::function<void(const std::string&)> log, std::string& error) {
+  auto server = std::make_unique<MhdServer>(collector, std::move(log));
+  if (!server->start(listen, error)) return nullptr;
+  return server;
+}
+
+}  // namespace sampler::collector

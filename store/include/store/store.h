@@ -1,0 +1,65 @@
+// Where collected reports live (issue 12): one interface, a SQLite and a PostgreSQL implementation, the same
+// test suite over both (tests/store). The collector writes runs; the analysis and `sampler-collector export`
+// read them. The store knows reports only as text plus the columns the collector derived from them: it never
+// knows HTTP, and it never parses a report.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace sampler::store {
+
+/// One run of an application: the report's text and the columns queries need.
+struct Run {
+  std::string run_id;           ///< the launcher's random run id; a second run with the same id is a duplicate
+  std::string app;              ///< application name (from the API key, never from the report)
+  std::string version;          ///< application version ("" when unknown)
+  std::optional<int> exit_status;  ///< set when the program exited
+  std::optional<int> signal;       ///< set when the program died of a signal
+  bool failed = false;          ///< the outcome the analysis uses
+  std::string crash_signature;  ///< "" unless the program crashed with a main-backtrace
+  int64_t received = 0;         ///< seconds since the epoch, set by the store on insert when 0
+  std::string body;             ///< the whole report, uncompressed (stored compressed)
+};
+
+enum class PutStatus { kStored, kDuplicate, kError };
+
+/// Which runs to read.
+struct Query {
+  std::string app;
+  std::optional<std::string> version;
+};
+
+/// Storage. Every method is safe to call from several threads at once. No exceptions: errors come back as text.
+class Store {
+ public:
+  virtual ~Store() = default;
+  /// Stores `run` durably (committed before returning kStored), or recognises its run id (kDuplicate: nothing
+  /// changes). On kError, `error` says why.
+  virtual PutStatus put(const Run& run, std::string& error) = 0;
+  /// Calls `visit` for each run matching `query`, oldest first; `visit` returns false to stop early.
+  /// Returns false (and sets `error`) on a storage error or a body that cannot be decompressed.
+  virtual bool for_each(const Query& query, const std::function<bool(const Run&)>& visit, std::string& error) = 0;
+  /// Number of runs stored (all applications), or -1 on error.
+  virtual int64_t count(std::string& error) = 0;
+  /// The schema version the database is at after opening (migrations applied).
+  virtual int schema_version() const = 0;
+};
+
+/// The schema version this build creates and migrates to.
+constexpr int kSchemaVersion = 1;
+
+/// Opens (creating and migrating when needed) the store a URL names: "sqlite:PATH" or "postgresql://..."
+/// (also "postgres://..."). Returns nullptr and sets `error` when the URL is malformed or opening fails.
+std::unique_ptr<Store> open_store(std::string_view url, std::string& error);
+
+/// Body compression shared by the implementations (zlib; the original size travels with the bytes).
+std::string compress_body(std::string_view text);
+/// Returns false when `stored` is not what compress_body() wrote.
+bool decompress_body(std::string_view stored, int64_t size, std::string& text);
+
+}  // namespace sampler::store

@@ -1,0 +1,287 @@
+// The PostgreSQL store: for several collectors behind a load balancer sharing one database. A small pool of
+// connections (libpq connections are not thread-safe; one per request thread at most), the same schema as
+// SQLite's, and migrations serialised by a lock on schema_version so that collectors starting together migrate
+// once.
+#include <libpq-fe.h>
+
+#include <condition_variable>
+#include <ctime>
+#include <mutex>
+#include <vector>
+
+#include "store_impl.h"
+
+namespace sampler::store {
+namespace {
+
+constexpr const char* kMigrations[] = {
+    // 0 -> 1
+    "CREATE TABLE runs ("
+    "  id BIGSERIAL PRIMARY KEY,"
+    "  run_id TEXT NOT NULL UNIQUE,"
+    "  app TEXT NOT NULL,"
+    "  version TEXT NOT NULL,"
+    "  received BIGINT NOT NULL,"
+    "  exit_status INTEGER,"
+    "  signal INTEGER,"
+    "  failed BOOLEAN NOT NULL,"
+    "  crash_signature TEXT NOT NULL,"
+    "  body_size BIGINT NOT NULL,"
+    "  body BYTEA NOT NULL);"
+    "CREATE INDEX runs_app_version ON runs (app, version);"
+    "CREATE INDEX runs_app_crash ON runs (app, crash_signature);",
+};
+static_assert(std::size(kMigrations) == kSchemaVersion);
+
+constexpr size_t kPoolSize = 16;
+
+struct Result {
+  explicit Result(PGresult* r) : result(r) {}
+  ~Result() { PQclear(result); }
+  Result(const Result&) = delete;
+  Result& operator=(const Result&) = delete;
+  PGresult* result;
+};
+
+class PostgresqlStore : public Store {
+ public:
+  explicit PostgresqlStore(std::string conninfo) : conninfo_(std::move(conninfo)) {}
+  ~PostgresqlStore() override {
+    for (PGconn* c : idle_) PQfinish(c);
+  }
+
+  bool open(std::string& error) {
+    PGconn* c = connect(error);
+    if (c == nullptr) return false;
+    bool ok = migrate(c, error);
+    release(c);
+    return ok;
+  }
+
+  PutStatus put(const Run& run, std::string& error) override {
+    std::string body = compress_body(run.body);
+    if (body.empty()) {
+      error = "cannot compress the report";
+      return PutStatus::kError;
+    }
+    PGconn* c = acquire(error);
+    if (c == nullptr) return PutStatus::kError;
+    std::string received = std::to_string(run.received != 0 ? run.received : static_cast<int64_t>(std::time(nullptr)));
+    std::string exit_status = run.exit_status ? std::to_string(*run.exit_status) : "";
+    std::string signal = run.signal ? std::to_string(*run.signal) : "";
+    std::string size = std::to_string(run.body.size());
+    const char* values[] = {run.run_id.c_str(), run.app.c_str(), run.version.c_str(), received.c_str(),
+                            run.exit_status ? exit_status.c_str() : nullptr, run.signal ? signal.c_str() : nullptr,
+                            run.failed ? "true" : "false", run.crash_signature.c_str(), size.c_str(), body.data()};
+    int lengths[10] = {0, 0, 0, 0, 0, 0, 0, 0, 0, static_cast<int>(body.size())};
+    int formats[10] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 1};
+    Result r(PQexecParams(c,
+                          "INSERT INTO runs (run_id, app, version, received, exit_status, signal, failed, "
+                          "crash_signature, body_size, body) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) "
+                          "ON CONFLICT (run_id) DO NOTHING",
+                          10, nullptr, values, lengths, formats, 0));
+    PutStatus status = PutStatus::kError;
+    if (PQresultStatus(r.result) == PGRES_COMMAND_OK) {
+      status = std::string_view(PQcmdTuples(r.result)) == "0" ? PutStatus::kDuplicate : PutStatus::kStored;
+    } else {
+      error = std::string("postgresql: ") + PQresultErrorMessage(r.result);
+      trim(error);
+    }
+    release(c);
+    return status;
+  }
+
+  bool for_each(const Query& query, const std::function<bool(const Run&)>& visit, std::string& error) override {
+    PGconn* c = acquire(error);
+    if (c == nullptr) return false;
+    const char* values[] = {query.app.c_str(), query.version ? query.version->c_str() : nullptr};
+    const char* sql = query.version
+                          ? "SELECT run_id, app, version, received, exit_status, signal, failed, crash_signature, "
+                            "body_size, body FROM runs WHERE app = $1 AND version = $2 ORDER BY id"
+                          : "SELECT run_id, app, version, received, exit_status, signal, failed, crash_signature, "
+                            "body_size, body FROM runs WHERE app = $1 ORDER BY id";
+    // Binary results: the body arrives as its bytes, not hex text; rows one at a time, never all in memory.
+    if (!PQsendQueryParams(c, sql, query.version ? 2 : 1, nullptr, values, nullptr, nullptr, 1) ||
+        !PQsetSingleRowMode(c)) {
+      error = std::string("postgresql: ") + PQerrorMessage(c);
+      trim(error);
+      release(c);
+      return false;
+    }
+    bool ok = true, going = true;
+    Run run;
+    while (PGresult* raw = PQgetResult(c)) {
+      Result r(raw);
+      ExecStatusType status = PQresultStatus(r.result);
+      if (status == PGRES_SINGLE_TUPLE && ok && going) {
+        PGresult* p = r.result;
+        run.run_id.assign(PQgetvalue(p, 0, 0), static_cast<size_t>(PQgetlength(p, 0, 0)));
+        run.app.assign(PQgetvalue(p, 0, 1), static_cast<size_t>(PQgetlength(p, 0, 1)));
+        run.version.assign(PQgetvalue(p, 0, 2), static_cast<size_t>(PQgetlength(p, 0, 2)));
+        run.received = int_value(p, 3);
+        run.exit_status.reset();
+        run.signal.reset();
+        if (!PQgetisnull(p, 0, 4)) run.exit_status = static_cast<int>(int_value(p, 4));
+        if (!PQgetisnull(p, 0, 5)) run.signal = static_cast<int>(int_value(p, 5));
+        run.failed = PQgetvalue(p, 0, 6)[0] != 0;
+        run.crash_signature.assign(PQgetvalue(p, 0, 7), static_cast<size_t>(PQgetlength(p, 0, 7)));
+        std::string_view stored(PQgetvalue(p, 0, 9), static_cast<size_t>(PQgetlength(p, 0, 9)));
+        if (!decompress_body(stored, int_value(p, 8), run.body)) {
+          error = "run " + run.run_id + ": the stored body is corrupt";
+          ok = false;
+        } else if (!visit(run)) {
+          going = false;
+        }
+      } else if (status != PGRES_SINGLE_TUPLE && status != PGRES_TUPLES_OK && ok) {
+        error = std::string("postgresql: ") + PQresultErrorMessage(r.result);
+        trim(error);
+        ok = false;
+      }
+    }
+    release(c);
+    return ok;
+  }
+
+  int64_t count(std::string& error) override {
+    PGconn* c = acquire(error);
+    if (c == nullptr) return -1;
+    Result r(PQexec(c, "SELECT COUNT(*) FROM runs"));
+    int64_t n = -1;
+    if (PQresultStatus(r.result) == PGRES_TUPLES_OK && PQntuples(r.result) == 1) {
+      n = std::strtoll(PQgetvalue(r.result, 0, 0), nullptr, 10);
+    } else {
+      error = std::string("postgresql: ") + PQresultErrorMessage(r.result);
+      trim(error);
+    }
+    release(c);
+    return n;
+  }
+
+  int schema_version() const override { return version_; }
+
+ private:
+  static void trim(std::string& text) {
+    while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
+  }
+
+  // Binary integers come big-endian, 4 or 8 bytes.
+  static int64_t int_value(PGresult* p, int column) {
+    const auto* bytes = reinterpret_cast<const unsigned char*>(PQgetvalue(p, 0, column));
+    int length = PQgetlength(p, 0, column);
+    uint64_t value = 0;
+    for (int i = 0; i < length; ++i) value = (value << 8) | bytes[i];
+    if (length == 4) return static_cast<int32_t>(static_cast<uint32_t>(value));
+    return static_cast<int64_t>(value);
+  }
+
+  PGconn* connect(std::string& error) {
+    PGconn* c = PQconnectdb(conninfo_.c_str());
+    if (PQstatus(c) != CONNECTION_OK) {
+      error = std::string("postgresql: cannot connect: ") + PQerrorMessage(c);
+      trim(error);
+      PQfinish(c);
+      return nullptr;
+    }
+    Result quiet(PQexec(c, "SET client_min_messages = warning"));
+    return c;
+  }
+
+  bool exec(PGconn* c, const char* sql, std::string& error) {
+    Result r(PQexec(c, sql));
+    if (PQresultStatus(r.result) == PGRES_COMMAND_OK || PQresultStatus(r.result) == PGRES_TUPLES_OK) return true;
+    error = std::string("postgresql: ") + PQresultErrorMessage(r.result);
+    trim(error);
+    return false;
+  }
+
+  bool migrate(PGconn* c, std::string& error) {
+    if (!exec(c, "CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)", error)) {
+      // Two collectors creating it at once: one loses the race on the catalog; the table is there now.
+      std::string ignored;
+      if (!exec(c, "SELECT 1 FROM schema_version LIMIT 1", ignored)) return false;
+    }
+    if (!exec(c, "BEGIN", error)) return false;
+    if (!exec(c, "LOCK TABLE schema_version IN EXCLUSIVE MODE", error)) return rollback(c);
+    int version = 0;
+    {
+      Result r(PQexec(c, "SELECT version FROM schema_version"));
+      if (PQresultStatus(r.result) == PGRES_TUPLES_OK && PQntuples(r.result) > 0) {
+        version = std::atoi(PQgetvalue(r.result, 0, 0));
+      }
+    }
+    if (version > kSchemaVersion) {
+      error = "the database's schema version " + std::to_string(version) + " is newer than this build's (" +
+              std::to_string(kSchemaVersion) + ")";
+      return rollback(c);
+    }
+    for (int v = version; v < kSchemaVersion; ++v) {
+      if (!exec(c, kMigrations[v], error)) return rollback(c);
+    }
+    if (version != kSchemaVersion) {
+      std::string set = "DELETE FROM schema_version; INSERT INTO schema_version VALUES (" +
+                        std::to_string(kSchemaVersion) + ")";
+      if (!exec(c, set.c_str(), error)) return rollback(c);
+    }
+    version_ = kSchemaVersion;
+    return exec(c, "COMMIT", error);
+  }
+
+  bool rollback(PGconn* c) {
+    std::string ignored;
+    exec(c, "ROLLBACK", ignored);
+    return false;
+  }
+
+  PGconn* acquire(std::string& error) {
+    std::unique_lock lock(mutex_);
+    available_.wait(lock, [this] { return !idle_.empty() || open_ < kPoolSize; });
+    if (!idle_.empty()) {
+      PGconn* c = idle_.back();
+      idle_.pop_back();
+      lock.unlock();
+      // A connection the server dropped (restart, idle timeout) is replaced once.
+      if (PQstatus(c) != CONNECTION_OK) {
+        PQreset(c);
+        if (PQstatus(c) != CONNECTION_OK) {
+          error = std::string("postgresql: ") + PQerrorMessage(c);
+          trim(error);
+          release(c);
+          return nullptr;
+        }
+      }
+      return c;
+    }
+    ++open_;
+    lock.unlock();
+    PGconn* c = connect(error);
+    if (c == nullptr) {
+      std::lock_guard again(mutex_);
+      --open_;
+      available_.notify_one();
+    }
+    return c;
+  }
+
+  void release(PGconn* c) {
+    std::lock_guard lock(mutex_);
+    idle_.push_back(c);
+    available_.notify_one();
+  }
+
+  std::string conninfo_;
+  std::mutex mutex_;
+  std::condition_variable available_;
+  std::vector<PGconn*> idle_;
+  size_t open_ = 0;
+  int version_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<Store> open_postgresql(std::string_view url, std::string& error) {
+  auto store = std::make_unique<PostgresqlStore>(std::string(url));
+  if (!store->open(error)) return nullptr;
+  return store;
+}
+
+}  // namespace sampler::store

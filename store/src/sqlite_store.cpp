@@ -1,0 +1,212 @@
+// The SQLite store: one file, no set-up (the default). One connection, serialised by a mutex: SQLite takes one
+// writer at a time anyway, and WAL mode lets other processes (export, analysis) read while the collector writes.
+// synchronous=NORMAL in WAL mode keeps every committed transaction across a crash of the process (kill -9);
+// only a power cut can lose the last ones, which docs/collection.md says (FULL is a setting away).
+#include <sqlite3.h>
+
+#include <ctime>
+#include <mutex>
+
+#include "store_impl.h"
+
+namespace sampler::store {
+namespace {
+
+// Schema migrations: entry i takes the database from version i to i + 1. Never edit a released entry; append.
+constexpr const char* kMigrations[] = {
+    // 0 -> 1: runs with their queryable columns; the body compressed (compress_body), its size beside it.
+    "CREATE TABLE runs ("
+    "  id INTEGER PRIMARY KEY,"
+    "  run_id TEXT NOT NULL UNIQUE,"
+    "  app TEXT NOT NULL,"
+    "  version TEXT NOT NULL,"
+    "  received INTEGER NOT NULL,"
+    "  exit_status INTEGER,"
+    "  signal INTEGER,"
+    "  failed INTEGER NOT NULL,"
+    "  crash_signature TEXT NOT NULL,"
+    "  body_size INTEGER NOT NULL,"
+    "  body BLOB NOT NULL);"
+    "CREATE INDEX runs_app_version ON runs(app, version);"
+    "CREATE INDEX runs_app_crash ON runs(app, crash_signature);",
+};
+static_assert(std::size(kMigrations) == kSchemaVersion);
+
+class Statement {
+ public:
+  Statement(sqlite3* db, const char* sql) { sqlite3_prepare_v2(db, sql, -1, &stmt_, nullptr); }
+  ~Statement() { sqlite3_finalize(stmt_); }
+  Statement(const Statement&) = delete;
+  Statement& operator=(const Statement&) = delete;
+  sqlite3_stmt* get() const { return stmt_; }
+  explicit operator bool() const { return stmt_ != nullptr; }
+
+ private:
+  sqlite3_stmt* stmt_ = nullptr;
+};
+
+class SqliteStore : public Store {
+ public:
+  explicit SqliteStore(sqlite3* db) : db_(db) {}
+  ~SqliteStore() override { sqlite3_close_v2(db_); }
+
+  bool migrate(std::string& error) {
+    if (!exec("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)", error)) return false;
+    if (!exec("BEGIN IMMEDIATE", error)) return false;
+    int version = 0;
+    {
+      Statement select(db_, "SELECT version FROM schema_version");
+      if (select && sqlite3_step(select.get()) == SQLITE_ROW) version = sqlite3_column_int(select.get(), 0);
+    }
+    if (version > kSchemaVersion) {
+      error = "the database's schema version " + std::to_string(version) + " is newer than this build's (" +
+              std::to_string(kSchemaVersion) + ")";
+      exec("ROLLBACK", error);
+      return false;
+    }
+    bool ok = true;
+    for (int v = version; ok && v < kSchemaVersion; ++v) ok = exec(kMigrations[v], error);
+    if (ok && version != kSchemaVersion) {
+      ok = exec("DELETE FROM schema_version", error) &&
+           exec(("INSERT INTO schema_version VALUES (" + std::to_string(kSchemaVersion) + ")").c_str(), error);
+    }
+    if (!ok) {
+      std::string ignored;
+      exec("ROLLBACK", ignored);
+      return false;
+    }
+    version_ = kSchemaVersion;
+    return exec("COMMIT", error);
+  }
+
+  PutStatus put(const Run& run, std::string& error) override {
+    std::string body = compress_body(run.body);
+    if (body.empty()) {
+      error = "cannot compress the report";
+      return PutStatus::kError;
+    }
+    std::lock_guard lock(mutex_);
+    Statement insert(db_,
+                     "INSERT INTO runs (run_id, app, version, received, exit_status, signal, failed, "
+                     "crash_signature, body_size, body) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10) "
+                     "ON CONFLICT (run_id) DO NOTHING");
+    if (!insert) return fail(error);
+    sqlite3_stmt* s = insert.get();
+    sqlite3_bind_text(s, 1, run.run_id.data(), static_cast<int>(run.run_id.size()), SQLITE_STATIC);
+    sqlite3_bind_text(s, 2, run.app.data(), static_cast<int>(run.app.size()), SQLITE_STATIC);
+    sqlite3_bind_text(s, 3, run.version.data(), static_cast<int>(run.version.size()), SQLITE_STATIC);
+    sqlite3_bind_int64(s, 4, run.received != 0 ? run.received : static_cast<int64_t>(std::time(nullptr)));
+    if (run.exit_status) sqlite3_bind_int(s, 5, *run.exit_status); else sqlite3_bind_null(s, 5);
+    if (run.signal) sqlite3_bind_int(s, 6, *run.signal); else sqlite3_bind_null(s, 6);
+    sqlite3_bind_int(s, 7, run.failed ? 1 : 0);
+    sqlite3_bind_text(s, 8, run.crash_signature.data(), static_cast<int>(run.crash_signature.size()),
+                      SQLITE_STATIC);
+    sqlite3_bind_int64(s, 9, static_cast<int64_t>(run.body.size()));
+    sqlite3_bind_blob(s, 10, body.data(), static_cast<int>(body.size()), SQLITE_STATIC);
+    if (sqlite3_step(s) != SQLITE_DONE) return fail(error);
+    return sqlite3_changes(db_) == 0 ? PutStatus::kDuplicate : PutStatus::kStored;
+  }
+
+  bool for_each(const Query& query, const std::function<bool(const Run&)>& visit, std::string& error) override {
+    std::lock_guard lock(mutex_);
+    Statement select(db_,
+                     query.version ? "SELECT run_id, app, version, received, exit_status, signal, failed, "
+                                     "crash_signature, body_size, body FROM runs WHERE app = ?1 AND version = ?2 "
+                                     "ORDER BY id"
+                                   : "SELECT run_id, app, version, received, exit_status, signal, failed, "
+                                     "crash_signature, body_size, body FROM runs WHERE app = ?1 ORDER BY id");
+    if (!select) return fail(error) != PutStatus::kError;
+    sqlite3_stmt* s = select.get();
+    sqlite3_bind_text(s, 1, query.app.data(), static_cast<int>(query.app.size()), SQLITE_STATIC);
+    if (query.version) {
+      sqlite3_bind_text(s, 2, query.version->data(), static_cast<int>(query.version->size()), SQLITE_STATIC);
+    }
+    Run run;
+    for (;;) {
+      int rc = sqlite3_step(s);
+      if (rc == SQLITE_DONE) return true;
+      if (rc != SQLITE_ROW) return fail(error) != PutStatus::kError;
+      run.run_id = text(s, 0);
+      run.app = text(s, 1);
+      run.version = text(s, 2);
+      run.received = sqlite3_column_int64(s, 3);
+      run.exit_status.reset();
+      run.signal.reset();
+      if (sqlite3_column_type(s, 4) != SQLITE_NULL) run.exit_status = sqlite3_column_int(s, 4);
+      if (sqlite3_column_type(s, 5) != SQLITE_NULL) run.signal = sqlite3_column_int(s, 5);
+      run.failed = sqlite3_column_int(s, 6) != 0;
+      run.crash_signature = text(s, 7);
+      std::string_view stored(static_cast<const char*>(sqlite3_column_blob(s, 9)),
+                              static_cast<size_t>(sqlite3_column_bytes(s, 9)));
+      if (!decompress_body(stored, sqlite3_column_int64(s, 8), run.body)) {
+        error = "run " + run.run_id + ": the stored body is corrupt";
+        return false;
+      }
+      if (!visit(run)) return true;
+    }
+  }
+
+  int64_t count(std::string& error) override {
+    std::lock_guard lock(mutex_);
+    Statement select(db_, "SELECT COUNT(*) FROM runs");
+    if (!select || sqlite3_step(select.get()) != SQLITE_ROW) {
+      fail(error);
+      return -1;
+    }
+    return sqlite3_column_int64(select.get(), 0);
+  }
+
+  int schema_version() const override { return version_; }
+
+ private:
+  static std::string text(sqlite3_stmt* s, int column) {
+    const unsigned char* p = sqlite3_column_text(s, column);
+    return p ? std::string(reinterpret_cast<const char*>(p), static_cast<size_t>(sqlite3_column_bytes(s, column)))
+             : std::string();
+  }
+  PutStatus fail(std::string& error) {
+    error = std::string("sqlite: ") + sqlite3_errmsg(db_);
+    return PutStatus::kError;
+  }
+  bool exec(const char* sql, std::string& error) {
+    char* message = nullptr;
+    if (sqlite3_exec(db_, sql, nullptr, nullptr, &message) == SQLITE_OK) return true;
+    error = std::string("sqlite: ") + (message ? message : sqlite3_errmsg(db_));
+    sqlite3_free(message);
+    return false;
+  }
+
+  sqlite3* db_;
+  std::mutex mutex_;
+  int version_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<Store> open_sqlite(const std::string& path, std::string& error) {
+  sqlite3* db = nullptr;
+  int rc = sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
+                           nullptr);
+  if (rc != SQLITE_OK) {
+    error = "cannot open '" + path + "': " + (db ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
+    sqlite3_close_v2(db);
+    return nullptr;
+  }
+  // Other processes (export, a second collector on the same file) wait for the lock instead of failing at once.
+  sqlite3_busy_timeout(db, 10000);
+  auto store = std::make_unique<SqliteStore>(db);
+  char* message = nullptr;
+  if (sqlite3_exec(db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;", nullptr, nullptr, &message) !=
+      SQLITE_OK) {
+    error = "cannot open '" + path + "': " + (message ? message : "cannot set WAL mode");
+    sqlite3_free(message);
+    return nullptr;
+  }
+  if (!store->migrate(error)) {
+    error = "'" + path + "': " + error;
+    return nullptr;
+  }
+  return store;
+}
+
+}  // namespace sampler::store

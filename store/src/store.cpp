@@ -1,0 +1,50 @@
+// open_store() and the body compression both implementations share.
+#include "store/store.h"
+
+#include <zlib.h>
+
+#include "store_impl.h"
+
+namespace sampler::store {
+
+std::unique_ptr<Store> open_store(std::string_view url, std::string& error) {
+  constexpr std::string_view kSqlite = "sqlite:";
+  if (url.starts_with(kSqlite)) {
+    std::string path(url.substr(kSqlite.size()));
+    if (path.empty()) {
+      error = "sqlite: URL without a file name (expected sqlite:PATH)";
+      return nullptr;
+    }
+    return open_sqlite(path, error);
+  }
+  if (url.starts_with("postgresql://") || url.starts_with("postgres://")) return open_postgresql(url, error);
+  error = "unknown database URL '" + std::string(url.substr(0, 200)) +
+          "' (expected sqlite:PATH or postgresql://...)";
+  return nullptr;
+}
+
+std::string compress_body(std::string_view text) {
+  // Fastest level: the collector compresses on its request path; a report's counters compress well anyway.
+  uLongf size = compressBound(static_cast<uLong>(text.size()));
+  std::string out(size, '\0');
+  if (compress2(reinterpret_cast<Bytef*>(out.data()), &size, reinterpret_cast<const Bytef*>(text.data()),
+                static_cast<uLong>(text.size()), Z_BEST_SPEED) != Z_OK) {
+    return {};
+  }
+  out.resize(size);
+  return out;
+}
+
+bool decompress_body(std::string_view stored, int64_t size, std::string& text) {
+  if (size < 0 || size > (int64_t{1} << 32)) return false;
+  text.assign(static_cast<size_t>(size), '\0');
+  uLongf got = static_cast<uLongf>(size);
+  // An empty body still has a zlib stream; an empty buffer pointer is not allowed, so give a dummy byte.
+  Bytef dummy = 0;
+  Bytef* dest = size == 0 ? &dummy : reinterpret_cast<Bytef*>(text.data());
+  if (size == 0) got = 1;
+  int rc = uncompress(dest, &got, reinterpret_cast<const Bytef*>(stored.data()), static_cast<uLong>(stored.size()));
+  return rc == Z_OK && (size == 0 ? got == 0 : got == static_cast<uLongf>(size));
+}
+
+}  // namespace sampler::store

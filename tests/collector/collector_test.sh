@@ -1,0 +1,188 @@
+# Black-box tests of sampler-collector: a real server on 127.0.0.1 (ephemeral port), curl as the client.
+# usage: collector_test.sh CASE VERSION
+case_name=$1
+version=$2
+source "$(dirname "$0")/../tools/blackbox.sh"
+source "$(dirname "$0")/server.sh"
+printf 'wordfreq\tgood-key\nother\tsha256:%s\n' "$(printf other-key | sha256sum | cut -c1-64)" >keys.tsv
+
+run() {
+  ran="$*"
+  "$@" >out 2>err
+  status=$?
+}
+
+# expect_answer STATUS CODE: the last upload's HTTP status and JSON error code (seed 002's shape).
+expect_answer() {
+  [ "$http" = "$1" ] || fail "HTTP status $http, expected $1: $(cat answer)"
+  if [ "$1" = 200 ]; then
+    grep -q '^{"success": true, "status": 200, "id": ' answer || fail "answer: $(cat answer)"
+  else
+    grep -q "^{\"success\": false, \"status\": $1, \"uuid\": \"[0-9a-f-]\{36\}\", \"error\": {\"code\": \"$2\"" answer ||
+      fail "answer: $(cat answer)"
+    local uuid
+    uuid=$(sed 's/.*"uuid": "\([0-9a-f-]*\)".*/\1/' answer)
+    grep -q "$uuid $1 $2" server.err || fail "the log has no line for $uuid: $(cat server.err)"
+  fi
+}
+
+# The database: SQLite unless with_postgresql.sh gave a server.
+database=${SAMPLER_TEST_POSTGRESQL_URL:-sqlite:reports.db}
+
+case $case_name in
+  upload_and_export)
+    start_server "$database"
+    report run-1 >r1 && report run-2 1 >r2
+    upload good-key r1 && expect_answer 200
+    grep -q '"duplicate": false' answer || fail "first upload: $(cat answer)"
+    upload good-key r1 && expect_answer 200
+    grep -q '"duplicate": true' answer || fail "second upload: $(cat answer)"
+    gzip -c r2 >r2.gz
+    upload good-key r2.gz -H 'Content-Encoding: gzip' && expect_answer 200
+    stop_server
+    run "$TOOLS/sampler-collector" export --database "$database" --app wordfreq exported
+    expect 0 '' ''
+    [ "$(ls exported)" = "$(printf 'run-1.report\nrun-2.report')" ] || fail "exported: $(ls exported)"
+    cmp -s r1 exported/run-1.report || fail "run-1 differs"
+    cmp -s r2 exported/run-2.report || fail "run-2 differs"
+    # Restarted on the same database: the runs are still there, the duplicate still recognised.
+    start_server "$database"
+    upload good-key r2 && expect_answer 200
+    grep -q '"duplicate": true' answer || fail "after restart: $(cat answer)"
+    stop_server
+    ;;
+  api_keys)
+    start_server sqlite:reports.db
+    report run-1 >r1
+    upload wrong-key r1 && expect_answer 401 unauthorized
+    # Without a known key, the body is not read at all: a large one gets the same 401 (not 413).
+    head -c 3000000 /dev/zero | tr '\0' 'a' >large
+    upload wrong-key large && expect_answer 401 unauthorized
+    http=$(curl -s -o answer -w '%{http_code}' -H 'Content-Type: text/plain' --data-binary @r1 "$url/api/reports")
+    expect_answer 401 unauthorized
+    upload sha256:"$(printf other-key | sha256sum | cut -c1-64)" r1 && expect_answer 401 unauthorized
+    sed 's/wordfreq/other/' r1 >r1-other
+    upload other-key r1-other && expect_answer 200
+    upload other-key r1 && expect_answer 403 wrong-app
+    stop_server
+    ;;
+  bad_reports)
+    start_server sqlite:reports.db
+    printf '<report id="outcome">\nrun-id\tx\n</report>\nstray text\n' >stray
+    upload good-key stray && expect_answer 400 bad-report
+    grep -q '"message": "line 4: text outside a subreport' answer || fail "answer: $(cat answer)"
+    printf '<report id="samples">\n</report>\n' >no-outcome
+    upload good-key no-outcome && expect_answer 400 bad-report
+    head -c 20000 /dev/urandom >binary
+    upload good-key binary && expect_answer 400 bad-report
+    { report huge; printf '<report id="x">\n'; head -c 3000000 /dev/zero | tr '\0' 'a'; printf '\n</report>\n'; } >huge-line
+    upload good-key huge-line && expect_answer 200
+    printf 'not gzip' >fake.gz
+    upload good-key fake.gz -H 'Content-Encoding: gzip' && expect_answer 400 bad-encoding
+    report run-1 >r1
+    http=$(curl -s -o answer -w '%{http_code}' -H 'Authorization: APIKey good-key' -H 'Content-Type: image/png' \
+      --data-binary @r1 "$url/api/reports")
+    expect_answer 415 unsupported-media-type
+    # Control characters from a client are escaped in the answer and the log.
+    printf '<report id="outcome">\nrun-id\t\033[31mred\n</report>\n' >escape
+    upload good-key escape && expect_answer 400 bad-report
+    if grep -q "$(printf '\033')" answer server.err; then fail "an escape character reached the answer or the log"; fi
+    stop_server
+    ;;
+  limits)
+    start_server sqlite:reports.db --max-body 100000 --max-report 1000000
+    head -c 200000 /dev/zero | tr '\0' 'a' >big
+    upload good-key big && expect_answer 413 body-too-large
+    upload good-key big -H 'Transfer-Encoding: chunked' && expect_answer 413 body-too-large
+    { report bomb; head -c 20000000 /dev/zero | tr '\0' '\n'; } | gzip -9 >bomb.gz
+    [ "$(stat -c %s bomb.gz)" -lt 100000 ] || fail "the bomb is $(stat -c %s bomb.gz) bytes"
+    upload good-key bomb.gz -H 'Content-Encoding: gzip' && expect_answer 413 report-too-large
+    report run-1 >r1
+    upload good-key r1 && expect_answer 200
+    stop_server
+    ;;
+  rate_limit)
+    start_server sqlite:reports.db --rate 0.001 --burst 2
+    for i in 1 2; do report run-$i >r && upload good-key r && expect_answer 200; done
+    report run-3 >r && upload good-key r && expect_answer 429 rate-limited
+    sed 's/wordfreq/other/' r >r-other && upload other-key r-other && expect_answer 200
+    stop_server
+    ;;
+  paths_health_metrics)
+    start_server sqlite:reports.db
+    http=$(curl -s -o answer -w '%{http_code}' "$url/nowhere") && expect_answer 404 not-found
+    http=$(curl -s -o answer -w '%{http_code}' "$url/api/reports") && expect_answer 405 method-not-allowed
+    http=$(curl -s -o answer -w '%{http_code}' "$url/health")
+    [ "$http" = 200 ] && [ "$(cat answer)" = '{"success": true, "status": 200}' ] || fail "health: $http $(cat answer)"
+    report run-1 >r1 && upload good-key r1 && expect_answer 200
+    curl -s "$url/metrics" >metrics
+    grep -qx 'sampler_reports_stored_total 1' metrics || fail "metrics: $(cat metrics)"
+    grep -qx 'sampler_responses_total{class="4xx"} 2' metrics || fail "metrics: $(cat metrics)"
+    stop_server
+    ;;
+  slow_and_truncated_clients)
+    start_server sqlite:reports.db --timeout 1
+    port=${address##*:}
+    # A client that sends part of its body and stalls is disconnected after the timeout (cat returns at EOF).
+    exec 5<>/dev/tcp/127.0.0.1/"$port"
+    printf 'POST /api/reports HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\nAuthorization: APIKey good-key\r\n\r\nabc' >&5
+    cat <&5 >slow.out
+    exec 5<&-
+    # A client that closes in the middle of its body: nothing stored, the server goes on.
+    exec 5<>/dev/tcp/127.0.0.1/"$port"
+    printf 'POST /api/reports HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\nAuthorization: APIKey good-key\r\n\r\nabc' >&5
+    exec 5<&-
+    report run-1 >r1 && upload good-key r1 && expect_answer 200
+    curl -s "$url/metrics" | grep -qx 'sampler_reports_stored_total 1' || fail "metrics after truncated bodies"
+    stop_server
+    ;;
+  unprivileged)
+    # The collector needs no privilege: as nobody, with a database in a directory nobody owns.
+    if [ "$(id -u)" = 0 ]; then
+      mkdir data && chown nobody data && chmod 755 "$SCRATCH"
+      as_nobody=(setpriv --reuid=nobody --regid=nogroup --clear-groups)
+    else
+      mkdir data
+      as_nobody=()
+    fi
+    rm -f server.fifo && mkfifo server.fifo
+    "${as_nobody[@]}" "$TOOLS/sampler-collector" serve --listen 127.0.0.1:0 --database sqlite:data/r.db \
+      --keys keys.tsv >server.fifo 2>>server.err &
+    server_pid=$!
+    exec 7<server.fifo
+    read -r line <&7 || { cat server.err; exit 1; }
+    url=http://${line##* }
+    report run-1 >r1 && upload good-key r1 && expect_answer 200
+    stop_server
+    [ "$(id -u)" != 0 ] || [ "$(stat -c %U data/r.db)" = nobody ] || fail "the database belongs to $(stat -c %U data/r.db)"
+    ;;
+  bad_setup)
+    run "$TOOLS/sampler-collector" serve --listen 127.0.0.1:0 --database sqlite:r.db --keys missing.tsv
+    expect 1 '' "sampler-collector: 'missing.tsv': error: cannot read the API keys\n"
+    printf 'app key\n' >bad.tsv
+    run "$TOOLS/sampler-collector" serve --listen 127.0.0.1:0 --database sqlite:r.db --keys bad.tsv
+    expect 1 '' "sampler-collector: 'bad.tsv':1: error: expected APP<TAB>KEY\n"
+    run "$TOOLS/sampler-collector" serve --listen 127.0.0.1:0 --database mysql://x --keys keys.tsv
+    expect 1 '' "sampler-collector: error: unknown database URL 'mysql://x' (expected sqlite:PATH or postgresql://...)\n"
+    run "$TOOLS/sampler-collector" serve --listen nonsense --database sqlite:r.db --keys keys.tsv
+    expect 1 '' "sampler-collector: error: --listen wants HOST:PORT, not 'nonsense'\n"
+    ;;
+  help_version_usage)
+    run "$TOOLS/sampler-collector" --version
+    expect 0 "sampler-collector (sampler) $version\n" ''
+    run "$TOOLS/sampler-collector" serve --help
+    [ "$status" = 0 ] && grep -q -- '--max-report=BYTES' out || fail "serve --help: $(cat out)"
+    run "$TOOLS/sampler-collector" export --help
+    [ "$status" = 0 ] && grep -q -- '--app=NAME' out || fail "export --help: $(cat out)"
+    run "$TOOLS/sampler-collector"
+    expect 2 '' "sampler-collector: missing command (serve or export)\nTry 'sampler-collector --help' for more information.\n"
+    run "$TOOLS/sampler-collector" serve --database sqlite:x --keys k
+    expect 2 '' "sampler-collector serve: --listen is required\nTry 'sampler-collector serve --help' for more information.\n"
+    run "$TOOLS/sampler-collector" serve --listen 127.0.0.1:0 --database sqlite:x --keys k --rate -1
+    [ "$status" = 2 ] || fail "--rate -1: status $status"
+    run "$TOOLS/sampler-collector" export --database sqlite:x --app a
+    expect 2 '' "sampler-collector export: expected one OUTDIR operand\nTry 'sampler-collector export --help' for more information.\n"
+    ;;
+  *) echo "unknown case $case_name" >&2; exit 2 ;;
+esac
+finish

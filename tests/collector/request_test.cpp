@@ -1,0 +1,258 @@
+// The collector's request path without HTTP (collector/request.h): keys, rate, decoding, validation, answers.
+#include <gtest/gtest.h>
+#include <zlib.h>
+
+#include <filesystem>
+
+#include "collector/request.h"
+
+namespace sampler::collector {
+namespace {
+
+std::string gzip(std::string_view text) {
+  z_stream stream{};
+  deflateInit2(&stream, Z_BEST_COMPRESSION, Z_DEFLATED, 16 + MAX_WBITS, 9, Z_DEFAULT_STRATEGY);
+  std::string out(deflateBound(&stream, text.size()) + 64, '\0');
+  stream.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(text.data()));
+  stream.avail_in = static_cast<uInt>(text.size());
+  stream.next_out = reinterpret_cast<Bytef*>(out.data());
+  stream.avail_out = static_cast<uInt>(out.size());
+  deflate(&stream, Z_FINISH);
+  out.resize(stream.total_out);
+  deflateEnd(&stream);
+  return out;
+}
+
+std::string report(std::string_view run_id, std::string_view extra = "") {
+  Outcome outcome;
+  outcome.run_id = run_id;
+  outcome.app = "app";
+  outcome.exit_status = 0;
+  return std::string(extra) + format_outcome(outcome);
+}
+
+TEST(KeyTable, AuthenticatesPlainAndHashedKeys) {
+  KeyTable keys;
+  std::string error;
+  ASSERT_TRUE(keys.load("# keys\nalpha\tk1\n\nbeta\tsha256:" + hash_key_hex("k2") + "\r\n", error)) << error;
+  EXPECT_EQ(keys.size(), 2u);
+  EXPECT_EQ(keys.authenticate("APIKey k1"), "alpha");
+  EXPECT_EQ(keys.authenticate("APIKey k2"), "beta");
+  EXPECT_EQ(keys.authenticate("APIKey k3"), std::nullopt);
+  EXPECT_EQ(keys.authenticate("Bearer k1"), std::nullopt);
+  EXPECT_EQ(keys.authenticate(""), std::nullopt);
+  EXPECT_EQ(keys.authenticate("APIKey sha256:" + hash_key_hex("k2")), std::nullopt);  // the hash is not the key
+}
+
+TEST(KeyTable, RejectsMalformedLines) {
+  std::string error;
+  EXPECT_FALSE(KeyTable().load("alpha k1\n", error));
+  EXPECT_EQ(error, "line 1: expected APP<TAB>KEY");
+  EXPECT_FALSE(KeyTable().load("ok\tk\n\tk1\n", error));
+  EXPECT_EQ(error, "line 2: expected APP<TAB>KEY");
+  EXPECT_FALSE(KeyTable().load("a\tsha256:abc\n", error));
+  EXPECT_FALSE(KeyTable().load("a\tsha256:" + std::string(64, 'g') + "\n", error));
+}
+
+TEST(RateLimiter, AllowsTheBurstThenTheRate) {
+  RateLimiter rate(2, 3);
+  EXPECT_TRUE(rate.allow("a", 100));
+  EXPECT_TRUE(rate.allow("a", 100));
+  EXPECT_TRUE(rate.allow("a", 100));
+  EXPECT_FALSE(rate.allow("a", 100));
+  EXPECT_TRUE(rate.allow("b", 100));  // per key
+  EXPECT_TRUE(rate.allow("a", 100.5));  // one token back after half a second at 2/s
+  EXPECT_FALSE(rate.allow("a", 100.5));
+}
+
+TEST(DecodeBody, PlainGzipAndLimits) {
+  std::string text, error;
+  EXPECT_EQ(decode_body("plain\n", "", 100, text, error), DecodeStatus::kOk);
+  EXPECT_EQ(text, "plain\n");
+  EXPECT_EQ(decode_body(gzip("zipped\n"), "", 100, text, error), DecodeStatus::kOk);  // by magic
+  EXPECT_EQ(text, "zipped\n");
+  EXPECT_EQ(decode_body(gzip("a") + gzip("b"), "gzip", 100, text, error), DecodeStatus::kOk);
+  EXPECT_EQ(text, "ab");
+  // A bomb: 10 MB of zeros in about 10 KB stops at the limit.
+  std::string bomb = gzip(std::string(10u << 20, '\0'));
+  EXPECT_LT(bomb.size(), 20000u);
+  EXPECT_EQ(decode_body(bomb, "gzip", 1u << 20, text, error), DecodeStatus::kTooLarge);
+  EXPECT_NE(error.find("decompresses to more than 1048576"), std::string::npos) << error;
+  EXPECT_EQ(decode_body(std::string(101, 'x'), "", 100, text, error), DecodeStatus::kTooLarge);
+  std::string cut = gzip(std::string(5000, 'y'));
+  cut.resize(cut.size() / 2);
+  EXPECT_EQ(decode_body(cut, "gzip", 100000, text, error), DecodeStatus::kCorrupt);
+  EXPECT_EQ(decode_body("not gzip", "gzip", 100, text, error), DecodeStatus::kCorrupt);
+  EXPECT_EQ(decode_body("x", "br", 100, text, error), DecodeStatus::kCorrupt);
+}
+
+TEST(ValidateReport, AcceptsAReportWithItsOutcome) {
+  ValidReport valid;
+  std::string error;
+  std::string text = report("r1", "<report id=\"samples\">\n<samples unit=\"0123456789abcdef0123456789abcdef\" "
+                                   "scheme=\"branches\">\n1\t2\n</samples>\n</report>\n");
+  ASSERT_TRUE(validate_report(text, valid, error)) << error;
+  EXPECT_EQ(valid.outcome.run_id, "r1");
+  EXPECT_EQ(valid.outcome.exit_status, 0);
+  EXPECT_EQ(valid.crash_signature, "");
+}
+
+TEST(ValidateReport, SaysWhatIsWrongAtWhichLine) {
+  ValidReport valid;
+  std::string error;
+  EXPECT_FALSE(validate_report("<report id=\"samples\">\n</report>\n", valid, error));
+  EXPECT_EQ(error, "line 1: no outcome subreport (sampler-run adds one; it holds the run-id)");
+  EXPECT_FALSE(validate_report(report("r1") + "stray text\n", valid, error));
+  EXPECT_EQ(error.substr(0, 8), "line 8: ") << error;
+  EXPECT_FALSE(validate_report("<report id=\"outcome\">\nrun-id\tbad/id\n</report>\n", valid, error));
+  EXPECT_EQ(error.substr(0, 7), "line 2:") << error;
+  EXPECT_FALSE(validate_report("<report id=\"outcome\">\napp\tx\n</report>\n", valid, error));
+  EXPECT_EQ(error, "line 1: the outcome subreport has no run-id");
+  EXPECT_FALSE(validate_report("<report id=\"outcome\">\nrun-id\tx\nexit-status\t300\n</report>\n", valid, error));
+  EXPECT_EQ(error, "line 3: exit-status is not 0 to 255");
+  EXPECT_FALSE(validate_report(report("r1") + report("r2"), valid, error));
+  EXPECT_NE(error.find("a second outcome"), std::string::npos);
+  EXPECT_FALSE(validate_report(report("r1", "<report id=\"samples\">\n<samples unit=\"xyz\" scheme=\"b\">\n"
+                                            "</samples>\n</report>\n"), valid, error));
+  EXPECT_EQ(error.substr(0, 7), "line 2:") << error;
+  EXPECT_FALSE(validate_report(report("r1") + std::string("\0", 1), valid, error));
+}
+
+TEST(ValidateReport, CrashSignatureIgnoresLoadAddresses) {
+  auto crash = [](std::string_view base, std::string_view cbf) {
+    return report("r", "<report id=\"main-backtrace\">\n{{{reset}}}\n{{{module:0:prog:elf:abcd}}}\n"
+                       "{{{mmap:" + std::string(base) + ":0x1000:load:0:rx:0x0}}}\nsignal:11:SIGSEGV:0x0\ncbf:" +
+                       std::string(cbf) + "\n</report>\n");
+  };
+  ValidReport a, b, c;
+  std::string error;
+  ASSERT_TRUE(validate_report(crash("0x5000", "AAAA"), a, error)) << error;
+  ASSERT_TRUE(validate_report(crash("0x7000", "AAAA"), b, error)) << error;
+  ASSERT_TRUE(validate_report(crash("0x5000", "BBBB"), c, error)) << error;
+  EXPECT_EQ(a.crash_signature.substr(0, 8), "SIGSEGV:");
+  EXPECT_EQ(a.crash_signature, b.crash_signature);
+  EXPECT_NE(a.crash_signature, c.crash_signature);
+}
+
+TEST(Outcome, RoundTrips) {
+  Outcome o;
+  o.run_id = "0123abcd";
+  o.app = "wordfreq";
+  o.version = "1.2\tbeta";  // a tab would break the line: it becomes a space
+  o.signal = 6;
+  o.wall_seconds = 1.5;
+  o.cpu_seconds = 0.25;
+  o.sparsity = "100";
+  o.seed = "42";
+  o.build_ids = {{"/usr/bin/wordfreq", "abcdef"}};
+  std::string text = format_outcome(o);
+  std::string body = text.substr(text.find('\n') + 1);
+  body.resize(body.rfind("</report>"));
+  Outcome back;
+  std::string error;
+  ASSERT_TRUE(parse_outcome(body, 2, back, error)) << error;
+  EXPECT_EQ(back.run_id, o.run_id);
+  EXPECT_EQ(back.version, "1.2 beta");
+  EXPECT_EQ(back.signal, 6);
+  EXPECT_FALSE(back.exit_status.has_value());
+  EXPECT_DOUBLE_EQ(back.wall_seconds, 1.5);
+  EXPECT_EQ(back.sparsity, "100");
+  ASSERT_EQ(back.build_ids.size(), 1u);
+  EXPECT_EQ(back.build_ids[0].first, "/usr/bin/wordfreq");
+  EXPECT_EQ(back.build_ids[0].second, "abcdef");
+}
+
+TEST(Json, EscapesControlAndNonAsciiBytes) {
+  EXPECT_EQ(json_string("a\"b\\c\n\x1b\xff"), "\"a\\\"b\\\\c\\u000a\\u001b\\u00ff\"");
+  std::string uuid = new_uuid();
+  EXPECT_EQ(uuid.size(), 36u);
+  EXPECT_EQ(uuid[14], '4');
+  EXPECT_NE(uuid, new_uuid());
+}
+
+class CollectorTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() / ("collector-test-" + new_uuid());
+    std::filesystem::create_directories(dir_);
+    std::string error;
+    store_ = store::open_store("sqlite:" + (dir_ / "r.db").string(), error);
+    ASSERT_NE(store_, nullptr) << error;
+    KeyTable keys;
+    ASSERT_TRUE(keys.load("app\tgood\n", error));
+    Limits limits;
+    limits.rate_per_second = 1;
+    limits.rate_burst = 3;
+    collector_ = std::make_unique<Collector>(*store_, std::move(keys), limits);
+  }
+  void TearDown() override {
+    collector_.reset();
+    store_.reset();
+    std::filesystem::remove_all(dir_);
+  }
+  Response post(std::string_view body, std::string_view key = "APIKey good", double now = 0) {
+    Request request;
+    request.method = "POST";
+    request.path = "/api/reports";
+    request.authorization = key;
+    request.content_type = "text/plain";
+    request.body = body;
+    return collector_->handle(request, now);
+  }
+
+  std::filesystem::path dir_;
+  std::unique_ptr<store::Store> store_;
+  std::unique_ptr<Collector> collector_;
+};
+
+TEST_F(CollectorTest, StoresOnceAndAnswersInJson) {
+  Response first = post(report("run1"));
+  EXPECT_EQ(first.status, 200);
+  EXPECT_EQ(first.body, "{\"success\": true, \"status\": 200, \"id\": \"run1\", \"duplicate\": false}\n");
+  EXPECT_EQ(first.log, "");
+  Response again = post(gzip(report("run1")), "APIKey good", 10);
+  EXPECT_EQ(again.status, 200);
+  EXPECT_NE(again.body.find("\"duplicate\": true"), std::string::npos);
+  std::string error;
+  EXPECT_EQ(store_->count(error), 1);
+}
+
+TEST_F(CollectorTest, FailuresCarryAUuidThatTheLogCarries) {
+  Response bad = post(report("run1"), "APIKey wrong");
+  EXPECT_EQ(bad.status, 401);
+  size_t at = bad.body.find("\"uuid\": \"");
+  ASSERT_NE(at, std::string::npos);
+  std::string uuid = bad.body.substr(at + 9, 36);
+  EXPECT_EQ(bad.log.substr(0, 36), uuid);
+  EXPECT_EQ(post("junk\n").status, 400);
+  EXPECT_EQ(post(report("r2"), "APIKey good", 0).status, 200);
+  EXPECT_EQ(post(report("r3"), "APIKey good", 0).status, 200);
+  EXPECT_EQ(post(report("r4"), "APIKey good", 0).status, 429);  // burst of 3 spent (the junk counted, not the 401)
+  Request get;
+  get.method = "GET";
+  get.path = "/elsewhere";
+  EXPECT_EQ(collector_->handle(get, 0).status, 404);
+  get.path = "/api/reports";
+  EXPECT_EQ(collector_->handle(get, 0).status, 405);
+  get.path = "/health";
+  EXPECT_EQ(collector_->handle(get, 0).status, 200);
+  get.path = "/metrics";
+  Response metrics = collector_->handle(get, 0);
+  EXPECT_NE(metrics.body.find("sampler_reports_stored_total 2\n"), std::string::npos) << metrics.body;
+}
+
+TEST_F(CollectorTest, WrongContentTypeAndTooLargeBodies) {
+  Request request;
+  request.method = "POST";
+  request.path = "/api/reports";
+  request.authorization = "APIKey good";
+  request.content_type = "application/x-www-form-urlencoded";
+  request.body = report("x");
+  EXPECT_EQ(collector_->handle(request, 0).status, 415);
+  request.content_type = "";
+  request.body_too_large = true;
+  EXPECT_EQ(collector_->handle(request, 0).status, 413);
+}
+
+}  // namespace
+}  // namespace sampler::collector

@@ -1,0 +1,182 @@
+# Black-box tests of sampler-run: exit statuses and signals are the program's, reports reach a real collector on
+# 127.0.0.1, and wait in the spool while it is unreachable. usage: run_test.sh CASE VERSION WORDFREQ
+case_name=$1
+version=$2
+wordfreq=$3
+source "$(dirname "$0")/../tools/blackbox.sh"
+source "$(dirname "$0")/server.sh"
+printf 'wordfreq\tgood-key\n' >keys.tsv
+# Everything sampler-run keeps goes under the scratch directory.
+export XDG_CACHE_HOME=$SCRATCH/cache XDG_CONFIG_HOME=$SCRATCH/config HOME=$SCRATCH
+unset SAMPLER_UPLOAD_URL SAMPLER_API_KEY SAMPLER_SPARSITY SAMPLER_SEED
+R=$TOOLS/sampler-run
+
+run() {
+  ran="$*"
+  "$@" >out 2>err
+  status=$?
+}
+
+# died_of COMMAND...: prints how COMMAND ended, "exit N" or "signal N" (perl's system() sees the raw status).
+died_of() {
+  perl -e 'system { $ARGV[0] } @ARGV; my $s = $?; print(($s & 127) ? "signal " . ($s & 127) : "exit " . ($s >> 8))' \
+    -- "$@" 2>/dev/null
+}
+
+exported_count() {
+  rm -rf exported
+  "$TOOLS/sampler-collector" export --database sqlite:reports.db --app wordfreq exported || fail "export failed"
+  find exported -name '*.report' | wc -l
+}
+
+case $case_name in
+  exit_status_and_streams)
+    run "$R" --app wordfreq -- sh -c 'echo to-stdout; echo to-stderr >&2; exit 3'
+    expect 3 'to-stdout\n' 'to-stderr\n'
+    run "$R" --app wordfreq -- sh -c 'read line; echo "got $line"' <<<"input"
+    expect 0 'got input\n' ''
+    # The report descriptor is never one of the program's standard ones, even when those are closed.
+    fd=$("$R" --app wordfreq -- sh -c 'echo "$SAMPLER_REPORT_FD"' <&- 2>&-)
+    [ "$fd" -ge 3 ] 2>/dev/null || fail "SAMPLER_REPORT_FD is '$fd'"
+    ;;
+  fatal_signal)
+    [ "$(died_of "$R" --app wordfreq -- sh -c 'kill -SEGV $$')" = "signal 11" ] || fail "SIGSEGV: $(died_of "$R" --app wordfreq -- sh -c 'kill -SEGV $$')"
+    [ "$(died_of "$R" --app wordfreq -- sh -c 'kill -ABRT $$')" = "signal 6" ] || fail "SIGABRT"
+    [ "$(died_of "$R" --app wordfreq -- sh -c 'exit 139')" = "exit 139" ] || fail "exit 139 is not a signal"
+    printf 'a%.0s' {1..40} >long.txt
+    [ "$(died_of "$R" --app wordfreq -- "$wordfreq" long.txt)" = "signal 11" ] || fail "the demo's crash"
+    grep -q '^signal	11$' cache/sampler/last-report || fail "outcome: $(cat cache/sampler/last-report)"
+    grep -q '^<report id="main-backtrace">$' cache/sampler/last-report || fail "no main-backtrace"
+    ;;
+  signals_forwarded)
+    rm -f ready && mkfifo ready
+    "$R" --app wordfreq -- sh -c 'trap "kill \$s; exit 42" USR1; sleep 300 & s=$!; echo up >ready; wait $s' &
+    launcher=$!
+    read -r _ <ready
+    kill -USR1 "$launcher"
+    wait "$launcher"
+    status=$?
+    [ "$status" = 42 ] || fail "after SIGUSR1: exit status $status, expected 42 (the program's trap)"
+    grep -q '^exit-status	42$' cache/sampler/last-report || fail "outcome: $(cat cache/sampler/last-report)"
+    ;;
+  report_arrives)
+    start_server sqlite:reports.db
+    "$wordfreq" --generate 1 >text.txt
+    run "$R" --app wordfreq --version 1.0 --upload "$url" --api-key good-key -- "$wordfreq" text.txt
+    [ "$status" = 0 ] || fail "exit status $status"
+    "$wordfreq" text.txt >direct.out
+    cmp -s out direct.out || fail "the program's output differs under sampler-run"
+    [ -s err ] && fail "sampler-run wrote on stderr: $(cat err)"
+    printf 'a%.0s' {1..40} >long.txt
+    "$R" --app wordfreq --upload "$url" --api-key good-key -- "$wordfreq" long.txt 2>/dev/null
+    stop_server
+    [ "$(exported_count)" = 2 ] || fail "exported $(ls exported)"
+    grep -l '^exit-status	0$' exported/* | xargs grep -q '^<samples unit=' || fail "no samples in the clean run"
+    grep -q '^version	1.0$' $(grep -l '^exit-status	0$' exported/*) || fail "no version"
+    grep -l '^signal	11$' exported/* | xargs grep -q '^cbf:' || fail "no crash stack in the crashing run"
+    grep -q "^build-id	[0-9a-f]\{16,\}	.*sampler-example-wordfreq$" exported/* || fail "no build ID"
+    ;;
+  spool_then_send)
+    # Nothing listens on port 1: the report waits in the spool; the program's exit status is untouched.
+    run "$R" --app wordfreq --upload http://127.0.0.1:1 --api-key good-key -- sh -c 'exit 5'
+    expect 5 '' ''
+    [ "$(ls cache/sampler/spool | wc -l)" = 1 ] || fail "spool: $(ls cache/sampler/spool)"
+    run "$R" --app wordfreq --upload http://127.0.0.1:1 --api-key good-key -- true
+    [ "$(ls cache/sampler/spool | wc -l)" = 2 ] || fail "spool: $(ls cache/sampler/spool)"
+    start_server sqlite:reports.db
+    run "$R" --app wordfreq --upload "$url" --api-key good-key -- true
+    expect 0 '' ''
+    stop_server
+    [ -z "$(ls cache/sampler/spool)" ] || fail "still spooled: $(ls cache/sampler/spool)"
+    [ "$(exported_count)" = 3 ] || fail "exported $(ls exported)"
+    grep -q '^exit-status	5$' exported/* || fail "the spooled run is not the first one"
+    ;;
+  spool_bounded)
+    # A spool over its size limit drops its oldest reports.
+    printf 'spool-max-bytes = 1\n' >conf
+    for i in 1 2 3; do "$R" --config conf --app wordfreq --upload http://127.0.0.1:1 --api-key k -- true; done
+    [ "$(ls cache/sampler/spool | wc -l)" -le 1 ] || fail "spool not bounded: $(ls cache/sampler/spool)"
+    ;;
+  exit_delay_bounded)
+    # A collector that accepts connections and never answers: the launcher gives up after its timeout and
+    # spools the report (the bound is what --upload-timeout-ms says; the check allows a slow machine 20x).
+    exec 6< <(exec python3 -c 'import socket,sys
+s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(64)
+print(s.getsockname()[1], flush=True); sys.stdin.read()')
+    read -r port <&6
+    start=$(date +%s%N)
+    run "$R" --app wordfreq --upload http://127.0.0.1:"$port" --api-key k --upload-timeout-ms 200 -- sh -c 'exit 7'
+    elapsed_ms=$((($(date +%s%N) - start) / 1000000))
+    expect 7 '' ''
+    [ "$elapsed_ms" -lt 4000 ] || fail "the exit was delayed ${elapsed_ms} ms with a 200 ms bound"
+    [ "$(ls cache/sampler/spool | wc -l)" = 1 ] || fail "not spooled"
+    ;;
+  keep_and_show_last)
+    run "$R" --app wordfreq --keep kept -- sh -c 'exit 1'
+    expect 1 '' ''
+    [ "$(ls kept | wc -l)" = 1 ] || fail "kept: $(ls kept)"
+    run "$R" --show-last
+    [ "$status" = 0 ] || fail "--show-last: $status"
+    cmp -s out kept/*.report || fail "--show-last differs from the kept copy"
+    grep -q 'not sent (no upload URL)' err || fail "--show-last stderr: $(cat err)"
+    rm -rf cache
+    run "$R" --show-last
+    [ "$status" = 1 ] || fail "--show-last with nothing: $status"
+    ;;
+  opt_out)
+    mkdir -p config/sampler && printf '# no reports from me\nenabled = no\n' >config/sampler/run.conf
+    run "$R" --app wordfreq --keep kept --upload http://127.0.0.1:1 --api-key k -- sh -c 'echo "[$SAMPLER_REPORT_FD]"; exit 4'
+    expect 4 '[]\n' ''
+    [ ! -e kept ] && [ ! -e cache/sampler ] || fail "opted out, yet something was kept"
+    ;;
+  program_missing)
+    run "$R" --app wordfreq -- ./no-such-program
+    expect 127 '' "sampler-run: cannot run './no-such-program': No such file or directory\n"
+    ;;
+  demo_through_database)
+    # The issue's "done when": the demo's runs go through sampler-run to a collector on loopback with SQLite,
+    # and sampler-analyze reads them from the database.
+    start_server sqlite:reports.db
+    crashes=0
+    for i in $(seq 1 30); do
+      "$wordfreq" --generate "$i" >in.txt
+      version=1.0 && [ "$i" -gt 25 ] && version=2.0
+      "$R" --app wordfreq --version "$version" --sparsity 1 --upload "$url" --api-key good-key -- \
+        "$wordfreq" in.txt >/dev/null 2>&1
+      [ $? -gt 128 ] && crashes=$((crashes + 1))
+    done
+    stop_server
+    [ "$crashes" -gt 0 ] && [ "$crashes" -lt 30 ] || fail "$crashes crashes in 30 runs: nothing to analyse"
+    run "$TOOLS/sampler-analyze" --database sqlite:reports.db --app wordfreq --sites "$wordfreq"
+    [ "$status" = 0 ] || fail "sampler-analyze --database: status $status: $(cat err)"
+    head -1 out | grep -q '^rank	round	' || fail "no header: $(head -1 out)"
+    # The best predictor is in the word counter, and it was seen in every failing run (column F).
+    best=$(sed -n 2p out)
+    [ "$(cut -f15 <<<"$best")" = count_word ] || fail "best predictor: $best"
+    [ "$(cut -f9 <<<"$best")" = "$crashes" ] || fail "F is not the $crashes crashes: $best"
+    # --version V: only that version's runs (5 of them here).
+    run "$TOOLS/sampler-analyze" --database sqlite:reports.db --app wordfreq --version 2.0 --sites "$wordfreq" --top 1
+    [ "$status" = 0 ] || fail "--version 2.0: status $status: $(cat err)"
+    run "$TOOLS/sampler-analyze" --database sqlite:reports.db --sites "$wordfreq"
+    expect 2 '' "sampler-analyze: --database needs --app NAME\nTry 'sampler-analyze --help' for more information.\n"
+    run "$TOOLS/sampler-analyze" --database sqlite:missing-dir/x.db --app wordfreq --sites "$wordfreq"
+    [ "$status" = 1 ] && grep -q "^sampler-analyze: error: cannot open 'missing-dir/x.db'" err || fail "bad database: $(cat err)"
+    ;;
+  help_version_usage)
+    run "$R" --version
+    expect 0 "sampler-run (sampler) $version\n" ''
+    run "$R" --help
+    [ "$status" = 0 ] && grep -q -- '--upload=URL' out || fail "--help: $(cat out)"
+    run "$R" --app wordfreq
+    expect 2 '' "sampler-run: missing PROGRAM (after --)\nTry 'sampler-run --help' for more information.\n"
+    run "$R" -- true
+    expect 2 '' "sampler-run: --app is required\nTry 'sampler-run --help' for more information.\n"
+    run "$R" --app a --upload http://x -- true
+    expect 2 '' "sampler-run: an upload URL needs an API key (--api-key or SAMPLER_API_KEY)\nTry 'sampler-run --help' for more information.\n"
+    printf 'colour = blue\n' >bad.conf
+    run "$R" --config bad.conf --app a -- true
+    expect 2 '' "sampler-run: 'bad.conf':1: error: unknown key 'colour'\n"
+    ;;
+  *) echo "unknown case $case_name" >&2; exit 2 ;;
+esac
+finish
