@@ -1,10 +1,13 @@
-// Text helpers of the outputs (internal): numbers, and escaping for the terminal, JSON and HTML.
+// Text helpers of the outputs (internal): numbers, and escaping for tab-separated text and HTML (JSON's is
+// sections/diagnostics.h's json_string).
 #pragma once
 
 #include <cmath>
 #include <cstdio>
 #include <string>
 #include <string_view>
+
+#include "sections/diagnostics.h"  // json_string
 
 namespace sampler::analysis {
 
@@ -16,7 +19,8 @@ inline std::string format_number(double value) {
   return text;
 }
 
-/// Control characters (and DEL) from input written as \xNN, so they never reach a terminal as they are.
+/// Control characters (tab and DEL included: the outputs are tab-separated) written as \xNN, so they never reach a
+/// terminal as they are nor split a column.
 inline std::string escape_control(std::string_view text) {
   std::string out;
   out.reserve(text.size());
@@ -30,24 +34,6 @@ inline std::string escape_control(std::string_view text) {
     }
   }
   return out;
-}
-
-/// A JSON string literal, quotes included.
-inline std::string json_string(std::string_view text) {
-  std::string out = "\"";
-  for (unsigned char c : text) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += static_cast<char>(c);
-    } else if (c < 0x20 || c == 0x7f) {
-      char hex[8];
-      std::snprintf(hex, sizeof hex, "\\u%04x", c);
-      out += hex;
-    } else {
-      out += static_cast<char>(c);
-    }
-  }
-  return out + "\"";
 }
 
 /// Text for HTML element content and attribute values; control characters as U+FFFD-free visible \xNN.

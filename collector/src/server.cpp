@@ -1,6 +1,7 @@
 // libmicrohttpd glue: reads the request (bounded), calls Collector::handle(), sends the answer. Every limit
 // comes from Limits: libmicrohttpd enforces the connection count and the idle timeout itself.
 #include "collector/server.h"
+#include "sections/diagnostics.h"  // json_string
 
 #include <arpa/inet.h>
 #include <microhttpd.h>

@@ -98,6 +98,34 @@ std::string escape_control_characters(std::string_view text) {
   return out;
 }
 
+std::string json_string(std::string_view text) {
+  static const char kHex[] = "0123456789abcdef";
+  std::string out = "\"";
+  out.reserve(text.size() + 2);
+  size_t i = 0;
+  while (i < text.size()) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c >= 0x20 && c < 0x7f) {
+      if (c == '"' || c == '\\') out += '\\';
+      out += static_cast<char>(c);
+      ++i;
+      continue;
+    }
+    if (c >= 0x80) {
+      if (size_t length = utf8_sequence(text.substr(i)); length != 0) {
+        out.append(text, i, length);
+        i += length;
+        continue;
+      }
+    }
+    out += "\\u00";
+    out += kHex[c >> 4];
+    out += kHex[c & 15];
+    ++i;
+  }
+  return out + '"';
+}
+
 std::string format_diagnostic(std::string_view program, const Diagnostic& diagnostic) {
   std::string text(program);
   text += ": ";

@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "collector/request.h"
+#include "sections/diagnostics.h"  // json_string
 
 namespace sampler::collector {
 namespace {

@@ -44,6 +44,20 @@ TEST(EscapeControlCharacters, KeepsTextAndUtf8EscapesTheRest) {
   for (const auto& [text, expected] : cases) EXPECT_EQ(escape_control_characters(text), expected) << text;
 }
 
+TEST(JsonString, QuotesEscapesAndAlwaysValid) {
+  const std::pair<std::string, std::string> cases[] = {
+      {"", "\"\""},
+      {"say \"hi\" \\ bye", "\"say \\\"hi\\\" \\\\ bye\""},
+      {"tab\tnl\n\033[31m", "\"tab\\u0009nl\\u000a\\u001b[31m\""},
+      {"del\177", "\"del\\u007f\""},
+      {"caf\xc3\xa9", "\"caf\xc3\xa9\""},                  // well-formed UTF-8 stays
+      {"c1 \xc2\x9b", "\"c1 \\u00c2\\u009b\""},             // a C1 control character: byte by byte
+      {"latin-1 \xe9", "\"latin-1 \\u00e9\""},                // not UTF-8
+      {std::string("nul\0", 4), "\"nul\\u0000\""},
+  };
+  for (const auto& [text, expected] : cases) EXPECT_EQ(json_string(text), expected) << text;
+}
+
 TEST(DiagnosticCode, DefaultsToGeneralAndIsKept) {
   DiagnosticList list;
   list.error("a", 0, "e");

@@ -91,8 +91,6 @@ bool validate_report(std::string_view text, ValidReport& report, std::string& er
 /// A random (version 4) UUID: the id that ties a failure answer to its line in the server's log.
 std::string new_uuid();
 
-/// `text` as a JSON string (with the quotes); control characters and invalid UTF-8 bytes escaped.
-std::string json_string(std::string_view text);
 
 /// What the server hands to handle(): the parts of an HTTP request the collector looks at.
 struct Request {

@@ -75,4 +75,9 @@ std::string escape_control_characters(std::string_view text);
 /// Appends escape_control_characters(text) to `out`.
 void append_escaped(std::string& out, std::string_view text);
 
+/// `text` as a JSON string literal, quotes included, for the tools' JSON output and the collector's answers: `"` and
+/// `\` escaped, well-formed UTF-8 kept, every other byte (control characters, DEL, C1 controls, bytes that are not
+/// well-formed UTF-8) written as \u00XX, so the result is always valid JSON and safe on a terminal.
+std::string json_string(std::string_view text);
+
 }  // namespace sampler
