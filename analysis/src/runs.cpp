@@ -132,13 +132,12 @@ size_t short_line(const char* p, uint32_t& nonzero, uint32_t& column) {
     uint64_t x = word ^ (kOnes * c);
     return ~(((x & kLow) + kLow) | x | kLow);
   };
-  // ... when the byte (its high bit clear) is at least c.
-  auto at_least = [word](uint8_t c) { return ((word & kLow) + kOnes * (0x80 - c)) & ~word & kHigh; };
   uint64_t newlines = equal('\n');
   uint64_t newline = newlines & -newlines;  // the first "\n"
   uint64_t before = (newline - 1) & kHigh;  // the bytes before it
-  uint64_t digit = at_least('0') & ~at_least(':') & before;
-  uint64_t nonzero_digit = at_least('1') & ~at_least(':') & before;
+  uint64_t x = word ^ (kOnes * '0');  // digits become 0 to 9
+  uint64_t digit = ~(((x & kLow) + kOnes * (0x80 - 10)) | x) & before;  // below 10
+  uint64_t nonzero_digit = ((x & kLow) + kLow) & digit;                  // and not 0
   uint64_t tab = equal('\t') & before;
   // Each counter has a digit: no tab first, last or next to another.
   bool empty_counter = (tab & (0x80 | (tab << 8) | (newline >> 8))) != 0;
