@@ -8,14 +8,15 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <bit>
 #include <cerrno>
-#include <charconv>
 #include <cstddef>
 #include <cstring>
 #include <filesystem>
 #include <functional>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <thread>
 #include <unordered_map>
@@ -90,47 +91,6 @@ class LockedSink : public DiagnosticSink {
   std::atomic<bool> errors_ = false;
 };
 
-// The samples subreport is re-read from memory: its line numbers are shifted back to the report's, both the
-// diagnostic's own and those its text names ("... starting at line 6 ...").
-class OffsetSink : public DiagnosticSink {
- public:
-  OffsetSink(DiagnosticSink& sink, uint64_t offset) : sink_(sink), offset_(offset) {}
-  void report(const Diagnostic& diagnostic) override {
-    if (diagnostic.severity == Severity::kError) ++errors;
-    Diagnostic shifted = diagnostic;
-    if (shifted.line != 0) shifted.line += offset_;
-    shifted.message = shift_line_numbers(diagnostic.message);
-    sink_.report(shifted);
-  }
-  uint64_t errors = 0;
-
- private:
-  std::string shift_line_numbers(const std::string& message) const {
-    static constexpr std::string_view kLine = "line ";
-    std::string out;
-    size_t at = 0;
-    for (size_t found; (found = message.find(kLine, at)) != std::string::npos;) {
-      size_t digits = found + kLine.size();
-      size_t end = digits;
-      while (end < message.size() && message[end] >= '0' && message[end] <= '9') ++end;
-      out.append(message, at, digits - at);
-      uint64_t number = 0;
-      auto [ptr, error] = std::from_chars(message.data() + digits, message.data() + end, number);
-      if (end > digits && error == std::errc() && ptr == message.data() + end) {
-        out += std::to_string(number + offset_);
-      } else {
-        out.append(message, digits, end - digits);
-      }
-      at = end;
-    }
-    out.append(message, at, std::string::npos);
-    return out;
-  }
-
-  DiagnosticSink& sink_;
-  uint64_t offset_;
-};
-
 // ------------------------------------------------------------------------------------------------ the catalogue
 
 // One sites section as the reading threads use it.
@@ -156,6 +116,42 @@ constexpr std::array<uint8_t, 256> kByteClass = [] {
   table['\r'] = kReturn;
   return table;
 }();
+
+// A samples line of at most 7 bytes before its "\n" ("12\t0\t3\n", most lines), read as one 64-bit word:
+// the bytes are classified all at once (SWAR), so that no branch depends on how many digits a counter has.
+// Sets `nonzero` (bit c: counter c is not zero) and `column` (counters - 1); returns the line's length with its
+// "\n", or 0 when the line is longer or is anything but digits and tabs with a digit in every counter: the
+// byte loop then reads it (and judges it). `p` must have 8 readable bytes.
+size_t short_line(const char* p, uint32_t& nonzero, uint32_t& column) {
+  if constexpr (std::endian::native != std::endian::little) return 0;
+  constexpr uint64_t kOnes = 0x0101010101010101, kHigh = 0x8080808080808080, kLow = 0x7f7f7f7f7f7f7f7f;
+  uint64_t word;
+  std::memcpy(&word, p, 8);
+  // Per byte, its high bit set when the byte is c (computed without carries from one byte into the next).
+  auto equal = [word](uint8_t c) {
+    uint64_t x = word ^ (kOnes * c);
+    return ~(((x & kLow) + kLow) | x | kLow);
+  };
+  uint64_t newlines = equal('\n');
+  uint64_t newline = newlines & -newlines;  // the first "\n"
+  uint64_t before = (newline - 1) & kHigh;  // the bytes before it
+  uint64_t x = word ^ (kOnes * '0');  // digits become 0 to 9
+  uint64_t digit = ~(((x & kLow) + kOnes * (0x80 - 10)) | x) & before;  // below 10
+  uint64_t nonzero_digit = ((x & kLow) + kLow) & digit;                  // and not 0
+  uint64_t tab = equal('\t') & before;
+  // Each counter has a digit: no tab first, last or next to another.
+  bool empty_counter = (tab & (0x80 | (tab << 8) | (newline >> 8))) != 0;
+  if (newline == 0 || before == 0 || (digit | tab) != before || empty_counter) return 0;
+  uint32_t bits = 0, c = 0;
+  for (uint64_t t = tab; t != 0; t &= t - 1, ++c) {  // as many rounds as the scheme has tabs: predictable
+    uint64_t counter = (t & -t) - 1;                  // the bytes before this tab
+    bits |= static_cast<uint32_t>((nonzero_digit & counter) != 0) << c;
+    nonzero_digit &= ~counter;
+  }
+  nonzero = bits | static_cast<uint32_t>(nonzero_digit != 0) << c;
+  column = c;
+  return static_cast<size_t>(__builtin_ctzll(newline) >> 3) + 1;
+}
 
 // Assigns site and predicate ids to sites sections as the threads meet them (under a lock; each thread caches).
 class Registry {
@@ -222,6 +218,7 @@ struct LocalRuns {
   std::vector<std::string> crash_keys;  // per run: its signature ("" if none)
   uint64_t left_out = 0;
   uint64_t bytes = 0;
+  std::vector<char> buffer;  // the report being read, when it is read whole
 };
 
 // A reading thread's copy of the registry entries it used: the registry's lock is taken once per section kind
@@ -232,9 +229,18 @@ using EntryCache = std::unordered_map<const IndexedSites*, SectionEntry>;
 class SamplesCollector : public SamplesVisitor {
  public:
   SamplesCollector(const SitesIndex& sites, Registry& registry, EntryCache& cache, DiagnosticSink& sink,
-                   const std::string& name, std::vector<uint32_t>& observed, std::vector<uint32_t>& predicates)
-      : sites_(sites), registry_(registry), cache_(cache), sink_(sink), name_(name), observed_(observed),
-        predicates_(predicates) {}
+                   std::vector<uint32_t>& observed, std::vector<uint32_t>& predicates)
+      : sites_(sites), registry_(registry), cache_(cache), sink_(sink), observed_(observed), predicates_(predicates) {}
+
+  /// Starts a new report (named `name` in diagnostics).
+  void reset(const std::string& name) {
+    finish();
+    name_ = &name;
+    sorted_ = true;
+  }
+
+  /// True if the ids were written in increasing order, each once (then they need no sorting).
+  bool sorted() const { return sorted_; }
 
   void begin_section(const SampleSectionHeader& header) override {
     finish();  // the reader ends every section; this keeps the lists right even if it did not
@@ -242,7 +248,7 @@ class SamplesCollector : public SamplesVisitor {
     const IndexedSites* found = sites_.find(header.unit, header.scheme);
     if (found == nullptr) {
       if (registry_.first_missing(header.unit, header.scheme)) {
-        sink_.error(name_, header.line, "no site information for unit " + std::string(header.unit) +
+        sink_.error(*name_, header.line, "no site information for unit " + std::string(header.unit) +
                                             ", scheme '" + std::string(header.scheme) + "'");
       }
       return;
@@ -284,7 +290,7 @@ class SamplesCollector : public SamplesVisitor {
     // section cut short by the end of the input keeps what it has.
     if (lines_ > sites_entry_->site_count || (complete && lines_ != sites_entry_->site_count) || bad_) {
       if (!bad_) {
-        sink_.error(name_, section_line_,
+        sink_.error(*name_, section_line_,
                     "unit " + sites_entry_->unit + ", scheme '" + sites_entry_->scheme + "': " +
                         std::to_string(lines_) + " samples lines, but " + std::to_string(sites_entry_->site_count) +
                         " sites in '" + sites_entry_->label + "':" + std::to_string(sites_entry_->line));
@@ -296,62 +302,97 @@ class SamplesCollector : public SamplesVisitor {
       observed_.resize(observed_end_);
       predicates_.resize(predicates_end_);
     }
+    // A section's ids increase; the lists stay sorted while each section's come after the last one's (the usual
+    // case: a program writes its sections in the same order every run), which costs one test per section.
+    auto follows = [](const std::vector<uint32_t>& ids, size_t start, size_t end) {
+      return start == 0 || end == start || ids[start] > ids[start - 1];
+    };
+    sorted_ = sorted_ && follows(observed_, observed_start_, observed_end_) &&
+              follows(predicates_, predicates_start_, predicates_end_);
   }
 
  private:
-  // Whole lines, each ending in "\n" (the last one may not). One pass over the bytes: this is the hot loop of
-  // reading. Only whether each counter is zero matters: no number is converted, so none can overflow.
+  // Whole lines, each ending in "\n" (the last one may not): the hot loop of reading. Only whether each counter
+  // is zero matters: no number is converted, so none can overflow.
   void take_lines(std::string_view lines, uint64_t number) {
     const char* p = lines.data();
     const char* end = p + lines.size();
     while (p < end) {
       uint32_t nonzero = 0, column = 0;
-      bool digits = false, malformed = false;
-      for (; p < end; ++p) {
-        uint8_t kind = kByteClass[static_cast<unsigned char>(*p)];
-        if (kind <= kNonZeroDigit) {  // the common case, without a branch on the digit's value
-          digits = true;
-          nonzero |= static_cast<uint32_t>(kind) << column;
-        } else if (kind == kNewline) {
-          break;
-        } else if (kind == kTab) {
-          if (!digits || column + 1 >= kMaxCounters) malformed = true;
-          else ++column;
-          digits = false;
-        } else if (!(kind == kReturn && (p + 1 == end || p[1] == '\n'))) {
-          malformed = true;
-        }
+      bool well_formed = true;
+      p = scan_line(p, end, nonzero, column, well_formed);
+      uint64_t line_number = number++;
+      uint64_t index = lines_++;
+      if (bad_ || index >= sites_entry_->site_count) continue;
+      if (!have_entry_ || !well_formed || column + 1 != entry_.counters) [[unlikely]] {
+        if (!check_line(column + 1, well_formed, line_number)) continue;
       }
-      ++p;  // the "\n"
-      take_line(nonzero, column, digits, malformed, number++);
+      record(static_cast<uint32_t>(index), nonzero);
     }
   }
 
-  void take_line(uint32_t nonzero, uint32_t column, bool digits, bool malformed, uint64_t number) {
-    uint64_t index = lines_++;
-    if (bad_ || index >= sites_entry_->site_count) return;
-    if (!digits) malformed = true;
-    uint32_t counters = column + 1;
-    if (!have_entry_ && !malformed) {
+  // One line from p (< end): which counters are non-zero (bit c for counter c), their count - 1, and whether
+  // the line is digits and tabs with a digit in every counter (a "\r" before the "\n" allowed). Returns the
+  // start of the next line. Short lines (most of them) go through short_line(); the others, one byte at a time.
+  static const char* scan_line(const char* p, const char* end, uint32_t& nonzero, uint32_t& column,
+                               bool& well_formed) {
+    if (end - p >= 8) {
+      if (size_t length = short_line(p, nonzero, column)) return p + length;
+    }
+    bool digits = false;
+    for (; p < end; ++p) {
+      uint8_t kind = kByteClass[static_cast<unsigned char>(*p)];
+      if (kind <= kNonZeroDigit) {  // the common case, without a branch on the digit's value
+        digits = true;
+        nonzero |= static_cast<uint32_t>(kind) << column;
+      } else if (kind == kNewline) {
+        break;
+      } else if (kind == kTab) {
+        if (!digits || column + 1 >= kMaxCounters) well_formed = false;
+        else ++column;
+        digits = false;
+      } else if (!(kind == kReturn && (p + 1 == end || p[1] == '\n'))) {
+        well_formed = false;
+      }
+    }
+    if (!digits) well_formed = false;
+    return p + 1;  // past the "\n"
+  }
+
+  // The first line of a section (its counters' count gives the entry of a scheme SPEC does not name), or one
+  // that does not fit: false (and the section is left out) if it is malformed.
+  bool check_line(uint32_t counters, bool well_formed, uint64_t number) {
+    if (!have_entry_ && well_formed) {
       entry_ = registry_.enter(*sites_entry_, counters);
       cache_.emplace(sites_entry_, entry_);
       have_entry_ = true;
       make_room();
     }
-    if (malformed || counters != entry_.counters) {
-      sink_.error(name_, number, "malformed samples line for scheme '" + sites_entry_->scheme +
-                                     "': the section is left out");
+    if (!well_formed || counters != entry_.counters) {
+      sink_.error(*name_, number, "malformed samples line for scheme '" + sites_entry_->scheme +
+                                      "': the section is left out");
       bad_ = true;
-      return;
+      return false;
     }
-    if (nonzero == 0) return;
-    uint32_t site = entry_.first_site + static_cast<uint32_t>(index);
-    observed_[observed_end_++] = site;
-    uint32_t mask = true_predicates(entry_.kind, nonzero);
-    uint32_t base = entry_.first_predicate + static_cast<uint32_t>(index) * entry_.per_site;
-    uint32_t* out = predicates_.data() + predicates_end_;
-    for (; mask != 0; mask &= mask - 1) *out++ = base + static_cast<uint32_t>(__builtin_ctz(mask));
-    predicates_end_ = static_cast<size_t>(out - predicates_.data());
+    return true;
+  }
+
+  // Site `index` of the section: the site if any counter is non-zero, and its true predicates. Written without a
+  // branch on the values (they vary from line to line): every slot is written, and the ends move past the ids
+  // that count. The entry's fields are read first: the stores could alias them.
+  void record(uint32_t index, uint32_t nonzero) {
+    const uint32_t per_site = entry_.per_site;
+    const uint32_t base = entry_.first_predicate + index * per_site;
+    const uint32_t mask = true_predicates(entry_.kind, nonzero);
+    observed_[observed_end_] = entry_.first_site + index;
+    observed_end_ += nonzero != 0;
+    uint32_t* const start = predicates_.data() + predicates_end_;
+    uint32_t* out = start;
+    for (uint32_t i = 0; i < per_site; ++i) {
+      *out = base + i;
+      out += (mask >> i) & 1;
+    }
+    predicates_end_ += static_cast<size_t>(out - start);
   }
 
   // Grows the lists by the most this section can add (each site once, each of its predicates once), so that
@@ -367,7 +408,7 @@ class SamplesCollector : public SamplesVisitor {
   Registry& registry_;
   EntryCache& cache_;
   DiagnosticSink& sink_;
-  const std::string& name_;
+  const std::string* name_ = nullptr;
   std::vector<uint32_t>& observed_;
   std::vector<uint32_t>& predicates_;
   bool active_ = false;
@@ -380,24 +421,49 @@ class SamplesCollector : public SamplesVisitor {
   size_t predicates_start_ = 0, predicates_end_ = 0;  // and of predicates_
   bool room_ = false;                                 // the lists were grown for this section
   bool bad_ = false;
+  bool sorted_ = true;
 };
 
-// Each report's bytes come in reads of this size: large enough for few system calls, small enough that the
-// buffers allocated for each report stay cheap (LineReader's default, 1 MiB, costs page faults per report).
+// A larger report is streamed: its bytes come in reads of this size, large enough for few system calls, small
+// enough that the buffers allocated for each report stay cheap (LineReader's default, 1 MiB, costs page faults
+// per report).
 constexpr size_t kReadSize = 64u << 10;
 
-// One report: its samples subreport (re-read from memory by read_samples) and whether it crashed.
+// A regular file up to this size is read whole into a buffer each thread reuses, then parsed in place: one
+// read(2) per report and no allocation. Memory stays bounded: at most this much report text per thread.
+constexpr uint64_t kWholeReport = 1u << 20;
+
+// Reads all of `fd` (`size` bytes by fstat) into `buffer`: false if it is larger or cannot be read (then it is
+// streamed, from the start, and the reader reports any error as it does for every input).
+bool read_whole(int fd, uint64_t size, std::vector<char>& buffer, std::string_view& text) {
+  if (size >= kWholeReport) return false;
+  size_t wanted = static_cast<size_t>(size) + 1;  // one more byte than fstat said: a file that grew is noticed
+  if (buffer.size() < wanted) buffer.resize(wanted);
+  size_t total = 0;
+  while (total < wanted) {
+    ssize_t n = ::read(fd, buffer.data() + total, wanted - total);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return false;
+    if (n == 0) break;
+    total += static_cast<size_t>(n);
+  }
+  if (total == wanted) return false;
+  text = std::string_view(buffer.data(), total);
+  return true;
+}
+
+// One report, in one pass (read_report with a samples visitor): its samples sections and whether it crashed.
 class ReportCollector : public ReportVisitor {
  public:
   // Beyond this, main-backtrace text is not kept: a signature needs the module map and the first lines.
   static constexpr size_t kMaxBacktraceText = 1u << 20;
 
   ReportCollector(const SitesIndex& sites, Registry& registry, DiagnosticSink& sink)
-      : sites_(sites), registry_(registry), sink_(sink) {}
+      : samples_(sites, registry, cache_, sink, observed, predicates) {}
 
   // Starts a new report; the buffers keep their memory from the last one (no allocation per report).
   void reset(const std::string& name) {
-    name_ = &name;
+    samples_.reset(name);
     observed.clear();
     predicates.clear();
     signature.clear();
@@ -405,11 +471,14 @@ class ReportCollector : public ReportVisitor {
     crashed_ = have_samples_ = false;
   }
 
-  void begin_subreport(std::string_view id, uint64_t line) override {
+  void read(LineReader& reader) {
+    read_report(reader, *this, samples_);
+    samples_.finish();
+  }
+
+  void begin_subreport(std::string_view id, uint64_t) override {
     mode_ = id == "samples" ? Mode::kSamples : id == "main-backtrace" ? Mode::kBacktrace : Mode::kOther;
     if (mode_ == Mode::kSamples) {
-      samples_text_.clear();
-      samples_line_ = line;
       have_samples_ = true;
     } else if (mode_ == Mode::kBacktrace) {
       crashed_ = true;
@@ -420,12 +489,7 @@ class ReportCollector : public ReportVisitor {
   void body_lines(std::string_view lines, uint64_t) override { append(lines, false); }
   void end_subreport(bool) override {
     if (mode_ == Mode::kSamples) {
-      OffsetSink shifted(sink_, samples_line_);
-      LineReader reader(std::string_view(samples_text_), *name_, shifted);
-      reader.set_limits(LineReader::kMaxLineLength, kReadSize);
-      SamplesCollector collector(sites_, registry_, cache_, shifted, *name_, observed, predicates);
-      read_samples(reader, collector);
-      collector.finish();
+      samples_.finish();
     } else if (mode_ == Mode::kBacktrace && signature.empty()) {
       signature = backtrace_;  // turned into a signature by the caller (it knows the frame count)
     }
@@ -434,34 +498,28 @@ class ReportCollector : public ReportVisitor {
 
   bool crashed() const { return crashed_; }
   bool have_samples() const { return have_samples_; }
+  bool sorted() const { return samples_.sorted(); }
 
   std::vector<uint32_t> observed, predicates;
   std::string signature;  // the first main-backtrace body
 
  private:
   enum class Mode { kOther, kSamples, kBacktrace };
+  // Only main-backtrace bodies come here: samples subreports go to samples_.
   void append(std::string_view text, bool add_newline) {
-    std::string* to = mode_ == Mode::kSamples ? &samples_text_ : mode_ == Mode::kBacktrace ? &backtrace_ : nullptr;
-    if (to == nullptr || (mode_ == Mode::kBacktrace && backtrace_.size() > kMaxBacktraceText)) return;
-    to->append(text);
-    if (add_newline) to->push_back('\n');
+    if (mode_ != Mode::kBacktrace || backtrace_.size() > kMaxBacktraceText) return;
+    backtrace_.append(text);
+    if (add_newline) backtrace_.push_back('\n');
   }
 
-  const SitesIndex& sites_;
-  Registry& registry_;
   EntryCache cache_;
-  DiagnosticSink& sink_;
-  const std::string* name_ = nullptr;
+  SamplesCollector samples_;
   Mode mode_ = Mode::kOther;
-  std::string samples_text_, backtrace_;
-  uint64_t samples_line_ = 0;
+  std::string backtrace_;
   bool crashed_ = false, have_samples_ = false;
 };
 
 void sort_unique(std::vector<uint32_t>& ids) {
-  // Sections usually come in the order their ids were given (a program writes them in the same order each
-  // run): then the list is sorted already, and sorting it would cost more than reading it.
-  if (std::adjacent_find(ids.begin(), ids.end(), std::greater_equal<uint32_t>()) == ids.end()) return;
   std::sort(ids.begin(), ids.end());
   ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
 }
@@ -474,11 +532,23 @@ void read_one(const std::string& name, size_t index, ReportCollector& collector,
     ++local.left_out;
     return;
   }
-  if (struct stat st; ::fstat(fd, &st) == 0) local.bytes += static_cast<uint64_t>(st.st_size);
+  std::string_view text;
+  bool whole = false;
+  if (struct stat st; ::fstat(fd, &st) == 0) {
+    local.bytes += static_cast<uint64_t>(st.st_size);
+    whole = S_ISREG(st.st_mode) && read_whole(fd, static_cast<uint64_t>(st.st_size), local.buffer, text);
+    if (!whole && S_ISREG(st.st_mode)) ::lseek(fd, 0, SEEK_SET);
+  }
   collector.reset(name);
-  LineReader reader(fd, name, sink);
+  std::optional<LineReader> input;
+  if (whole) {
+    input.emplace(text, name, sink);
+  } else {
+    input.emplace(fd, name, sink);
+  }
+  LineReader& reader = *input;
   reader.set_limits(LineReader::kMaxLineLength, kReadSize);
-  read_report(reader, collector);
+  collector.read(reader);
   ::close(fd);
   if (reader.failed()) {  // the reader named the problem; the run is incomplete
     ++local.left_out;
@@ -489,8 +559,10 @@ void read_one(const std::string& name, size_t index, ReportCollector& collector,
     ++local.left_out;
     return;
   }
-  sort_unique(collector.observed);
-  sort_unique(collector.predicates);
+  if (!collector.sorted()) {  // sections out of the usual order, or one twice
+    sort_unique(collector.observed);
+    sort_unique(collector.predicates);
+  }
   local.runs.add(name, collector.crashed(), collector.crashed(), -1, collector.observed, collector.predicates);
   local.file_index.push_back(index);
   local.crash_keys.push_back(collector.crashed() ? crash_signature(collector.signature, options.crash_frames) : "");

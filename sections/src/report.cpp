@@ -321,6 +321,55 @@ class SamplesHandler {
   uint64_t section_start_ = 0;
 };
 
+// read_report with a samples visitor: the body of each samples subreport is read as read_samples reads a bare
+// samples body (what `extract-report samples` prints), in the same pass; other subreports go to the report
+// visitor as read_report gives them.
+class ReportSamplesHandler {
+ public:
+  ReportSamplesHandler(ReportVisitor& visitor, SamplesVisitor& samples, LimitedDiagnostics& diagnostics)
+      : visitor_(visitor), samples_(samples), sections_(samples, diagnostics), diagnostics_(diagnostics) {}
+
+  void begin(std::string_view id, uint64_t line) {
+    samples_report_ = id == "samples";
+    outside_reported_ = false;
+    visitor_.begin_subreport(id, line);
+  }
+
+  void body(std::string_view line, uint64_t number) {
+    if (!samples_report_) {
+      visitor_.body_line(line, number);
+    } else if (sections_.section_open() && !starts_with_lt(line)) {
+      samples_.section_line(line, number);
+    } else if (line.empty()) {
+      // blank lines outside a section are harmless, as between subreports
+    } else if (sections_.outside(line, number)) {
+      outside_reported_ = false;
+    } else if (!outside_reported_) {
+      diagnostics_.error(number, "text outside a samples or timestamps section (ignored up to the next one)");
+      outside_reported_ = true;
+    }
+  }
+
+  void end(bool complete) {
+    if (samples_report_) sections_.finish();  // a section still open was cut short, as at a bare body's end
+    samples_report_ = false;
+    visitor_.end_subreport(complete);
+  }
+
+  bool outside(std::string_view, uint64_t) { return false; }
+
+  bool samples_report() const { return samples_report_; }
+  const SamplesHandler& sections() const { return sections_; }
+
+ private:
+  ReportVisitor& visitor_;
+  SamplesVisitor& samples_;
+  SamplesHandler sections_;
+  LimitedDiagnostics& diagnostics_;
+  bool samples_report_ = false;
+  bool outside_reported_ = false;
+};
+
 // extract_subreports: body lines that reach the parser one by one (those starting with '<', and all of them
 // when the input has CRLF line ends) go out here; runs of plain body lines go out in bulk (see below).
 class ExtractHandler {
@@ -427,6 +476,27 @@ bool read_report(LineReader& input, ReportVisitor& visitor) {
       [&](std::string_view run, uint64_t first) {
         if (parser.delivering()) visitor.body_lines(run, first);
       });
+  return diagnostics.errors() == 0 && input.error_count() == reader_errors;
+}
+
+bool read_report(LineReader& input, ReportVisitor& visitor, SamplesVisitor& samples) {
+  LimitedDiagnostics diagnostics(input.sink(), input.name());
+  uint64_t reader_errors = input.error_count();
+  ReportSamplesHandler handler(visitor, samples, diagnostics);
+  ReportParser<ReportSamplesHandler> parser(handler, diagnostics);
+  // Runs: the body of another subreport, or the lines of a section (handed over only if it is well-formed).
+  auto in_run = [&] {
+    return parser.in_body() &&
+           (!parser.delivering() || !handler.samples_report() || handler.sections().in_section());
+  };
+  drive(input, parser, in_run, [&](std::string_view run, uint64_t first) {
+    if (!parser.delivering()) return;
+    if (!handler.samples_report()) {
+      visitor.body_lines(run, first);
+    } else if (handler.sections().section_open()) {
+      samples.section_lines(run, first);
+    }
+  });
   return diagnostics.errors() == 0 && input.error_count() == reader_errors;
 }
 

@@ -385,6 +385,40 @@ TEST(ReadSamples, CutShortInsideASection) {
   EXPECT_EQ(outcome.messages, Messages{"W:0:samples section starting at line 1 was cut short (no end tag)"});
 }
 
+// read_report with a samples visitor: one pass; a samples subreport is read as a bare samples body, with the
+// report's line numbers, and only its begin and end go to the report visitor.
+TEST(ReadReportWithSamples, OnePassWithTheReportsLineNumbers) {
+  auto both_of = [](std::string_view text, Trace& samples_trace) {
+    DiagnosticList diagnostics;
+    LineReader input(text, "r", diagnostics);
+    ReportTrace visitor;
+    SamplesTrace samples;
+    bool ok = read_report(input, visitor, samples);
+    samples_trace = samples.trace;
+    return Outcome{visitor.trace, render(diagnostics), ok};
+  };
+  std::string input = "<report id=\"other\">\nx\n</report>\n<report id=\"samples\">\njunk\n"
+                      "<samples unit=\"" + kUnitA + "\" scheme=\"branches\">\n1\t2\n</samples>\n\n"
+                      "<samples unit=\"" + kUnitB + "\" scheme=\"returns\">\n0\t0\t1\n</report>\n";
+  Trace samples;
+  Outcome outcome = both_of(input, samples);
+  EXPECT_FALSE(outcome.ok);
+  EXPECT_EQ(outcome.trace, (Trace{"begin other @1", "2: x", "end", "begin samples @4", "end"}));
+  EXPECT_EQ(samples, (Trace{"samples " + kUnitA + " branches @6", "7: 1\t2", "end", "samples " + kUnitB +
+                            " returns @10", "11: 0\t0\t1", "end (incomplete)"}));
+  EXPECT_EQ(outcome.messages,
+            (Messages{"E:5:text outside a samples or timestamps section (ignored up to the next one)",
+                      "W:0:samples section starting at line 10 was cut short (no end tag)"}));
+  // Cut short inside a section by a crash: two warnings, what is there is delivered.
+  outcome = both_of("<report id=\"samples\">\n<samples unit=\"" + kUnitA + "\" scheme=\"branches\">\n1\t2\n",
+                    samples);
+  EXPECT_TRUE(outcome.ok);
+  EXPECT_EQ(outcome.trace, (Trace{"begin samples @1", "end (cut short)"}));
+  EXPECT_EQ(samples, (Trace{"samples " + kUnitA + " branches @2", "3: 1\t2", "end (incomplete)"}));
+  EXPECT_EQ(outcome.messages, (Messages{"W:0:subreport 'samples' starting at line 1 was cut short (no </report>)",
+                                        "W:0:samples section starting at line 2 was cut short (no end tag)"}));
+}
+
 TEST(ReadSamples, ErrorsWithLineNumbers) {
   const std::string open_a = "<samples unit=\"" + kUnitA + "\" scheme=\"branches\">\n";
   const std::string header_a = "samples " + kUnitA + " branches";

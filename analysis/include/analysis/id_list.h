@@ -8,8 +8,10 @@
 // So memory grows with the runs and what they observed, at about a bit or a byte per id, never 4 bytes.
 #pragma once
 
+#include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <span>
 #include <vector>
 
@@ -42,6 +44,26 @@ inline size_t varint_size(uint64_t value) {
   return n;
 }
 
+/// Bitset bytes as a 64-bit word (byte b: bits 8 b to 8 b + 7), `n` of them (at most 8 are read).
+inline uint64_t load_bits(const uint8_t* p, size_t n) {
+  uint64_t word = 0;
+  if (std::endian::native == std::endian::little && n >= 8) {
+    std::memcpy(&word, p, 8);
+    return word;
+  }
+  for (size_t b = 0; b < n && b < 8; ++b) word |= static_cast<uint64_t>(p[b]) << (8 * b);
+  return word;
+}
+
+/// Stores the `n` first bytes of load_bits()' word (at most 8).
+inline void store_bits(uint8_t* p, size_t n, uint64_t word) {
+  if (std::endian::native == std::endian::little && n >= 8) {
+    std::memcpy(p, &word, 8);
+    return;
+  }
+  for (size_t b = 0; b < n && b < 8; ++b) p[b] = static_cast<uint8_t>(word >> (8 * b));
+}
+
 /// Appends the encoding of `ids` (sorted, no duplicates) to `out`.
 inline void encode(std::span<const uint32_t> ids, std::vector<uint8_t>& out) {
   uint64_t count = ids.size();
@@ -60,7 +82,19 @@ inline void encode(std::span<const uint32_t> ids, std::vector<uint8_t>& out) {
     size_t start = out.size();
     out.resize(start + bytes, 0);
     uint8_t* bits = out.data() + start;
-    for (uint32_t id : ids) bits[(id - first) >> 3] |= static_cast<uint8_t>(1u << ((id - first) & 7));
+    // Bits gathered 64 at a time in a register: a store per id into the same byte would wait on the last one.
+    uint64_t word = 0;
+    size_t at = 0;  // the word's first byte
+    for (uint32_t id : ids) {
+      size_t byte = static_cast<size_t>((id - first) >> 6) * 8;
+      if (byte != at) {
+        store_bits(bits + at, bytes - at, word);
+        word = 0;
+        at = byte;
+      }
+      word |= uint64_t{1} << ((id - first) & 63);
+    }
+    store_bits(bits + at, bytes - at, word);
     return;
   }
   put_varint(out, count << 1);
@@ -80,9 +114,9 @@ void for_each(const uint8_t* p, F&& f) {
   if (header & 1) {
     uint32_t first = static_cast<uint32_t>(get_varint(p));
     uint64_t bytes = get_varint(p);
-    for (uint64_t j = 0; j < bytes; ++j) {
-      for (unsigned bits = p[j]; bits != 0; bits &= bits - 1) {
-        f(static_cast<uint32_t>(first + 8 * j + static_cast<unsigned>(__builtin_ctz(bits))));
+    for (uint64_t j = 0; j < bytes; j += 8) {  // 64 bits at a time: fewer loop exits to mispredict
+      for (uint64_t bits = load_bits(p + j, bytes - j); bits != 0; bits &= bits - 1) {
+        f(static_cast<uint32_t>(first + 8 * j + static_cast<unsigned>(std::countr_zero(bits))));
       }
     }
     return;

@@ -1,7 +1,8 @@
 // Reading runs: thousands of reports streamed, in parallel, into what the statistics need of each run (its
 // outcome, the sites it observed, the predicates it observed true, its crash stack's group). Memory grows with
-// the number of runs and of what they observed, never with report text: each report is read through the formats
-// library's streaming reader (sections/report.h; plain or gzip) and only these lists are kept.
+// the number of runs and of what they observed, never with report text: each report is read in one pass by the
+// formats library's reader (sections/report.h; plain or gzip), from a buffer each thread reuses for reports under
+// 1 MiB, streamed otherwise, and only these lists are kept.
 #pragma once
 
 #include <cstddef>

@@ -86,6 +86,13 @@ class SamplesVisitor {
   virtual void end_section(bool complete) { (void)complete; }
 };
 
+/// read_report() and read_samples() in one pass over a whole report: the body of each subreport whose id is
+/// "samples" goes to `samples`, read as read_samples() reads a bare samples body (the output of
+/// `extract-report samples`), with the report's line numbers; only its begin_subreport() and end_subreport()
+/// go to `visitor`. Other subreports go to `visitor` as read_report() gives them. A section still open at the
+/// end of its subreport gets a warning and end_section(false). Returns true if no error was reported.
+bool read_report(LineReader& input, ReportVisitor& visitor, SamplesVisitor& samples);
+
 /// Reads samples and timestamps sections from either a whole report (only subreports with id="samples" are
 /// read; others are skipped) or a bare samples subreport body as `extract-report samples` prints it.
 /// Returns true if no error was reported.
