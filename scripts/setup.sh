@@ -8,6 +8,7 @@ packages=(
   libelf-dev libpugixml-dev zlib1g-dev libzstd-dev zstd libgtest-dev
   elfutils binutils file
   llvm-19 clang-19   # llvm-symbolizer-19, yaml2obj, libFuzzer
+  llvm-19-dev libclang-19-dev   # the instrumentor sampler-cc: its clang plugin builds against them
   rpm                # rpmbuild for the samplerinfo packaging tests
   cpio               # rpm2cpio | cpio -idm: unpacking the built RPMs in those tests
 )
