@@ -11,6 +11,7 @@ packages=(
   llvm-19-dev libclang-19-dev   # the instrumentor sampler-cc: its clang plugin builds against them
   rpm                # rpmbuild for the samplerinfo packaging tests
   cpio               # rpm2cpio | cpio -idm: unpacking the built RPMs in those tests
+  autoconf automake  # the instrumentor's autotools test: CC=sampler-cc ./configure && make check
 )
 
 missing=()

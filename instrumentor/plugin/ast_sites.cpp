@@ -16,6 +16,7 @@
 #include <clang/Frontend/CompilerInstance.h>
 #include <clang/Frontend/FrontendPluginRegistry.h>
 #include <clang/Lex/Lexer.h>
+#include <llvm/Support/Path.h>
 
 #include <memory>
 #include <set>
@@ -136,8 +137,10 @@ class BodyVisitor : public RecursiveASTVisitor<BodyVisitor> {
     CallSite site;
     const Expr* callee = call->getCallee()->IgnoreParenImpCasts();
     const FunctionDecl* direct = call->getDirectCallee();
-    if (isa<CXXOperatorCallExpr>(call) && direct)
-      site.text = direct->getNameAsString();
+    if (const auto* op = dyn_cast<CXXOperatorCallExpr>(call); op && op->getOperator() == OO_Call)
+      site.text = source_text(op->getArg(0), context_);  // the object called, as written: `is_odd` in is_odd(x)
+    else if (isa<CXXOperatorCallExpr>(call) && direct)
+      site.text = direct->getNameAsString();  // operator==: the operator's name
     else
       site.text = source_text(callee, context_);
     site.is_signed = type->isSignedIntegerOrEnumerationType();
@@ -153,7 +156,8 @@ class BodyVisitor : public RecursiveASTVisitor<BodyVisitor> {
           out << direct->getName();
       }
     }
-    auto& sites = state_.calls[{where.getFilename(), where.getLine(), where.getColumn()}];
+    auto& sites = state_.calls[{llvm::sys::path::filename(where.getFilename()).str(), where.getLine(),
+                                where.getColumn()}];
     for (const CallSite& known : sites)
       if (known.text == site.text && known.callee_name == site.callee_name) return true;
     sites.push_back(std::move(site));

@@ -16,6 +16,7 @@
 #include <llvm/Passes/PassBuilder.h>
 #include <llvm/Passes/PassPlugin.h>
 #include <llvm/Support/MD5.h>
+#include <llvm/Support/Path.h>
 #include <llvm/Transforms/Utils/BasicBlockUtils.h>
 #include <llvm/Transforms/Utils/ModuleUtils.h>
 
@@ -154,8 +155,11 @@ class Instrumenter {
           unsigned index = static_cast<unsigned>(number->getZExtValue());
           auto known = branch_sites.find(index);
           if (known == branch_sites.end()) {
+            // File and line as the debug information gives them (every scheme names files the same way).
             const BranchSite& b = state.branches[index];
-            Site site{b.file, b.line, function_name, node++, {field(b.text)}};
+            const DILocation* loc = call->getDebugLoc().get();
+            Site site{loc ? loc->getFilename().str() : b.file, loc ? loc->getLine() : b.line, function_name, node++,
+                      {field(b.text)}};
             known = branch_sites.emplace(index, add_site(branches, std::move(site))).first;
           }
           points_.push_back({Point::Branch, branches, known->second, call, call->getArgOperand(1)});
@@ -166,7 +170,8 @@ class Instrumenter {
         if (!(type->isPointerTy() || (type->isIntegerTy() && type->getIntegerBitWidth() <= 64))) continue;
         const DILocation* loc = call->getDebugLoc().get();
         if (!loc || loc->getInlinedAt()) continue;
-        auto found = state.calls.find({loc->getFilename().str(), loc->getLine(), loc->getColumn()});
+        auto found = state.calls.find({sys::path::filename(loc->getFilename()).str(), loc->getLine(),
+                                       loc->getColumn()});
         if (found == state.calls.end()) continue;  // not a call the source wrote (operator new, ...)
         const CallSite* match = nullptr;
         if (found->second.size() == 1) {

@@ -27,7 +27,9 @@ struct CallSite {
   bool is_signed = false;   ///< classified as a signed value (negative, zero, positive)
 };
 
-using CallKey = std::tuple<std::string, unsigned, unsigned>;  ///< file, line, column
+/// The file's base name, line, column: the AST names a file as the compiler was given it (or as #include found
+/// it), the debug information splits a directory off it; the base name is the same in both.
+using CallKey = std::tuple<std::string, unsigned, unsigned>;
 
 struct UnitState {
   bool ast_ran = false;
