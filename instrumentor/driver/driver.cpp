@@ -73,7 +73,7 @@ const std::vector<string>& known_schemes() {
 }  // namespace
 
 const std::vector<string>& implemented_schemes() {
-  static const std::vector<string> implemented = {"function-entries", "branches", "returns"};
+  static const std::vector<string> implemented = {"function-entries", "branches", "returns", "scalar-pairs"};
   return implemented;
 }
 
@@ -221,8 +221,7 @@ Plan make_plan(const std::vector<string>& args, bool cxx, const Layout& layout,
                    " with clang-19, instrumenting every translation unit for sampled bug feedback.\n"
                    "Every option below is the driver's own; all others go to clang unchanged.\n\n"
                    "  -fsampler-schemes=LIST      schemes to instrument, comma-separated, or 'all'\n"
-                   "                              (default: branches,returns,scalar-pairs,function-entries;\n"
-                   "                              implemented today: function-entries,branches,returns)\n"
+                   "                              (default: branches,returns,scalar-pairs,function-entries)\n"
                    "  -fsampler-timestamps=WHEN   none, first, last or both (default none)\n"
                    "  -fno-sampler                compile without instrumentation (libsampler is still linked)\n"
                    "  -fsampler                   undo -fno-sampler\n"

@@ -18,6 +18,7 @@
 #include <clang/Lex/Lexer.h>
 #include <llvm/Support/Path.h>
 
+#include <map>
 #include <memory>
 #include <set>
 #include <sstream>
@@ -89,15 +90,31 @@ bool is_short_circuit(const Expr* e) {
 
 // Finds the sites of one function body (visiting lambdas inside it too) and wraps each branch condition.
 class BodyVisitor : public RecursiveASTVisitor<BodyVisitor> {
+  // An assignment to instrument for scalar-pairs, found by the traversal, rewritten after it.
+  struct PendingPair {
+    Stmt** slot;
+    BinaryOperator* assign;
+    Expr* lhs;
+    std::vector<Expr*> others;
+    unsigned first;
+  };
+
  public:
-  BodyVisitor(ASTContext& context, UnitState& state, FunctionDecl*& marker)
-      : context_(context), state_(state), marker_(marker) {}
+  BodyVisitor(ASTContext& context, UnitState& state, FunctionDecl*& marker, FunctionDecl*& pairs_marker)
+      : context_(context), state_(state), marker_(marker), pairs_marker_(pairs_marker) {}
 
   bool TraverseLambdaExpr(LambdaExpr* lambda) {
     // A consteval lambda only runs in the compiler. (Lambdas are implicitly constexpr when they can be, but the
     // enclosing body is complete when it is instrumented: nothing evaluates them at compile time any more.)
     if (lambda->getCallOperator()->isConsteval()) return true;
-    return RecursiveASTVisitor::TraverseLambdaExpr(lambda);
+    // The enclosing function's variables are not the lambda's (unless captured): its own scopes start afresh.
+    std::vector<std::vector<VarDecl*>> outer;
+    outer.swap(scopes_);
+    scopes_.emplace_back();
+    for (ParmVarDecl* p : lambda->getCallOperator()->parameters()) scopes_.back().push_back(p);
+    bool go_on = RecursiveASTVisitor::TraverseLambdaExpr(lambda);
+    scopes_.swap(outer);
+    return go_on;
   }
 
   // Functions and classes declared inside the body come to the consumer on their own: walking them here too
@@ -127,7 +144,9 @@ class BodyVisitor : public RecursiveASTVisitor<BodyVisitor> {
 
   bool VisitCallExpr(CallExpr* call) {
     if (context_.getSourceManager().isInSystemHeader(call->getExprLoc())) return true;
-    if (!state_.enabled("returns") || (marker_ && call->getDirectCallee() == marker_) || call->isTypeDependent()) return true;
+    if (!state_.enabled("returns") || call->isTypeDependent()) return true;
+    if (call->getDirectCallee() && (call->getDirectCallee() == marker_ || call->getDirectCallee() == pairs_marker_))
+      return true;
     QualType type = call->getCallReturnType(context_).getCanonicalType();
     if (type.isNull() || !(type->isIntegralOrEnumerationType() || type->isAnyPointerType())) return true;
     if (type->isIntegralOrEnumerationType() && context_.getTypeSize(type) > 64) return true;
@@ -165,9 +184,52 @@ class BodyVisitor : public RecursiveASTVisitor<BodyVisitor> {
   }
 
   // Wraps every condition found, once the traversal is over (the wrapping changes the tree being walked).
+  // Assignments first: a condition that is an assignment (`while ((n = next()))`) then wraps the rewritten one.
   void wrap_all() {
-    for (Stmt** slot : pending_) *slot = wrap(cast<Expr>(*slot));
+    for (PendingPair& p : pending_pairs_) *p.slot = wrap_pairs(p);
+    pending_pairs_.clear();
+    for (auto& [slot, site] : pending_) *slot = wrap(cast<Expr>(*slot), std::move(site));
     pending_.clear();
+  }
+
+  /// The function's parameters are in scope (and initialised) at every assignment of its body.
+  void start(FunctionDecl* f, const std::vector<VarDecl*>* globals) {
+    globals_ = globals;
+    scopes_.assign(1, {});
+    for (ParmVarDecl* p : f->parameters()) scopes_.back().push_back(p);
+    constants_.clear();
+    if (state_.enabled("scalar-pairs") && f->getBody()) collect_constants(f->getBody());
+  }
+
+  // ----- scalar-pairs: scopes, so that each assignment knows the variables it may be compared with.
+  bool TraverseCompoundStmt(CompoundStmt* s) {
+    return scoped([&] { return RecursiveASTVisitor::TraverseCompoundStmt(s); });
+  }
+  bool TraverseForStmt(ForStmt* s) { return scoped([&] { return RecursiveASTVisitor::TraverseForStmt(s); }); }
+  bool TraverseIfStmt(IfStmt* s) { return scoped([&] { return RecursiveASTVisitor::TraverseIfStmt(s); }); }
+  bool TraverseWhileStmt(WhileStmt* s) { return scoped([&] { return RecursiveASTVisitor::TraverseWhileStmt(s); }); }
+  bool TraverseSwitchStmt(SwitchStmt* s) { return scoped([&] { return RecursiveASTVisitor::TraverseSwitchStmt(s); }); }
+  bool TraverseCXXForRangeStmt(CXXForRangeStmt* s) {
+    return scoped([&] { return RecursiveASTVisitor::TraverseCXXForRangeStmt(s); });
+  }
+
+  bool VisitVarDecl(VarDecl* v) {
+    // Only variables certainly initialised where they are compared: declared with an initialiser (a read of an
+    // indeterminate value would be undefined behaviour the program did not have).
+    if (!scopes_.empty() && v->isLocalVarDecl() && v->hasInit() && !isa<ParmVarDecl>(v)) scopes_.back().push_back(v);
+    return true;
+  }
+
+  // A parent is visited before its children: it notes where each assignment among them is held; the assignment,
+  // visited in its turn (after the declarations before it), is then instrumented with the variables in scope.
+  bool VisitStmt(Stmt* s) {
+    if (!state_.enabled("scalar-pairs")) return true;
+    if (auto* assign = dyn_cast<BinaryOperator>(s); assign && assign->isAssignmentOp())
+      if (auto slot = slots_.find(assign); slot != slots_.end()) assignment(slot->second, assign);
+    for (Stmt*& child : s->children())
+      if (auto* assign = dyn_cast_or_null<BinaryOperator>(child); assign && assign->isAssignmentOp())
+        slots_[assign] = &child;
+    return true;
   }
 
  private:
@@ -188,7 +250,12 @@ class BodyVisitor : public RecursiveASTVisitor<BodyVisitor> {
     if (cond->EvaluateAsBooleanCondition(constant, context_)) return true;
     for (Stmt*& child : parent->children()) {
       if (child == cond) {
-        pending_.push_back(&child);
+        // The text now: an assignment in the condition may be rewritten (scalar-pairs) before the wrapping.
+        const SourceManager& sm = context_.getSourceManager();
+        PresumedLoc where = sm.getPresumedLoc(sm.getExpansionLoc(cond->getBeginLoc()));
+        BranchSite site{where.isValid() ? where.getFilename() : "", where.isValid() ? where.getLine() : 0,
+                        source_text(cond, context_)};
+        pending_.push_back({&child, std::move(site)});
         break;
       }
     }
@@ -216,15 +283,9 @@ class BodyVisitor : public RecursiveASTVisitor<BodyVisitor> {
     return marker_;
   }
 
-  Expr* wrap(Expr* cond) {
+  Expr* wrap(Expr* cond, BranchSite site) {
     ASTContext& c = context_;
-    const SourceManager& sm = c.getSourceManager();
     SourceLocation loc = cond->getBeginLoc();
-    PresumedLoc where = sm.getPresumedLoc(sm.getExpansionLoc(loc));
-    BranchSite site;
-    site.file = where.isValid() ? where.getFilename() : "";
-    site.line = where.isValid() ? where.getLine() : 0;
-    site.text = source_text(cond, c);
     unsigned index = static_cast<unsigned>(state_.branches.size());
     state_.branches.push_back(std::move(site));
 
@@ -247,10 +308,170 @@ class BodyVisitor : public RecursiveASTVisitor<BodyVisitor> {
     return CallExpr::Create(c, pointer, args, c.BoolTy, VK_PRValue, cond->getEndLoc(), FPOptionsOverride());
   }
 
+  template <typename F>
+  bool scoped(F traverse) {
+    scopes_.emplace_back();
+    bool go_on = traverse();
+    scopes_.pop_back();
+    return go_on;
+  }
+
+  // The integer constants written in the function, each value once, in order of appearance.
+  void collect_constants(Stmt* body) {
+    struct Finder : RecursiveASTVisitor<Finder> {
+      std::vector<llvm::APSInt> values;
+      bool VisitIntegerLiteral(IntegerLiteral* literal) {
+        llvm::APSInt v(literal->getValue(), literal->getType()->isUnsignedIntegerType());
+        for (const llvm::APSInt& known : values)
+          if (llvm::APSInt::isSameValue(known, v)) return true;
+        values.push_back(v);
+        return true;
+      }
+      bool TraverseDecl(Decl* d) {
+        return isa_and_nonnull<FunctionDecl, RecordDecl>(d) || RecursiveASTVisitor::TraverseDecl(d);
+      }
+    } finder;
+    finder.TraverseStmt(body);
+    constants_ = std::move(finder.values);
+  }
+
+  static bool pair_type(QualType type) {
+    if (type.isNull() || type.isVolatileQualified() || type->isAtomicType()) return false;
+    type = type.getCanonicalType();
+    return (type->isIntegralOrEnumerationType() && !type->isBooleanType()) || type->isPointerType();
+  }
+
+  // The lvalue's kind, seed 004's two words: local/global/mem and direct/field/index.
+  static std::pair<std::string, std::string> lvalue_kind(const Expr* lvalue) {
+    auto scope_of = [](const Expr* base) -> std::string {
+      if (const auto* ref = dyn_cast<DeclRefExpr>(base->IgnoreParenImpCasts()))
+        if (const auto* v = dyn_cast<VarDecl>(ref->getDecl())) return v->hasLocalStorage() ? "local" : "global";
+      return "mem";
+    };
+    const Expr* e = lvalue->IgnoreParens();
+    if (isa<DeclRefExpr>(e)) return {scope_of(e), "direct"};
+    if (const auto* member = dyn_cast<MemberExpr>(e))
+      return {member->isArrow() ? "mem" : scope_of(member->getBase()), "field"};
+    if (const auto* index = dyn_cast<ArraySubscriptExpr>(e)) {
+      const Expr* base = index->getBase()->IgnoreParenImpCasts();
+      return {base->getType()->isArrayType() ? scope_of(base) : "mem", "index"};
+    }
+    return {"mem", "direct"};
+  }
+
+  void assignment(Stmt** slot, BinaryOperator* assign) {
+    Expr* lhs = assign->getLHS();
+    const SourceManager& sm = context_.getSourceManager();
+    if (sm.isInSystemHeader(assign->getExprLoc()) || assign->isTypeDependent() || assign->isValueDependent()) return;
+    QualType type = lhs->getType();
+    // The assigned value is read again after the assignment: the lvalue must have no side effects.
+    if (!pair_type(type) || lhs->HasSideEffects(context_) || lhs->refersToBitField()) return;
+    QualType canonical = type.getCanonicalType().getUnqualifiedType();
+    const VarDecl* assigned = nullptr;
+    if (const auto* ref = dyn_cast<DeclRefExpr>(lhs->IgnoreParens())) assigned = dyn_cast<VarDecl>(ref->getDecl());
+    PendingPair pending{slot, assign, lhs, {}, static_cast<unsigned>(state_.pairs.size())};
+    auto [scope, form] = lvalue_kind(lhs);
+    std::string text = source_text(lhs, context_);
+    bool is_signed = canonical->isSignedIntegerOrEnumerationType();
+    auto add = [&](std::string other, std::string kind, Expr* value) {
+      state_.pairs.push_back({text, scope, form, std::move(other), std::move(kind), is_signed});
+      pending.others.push_back(value);
+    };
+    auto same = [&](const VarDecl* v) {
+      return v != assigned && pair_type(v->getType()) && !v->getType()->isReferenceType() &&
+             context_.hasSameType(v->getType().getCanonicalType().getUnqualifiedType(), canonical);
+    };
+    for (const auto& scope_vars : scopes_)
+      for (VarDecl* v : scope_vars)
+        if (same(v)) add(v->getNameAsString(), "local-init", reference(v, assign->getExprLoc()));
+    if (globals_)
+      for (VarDecl* v : *globals_)
+        if (same(v) && !v->getType()->isReferenceType())
+          add(v->getNameAsString(), "global", reference(v, assign->getExprLoc()));
+    if (canonical->isIntegralOrEnumerationType())
+      for (const llvm::APSInt& constant : constants_) {
+        llvm::SmallString<24> digits;
+        constant.toString(digits);
+        QualType literal_type = constant.isUnsigned() ? context_.UnsignedLongLongTy : context_.LongLongTy;
+        llvm::APInt wide = constant.isUnsigned() ? constant.zextOrTrunc(64) : constant.sextOrTrunc(64);
+        add(digits.str().str(), "const", IntegerLiteral::Create(context_, wide, literal_type, assign->getExprLoc()));
+      }
+    if (!pending.others.empty()) pending_pairs_.push_back(std::move(pending));
+  }
+
+  Expr* reference(VarDecl* v, SourceLocation loc) {
+    return DeclRefExpr::Create(context_, NestedNameSpecifierLoc(), SourceLocation(), v, false, loc,
+                               v->getType().getNonReferenceType(), VK_LValue);
+  }
+
+  // A value of the pair as the marker receives it: read, then widened to 64 bits (pointers stay pointers).
+  Expr* marker_argument(Expr* e) {
+    ASTContext& c = context_;
+    QualType type = e->getType().getCanonicalType().getUnqualifiedType();
+    if (e->isGLValue()) e = ImplicitCastExpr::Create(c, type, CK_LValueToRValue, e, nullptr, VK_PRValue,
+                                                     FPOptionsOverride());
+    if (type->isPointerType()) return e;
+    QualType wide = type->isSignedIntegerOrEnumerationType() ? c.LongLongTy : c.UnsignedLongLongTy;
+    if (c.hasSameType(type, wide)) return e;
+    return ImplicitCastExpr::Create(c, wide, CK_IntegralCast, e, nullptr, VK_PRValue, FPOptionsOverride());
+  }
+
+  FunctionDecl* pairs_marker() {
+    if (pairs_marker_) return pairs_marker_;
+    ASTContext& c = context_;
+    FunctionProtoType::ExtProtoInfo info;
+    info.Variadic = true;
+    if (c.getLangOpts().CPlusPlus) info.ExceptionSpec.Type = EST_BasicNoexcept;
+    QualType params[] = {c.IntTy};
+    QualType type = c.getFunctionType(c.VoidTy, params, info);
+    pairs_marker_ = FunctionDecl::Create(c, c.getTranslationUnitDecl(), SourceLocation(), SourceLocation(),
+                                         &c.Idents.get(kPairsMarker), type, c.getTrivialTypeSourceInfo(type),
+                                         SC_Extern);
+    pairs_marker_->setParams({ParmVarDecl::Create(c, pairs_marker_, SourceLocation(), SourceLocation(), nullptr,
+                                                  c.IntTy, c.getTrivialTypeSourceInfo(c.IntTy), SC_None, nullptr)});
+    pairs_marker_->setImplicit();
+    pairs_marker_->addAttr(AsmLabelAttr::CreateImplicit(c, kPairsMarker, /*LiteralLabel=*/true));
+    pairs_marker_->addAttr(NoThrowAttr::CreateImplicit(c));
+    return pairs_marker_;
+  }
+
+  // `lhs = e` becomes `(lhs = e, __sampler_pairs_marker(FIRST, lhs, others...), lhs)`: the same value and value
+  // kind as before (an rvalue in C, the lvalue in C++), with the marker seeing the value just assigned.
+  Expr* wrap_pairs(PendingPair& p) {
+    ASTContext& c = context_;
+    SourceLocation loc = p.assign->getExprLoc();
+    FunctionDecl* function = pairs_marker();
+    ExprValueKind function_kind = c.getLangOpts().CPlusPlus ? VK_LValue : VK_PRValue;
+    Expr* reference = DeclRefExpr::Create(c, NestedNameSpecifierLoc(), SourceLocation(), function, false, loc,
+                                          function->getType(), function_kind);
+    Expr* pointer = ImplicitCastExpr::Create(c, c.getPointerType(function->getType()), CK_FunctionToPointerDecay,
+                                             reference, nullptr, VK_PRValue, FPOptionsOverride());
+    std::vector<Expr*> args = {IntegerLiteral::Create(c, llvm::APInt(32, p.first), c.IntTy, loc),
+                               marker_argument(p.lhs)};
+    for (Expr* other : p.others) args.push_back(marker_argument(other));
+    Expr* call = CallExpr::Create(c, pointer, args, c.VoidTy, VK_PRValue, loc, FPOptionsOverride());
+    Expr* first = BinaryOperator::Create(c, p.assign, call, BO_Comma, c.VoidTy, VK_PRValue, OK_Ordinary, loc,
+                                         FPOptionsOverride());
+    Expr* result = p.lhs;
+    QualType type = p.assign->getType();
+    ExprValueKind kind = p.assign->getValueKind();
+    if (kind == VK_PRValue)
+      result = ImplicitCastExpr::Create(c, p.lhs->getType().getUnqualifiedType(), CK_LValueToRValue, p.lhs, nullptr,
+                                        VK_PRValue, FPOptionsOverride());
+    return BinaryOperator::Create(c, first, result, BO_Comma, type, kind, p.assign->getObjectKind(), loc,
+                                  FPOptionsOverride());
+  }
+
   ASTContext& context_;
   UnitState& state_;
   FunctionDecl*& marker_;
-  std::vector<Stmt**> pending_;
+  FunctionDecl*& pairs_marker_;
+  std::vector<std::pair<Stmt**, BranchSite>> pending_;
+  std::vector<PendingPair> pending_pairs_;
+  std::map<BinaryOperator*, Stmt**> slots_;
+  std::vector<std::vector<VarDecl*>> scopes_;
+  std::vector<llvm::APSInt> constants_;
+  const std::vector<VarDecl*>* globals_ = nullptr;
 };
 
 class SitesConsumer : public ASTConsumer {
@@ -267,6 +488,10 @@ class SitesConsumer : public ASTConsumer {
   void declaration(Decl* d) {
     if (auto* f = dyn_cast<FunctionDecl>(d)) {
       function(f);
+    } else if (auto* v = dyn_cast<VarDecl>(d)) {
+      if (v->isFileVarDecl() && !v->isTemplated() && !v->getType()->isDependentType() && !v->isInvalidDecl() &&
+          !compiler_.getSourceManager().isInSystemHeader(v->getLocation()))
+        globals_.push_back(v);
     } else if (auto* context = dyn_cast<DeclContext>(d);
                context && (isa<NamespaceDecl>(d) || isa<LinkageSpecDecl>(d) || isa<ExportDecl>(d) ||
                            (isa<CXXRecordDecl>(d) && !cast<CXXRecordDecl>(d)->isDependentContext()))) {
@@ -287,13 +512,16 @@ class SitesConsumer : public ASTConsumer {
     }
     // A constexpr function may be evaluated by the compiler later in the unit: its conditions stay as written.
     if (f->isConstexpr()) return;
-    BodyVisitor visitor(compiler_.getASTContext(), unit_state(), marker_);
+    BodyVisitor visitor(compiler_.getASTContext(), unit_state(), marker_, pairs_marker_);
+    visitor.start(f, &globals_);
     visitor.TraverseStmt(f->getBody());
     visitor.wrap_all();
   }
 
   CompilerInstance& compiler_;
   FunctionDecl* marker_ = nullptr;
+  FunctionDecl* pairs_marker_ = nullptr;
+  std::vector<VarDecl*> globals_;  // the program's file-scope variables declared so far (scalar-pairs)
   std::set<const FunctionDecl*> seen_;
 };
 
@@ -329,7 +557,7 @@ class SitesAction : public PluginASTAction {
   ActionType getActionType() override { return AddBeforeMainAction; }
 
  private:
-  std::vector<std::string> schemes_ = {"function-entries", "branches", "returns"};
+  std::vector<std::string> schemes_ = {"function-entries", "branches", "returns", "scalar-pairs"};
   std::string timestamps_ = "none";
 };
 

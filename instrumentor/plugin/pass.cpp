@@ -49,12 +49,13 @@ struct Scheme {
 
 // One place to instrument: the fast path goes before `before`; `value` is what the slow path classifies.
 struct Point {
-  enum Kind { Entry, Branch, Return } kind;
+  enum Kind { Entry, Branch, Return, Pair } kind;
   Scheme* scheme;
   unsigned site;
   Instruction* before;
   Value* value = nullptr;
   bool is_signed = false;
+  Value* other = nullptr;  // scalar-pairs: what the value is compared with
 };
 
 // The assembler string of one line of site text (the .ascii directive's escapes).
@@ -92,12 +93,14 @@ class Instrumenter {
     UnitState& state = unit_state();
     std::vector<std::string> names = state.ast_ran ? state.schemes
                                                    : std::vector<std::string>{"function-entries", "returns"};
-    for (const char* name : {"function-entries", "branches", "returns"}) {
+    for (const char* name : {"function-entries", "branches", "returns", "scalar-pairs"}) {
       for (const std::string& wanted : names)
         if (wanted == name) {
           schemes_.push_back(std::make_unique<Scheme>());
           schemes_.back()->name = name;
-          schemes_.back()->columns = wanted == "returns" ? 3 : wanted == "branches" ? 2 : 1;
+          schemes_.back()->columns = wanted == "returns" || wanted == "scalar-pairs" ? 3
+                                     : wanted == "branches"                          ? 2
+                                                                                     : 1;
         }
     }
     for (Function& f : m_) collect(f, state);
@@ -143,6 +146,7 @@ class Instrumenter {
     Scheme* returns = scheme("returns");
     std::map<unsigned, unsigned> branch_sites;  // marker argument -> site, for code clang emitted twice
     std::map<const CallSite*, unsigned> call_sites;
+    std::map<unsigned, unsigned> pair_sites;  // the marker's first site -> the scheme's site of that pair
     for (BasicBlock& block : f) {
       for (Instruction& inst : block) {
         auto* call = dyn_cast<CallBase>(&inst);
@@ -163,6 +167,11 @@ class Instrumenter {
             known = branch_sites.emplace(index, add_site(branches, std::move(site))).first;
           }
           points_.push_back({Point::Branch, branches, known->second, call, call->getArgOperand(1)});
+          continue;
+        }
+        if (callee && callee->getName() == kPairsMarker) {
+          markers_.push_back(call);
+          collect_pairs(cast<CallInst>(call), state, function_name, node, pair_sites, artificial);
           continue;
         }
         if (!returns || artificial || call->isInlineAsm() || isa<IntrinsicInst>(call)) continue;
@@ -201,6 +210,30 @@ class Instrumenter {
     }
   }
 
+  // `__sampler_pairs_marker(FIRST, value, other 1, ..., other k)`: k sites, one fast path each, before the marker.
+  void collect_pairs(CallInst* call, const UnitState& state, const std::string& function_name, unsigned& node,
+                     std::map<unsigned, unsigned>& pair_sites, bool artificial) {
+    Scheme* pairs = scheme("scalar-pairs");
+    auto* number = dyn_cast<ConstantInt>(call->getArgOperand(0));
+    if (!pairs || !number || artificial || call->arg_size() < 3) return;
+    uint64_t first = number->getZExtValue();
+    const DILocation* loc = call->getDebugLoc().get();
+    for (unsigned j = 0; j + 2 < call->arg_size(); ++j) {
+      if (first + j >= state.pairs.size()) return;
+      const PairSite& pair = state.pairs[first + j];
+      auto known = pair_sites.find(first + j);
+      if (known == pair_sites.end()) {
+        Site site{loc ? loc->getFilename().str() : "", loc ? loc->getLine() : 0, function_name, node++,
+                  {field(pair.lvalue), pair.lvalue_scope, pair.lvalue_form, field(pair.other), pair.other_kind}};
+        known = pair_sites.emplace(first + j, add_site(pairs, std::move(site))).first;
+      }
+      Point p{Point::Pair, pairs, known->second, call, call->getArgOperand(1)};
+      p.other = call->getArgOperand(j + 2);
+      p.is_signed = pair.is_signed;
+      points_.push_back(p);
+    }
+  }
+
   // Markers in functions that get no sites still have to go: the condition takes the call's place.
   bool remove_markers_without_sites() {
     bool changed = false;
@@ -209,11 +242,12 @@ class Instrumenter {
       bool has_point = false;
       for (const Point& p : points_)
         if (p.kind == Point::Branch && p.before == marker) has_point = true;
-      if (has_point) {
+      auto* call = cast<CallBase>(marker);
+      bool pairs = call->getCalledFunction()->getName() == kPairsMarker;
+      if (has_point || pairs) {  // a pairs marker is void: erased after instrumentation in every case
         keep.push_back(marker);
         continue;
       }
-      auto* call = cast<CallBase>(marker);
       call->replaceAllUsesWith(call->getArgOperand(1));
       call->eraseFromParent();
       changed = true;
@@ -372,6 +406,16 @@ class Instrumenter {
           v = is_signed ? slow.CreateSExt(v, i64) : slow.CreateZExt(v, i64);
         slow.CreateCall(runtime(is_signed ? "sampler_take_sign" : "sampler_take_sign_unsigned", {i64}),
                         {scheme_entry, site, v});
+        break;
+      }
+      case Point::Pair: {
+        auto wide = [&](Value* v) {
+          if (v->getType()->isPointerTy()) return slow.CreatePtrToInt(v, i64);
+          return p.is_signed ? slow.CreateSExtOrTrunc(v, i64) : slow.CreateZExtOrTrunc(v, i64);
+        };
+        bool is_signed = p.is_signed && !p.value->getType()->isPointerTy();
+        slow.CreateCall(runtime(is_signed ? "sampler_take_compare" : "sampler_take_compare_unsigned", {i64, i64}),
+                        {scheme_entry, site, wide(p.value), wide(p.other)});
         break;
       }
     }

@@ -29,6 +29,18 @@ struct CallSite {
 
 /// The file's base name, line, column: the AST names a file as the compiler was given it (or as #include found
 /// it), the debug information splits a directory off it; the base name is the same in both.
+/// One scalar-pairs site: the value just assigned to an lvalue against one other operand. The AST action puts
+/// after each instrumented assignment a call `__sampler_pairs_marker(FIRST, value, other 1, ..., other k)`, whose
+/// k sites are FIRST ... FIRST + k - 1 here.
+struct PairSite {
+  std::string lvalue;        ///< as written
+  std::string lvalue_scope;  ///< local, global or mem
+  std::string lvalue_form;   ///< direct, field or index
+  std::string other;         ///< the variable's name or the constant's value
+  std::string other_kind;    ///< local-init, global or const
+  bool is_signed = false;    ///< compared as signed 64-bit values (else unsigned; pointers are unsigned)
+};
+
 using CallKey = std::tuple<std::string, unsigned, unsigned>;
 
 struct UnitState {
@@ -36,6 +48,7 @@ struct UnitState {
   std::vector<std::string> schemes;  ///< enabled schemes (-fplugin-arg-sampler-schemes=)
   std::string timestamps = "none";   ///< -fplugin-arg-sampler-timestamps=
   std::vector<BranchSite> branches;
+  std::vector<PairSite> pairs;
   std::map<CallKey, std::vector<CallSite>> calls;
   std::set<std::string> system_files;  ///< files of functions in system headers: not instrumented
 
@@ -46,6 +59,8 @@ UnitState& unit_state();
 
 /// The branch marker's symbol: `_Bool __sampler_branch_marker(int site, _Bool condition)`.
 inline constexpr const char* kBranchMarker = "__sampler_branch_marker";
+/// The scalar-pairs marker's symbol: `void __sampler_pairs_marker(int first_site, ...)`.
+inline constexpr const char* kPairsMarker = "__sampler_pairs_marker";
 
 /// Makes a site field one line: whitespace runs (tabs and newlines included) become one space.
 std::string one_line(const std::string& text);

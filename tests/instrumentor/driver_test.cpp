@@ -47,7 +47,7 @@ TEST(Driver, CompileOnlyGetsThePluginAndLineTablesButNoRuntime) {
   EXPECT_TRUE(instruments(p));
   EXPECT_TRUE(has(p, "-fpass-plugin=" + kLayout.plugin));
   EXPECT_TRUE(has(p, "-gline-tables-only"));
-  EXPECT_TRUE(has(p, "-fplugin-arg-sampler-schemes=branches,returns,function-entries"));
+  EXPECT_TRUE(has(p, "-fplugin-arg-sampler-schemes=branches,returns,scalar-pairs,function-entries"));
   EXPECT_FALSE(links_runtime(p));
   EXPECT_FALSE(has(p, "-Wl,--build-id"));
 }
@@ -131,7 +131,7 @@ TEST(Driver, OwnOptionsAndEnvironment) {
   EXPECT_TRUE(links_runtime(off));
   EXPECT_FALSE(has(off, "-fno-sampler"));
   EXPECT_TRUE(has(f.plan({"-fsampler-schemes=all", "-c", "a.c"}),
-                  "-fplugin-arg-sampler-schemes=function-entries,branches,returns"));
+                  "-fplugin-arg-sampler-schemes=function-entries,branches,returns,scalar-pairs"));
   EXPECT_TRUE(has(f.plan({"-fsampler-timestamps=last", "-c", "a.c"}), "-fplugin-arg-sampler-timestamps=last"));
   Plan bad = f.plan({"-fsampler-schemes=branches,nope", "-c", "a.c"});
   EXPECT_EQ(bad.exit_status, 2);

@@ -11,6 +11,8 @@ programs=$SOURCE_DIR/tests/instrumentor/programs
 . "$SOURCE_DIR/tests/tools/blackbox.sh"
 cc=$DRIVERS/sampler-cc
 cxx=$DRIVERS/sampler-c++
+# sites.expected and sites_cpp.expected hold these schemes; scalar-pairs has its own program (pairs.expected).
+three=function-entries,branches,returns
 
 # resolved PROGRAM REPORT: the report's samples resolved against the program, without the first column (the
 # program's path): scheme, file, line, function, node, the scheme's fields, the counters.
@@ -33,21 +35,37 @@ c_sites)
   # Every branch (each && and || operand), call and function entry of a C program, with its file (a header
   # too), line, function, text and exact counters; the same at -O0 and -O2.
   for level in -O0 -O2; do
-    "$cc" $level -Wall -Werror sites.c -o sites || fail "sampler-cc $level sites.c failed"
+    "$cc" -fsampler-schemes=$three $level -Wall -Werror sites.c -o sites || fail "sampler-cc $level sites.c failed"
     check_sites sites sites.expected
     [ "$(cat run.out)" = "3 130 2" ] || fail "$level: the program printed $(cat run.out)"
   done
   # Separate compilation and link, and the static runtime.
-  "$cc" -c sites.c -o sites.o && "$cc" -static-libsampler sites.o -o sites-static || fail "separate link failed"
+  SAMPLER_CC_SCHEMES=$three "$cc" -c sites.c -o sites.o && "$cc" -static-libsampler sites.o -o sites-static ||
+    fail "separate link failed"
   readelf -d sites-static | grep -q 'libsampler' && fail "-static-libsampler: still NEEDs libsampler.so"
   check_sites sites-static sites.expected
   ;;
 cxx_sites)
   # C++: templates, methods, lambdas, calls that are invokes, temporaries and condition variables.
   for level in -O0 -O2; do
-    "$cxx" $level -Wall -Werror sites.cpp -o sites-cpp || fail "sampler-c++ $level sites.cpp failed"
+    "$cxx" -fsampler-schemes=$three $level -Wall -Werror sites.cpp -o sites-cpp || fail "sampler-c++ $level failed"
     check_sites sites-cpp sites_cpp.expected
     [ "$(cat run.out)" = "15" ] || fail "$level: the program printed $(cat run.out)"
+    # Every scheme at once: the program still computes the same, and its report resolves.
+    "$cxx" -fsampler-schemes=all $level -Wall -Werror sites.cpp -o sites-all || fail "sampler-c++ all $level failed"
+    SAMPLER_SPARSITY=1 SAMPLER_FILE=report ./sites-all >run.out || fail "sites-all failed"
+    [ "$(cat run.out)" = "15" ] || fail "all schemes, $level: the program printed $(cat run.out)"
+    [ "$(resolved sites-all report | cut -f1 | sort -u | tr '\n' ' ')" = \
+      "branches function-entries returns scalar-pairs " ] || fail "all schemes: $(resolved sites-all report | head)"
+  done
+  ;;
+pairs)
+  # scalar-pairs: the value just assigned against each same-typed variable in scope (parameters, locals
+  # declared with an initialiser, globals) and each integer constant of the function; every lvalue kind.
+  for level in -O0 -O2; do
+    "$cc" -fsampler-schemes=scalar-pairs $level -Wall -Werror pairs.c -o pairs || fail "sampler-cc $level pairs.c"
+    check_sites pairs pairs.expected
+    [ "$(cat run.out)" = "5 16" ] || fail "$level: the program printed $(cat run.out)"
   done
   ;;
 site_info)
@@ -73,6 +91,9 @@ site_info)
   SAMPLER_CC_SCHEMES=branches "$cc" -c sites.c -o env.o && "$TOOLS/extract-section" .debug_site_info env.o >env.sites ||
     fail "SAMPLER_CC_SCHEMES=branches failed"
   [ "$(grep -o 'scheme="[^"]*"' env.sites | sort -u)" = 'scheme="branches"' ] || fail "SAMPLER_CC_SCHEMES ignored"
+  [ "$(grep -o 'scheme="[^"]*"' a.sites | sort -u | tr '\n' ' ')" = \
+    'scheme="branches" scheme="function-entries" scheme="returns" scheme="scalar-pairs" ' ] ||
+    fail "the default schemes: $(grep -o 'scheme="[^"]*"' a.sites | sort -u)"
   "$cc" -fsampler-timestamps=both sites.c -o stamped && SAMPLER_SPARSITY=1 SAMPLER_FILE=stamps ./stamped >/dev/null ||
     fail "-fsampler-timestamps=both failed"
   grep -q '<timestamps unit=.* scheme="branches" when="first"' stamps || fail "no first timestamps in the report"
@@ -80,7 +101,7 @@ site_info)
 crash)
   # A crash in an automatically instrumented program still writes the samples and a main-backtrace whose
   # frames llvm-symbolizer names.
-  "$cc" -g sites.c -o sites || fail "sampler-cc failed"
+  "$cc" -fsampler-schemes=$three -g sites.c -o sites || fail "sampler-cc failed"
   { SAMPLER_SPARSITY=1 SAMPLER_FILE=report ./sites crash; } 2>/dev/null
   status=$?
   [ "$status" = 139 ] || fail "the crash run exited with $status, not 128+SIGSEGV"
@@ -92,7 +113,8 @@ crash)
   objcopy --only-keep-debug sites "symbols/.build-id/${build_id:0:2}/${build_id:2}.debug"
   "$TOOLS/resolve-backtrace" report >markup || fail "resolve-backtrace failed"
   "$SYMBOLIZER" --filter-markup --debug-file-directory=symbols <markup >symbolized 2>/dev/null
-  grep -Eq '^ *#0 +0x[0-9a-f]+ crash_here .*sites.c:18:' symbolized || fail "frame 0 is not crash_here: $(cat symbolized)"
+  grep -Eq '^ *#0 +0x[0-9a-f]+ crash_here .*sites.c:18:' symbolized ||
+    fail "frame 0 is not crash_here: $(cat symbolized)"
   grep -Eq '^ *#1 +0x[0-9a-f]+ main .*sites.c:21:' symbolized || fail "frame 1 is not main: $(cat symbolized)"
   ;;
 invalid_code)
@@ -152,7 +174,10 @@ configure_probes)
   ;;
 autotools)
   # A real autoconf/automake project: CC=sampler-cc ./configure && make && make check, then the report.
-  command -v autoreconf >/dev/null || { fail "autoreconf not found (scripts/setup.sh installs autoconf, automake)"; finish; }
+  command -v autoreconf >/dev/null || {
+    fail "autoreconf not found (scripts/setup.sh installs autoconf, automake)"
+    finish
+  }
   mkdir -p proj && cd proj || exit 1
   cp ../sites.c ../helper.h .
   printf 'AC_INIT([sites], [1.0])\nAM_INIT_AUTOMAKE([foreign])\nAC_PROG_CC\nAC_CHECK_HEADERS([stdio.h])\n%s\n' \
@@ -160,6 +185,7 @@ autotools)
   printf 'AC_OUTPUT\n' >>configure.ac
   printf 'bin_PROGRAMS = sites\nsites_SOURCES = sites.c helper.h\nTESTS = sites\n' >Makefile.am
   autoreconf -i >autoreconf.log 2>&1 || { fail "autoreconf: $(tail -5 autoreconf.log)"; finish; }
+  export SAMPLER_CC_SCHEMES=$three
   CC=$cc ./configure >configure.log 2>&1 || fail "configure with CC=sampler-cc: $(tail -20 config.log)"
   grep -q "checking whether the C compiler works... yes" configure.log || fail "configure's compiler probe"
   make >make.log 2>&1 || fail "make: $(tail -20 make.log)"
@@ -173,9 +199,10 @@ cmake_project)
   mkdir -p src && cp sites.c sites.cpp helper.h src/ || exit 1
   printf 'cmake_minimum_required(VERSION 3.25)\nproject(sites C CXX)\n%s\n%s\n' \
     'add_executable(sites sites.c)' 'add_executable(sites-cpp sites.cpp)' >src/CMakeLists.txt
-  cmake -S src -B build -DCMAKE_C_COMPILER="$cc" -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  SAMPLER_CC_SCHEMES=$three cmake -S src -B build -DCMAKE_C_COMPILER="$cc" -DCMAKE_CXX_COMPILER="$cxx" \
+    -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     >cmake.log 2>&1 || fail "cmake configure: $(tail -20 cmake.log)"
-  cmake --build build >build.log 2>&1 || fail "cmake --build: $(tail -20 build.log)"
+  SAMPLER_CC_SCHEMES=$three cmake --build build >build.log 2>&1 || fail "cmake --build: $(tail -20 build.log)"
   cp build/sites build/sites-cpp . || exit 1
   # CMake compiles by absolute path from build/: the files are named as the DWARF line table names them, relative
   # to the directory build/ and src/ have in common.
@@ -191,7 +218,8 @@ installed)
   [ -x "$cc" ] && [ "$(readlink "$PREFIX/bin/sampler-c++")" = sampler-cc ] || fail "bin/sampler-cc, bin/sampler-c++"
   [ -f "$PREFIX/lib/sampler/sampler-plugin.so" ] || fail "lib/sampler/sampler-plugin.so not installed"
   [ -s "$PREFIX/share/man/man1/sampler-cc.1" ] || fail "no man page"
-  SAMPLER_CC_VERBOSE=1 "$cc" sites.c -o sites 2>verbose.txt || fail "the installed sampler-cc failed"
+  SAMPLER_CC_VERBOSE=1 "$cc" -fsampler-schemes=$three sites.c -o sites 2>verbose.txt ||
+    fail "the installed sampler-cc failed"
   grep -q "$PREFIX/lib/sampler/sampler-plugin.so" verbose.txt || fail "not the installed plugin: $(cat verbose.txt)"
   ldd ./sites | grep -q "$PREFIX/.*libsampler.so" || fail "not the installed runtime: $(ldd ./sites)"
   check_sites sites sites.expected
