@@ -9,6 +9,8 @@
 #   tsan   BUILD_DIR-tsan: ThreadSanitizer, the runtime's tests (its threads, counters, crash path) and the
 #          crash-path torture suite
 #   fuzz   BUILD_DIR-fuzz: scripts/fuzz.sh 30, every fuzz target for 30 seconds
+#   real   scripts/real-programs.sh on BUILD_DIR: real Debian programs built with sampler-cc, their own test suites
+#          run instrumented (the ctest label real-programs, when configured with -DSAMPLER_REAL_PROGRAMS=ON)
 # Every stage runs even if an earlier one failed; the time of each is printed at the end; the exit status is 1 if
 # any failed.
 set -euo pipefail
@@ -81,11 +83,17 @@ fuzz() {
   SAMPLER_FUZZ_BUILD="$build-fuzz" SAMPLER_FUZZ_JOBS=$jobs "$top/scripts/fuzz.sh" 30
 }
 
+# Needs the plain stage's build (sampler-cc and the tools).
+real() {
+  "$top/scripts/real-programs.sh" --build "$build"
+}
+
 stage plain plain
 if [ $all = yes ]; then
   stage asan asan
   stage tsan tsan
   stage fuzz fuzz
+  stage real real
 fi
 
 echo "==> test.sh: stages" >&2

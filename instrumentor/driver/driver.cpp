@@ -133,8 +133,11 @@ Classification classify(const std::vector<string>& args) {
       end_of_options = true;
       continue;
     }
+    if (a.find("--build-id") != string_view::npos) c.user_build_id = true;  // -Wl,--build-id=none
+    if (a == "-r" || a == "-Wl,-r" || a == "-Wl,--relocatable") c.relocatable = true;
     if (takes_separate_argument(a)) {
       if (i + 1 < args.size()) {
+        if (args[i + 1].find("--build-id") != string::npos) c.user_build_id = true;  // -Xlinker --build-id
         if (a == "-x") language = args[i + 1];
         if (a == "-l") ++c.inputs;  // a library is an input of the link
         ++i;
@@ -296,8 +299,8 @@ Plan make_plan(const std::vector<string>& args, bool cxx, const Layout& layout,
     if (!c.has_debug_option) plan.argv.push_back("-gline-tables-only");
     plan.argv.push_back("-gcolumn-info");
   }
-  if (c.links) {
-    plan.argv.push_back("-Wl,--build-id");
+  if (c.links && !c.relocatable) {
+    if (!c.user_build_id) plan.argv.push_back("-Wl,--build-id");
     if (s.static_runtime) {
       plan.argv.push_back(layout.libdir + "/libsampler.a");
       plan.argv.push_back("-lpthread");

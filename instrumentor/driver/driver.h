@@ -24,6 +24,8 @@ struct Classification {
   bool has_debug_option = false;  ///< the user gave a -g option other than -g0
   bool info_only = false;      ///< -print-*, -dump*, --version, -v without inputs: nothing is compiled
   int inputs = 0;              ///< every input file (sources, assembly, objects, libraries)
+  bool user_build_id = false;  ///< the user chose a --build-id style (e.g. =none): theirs is kept
+  bool relocatable = false;    ///< -r: a partial link, where no library belongs
 };
 
 /// Settings of the drivers' own options (command line over environment over defaults).

@@ -77,6 +77,18 @@ TEST(Driver, LinkGetsBuildIdAndRuntime) {
   EXPECT_FALSE(has(stat, "-lsampler"));
 }
 
+TEST(Driver, UserLinkChoicesAreKept) {
+  Fixture f;
+  Plan none = f.plan({"a.o", "-Wl,--build-id=none"});
+  EXPECT_FALSE(has(none, "-Wl,--build-id"));
+  EXPECT_TRUE(links_runtime(none));
+  EXPECT_FALSE(has(f.plan({"a.o", "-Xlinker", "--build-id=sha1"}), "-Wl,--build-id"));
+  // A partial link (-r) gets no library: it is not a program yet.
+  Plan partial = f.plan({"-r", "a.o", "b.o", "-o", "ab.o"});
+  EXPECT_FALSE(links_runtime(partial));
+  EXPECT_FALSE(has(partial, "-Wl,--build-id"));
+}
+
 TEST(Driver, PreprocessingAndDependenciesAreUntouched) {
   Fixture f;
   for (const Args& args : {Args{"-E", "a.c"}, Args{"-M", "a.c"}, Args{"-MM", "a.c", "-MF", "a.d"},
