@@ -84,6 +84,11 @@ site_info)
   "$cc" -c other.c -o other.o && "$TOOLS/extract-section" .debug_site_info other.o >other.sites || fail "other.c"
   [ "$(grep -o 'unit="[0-9a-f]*"' other.sites | sort -u)" != "$(grep -o 'unit="[0-9a-f]*"' a.sites | sort -u)" ] ||
     fail "two different units have the same signature"
+  # Two units in one program, compiled in one command: both register, both resolve.
+  printf 'int helper(int x) { return x > 1 ? x : 1; }\n' >second.c
+  "$cc" sites.c second.c -o two && SAMPLER_SPARSITY=1 SAMPLER_FILE=two.report ./two >/dev/null || fail "two units"
+  [ "$(grep -o '<samples unit="[0-9a-f]*"' two.report | sort -u | wc -l)" = 2 ] || fail "not two units in the report"
+  resolved two two.report >/dev/null || fail "the two units do not resolve"
   "$cc" -fno-sampler -c sites.c -o plain.o || fail "-fno-sampler failed"
   readelf -S plain.o | grep -q debug_site_info && fail "-fno-sampler still instrumented"
   nm plain.o | grep -q sampler_ && fail "-fno-sampler: the object references the runtime"
