@@ -110,7 +110,18 @@ class Instrumenter {
       if (!s->sites.empty()) used.push_back(s.get());
     if (used.empty()) return changed;
     emit_unit(used, state);
-    for (Point& p : points_) instrument(p);
+    for (size_t i = 0; i < points_.size();) {
+      // The pairs of one assignment are consecutive and share their marker: one check for all of them.
+      size_t end = i + 1;
+      while (points_[i].kind == Point::Pair && end < points_.size() && points_[end].kind == Point::Pair &&
+             points_[end].before == points_[i].before)
+        ++end;
+      if (end - i > 1)
+        instrument_group(i, end);
+      else
+        instrument(points_[i]);
+      i = end;
+    }
     for (Instruction* marker : markers_) marker->eraseFromParent();
     return true;
   }
@@ -365,10 +376,33 @@ class Instrumenter {
     return callee;
   }
 
-  // The fast path before p.before: countdown - 1, stored; if <= 0 (weighted unlikely), the scheme's slow path.
-  void instrument(Point& p) {
+  // k sites in a row with nothing between them (the pairs of one assignment): if the countdown is above k, none
+  // of them samples and it drops by k at once (weighted likely); otherwise each site in turn, as usual. The
+  // original sampler's amortized check, on the smallest region; the same sites sample as with k checks.
+  void instrument_group(size_t begin, size_t end) {
+    Instruction* before = points_[begin].before;
+    IRBuilder<> b(before);
+    b.SetCurrentDebugLocation(before->getDebugLoc());
+    Type* i64 = Type::getInt64Ty(context_);
+    Value* address = b.CreateThreadLocalAddress(countdown_);
+    Value* count = b.CreateLoad(i64, address, "sampler.countdown");
+    Constant* k = ConstantInt::get(i64, end - begin);
+    Value* skip = b.CreateICmpSGT(count, k, "sampler.skip");
+    Instruction* skip_term = nullptr;
+    Instruction* sites_term = nullptr;
+    SplitBlockAndInsertIfThenElse(skip, before, &skip_term, &sites_term,
+                                  MDBuilder(context_).createLikelyBranchWeights());
+    IRBuilder<> fast(skip_term);
+    fast.SetCurrentDebugLocation(before->getDebugLoc());
+    fast.CreateStore(fast.CreateSub(count, k), fast.CreateThreadLocalAddress(countdown_));
+    for (size_t i = begin; i < end; ++i) instrument(points_[i], sites_term);
+  }
+
+  // The fast path before p.before (or `at`): countdown - 1, stored; if <= 0 (weighted unlikely), the scheme's
+  // slow path.
+  void instrument(Point& p, Instruction* at = nullptr) {
     Function* f = p.before->getFunction();
-    IRBuilder<> b(p.before);
+    IRBuilder<> b(at ? at : p.before);
     DebugLoc loc = p.before->getDebugLoc();
     if (!loc && f->getSubprogram()) loc = DILocation::get(context_, f->getSubprogram()->getLine(), 0,
                                                           f->getSubprogram());
@@ -381,8 +415,8 @@ class Instrumenter {
     Value* count = b.CreateSub(b.CreateLoad(i64, address, "sampler.countdown"), ConstantInt::get(i64, 1));
     b.CreateStore(count, address);
     Value* take = b.CreateICmpSLE(count, ConstantInt::get(i64, 0), "sampler.take");
-    Instruction* then =
-        SplitBlockAndInsertIfThen(take, p.before, false, MDBuilder(context_).createUnlikelyBranchWeights());
+    Instruction* then = SplitBlockAndInsertIfThen(take, at ? at : p.before, false,
+                                                  MDBuilder(context_).createUnlikelyBranchWeights());
     IRBuilder<> slow(then);
     slow.SetCurrentDebugLocation(loc);
     Constant* scheme_entry = ConstantExpr::getInBoundsGetElementPtr(
