@@ -21,6 +21,7 @@
 #include <llvm/Transforms/Utils/ModuleUtils.h>
 
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -249,10 +250,11 @@ class Instrumenter {
   bool remove_markers_without_sites() {
     bool changed = false;
     std::vector<Instruction*> keep;
+    std::set<const Instruction*> with_points;
+    for (const Point& p : points_)
+      if (p.kind == Point::Branch) with_points.insert(p.before);
     for (Instruction* marker : markers_) {
-      bool has_point = false;
-      for (const Point& p : points_)
-        if (p.kind == Point::Branch && p.before == marker) has_point = true;
+      bool has_point = with_points.count(marker) != 0;
       auto* call = cast<CallBase>(marker);
       bool pairs = call->getCalledFunction()->getName() == kPairsMarker;
       if (has_point || pairs) {  // a pairs marker is void: erased after instrumentation in every case
