@@ -4,7 +4,7 @@
 #
 # Usage: scripts/setup.sh             install the missing packages (needs root or sudo only when something is missing)
 #        scripts/setup.sh --check STAGE...
-#                                     check the named stages (plain, asan, tsan, fuzz): every tool, header and runtime
+#                                     check the named stages (plain, asan, tsan, fuzz, real): every tool, header and runtime
 #                                     library a stage uses is present AND belongs to a package this script installs;
 #                                     each sanitizer stage also compiles and links a probe with its flags. A machine
 #                                     prepared by hand cannot pass for a fresh one: a file that came from a package
@@ -36,6 +36,9 @@ requirements=(
   "plain llvm-19 cmd:llvm-gsymutil-19"
   "plain llvm-19-dev file:/usr/include/llvm-19/llvm/DebugInfo/DWARF/DWARFContext.h"
   "plain llvm-19-dev file:/usr/lib/llvm-19/lib/libLLVMDemangle.a"
+  "plain libclang-19-dev file:/usr/lib/llvm-19/include/clang/Frontend/FrontendPluginRegistry.h"  # sampler-cc's plugin
+  "plain autoconf cmd:autoconf"   # the instrumentor's autotools test: CC=sampler-cc ./configure && make check
+  "plain automake cmd:automake"
   "plain clang-19 cmd:clang-19"
   "plain rpm cmd:rpmbuild"
   "plain rpm2cpio cmd:rpm2cpio"
@@ -48,6 +51,7 @@ requirements=(
   "plain libssl-dev file:/usr/include/openssl/sha.h"            # collector/: API keys held as SHA-256
   "plain libcurl4-openssl-dev file:/usr/include/x86_64-linux-gnu/curl/curl.h"  # sampler-run's uploads
   "plain curl cmd:curl"                                         # the collector's black-box tests
+  "real dpkg-dev cmd:dpkg-source"  # apt-get source, for scripts/real-programs.sh
   "asan libgcc-12-dev file:/usr/lib/gcc/x86_64-linux-gnu/12/libasan.so"
   "asan libgcc-12-dev file:/usr/lib/gcc/x86_64-linux-gnu/12/libubsan.so"
   "asan g++ link:g++:-fsanitize=address,undefined"
@@ -60,11 +64,14 @@ requirements=(
   "fuzz libclang-rt-19-dev link:clang++-19:-fsanitize=fuzzer,address,undefined"
 )
 
-# owner FILE: the package that installed FILE (merged /usr: dpkg may know it under /bin or /lib).
+# owner FILE: the package that installed FILE (merged /usr: dpkg may know it under /bin or /lib; a program chosen
+# through /etc/alternatives belongs to the package of the file the link ends at).
 owner() {
-  local path=$1 alt=${1#/usr}
-  dpkg-query -S "$path" 2>/dev/null | head -n 1 | cut -d: -f1 && return
-  [ "$alt" != "$path" ] && dpkg-query -S "$alt" 2>/dev/null | head -n 1 | cut -d: -f1
+  local path found
+  for path in "$1" "${1#/usr}" "$(readlink -f "$1")"; do
+    found=$(dpkg-query -S "$path" 2>/dev/null | head -n 1 | cut -d: -f1)
+    [ -n "$found" ] && { echo "$found"; return; }
+  done
 }
 
 # check_probe PACKAGE PROBE: prints why the probe fails, nothing if it passes.

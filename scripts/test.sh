@@ -9,6 +9,9 @@
 #   tsan   BUILD_DIR-tsan: ThreadSanitizer, the runtime's tests (its threads, counters, crash path) and the
 #          crash-path torture suite
 #   fuzz   BUILD_DIR-fuzz: scripts/fuzz.sh 30, every fuzz target for 30 seconds
+# One more stage runs only when SAMPLER_REAL_PROGRAMS=1:
+#   real   scripts/real-programs.sh on BUILD_DIR: real Debian programs built with sampler-cc, their own test suites
+#          run instrumented (the ctest label real-programs, when configured with -DSAMPLER_REAL_PROGRAMS=ON)
 # Each stage first checks that what it uses is there and comes from a package scripts/setup.sh installs
 # (scripts/setup.sh --check STAGE). Every stage runs even if an earlier one failed; the time of each is printed at
 # the end; the exit status is 1 if any failed.
@@ -84,12 +87,19 @@ fuzz() {
   SAMPLER_FUZZ_BUILD="$build-fuzz" SAMPLER_FUZZ_JOBS=$jobs "$top/scripts/fuzz.sh" 30
 }
 
+# Needs the plain stage's build (sampler-cc and the tools).
+real() {
+  "$top/scripts/real-programs.sh" --build "$build"
+}
+
 stage plain plain
 if [ $all = yes ]; then
   stage asan asan
   stage tsan tsan
   stage fuzz fuzz
 fi
+# Real programs' own test suites, instrumented: hours at sparsity 1, so only when asked (docs/reliability.md).
+if [ "${SAMPLER_REAL_PROGRAMS:-}" = 1 ]; then stage real real; fi
 
 echo "==> test.sh: stages" >&2
 printf '%s\n' "${summary[@]}" >&2

@@ -1,0 +1,318 @@
+// sampler-cc / sampler-c++: classification of the command line and the plan (see driver.h).
+#include "driver.h"
+
+#include <algorithm>
+#include <array>
+#include <string_view>
+
+namespace sampler::driver {
+namespace {
+
+using std::string;
+using std::string_view;
+
+// Options whose argument is the next word (clang's Separate and JoinedOrSeparate options that take a file, a
+// name or a value): the word after them is never an input.
+constexpr std::array<string_view, 53> kSeparateArgument = {
+    "-o", "-x", "-I", "-D", "-U", "-include", "-imacros", "-isystem", "-idirafter", "-iquote", "-iprefix",
+    "-iwithprefix", "-iwithprefixbefore", "-isysroot", "-L", "-l", "-MF", "-MT", "-MQ", "-MJ", "-Xlinker",
+    "-Xassembler", "-Xpreprocessor", "-Xclang", "-Xarch_host", "-Xarch_device", "-arch", "-target", "-T", "-u",
+    "-z", "-e", "-mllvm", "-aux-info", "-dyld-prefix", "--param", "-B", "-F", "-serialize-diagnostics",
+    "--gcc-toolchain", "--sysroot", "-working-directory", "-isystem-after", "-cxx-isystem", "-resource-dir",
+    "-ivfsoverlay", "-include-pch", "-Xopenmp-target", "-Xcuda-fatbinary", "-Xcuda-ptxas", "--config",
+    "-rpath", "-stdlib++-isystem"};
+
+bool starts_with(string_view s, string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
+
+bool takes_separate_argument(string_view arg) {
+  return std::find(kSeparateArgument.begin(), kSeparateArgument.end(), arg) != kSeparateArgument.end();
+}
+
+enum class InputKind { Source, Assembly, Other };
+
+// The kind of an input, from `-x LANG` if one is in force, else from its name (clang's table, simplified).
+InputKind input_kind(string_view name, string_view language) {
+  string_view lang = language;
+  if (lang.empty() || lang == "none") {
+    auto dot = name.rfind('.');
+    string_view ext = dot == string_view::npos ? "" : name.substr(dot + 1);
+    if (name == "-") return InputKind::Other;  // stdin needs -x: clang refuses it otherwise
+    static constexpr std::array<string_view, 12> sources = {"c", "i", "cc", "cp", "cxx", "cpp", "c++", "C",
+                                                            "CC", "CPP", "ii", "CXX"};
+    if (std::find(sources.begin(), sources.end(), ext) != sources.end()) return InputKind::Source;
+    if (ext == "s" || ext == "S" || ext == "sx") return InputKind::Assembly;
+    return InputKind::Other;
+  }
+  if (lang == "c" || lang == "c++" || lang == "cpp-output" || lang == "c++-cpp-output" || lang == "c-header" ||
+      lang == "c++-header")
+    return lang == "c-header" || lang == "c++-header" ? InputKind::Other : InputKind::Source;
+  if (lang == "assembler" || lang == "assembler-with-cpp") return InputKind::Assembly;
+  return InputKind::Other;
+}
+
+std::vector<string> split_list(string_view list) {
+  std::vector<string> out;
+  size_t start = 0;
+  while (start <= list.size()) {
+    size_t comma = list.find(',', start);
+    if (comma == string_view::npos) comma = list.size();
+    if (comma > start) out.emplace_back(list.substr(start, comma - start));
+    start = comma + 1;
+  }
+  return out;
+}
+
+// Every scheme seed 004 names; the ones not implemented yet are accepted with a warning, so that a build that
+// asks for them does not fail today and gets them when they come.
+const std::vector<string>& known_schemes() {
+  static const std::vector<string> known = {"branches", "returns", "scalar-pairs", "function-entries",
+                                            "float-kinds", "bounds", "g-object-unref", "coverage", "atoms"};
+  return known;
+}
+
+}  // namespace
+
+const std::vector<string>& implemented_schemes() {
+  static const std::vector<string> implemented = {"function-entries", "branches", "returns", "scalar-pairs"};
+  return implemented;
+}
+
+std::vector<string> split_response_file(const string& text) {
+  std::vector<string> words;
+  string word;
+  bool in_word = false;
+  char quote = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (quote) {
+      if (c == quote) {
+        quote = 0;
+      } else if (c == '\\' && quote == '"' && i + 1 < text.size()) {
+        word += text[++i];
+      } else {
+        word += c;
+      }
+    } else if (c == '"' || c == '\'') {
+      quote = c;
+      in_word = true;
+    } else if (c == '\\' && i + 1 < text.size()) {
+      word += text[++i];
+      in_word = true;
+    } else if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v') {
+      if (in_word) words.push_back(std::move(word));
+      word.clear();
+      in_word = false;
+    } else {
+      word += c;
+      in_word = true;
+    }
+  }
+  if (in_word) words.push_back(std::move(word));
+  return words;
+}
+
+Classification classify(const std::vector<string>& args) {
+  Classification c;
+  bool stop_early = false;  // -c, -S, -E, -fsyntax-only: no link
+  bool dependencies_only = false, dependency_side_output = false, preprocess = false;
+  bool version_or_verbose = false;
+  bool sources = false;
+  string language;
+  bool end_of_options = false;
+  for (size_t i = 0; i < args.size(); ++i) {
+    string_view a = args[i];
+    if (end_of_options || a == "-" || a.empty() || a[0] != '-') {
+      ++c.inputs;
+      InputKind kind = input_kind(a, language);
+      if (a == "-" && (language == "c" || language == "c++" || language == "cpp-output"))
+        kind = InputKind::Source;
+      if (kind == InputKind::Source) sources = true;
+      continue;
+    }
+    if (a == "--") {
+      end_of_options = true;
+      continue;
+    }
+    if (a.find("--build-id") != string_view::npos) c.user_build_id = true;  // -Wl,--build-id=none
+    if (a == "-r" || a == "-Wl,-r" || a == "-Wl,--relocatable") c.relocatable = true;
+    if (takes_separate_argument(a)) {
+      if (i + 1 < args.size()) {
+        if (args[i + 1].find("--build-id") != string::npos) c.user_build_id = true;  // -Xlinker --build-id
+        if (a == "-x") language = args[i + 1];
+        if (a == "-l") ++c.inputs;  // a library is an input of the link
+        ++i;
+      }
+      continue;
+    }
+    if (starts_with(a, "-x")) {
+      language = string(a.substr(2));
+    } else if (a == "-c" || a == "-S") {
+      stop_early = true;
+    } else if (a == "-E") {
+      stop_early = preprocess = true;
+    } else if (a == "-fsyntax-only") {
+      stop_early = preprocess = true;
+    } else if (a == "-M" || a == "-MM") {
+      dependencies_only = true;
+    } else if (a == "-MD" || a == "-MMD") {
+      dependency_side_output = true;
+    } else if (starts_with(a, "-g")) {
+      if (a == "-g0" || a == "-gno-column-info" || starts_with(a, "-gno-") || starts_with(a, "-gsplit") ||
+          starts_with(a, "-gz") || starts_with(a, "-gcolumn") || a == "-gen-reproducer")
+        continue;
+      c.has_debug_option = true;
+    } else if (a == "--version" || a == "-v" || a == "-dumpversion" || a == "-dumpmachine" ||
+               starts_with(a, "-print-") || starts_with(a, "--print-") || a == "-help" || a == "--help-hidden") {
+      version_or_verbose = true;
+    } else if (starts_with(a, "-l") || starts_with(a, "-Wl,")) {
+      if (starts_with(a, "-l")) ++c.inputs;
+    }
+  }
+  if (dependencies_only && !dependency_side_output) preprocess = stop_early = true;
+  c.preprocess_only = preprocess;
+  c.info_only = version_or_verbose && c.inputs == 0;
+  c.compiles = sources && !preprocess && !c.info_only;
+  c.links = !stop_early && c.inputs > 0 && !c.info_only;
+  return c;
+}
+
+Plan make_plan(const std::vector<string>& args, bool cxx, const Layout& layout,
+               const std::function<const char*(const char*)>& getenv,
+               const std::function<std::optional<string>(const string&)>& read_file) {
+  Plan plan;
+  const char* program = cxx ? "sampler-c++" : "sampler-cc";
+  auto usage_error = [&](const string& text) {
+    plan.exit_status = 2;
+    plan.message = string(program) + ": error: " + text + "\n";
+    return plan;
+  };
+
+  // Settings: defaults, then the environment, then the command line (the last occurrence wins).
+  Settings& s = plan.settings;
+  std::optional<string> schemes, timestamps;
+  if (const char* e = getenv("SAMPLER_CC_SCHEMES"); e && *e) schemes = e;
+  if (const char* e = getenv("SAMPLER_CC_TIMESTAMPS"); e && *e) timestamps = e;
+  if (const char* e = getenv("SAMPLER_CC_DISABLE"); e && *e && string_view(e) != "0") s.enabled = false;
+  if (const char* e = getenv("SAMPLER_CC_STATIC_RUNTIME"); e && *e && string_view(e) != "0") s.static_runtime = true;
+
+  std::vector<string> passed;  // the user's arguments minus the drivers' own
+  bool help = false, version = false;
+  for (const string& a : args) {
+    if (starts_with(a, "-fsampler-schemes=")) {
+      schemes = a.substr(18);
+    } else if (starts_with(a, "-fsampler-timestamps=")) {
+      timestamps = a.substr(21);
+    } else if (a == "-fno-sampler") {
+      s.enabled = false;
+    } else if (a == "-fsampler") {
+      s.enabled = true;
+    } else if (a == "-static-libsampler") {
+      s.static_runtime = true;
+    } else if (a == "--help") {
+      help = true;
+    } else if (a == "--version") {
+      version = true;
+      passed.push_back(a);
+    } else {
+      passed.push_back(a);
+    }
+  }
+  if (help) {
+    plan.exit_status = 0;
+    plan.message = string("Usage: ") + program + " [OPTIONS] FILE...\n" +
+                   "Compiles and links C" + (cxx ? "++" : "") +
+                   " with clang-19, instrumenting every translation unit for sampled bug feedback.\n"
+                   "Every option below is the driver's own; all others go to clang unchanged.\n\n"
+                   "  -fsampler-schemes=LIST      schemes to instrument, comma-separated, or 'all'\n"
+                   "                              (default: branches,returns,scalar-pairs,function-entries)\n"
+                   "  -fsampler-timestamps=WHEN   none, first, last or both (default none)\n"
+                   "  -fno-sampler                compile without instrumentation (libsampler is still linked)\n"
+                   "  -fsampler                   undo -fno-sampler\n"
+                   "  -static-libsampler          link libsampler.a instead of libsampler.so\n"
+                   "  --help                      print this help and exit\n"
+                   "  --version                   print the driver's and clang's versions and exit\n\n"
+                   "Environment: SAMPLER_CC_SCHEMES, SAMPLER_CC_TIMESTAMPS, SAMPLER_CC_DISABLE=1,\n"
+                   "SAMPLER_CC_STATIC_RUNTIME=1 (the command line wins), SAMPLER_CLANG / SAMPLER_CLANGXX (the\n"
+                   "compiler to run, default clang-19 / clang++-19).\n"
+                   "Instrumented programs run as usual; SAMPLER_SPARSITY=100 SAMPLER_FILE=report.%p.txt turns\n"
+                   "sampling on. See sampler-cc(1) and docs/instrumenting.md.\n";
+    return plan;
+  }
+
+  // The schemes: validated here, so that a typo is one clear message rather than a failing build later.
+  std::vector<string> chosen;
+  string wanted = schemes.value_or("branches,returns,scalar-pairs,function-entries");
+  for (const string& name : split_list(wanted)) {
+    if (name == "all") {
+      for (const string& n : implemented_schemes())
+        if (std::find(chosen.begin(), chosen.end(), n) == chosen.end()) chosen.push_back(n);
+      continue;
+    }
+    const auto& known = known_schemes();
+    if (std::find(known.begin(), known.end(), name) == known.end())
+      return usage_error("unknown instrumentation scheme '" + name + "' in -fsampler-schemes=" + wanted);
+    const auto& done = implemented_schemes();
+    if (std::find(done.begin(), done.end(), name) == done.end()) {
+      if (schemes) plan.warnings.push_back(string(program) + ": warning: scheme '" + name +
+                                           "' is not implemented yet; ignored");
+      continue;
+    }
+    if (std::find(chosen.begin(), chosen.end(), name) == chosen.end()) chosen.push_back(name);
+  }
+  for (size_t i = 0; i < chosen.size(); ++i) s.schemes += (i ? "," : "") + chosen[i];
+  s.timestamps = timestamps.value_or("none");
+  if (s.timestamps != "none" && s.timestamps != "first" && s.timestamps != "last" && s.timestamps != "both")
+    return usage_error("invalid value '" + s.timestamps + "' for -fsampler-timestamps (none, first, last, both)");
+
+  const char* compiler = getenv(cxx ? "SAMPLER_CLANGXX" : "SAMPLER_CLANG");
+  plan.argv.emplace_back(compiler && *compiler ? compiler : (cxx ? "clang++-19" : "clang-19"));
+  if (version) {
+    plan.exit_status = 0;
+    plan.message = string(program) + " (sampler) " + SAMPLER_VERSION + "\n";
+    plan.print_clang_version = true;
+    plan.argv.emplace_back("--version");
+    return plan;
+  }
+
+  // Classify what clang will do, looking inside response files (which still go to clang as they are).
+  std::vector<string> expanded;
+  std::function<void(const string&, int)> expand = [&](const string& a, int depth) {
+    if (a.size() > 1 && a[0] == '@' && depth < 16) {
+      if (auto text = read_file(a.substr(1))) {
+        for (const string& w : split_response_file(*text)) expand(w, depth + 1);
+        return;
+      }
+    }
+    expanded.push_back(a);
+  };
+  for (const string& a : passed) expand(a, 0);
+  plan.classification = classify(expanded);
+  const Classification& c = plan.classification;
+
+  plan.argv.insert(plan.argv.end(), passed.begin(), passed.end());
+  if (c.compiles && s.enabled && !s.schemes.empty()) {
+    plan.argv.push_back("-fplugin=" + layout.plugin);
+    plan.argv.push_back("-fpass-plugin=" + layout.plugin);
+    plan.argv.push_back("-fplugin-arg-sampler-schemes=" + s.schemes);
+    plan.argv.push_back("-fplugin-arg-sampler-timestamps=" + s.timestamps);
+    // Sites are matched to the code by line and column: line tables at least, and columns always.
+    if (!c.has_debug_option) plan.argv.push_back("-gline-tables-only");
+    plan.argv.push_back("-gcolumn-info");
+  }
+  if (c.links && !c.relocatable) {
+    if (!c.user_build_id) plan.argv.push_back("-Wl,--build-id");
+    if (s.static_runtime) {
+      plan.argv.push_back(layout.libdir + "/libsampler.a");
+      plan.argv.push_back("-lpthread");
+    } else {
+      plan.argv.push_back("-L" + layout.libdir);
+      if (!layout.system_libdir) plan.argv.push_back("-Wl,-rpath," + layout.libdir);
+      // --push-state/--as-needed would drop libsampler from a program with no instrumented unit (-fno-sampler):
+      // it is linked plainly, so that mixed builds always find the runtime.
+      plan.argv.push_back("-lsampler");
+    }
+  }
+  return plan;
+}
+
+}  // namespace sampler::driver

@@ -1,0 +1,568 @@
+// The clang half of the plugin: a PluginASTAction, run before code generation, that finds the sites whose fields
+// need the source (the predicate of each branch as written, the callee of each call) and records them for the pass.
+//
+// Branches: each condition is wrapped, in the AST, in a call of a marker function,
+//   if (c)  ->  if (__sampler_branch_marker(SITE, (_Bool) c))
+// before clang generates code for the function, so the pass finds every branch site exactly, whatever debug
+// location clang gives the conditional branch, and the marker's value is the condition as evaluated. The pass
+// replaces each marker call by the condition and the sampling fast path; a marker never reaches the object file.
+// Calls: recorded by the debug location their call instruction will carry (docs/decisions.md says why).
+#include <clang/AST/ASTConsumer.h>
+#include <clang/AST/ASTContext.h>
+#include <clang/AST/Attr.h>
+#include <clang/AST/Mangle.h>
+#include <clang/AST/RecursiveASTVisitor.h>
+#include <clang/Basic/SourceManager.h>
+#include <clang/Frontend/CompilerInstance.h>
+#include <clang/Frontend/FrontendPluginRegistry.h>
+#include <clang/Lex/Lexer.h>
+#include <llvm/Support/Path.h>
+
+#include <map>
+#include <memory>
+#include <set>
+#include <sstream>
+
+#include "state.h"
+
+namespace sampler::plugin {
+
+UnitState& unit_state() {
+  static UnitState state;
+  return state;
+}
+
+bool UnitState::enabled(const std::string& scheme) const {
+  for (const std::string& s : schemes)
+    if (s == scheme) return true;
+  return false;
+}
+
+std::string one_line(const std::string& text) {
+  std::string out;
+  bool space = false;
+  for (char c : text) {
+    if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v') {
+      space = true;
+      continue;
+    }
+    if (space && !out.empty()) out += ' ';
+    space = false;
+    out += c;
+  }
+  return out;
+}
+
+namespace {
+
+using namespace clang;
+
+// The source text of an expression as the user wrote it (macro invocations included), or, when its range cannot
+// be mapped to one stretch of a file (it starts and ends in different macro expansions), clang's printing of it.
+std::string source_text(const Expr* e, ASTContext& context) {
+  const SourceManager& sm = context.getSourceManager();
+  CharSourceRange range = Lexer::makeFileCharRange(CharSourceRange::getTokenRange(e->getSourceRange()), sm,
+                                                   context.getLangOpts());
+  if (range.isValid()) {
+    bool invalid = false;
+    StringRef text = Lexer::getSourceText(range, sm, context.getLangOpts(), &invalid);
+    if (!invalid && !text.empty()) return one_line(text.str());
+  }
+  std::string printed;
+  llvm::raw_string_ostream out(printed);
+  e->printPretty(out, nullptr, PrintingPolicy(context.getLangOpts()));
+  return one_line(out.str());
+}
+
+const Expr* strip(const Expr* e) {
+  while (true) {
+    const Expr* next = e->IgnoreImplicit()->IgnoreParens();
+    if (const auto* cleanups = dyn_cast<ExprWithCleanups>(next)) next = cleanups->getSubExpr();
+    if (next == e) return e;
+    e = next;
+  }
+}
+
+bool is_short_circuit(const Expr* e) {
+  const auto* op = dyn_cast<BinaryOperator>(strip(e));
+  return op && op->isLogicalOp();
+}
+
+// Finds the sites of one function body (visiting lambdas inside it too) and wraps each branch condition.
+class BodyVisitor : public RecursiveASTVisitor<BodyVisitor> {
+  // An assignment to instrument for scalar-pairs, found by the traversal, rewritten after it.
+  struct PendingPair {
+    Stmt** slot;
+    BinaryOperator* assign;
+    Expr* lhs;
+    std::vector<Expr*> others;
+    unsigned first;
+  };
+
+ public:
+  BodyVisitor(ASTContext& context, UnitState& state, FunctionDecl*& marker, FunctionDecl*& pairs_marker)
+      : context_(context), state_(state), marker_(marker), pairs_marker_(pairs_marker) {}
+
+  bool TraverseLambdaExpr(LambdaExpr* lambda) {
+    // A consteval lambda only runs in the compiler. (Lambdas are implicitly constexpr when they can be, but the
+    // enclosing body is complete when it is instrumented: nothing evaluates them at compile time any more.)
+    if (lambda->getCallOperator()->isConsteval()) return true;
+    // The enclosing function's variables are not the lambda's (unless captured): its own scopes start afresh.
+    std::vector<std::vector<VarDecl*>> outer;
+    outer.swap(scopes_);
+    scopes_.emplace_back();
+    for (ParmVarDecl* p : lambda->getCallOperator()->parameters()) scopes_.back().push_back(p);
+    bool go_on = RecursiveASTVisitor::TraverseLambdaExpr(lambda);
+    scopes_.swap(outer);
+    return go_on;
+  }
+
+  // Functions and classes declared inside the body come to the consumer on their own: walking them here too
+  // would wrap their conditions twice.
+  bool TraverseDecl(Decl* d) {
+    if (d && (isa<FunctionDecl>(d) || isa<RecordDecl>(d) || isa<FunctionTemplateDecl>(d) ||
+              isa<ClassTemplateDecl>(d)))
+      return true;
+    return RecursiveASTVisitor::TraverseDecl(d);
+  }
+
+  bool VisitIfStmt(IfStmt* s) {
+    if (!s->isConstexpr() && !s->isConsteval()) condition(s, s->getCond());
+    return true;
+  }
+  bool VisitWhileStmt(WhileStmt* s) { return condition(s, s->getCond()); }
+  bool VisitDoStmt(DoStmt* s) { return condition(s, s->getCond()); }
+  bool VisitForStmt(ForStmt* s) { return condition(s, s->getCond()); }
+  bool VisitConditionalOperator(ConditionalOperator* e) { return condition(e, e->getCond()); }
+  bool VisitBinaryOperator(BinaryOperator* e) {
+    if (e->isLogicalOp()) {
+      condition(e, e->getLHS());
+      condition(e, e->getRHS());
+    }
+    return true;
+  }
+
+  bool VisitCallExpr(CallExpr* call) {
+    if (context_.getSourceManager().isInSystemHeader(call->getExprLoc())) return true;
+    if (!state_.enabled("returns") || call->isTypeDependent()) return true;
+    if (call->getDirectCallee() && (call->getDirectCallee() == marker_ || call->getDirectCallee() == pairs_marker_))
+      return true;
+    QualType type = call->getCallReturnType(context_).getCanonicalType();
+    if (type.isNull() || !(type->isIntegralOrEnumerationType() || type->isAnyPointerType())) return true;
+    if (type->isIntegralOrEnumerationType() && context_.getTypeSize(type) > 64) return true;
+    const SourceManager& sm = context_.getSourceManager();
+    PresumedLoc where = sm.getPresumedLoc(sm.getExpansionLoc(call->getExprLoc()));
+    if (where.isInvalid()) return true;
+    CallSite site;
+    const Expr* callee = call->getCallee()->IgnoreParenImpCasts();
+    const FunctionDecl* direct = call->getDirectCallee();
+    if (const auto* op = dyn_cast<CXXOperatorCallExpr>(call); op && op->getOperator() == OO_Call)
+      site.text = source_text(op->getArg(0), context_);  // the object called, as written: `is_odd` in is_odd(x)
+    else if (isa<CXXOperatorCallExpr>(call) && direct)
+      site.text = direct->getNameAsString();  // operator==: the operator's name
+    else
+      site.text = source_text(callee, context_);
+    site.is_signed = type->isSignedIntegerOrEnumerationType();
+    if (direct && !isa<CXXConstructorDecl>(direct) && !isa<CXXDestructorDecl>(direct)) {
+      if (!context_.getLangOpts().CPlusPlus) {
+        site.callee_name = direct->getName().str();
+      } else {
+        std::unique_ptr<MangleContext> mangle(context_.createMangleContext());
+        llvm::raw_string_ostream out(site.callee_name);
+        if (mangle->shouldMangleDeclName(direct))
+          mangle->mangleName(GlobalDecl(direct), out);
+        else
+          out << direct->getName();
+      }
+    }
+    auto& sites = state_.calls[{llvm::sys::path::filename(where.getFilename()).str(), where.getLine(),
+                                where.getColumn()}];
+    for (const CallSite& known : sites)
+      if (known.text == site.text && known.callee_name == site.callee_name) return true;
+    sites.push_back(std::move(site));
+    return true;
+  }
+
+  // Wraps every condition found, once the traversal is over (the wrapping changes the tree being walked).
+  // Assignments first: a condition that is an assignment (`while ((n = next()))`) then wraps the rewritten one.
+  void wrap_all() {
+    for (PendingPair& p : pending_pairs_) *p.slot = wrap_pairs(p);
+    pending_pairs_.clear();
+    for (auto& [slot, site] : pending_) *slot = wrap(cast<Expr>(*slot), std::move(site));
+    pending_.clear();
+  }
+
+  /// The function's parameters are in scope (and initialised) at every assignment of its body.
+  void start(FunctionDecl* f, const std::vector<VarDecl*>* globals) {
+    globals_ = globals;
+    scopes_.assign(1, {});
+    for (ParmVarDecl* p : f->parameters()) scopes_.back().push_back(p);
+    constants_.clear();
+    if (state_.enabled("scalar-pairs") && f->getBody()) collect_constants(f->getBody());
+  }
+
+  // ----- scalar-pairs: scopes, so that each assignment knows the variables it may be compared with.
+  bool TraverseCompoundStmt(CompoundStmt* s) {
+    return scoped([&] { return RecursiveASTVisitor::TraverseCompoundStmt(s); });
+  }
+  bool TraverseForStmt(ForStmt* s) { return scoped([&] { return RecursiveASTVisitor::TraverseForStmt(s); }); }
+  bool TraverseIfStmt(IfStmt* s) { return scoped([&] { return RecursiveASTVisitor::TraverseIfStmt(s); }); }
+  bool TraverseWhileStmt(WhileStmt* s) { return scoped([&] { return RecursiveASTVisitor::TraverseWhileStmt(s); }); }
+  bool TraverseSwitchStmt(SwitchStmt* s) { return scoped([&] { return RecursiveASTVisitor::TraverseSwitchStmt(s); }); }
+  bool TraverseCXXForRangeStmt(CXXForRangeStmt* s) {
+    return scoped([&] { return RecursiveASTVisitor::TraverseCXXForRangeStmt(s); });
+  }
+
+  bool VisitVarDecl(VarDecl* v) {
+    // Only variables certainly initialised where they are compared: declared with an initialiser (a read of an
+    // indeterminate value would be undefined behaviour the program did not have).
+    if (!scopes_.empty() && v->isLocalVarDecl() && v->hasInit() && !isa<ParmVarDecl>(v)) scopes_.back().push_back(v);
+    return true;
+  }
+
+  // A parent is visited before its children: it notes where each assignment among them is held; the assignment,
+  // visited in its turn (after the declarations before it), is then instrumented with the variables in scope.
+  bool VisitStmt(Stmt* s) {
+    if (!state_.enabled("scalar-pairs")) return true;
+    if (auto* assign = dyn_cast<BinaryOperator>(s); assign && assign->isAssignmentOp())
+      if (auto slot = slots_.find(assign); slot != slots_.end()) assignment(slot->second, assign);
+    for (Stmt*& child : s->children())
+      if (auto* assign = dyn_cast_or_null<BinaryOperator>(child); assign && assign->isAssignmentOp())
+        slots_[assign] = &child;
+    return true;
+  }
+
+ private:
+  // A condition of `parent` is a site unless it is itself && or || (then its operands are the sites), or a
+  // constant (clang folds those and generates no branch), or of a type that is not a scalar we can test.
+  bool condition(Stmt* parent, Expr* cond) {
+    if (!cond || !state_.enabled("branches") || is_short_circuit(cond)) return true;
+    if (context_.getSourceManager().isInSystemHeader(cond->getExprLoc())) return true;
+    if (const auto* call = dyn_cast<CallExpr>(cond); call && marker_ && call->getDirectCallee() == marker_)
+      return true;  // wrapped already
+    if (cond->isValueDependent() || cond->isTypeDependent() || !cond->isPRValue()) return true;
+    QualType type = cond->getType().getCanonicalType();
+    if (!(type->isBooleanType() || type->isIntegralOrEnumerationType() || type->isAnyPointerType() ||
+          type->isRealFloatingType()) ||
+        type->isAtomicType())
+      return true;
+    bool constant = false;
+    if (cond->EvaluateAsBooleanCondition(constant, context_)) return true;
+    for (Stmt*& child : parent->children()) {
+      if (child == cond) {
+        // The text now: an assignment in the condition may be rewritten (scalar-pairs) before the wrapping.
+        const SourceManager& sm = context_.getSourceManager();
+        PresumedLoc where = sm.getPresumedLoc(sm.getExpansionLoc(cond->getBeginLoc()));
+        BranchSite site{where.isValid() ? where.getFilename() : "", where.isValid() ? where.getLine() : 0,
+                        source_text(cond, context_)};
+        pending_.push_back({&child, std::move(site)});
+        break;
+      }
+    }
+    return true;
+  }
+
+  FunctionDecl* marker() {
+    if (marker_) return marker_;
+    ASTContext& c = context_;
+    FunctionProtoType::ExtProtoInfo info;
+    if (c.getLangOpts().CPlusPlus) info.ExceptionSpec.Type = EST_BasicNoexcept;
+    QualType params[] = {c.IntTy, c.BoolTy};
+    QualType type = c.getFunctionType(c.BoolTy, params, info);
+    marker_ = FunctionDecl::Create(c, c.getTranslationUnitDecl(), SourceLocation(), SourceLocation(),
+                                   &c.Idents.get(kBranchMarker), type, c.getTrivialTypeSourceInfo(type), SC_Extern);
+    SmallVector<ParmVarDecl*, 2> parameters;
+    for (QualType p : params)
+      parameters.push_back(ParmVarDecl::Create(c, marker_, SourceLocation(), SourceLocation(), nullptr, p,
+                                               c.getTrivialTypeSourceInfo(p), SC_None, nullptr));
+    marker_->setParams(parameters);
+    marker_->setImplicit();
+    // The same symbol in C and C++ (no mangling), and a call, never an invoke.
+    marker_->addAttr(AsmLabelAttr::CreateImplicit(c, kBranchMarker, /*LiteralLabel=*/true));
+    marker_->addAttr(NoThrowAttr::CreateImplicit(c));
+    return marker_;
+  }
+
+  Expr* wrap(Expr* cond, BranchSite site) {
+    ASTContext& c = context_;
+    SourceLocation loc = cond->getBeginLoc();
+    unsigned index = static_cast<unsigned>(state_.branches.size());
+    state_.branches.push_back(std::move(site));
+
+    QualType type = cond->getType().getCanonicalType();
+    Expr* value = cond;
+    if (!type->isBooleanType()) {
+      CastKind kind = type->isAnyPointerType()    ? CK_PointerToBoolean
+                      : type->isRealFloatingType() ? CK_FloatingToBoolean
+                                                   : CK_IntegralToBoolean;
+      value = ImplicitCastExpr::Create(c, c.BoolTy, kind, cond, nullptr, VK_PRValue, FPOptionsOverride());
+    }
+    FunctionDecl* function = marker();
+    ExprValueKind function_kind = c.getLangOpts().CPlusPlus ? VK_LValue : VK_PRValue;
+    Expr* reference = DeclRefExpr::Create(c, NestedNameSpecifierLoc(), SourceLocation(), function, false, loc,
+                                          function->getType(), function_kind);
+    Expr* pointer = ImplicitCastExpr::Create(c, c.getPointerType(function->getType()), CK_FunctionToPointerDecay,
+                                             reference, nullptr, VK_PRValue, FPOptionsOverride());
+    Expr* number = IntegerLiteral::Create(c, llvm::APInt(32, index), c.IntTy, loc);
+    Expr* args[] = {number, value};
+    return CallExpr::Create(c, pointer, args, c.BoolTy, VK_PRValue, cond->getEndLoc(), FPOptionsOverride());
+  }
+
+  template <typename F>
+  bool scoped(F traverse) {
+    scopes_.emplace_back();
+    bool go_on = traverse();
+    scopes_.pop_back();
+    return go_on;
+  }
+
+  // The integer constants written in the function, each value once, in order of appearance.
+  void collect_constants(Stmt* body) {
+    struct Finder : RecursiveASTVisitor<Finder> {
+      std::vector<llvm::APSInt> values;
+      bool VisitIntegerLiteral(IntegerLiteral* literal) {
+        llvm::APSInt v(literal->getValue(), literal->getType()->isUnsignedIntegerType());
+        for (const llvm::APSInt& known : values)
+          if (llvm::APSInt::isSameValue(known, v)) return true;
+        values.push_back(v);
+        return true;
+      }
+      bool TraverseDecl(Decl* d) {
+        return isa_and_nonnull<FunctionDecl, RecordDecl>(d) || RecursiveASTVisitor::TraverseDecl(d);
+      }
+    } finder;
+    finder.TraverseStmt(body);
+    constants_ = std::move(finder.values);
+  }
+
+  static bool pair_type(QualType type) {
+    if (type.isNull() || type.isVolatileQualified() || type->isAtomicType()) return false;
+    type = type.getCanonicalType();
+    return (type->isIntegralOrEnumerationType() && !type->isBooleanType()) || type->isPointerType();
+  }
+
+  // The lvalue's kind, seed 004's two words: local/global/mem and direct/field/index.
+  static std::pair<std::string, std::string> lvalue_kind(const Expr* lvalue) {
+    auto scope_of = [](const Expr* base) -> std::string {
+      if (const auto* ref = dyn_cast<DeclRefExpr>(base->IgnoreParenImpCasts()))
+        if (const auto* v = dyn_cast<VarDecl>(ref->getDecl())) return v->hasLocalStorage() ? "local" : "global";
+      return "mem";
+    };
+    const Expr* e = lvalue->IgnoreParens();
+    if (isa<DeclRefExpr>(e)) return {scope_of(e), "direct"};
+    if (const auto* member = dyn_cast<MemberExpr>(e))
+      return {member->isArrow() ? "mem" : scope_of(member->getBase()), "field"};
+    if (const auto* index = dyn_cast<ArraySubscriptExpr>(e)) {
+      const Expr* base = index->getBase()->IgnoreParenImpCasts();
+      return {base->getType()->isArrayType() ? scope_of(base) : "mem", "index"};
+    }
+    return {"mem", "direct"};
+  }
+
+  void assignment(Stmt** slot, BinaryOperator* assign) {
+    Expr* lhs = assign->getLHS();
+    const SourceManager& sm = context_.getSourceManager();
+    if (sm.isInSystemHeader(assign->getExprLoc()) || assign->isTypeDependent() || assign->isValueDependent()) return;
+    QualType type = lhs->getType();
+    // The assigned value is read again after the assignment: the lvalue must have no side effects.
+    if (!pair_type(type) || lhs->HasSideEffects(context_) || lhs->refersToBitField()) return;
+    QualType canonical = type.getCanonicalType().getUnqualifiedType();
+    const VarDecl* assigned = nullptr;
+    if (const auto* ref = dyn_cast<DeclRefExpr>(lhs->IgnoreParens())) assigned = dyn_cast<VarDecl>(ref->getDecl());
+    PendingPair pending{slot, assign, lhs, {}, static_cast<unsigned>(state_.pairs.size())};
+    auto [scope, form] = lvalue_kind(lhs);
+    std::string text = source_text(lhs, context_);
+    bool is_signed = canonical->isSignedIntegerOrEnumerationType();
+    auto add = [&](std::string other, std::string kind, Expr* value) {
+      state_.pairs.push_back({text, scope, form, std::move(other), std::move(kind), is_signed});
+      pending.others.push_back(value);
+    };
+    auto same = [&](const VarDecl* v) {
+      return v != assigned && pair_type(v->getType()) && !v->getType()->isReferenceType() &&
+             context_.hasSameType(v->getType().getCanonicalType().getUnqualifiedType(), canonical);
+    };
+    for (const auto& scope_vars : scopes_)
+      for (VarDecl* v : scope_vars)
+        if (same(v)) add(v->getNameAsString(), "local-init", reference(v, assign->getExprLoc()));
+    if (globals_)
+      for (VarDecl* v : *globals_)
+        if (same(v) && !v->getType()->isReferenceType())
+          add(v->getNameAsString(), "global", reference(v, assign->getExprLoc()));
+    if (canonical->isIntegralOrEnumerationType())
+      for (const llvm::APSInt& constant : constants_) {
+        llvm::SmallString<24> digits;
+        constant.toString(digits);
+        QualType literal_type = constant.isUnsigned() ? context_.UnsignedLongLongTy : context_.LongLongTy;
+        llvm::APInt wide = constant.isUnsigned() ? constant.zextOrTrunc(64) : constant.sextOrTrunc(64);
+        add(digits.str().str(), "const", IntegerLiteral::Create(context_, wide, literal_type, assign->getExprLoc()));
+      }
+    if (!pending.others.empty()) pending_pairs_.push_back(std::move(pending));
+  }
+
+  Expr* reference(VarDecl* v, SourceLocation loc) {
+    return DeclRefExpr::Create(context_, NestedNameSpecifierLoc(), SourceLocation(), v, false, loc,
+                               v->getType().getNonReferenceType(), VK_LValue);
+  }
+
+  // A value of the pair as the marker receives it: read, then widened to 64 bits (pointers stay pointers).
+  Expr* marker_argument(Expr* e) {
+    ASTContext& c = context_;
+    QualType type = e->getType().getCanonicalType().getUnqualifiedType();
+    if (e->isGLValue()) e = ImplicitCastExpr::Create(c, type, CK_LValueToRValue, e, nullptr, VK_PRValue,
+                                                     FPOptionsOverride());
+    if (type->isPointerType()) return e;
+    QualType wide = type->isSignedIntegerOrEnumerationType() ? c.LongLongTy : c.UnsignedLongLongTy;
+    if (c.hasSameType(type, wide)) return e;
+    return ImplicitCastExpr::Create(c, wide, CK_IntegralCast, e, nullptr, VK_PRValue, FPOptionsOverride());
+  }
+
+  FunctionDecl* pairs_marker() {
+    if (pairs_marker_) return pairs_marker_;
+    ASTContext& c = context_;
+    FunctionProtoType::ExtProtoInfo info;
+    info.Variadic = true;
+    if (c.getLangOpts().CPlusPlus) info.ExceptionSpec.Type = EST_BasicNoexcept;
+    QualType params[] = {c.IntTy};
+    QualType type = c.getFunctionType(c.VoidTy, params, info);
+    pairs_marker_ = FunctionDecl::Create(c, c.getTranslationUnitDecl(), SourceLocation(), SourceLocation(),
+                                         &c.Idents.get(kPairsMarker), type, c.getTrivialTypeSourceInfo(type),
+                                         SC_Extern);
+    pairs_marker_->setParams({ParmVarDecl::Create(c, pairs_marker_, SourceLocation(), SourceLocation(), nullptr,
+                                                  c.IntTy, c.getTrivialTypeSourceInfo(c.IntTy), SC_None, nullptr)});
+    pairs_marker_->setImplicit();
+    pairs_marker_->addAttr(AsmLabelAttr::CreateImplicit(c, kPairsMarker, /*LiteralLabel=*/true));
+    pairs_marker_->addAttr(NoThrowAttr::CreateImplicit(c));
+    return pairs_marker_;
+  }
+
+  // `lhs = e` becomes `(lhs = e, __sampler_pairs_marker(FIRST, lhs, others...), lhs)`: the same value and value
+  // kind as before (an rvalue in C, the lvalue in C++), with the marker seeing the value just assigned.
+  Expr* wrap_pairs(PendingPair& p) {
+    ASTContext& c = context_;
+    SourceLocation loc = p.assign->getExprLoc();
+    FunctionDecl* function = pairs_marker();
+    ExprValueKind function_kind = c.getLangOpts().CPlusPlus ? VK_LValue : VK_PRValue;
+    Expr* reference = DeclRefExpr::Create(c, NestedNameSpecifierLoc(), SourceLocation(), function, false, loc,
+                                          function->getType(), function_kind);
+    Expr* pointer = ImplicitCastExpr::Create(c, c.getPointerType(function->getType()), CK_FunctionToPointerDecay,
+                                             reference, nullptr, VK_PRValue, FPOptionsOverride());
+    std::vector<Expr*> args = {IntegerLiteral::Create(c, llvm::APInt(32, p.first), c.IntTy, loc),
+                               marker_argument(p.lhs)};
+    for (Expr* other : p.others) args.push_back(marker_argument(other));
+    Expr* call = CallExpr::Create(c, pointer, args, c.VoidTy, VK_PRValue, loc, FPOptionsOverride());
+    Expr* first = BinaryOperator::Create(c, p.assign, call, BO_Comma, c.VoidTy, VK_PRValue, OK_Ordinary, loc,
+                                         FPOptionsOverride());
+    Expr* result = p.lhs;
+    QualType type = p.assign->getType();
+    ExprValueKind kind = p.assign->getValueKind();
+    if (kind == VK_PRValue)
+      result = ImplicitCastExpr::Create(c, p.lhs->getType().getUnqualifiedType(), CK_LValueToRValue, p.lhs, nullptr,
+                                        VK_PRValue, FPOptionsOverride());
+    return BinaryOperator::Create(c, first, result, BO_Comma, type, kind, p.assign->getObjectKind(), loc,
+                                  FPOptionsOverride());
+  }
+
+  ASTContext& context_;
+  UnitState& state_;
+  FunctionDecl*& marker_;
+  FunctionDecl*& pairs_marker_;
+  std::vector<std::pair<Stmt**, BranchSite>> pending_;
+  std::vector<PendingPair> pending_pairs_;
+  std::map<BinaryOperator*, Stmt**> slots_;
+  std::vector<std::vector<VarDecl*>> scopes_;
+  std::vector<llvm::APSInt> constants_;
+  const std::vector<VarDecl*>* globals_ = nullptr;
+};
+
+class SitesConsumer : public ASTConsumer {
+ public:
+  explicit SitesConsumer(CompilerInstance& compiler) : compiler_(compiler) {}
+
+  bool HandleTopLevelDecl(DeclGroupRef group) override {
+    for (Decl* d : group) declaration(d);
+    return true;
+  }
+  void HandleInlineFunctionDefinition(FunctionDecl* f) override { function(f); }
+
+ private:
+  void declaration(Decl* d) {
+    if (auto* f = dyn_cast<FunctionDecl>(d)) {
+      function(f);
+    } else if (auto* v = dyn_cast<VarDecl>(d)) {
+      if (v->isFileVarDecl() && !v->isTemplated() && !v->getType()->isDependentType() && !v->isInvalidDecl() &&
+          !compiler_.getSourceManager().isInSystemHeader(v->getLocation()))
+        globals_.push_back(v);
+    } else if (auto* context = dyn_cast<DeclContext>(d);
+               context && (isa<NamespaceDecl>(d) || isa<LinkageSpecDecl>(d) || isa<ExportDecl>(d) ||
+                           (isa<CXXRecordDecl>(d) && !cast<CXXRecordDecl>(d)->isDependentContext()))) {
+      for (Decl* inner : context->decls()) declaration(inner);
+    }
+  }
+
+  void function(FunctionDecl* f) {
+    if (!f->doesThisDeclarationHaveABody() || f->isDependentContext() || f->isInvalidDecl()) return;
+    if (compiler_.getDiagnostics().hasErrorOccurred()) return;  // clang generates no code: nothing to do
+    if (!seen_.insert(f).second) return;
+    const SourceManager& sm = compiler_.getSourceManager();
+    if (sm.isInSystemHeader(f->getLocation())) {
+      // The C and C++ libraries' inline code is not the program's: no sites (the pass skips their entries too).
+      PresumedLoc where = sm.getPresumedLoc(sm.getExpansionLoc(f->getLocation()));
+      if (where.isValid()) unit_state().system_files.insert(where.getFilename());
+      return;
+    }
+    // A constexpr function may be evaluated by the compiler later in the unit: its conditions stay as written.
+    if (f->isConstexpr()) return;
+    BodyVisitor visitor(compiler_.getASTContext(), unit_state(), marker_, pairs_marker_);
+    visitor.start(f, &globals_);
+    visitor.TraverseStmt(f->getBody());
+    visitor.wrap_all();
+  }
+
+  CompilerInstance& compiler_;
+  FunctionDecl* marker_ = nullptr;
+  FunctionDecl* pairs_marker_ = nullptr;
+  std::vector<VarDecl*> globals_;  // the program's file-scope variables declared so far (scalar-pairs)
+  std::set<const FunctionDecl*> seen_;
+};
+
+class SitesAction : public PluginASTAction {
+ protected:
+  std::unique_ptr<ASTConsumer> CreateASTConsumer(CompilerInstance& compiler, StringRef) override {
+    UnitState& state = unit_state();
+    state = UnitState();
+    state.ast_ran = true;
+    state.schemes = schemes_;
+    state.timestamps = timestamps_;
+    return std::make_unique<SitesConsumer>(compiler);
+  }
+
+  bool ParseArgs(const CompilerInstance& compiler, const std::vector<std::string>& args) override {
+    for (const std::string& arg : args) {
+      if (arg.rfind("schemes=", 0) == 0) {
+        schemes_.clear();
+        std::stringstream list(arg.substr(8));
+        for (std::string name; std::getline(list, name, ',');)
+          if (!name.empty()) schemes_.push_back(name);
+      } else if (arg.rfind("timestamps=", 0) == 0) {
+        timestamps_ = arg.substr(11);
+      } else {
+        DiagnosticsEngine& d = compiler.getDiagnostics();
+        d.Report(d.getCustomDiagID(DiagnosticsEngine::Error, "sampler plugin: unknown argument '%0'")) << arg;
+        return false;
+      }
+    }
+    return true;
+  }
+
+  ActionType getActionType() override { return AddBeforeMainAction; }
+
+ private:
+  std::vector<std::string> schemes_ = {"function-entries", "branches", "returns", "scalar-pairs"};
+  std::string timestamps_ = "none";
+};
+
+}  // namespace
+}  // namespace sampler::plugin
+
+static clang::FrontendPluginRegistry::Add<sampler::plugin::SitesAction> registration(
+    "sampler", "find sampler instrumentation sites (the drivers sampler-cc and sampler-c++ load it)");

@@ -1,0 +1,493 @@
+// The LLVM half of the plugin: a module pass, run at the start of the optimisation pipeline (at every -O level),
+// that emits what docs/instrumenting.md section 4 asks of a compiler pass: per scheme the counters and the scheme
+// table, the unit, its site text in .debug_site_info (module-level inline assembler), a constructor and a
+// destructor at priority 101, and at each site the fast path on the thread's countdown.
+//
+// Sites: function-entries (every function with debug information), branches (the marker calls the AST action
+// put around each condition), returns (calls whose debug location matches a call the AST action recorded).
+#include <llvm/ADT/StringExtras.h>
+#include <llvm/IR/DebugInfoMetadata.h>
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/Instructions.h>
+#include <llvm/IR/IntrinsicInst.h>
+#include <llvm/IR/MDBuilder.h>
+#include <llvm/IR/Module.h>
+#include <llvm/IR/PassManager.h>
+#include <llvm/Passes/PassBuilder.h>
+#include <llvm/Passes/PassPlugin.h>
+#include <llvm/Support/MD5.h>
+#include <llvm/Support/Path.h>
+#include <llvm/Transforms/Utils/BasicBlockUtils.h>
+#include <llvm/Transforms/Utils/ModuleUtils.h>
+
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "state.h"
+
+namespace sampler::plugin {
+namespace {
+
+using namespace llvm;
+
+struct Site {
+  std::string file;
+  unsigned line = 0;
+  std::string function;
+  unsigned node = 0;
+  std::vector<std::string> fields;  // the scheme's own
+};
+
+struct Scheme {
+  std::string name;
+  unsigned columns = 1;
+  std::vector<Site> sites;
+  GlobalVariable* values = nullptr;
+  unsigned index = 0;  // in the unit's scheme table
+};
+
+// One place to instrument: the fast path goes before `before`; `value` is what the slow path classifies.
+struct Point {
+  enum Kind { Entry, Branch, Return, Pair } kind;
+  Scheme* scheme;
+  unsigned site;
+  Instruction* before;
+  Value* value = nullptr;
+  bool is_signed = false;
+  Value* other = nullptr;  // scalar-pairs: what the value is compared with
+};
+
+// The assembler string of one line of site text (the .ascii directive's escapes).
+std::string ascii(const std::string& line) {
+  std::string out = "\t.ascii \"";
+  for (unsigned char c : line) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += static_cast<char>(c);
+    } else if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else if (c < 0x20 || c >= 0x7f) {
+      char octal[8];
+      snprintf(octal, sizeof octal, "\\%03o", c);
+      out += octal;
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out + "\"\n";
+}
+
+std::string field(const std::string& text) {
+  std::string out = one_line(text);
+  return out.empty() ? "?" : out;
+}
+
+class Instrumenter {
+ public:
+  explicit Instrumenter(Module& module) : m_(module), context_(module.getContext()) {}
+
+  bool run() {
+    UnitState& state = unit_state();
+    std::vector<std::string> names = state.ast_ran ? state.schemes
+                                                   : std::vector<std::string>{"function-entries", "returns"};
+    for (const char* name : {"function-entries", "branches", "returns", "scalar-pairs"}) {
+      for (const std::string& wanted : names)
+        if (wanted == name) {
+          schemes_.push_back(std::make_unique<Scheme>());
+          schemes_.back()->name = name;
+          schemes_.back()->columns = wanted == "returns" || wanted == "scalar-pairs" ? 3
+                                     : wanted == "branches"                          ? 2
+                                                                                     : 1;
+        }
+    }
+    for (Function& f : m_) collect(f, state);
+    bool changed = remove_markers_without_sites();
+    std::vector<Scheme*> used;
+    for (auto& s : schemes_)
+      if (!s->sites.empty()) used.push_back(s.get());
+    if (used.empty()) return changed;
+    emit_unit(used, state);
+    for (size_t i = 0; i < points_.size();) {
+      // The pairs of one assignment are consecutive and share their marker: one check for all of them.
+      size_t end = i + 1;
+      while (points_[i].kind == Point::Pair && end < points_.size() && points_[end].kind == Point::Pair &&
+             points_[end].before == points_[i].before)
+        ++end;
+      if (end - i > 1)
+        instrument_group(i, end);
+      else
+        instrument(points_[i]);
+      i = end;
+    }
+    for (Instruction* marker : markers_) marker->eraseFromParent();
+    return true;
+  }
+
+ private:
+  Scheme* scheme(const char* name) {
+    for (auto& s : schemes_)
+      if (s->name == name) return s.get();
+    return nullptr;
+  }
+
+  unsigned add_site(Scheme* s, Site site) {
+    s->sites.push_back(std::move(site));
+    return static_cast<unsigned>(s->sites.size() - 1);
+  }
+
+  void collect(Function& f, UnitState& state) {
+    if (f.isDeclaration()) return;
+    DISubprogram* sp = f.getSubprogram();
+    std::string function_name = sp ? sp->getName().str() : f.getName().str();
+    unsigned node = 0;
+    // Compiler-made functions (global initialisers, thunks) have no source of their own.
+    bool artificial = !sp || sp->isArtificial() || sp->getLine() == 0 ||
+                      state.system_files.count(sp->getFilename().str()) != 0;
+    if (Scheme* s = scheme("function-entries"); s && !artificial) {
+      Site site{sp->getFilename().str(), sp->getLine(), function_name, node++, {}};
+      BasicBlock& entry = f.getEntryBlock();
+      Instruction* before = &*entry.getFirstInsertionPt();
+      while (isa<AllocaInst>(before)) before = before->getNextNode();
+      points_.push_back({Point::Entry, s, add_site(s, std::move(site)), before});
+    }
+    Scheme* branches = scheme("branches");
+    Scheme* returns = scheme("returns");
+    std::map<unsigned, unsigned> branch_sites;  // marker argument -> site, for code clang emitted twice
+    std::map<const CallSite*, unsigned> call_sites;
+    std::map<unsigned, unsigned> pair_sites;  // the marker's first site -> the scheme's site of that pair
+    for (BasicBlock& block : f) {
+      for (Instruction& inst : block) {
+        auto* call = dyn_cast<CallBase>(&inst);
+        if (!call) continue;
+        Function* callee = call->getCalledFunction();
+        if (callee && callee->getName() == kBranchMarker) {
+          markers_.push_back(call);
+          auto* number = dyn_cast<ConstantInt>(call->getArgOperand(0));
+          if (!branches || !number || number->getZExtValue() >= state.branches.size() || artificial) continue;
+          unsigned index = static_cast<unsigned>(number->getZExtValue());
+          auto known = branch_sites.find(index);
+          if (known == branch_sites.end()) {
+            // File and line as the debug information gives them (every scheme names files the same way).
+            const BranchSite& b = state.branches[index];
+            const DILocation* loc = call->getDebugLoc().get();
+            Site site{loc ? loc->getFilename().str() : b.file, loc ? loc->getLine() : b.line, function_name, node++,
+                      {field(b.text)}};
+            known = branch_sites.emplace(index, add_site(branches, std::move(site))).first;
+          }
+          points_.push_back({Point::Branch, branches, known->second, call, call->getArgOperand(1)});
+          continue;
+        }
+        if (callee && callee->getName() == kPairsMarker) {
+          markers_.push_back(call);
+          collect_pairs(cast<CallInst>(call), state, function_name, node, pair_sites, artificial);
+          continue;
+        }
+        if (!returns || artificial || call->isInlineAsm() || isa<IntrinsicInst>(call)) continue;
+        Type* type = call->getType();
+        if (!(type->isPointerTy() || (type->isIntegerTy() && type->getIntegerBitWidth() <= 64))) continue;
+        const DILocation* loc = call->getDebugLoc().get();
+        if (!loc || loc->getInlinedAt()) continue;
+        auto found = state.calls.find({sys::path::filename(loc->getFilename()).str(), loc->getLine(),
+                                       loc->getColumn()});
+        if (found == state.calls.end()) continue;  // not a call the source wrote (operator new, ...)
+        const CallSite* match = nullptr;
+        if (found->second.size() == 1) {
+          match = &found->second.front();
+        } else if (callee) {  // several calls at one location (a macro): the callee decides
+          for (const CallSite& c : found->second)
+            if (c.callee_name == callee->getName()) match = match ? nullptr : &c;
+        }
+        if (!match) continue;
+        Instruction* after = nullptr;
+        if (auto* invoke = dyn_cast<InvokeInst>(call)) {
+          BasicBlock* normal = invoke->getNormalDest();
+          if (!normal->getSinglePredecessor()) continue;
+          after = &*normal->getFirstInsertionPt();
+        } else {
+          after = call->getNextNode();
+        }
+        auto known = call_sites.find(match);
+        if (known == call_sites.end()) {
+          Site site{loc->getFilename().str(), loc->getLine(), function_name, node++, {field(match->text)}};
+          known = call_sites.emplace(match, add_site(returns, std::move(site))).first;
+        }
+        Point p{Point::Return, returns, known->second, after, call};
+        p.is_signed = match->is_signed;
+        points_.push_back(p);
+      }
+    }
+  }
+
+  // `__sampler_pairs_marker(FIRST, value, other 1, ..., other k)`: k sites, one fast path each, before the marker.
+  void collect_pairs(CallInst* call, const UnitState& state, const std::string& function_name, unsigned& node,
+                     std::map<unsigned, unsigned>& pair_sites, bool artificial) {
+    Scheme* pairs = scheme("scalar-pairs");
+    auto* number = dyn_cast<ConstantInt>(call->getArgOperand(0));
+    if (!pairs || !number || artificial || call->arg_size() < 3) return;
+    uint64_t first = number->getZExtValue();
+    const DILocation* loc = call->getDebugLoc().get();
+    for (unsigned j = 0; j + 2 < call->arg_size(); ++j) {
+      if (first + j >= state.pairs.size()) return;
+      const PairSite& pair = state.pairs[first + j];
+      auto known = pair_sites.find(first + j);
+      if (known == pair_sites.end()) {
+        Site site{loc ? loc->getFilename().str() : "", loc ? loc->getLine() : 0, function_name, node++,
+                  {field(pair.lvalue), pair.lvalue_scope, pair.lvalue_form, field(pair.other), pair.other_kind}};
+        known = pair_sites.emplace(first + j, add_site(pairs, std::move(site))).first;
+      }
+      Point p{Point::Pair, pairs, known->second, call, call->getArgOperand(1)};
+      p.other = call->getArgOperand(j + 2);
+      p.is_signed = pair.is_signed;
+      points_.push_back(p);
+    }
+  }
+
+  // Markers in functions that get no sites still have to go: the condition takes the call's place.
+  bool remove_markers_without_sites() {
+    bool changed = false;
+    std::vector<Instruction*> keep;
+    std::set<const Instruction*> with_points;
+    for (const Point& p : points_)
+      if (p.kind == Point::Branch) with_points.insert(p.before);
+    for (Instruction* marker : markers_) {
+      bool has_point = with_points.count(marker) != 0;
+      auto* call = cast<CallBase>(marker);
+      bool pairs = call->getCalledFunction()->getName() == kPairsMarker;
+      if (has_point || pairs) {  // a pairs marker is void: erased after instrumentation in every case
+        keep.push_back(marker);
+        continue;
+      }
+      call->replaceAllUsesWith(call->getArgOperand(1));
+      call->eraseFromParent();
+      changed = true;
+    }
+    markers_ = keep;
+    return changed;
+  }
+
+  void emit_unit(const std::vector<Scheme*>& used, const UnitState& state) {
+    Type* i8 = Type::getInt8Ty(context_);
+    Type* i32 = Type::getInt32Ty(context_);
+    Type* i64 = Type::getInt64Ty(context_);
+    PointerType* ptr = PointerType::getUnqual(context_);
+    scheme_type_ = StructType::get(context_, {ptr, i32, i32, i32, i32, ptr, ptr, ptr, ptr});
+    StructType* unit_type = StructType::get(context_, {i32, i32, ptr, ptr, ptr, i64});
+
+    // The site text first: the signature is derived from it and from the compiled file's identity.
+    std::vector<std::string> lines;
+    for (Scheme* s : used) {
+      lines.push_back("<sites unit=\"@SIGNATURE@\" scheme=\"" + s->name + "\">\n");
+      for (const Site& site : s->sites) {
+        std::string line = field(site.file) + "\t" + std::to_string(site.line) + "\t" + field(site.function) +
+                           "\t" + std::to_string(site.node);
+        for (const std::string& f : site.fields) line += "\t" + f;
+        lines.push_back(line + "\n");
+      }
+      lines.push_back("</sites>\n");
+    }
+    MD5 hash;
+    std::string directory, file = m_.getSourceFileName();
+    for (DICompileUnit* unit : m_.debug_compile_units()) {
+      directory = unit->getDirectory().str();
+      file = unit->getFilename().str();
+      break;
+    }
+    hash.update(directory);
+    hash.update(StringRef("\0", 1));
+    hash.update(file);
+    hash.update(StringRef("\0", 1));
+    for (const std::string& line : lines) hash.update(line);
+    MD5::MD5Result digest;
+    hash.final(digest);
+    std::string signature = digest.digest().str().str();
+
+    std::string assembly = ".pushsection .debug_site_info,\"\",@progbits\n";
+    for (std::string line : lines) {
+      if (auto at = line.find("@SIGNATURE@"); at != std::string::npos) line.replace(at, 11, signature);
+      assembly += ascii(line);
+    }
+    assembly += ".popsection";
+    m_.appendModuleInlineAsm(assembly);
+
+    std::vector<Constant*> entries;
+    Constant* null = ConstantPointerNull::get(ptr);
+    bool first = state.timestamps == "first" || state.timestamps == "both";
+    bool last = state.timestamps == "last" || state.timestamps == "both";
+    for (size_t i = 0; i < used.size(); ++i) {
+      Scheme* s = used[i];
+      s->index = static_cast<unsigned>(i);
+      uint64_t count = s->sites.size();
+      auto array = [&](uint64_t n, const std::string& name) {
+        ArrayType* type = ArrayType::get(i64, n);
+        return new GlobalVariable(m_, type, false, GlobalValue::InternalLinkage, ConstantAggregateZero::get(type),
+                                  name);
+      };
+      s->values = array(count * s->columns, "__sampler_values_" + s->name);
+      Constant* name = ConstantDataArray::getString(context_, s->name);
+      auto* name_global = new GlobalVariable(m_, name->getType(), true, GlobalValue::PrivateLinkage, name,
+                                             "__sampler_scheme_name");
+      name_global->setUnnamedAddr(GlobalValue::UnnamedAddr::Global);
+      entries.push_back(ConstantStruct::get(
+          scheme_type_, {name_global, ConstantInt::get(i32, count), ConstantInt::get(i32, s->columns),
+                         ConstantInt::get(i32, 0), ConstantInt::get(i32, 0), s->values, null,
+                         first ? array(count, "__sampler_first_" + s->name) : null,
+                         last ? array(count, "__sampler_last_" + s->name) : null}));
+    }
+    (void)i8;
+    ArrayType* table_type = ArrayType::get(scheme_type_, entries.size());
+    schemes_table_ = new GlobalVariable(m_, table_type, false, GlobalValue::InternalLinkage,
+                                        ConstantArray::get(table_type, entries), "__sampler_schemes");
+    Constant* text = ConstantDataArray::getString(context_, signature);
+    auto* signature_global =
+        new GlobalVariable(m_, text->getType(), true, GlobalValue::PrivateLinkage, text, "__sampler_signature");
+    auto* unit = new GlobalVariable(
+        m_, unit_type, false, GlobalValue::InternalLinkage,
+        ConstantStruct::get(unit_type, {ConstantInt::get(i32, 1), ConstantInt::get(i32, entries.size()),
+                                        signature_global, schemes_table_, null, ConstantInt::get(i64, 0)}),
+        "__sampler_unit");
+
+    // Priority 101, as SAMPLER_DEFINE_UNIT: registered before the unit's other constructors run its sites.
+    auto unit_call = [&](const char* runtime, const char* name) {
+      FunctionCallee target = m_.getOrInsertFunction(runtime, FunctionType::get(Type::getVoidTy(context_), {ptr},
+                                                                                 false));
+      Function* f = Function::Create(FunctionType::get(Type::getVoidTy(context_), false),
+                                     GlobalValue::InternalLinkage, name, m_);
+      f->addFnAttr(Attribute::NoUnwind);
+      IRBuilder<> b(BasicBlock::Create(context_, "", f));
+      b.CreateCall(target, {unit});
+      b.CreateRetVoid();
+      return f;
+    };
+    appendToGlobalCtors(m_, unit_call("sampler_register_unit", "__sampler_register_unit"), 101);
+    appendToGlobalDtors(m_, unit_call("sampler_unregister_unit", "__sampler_unregister_unit"), 101);
+
+    countdown_ = m_.getGlobalVariable("sampler_countdown");
+    if (!countdown_)
+      countdown_ = new GlobalVariable(m_, i64, false, GlobalValue::ExternalLinkage, nullptr, "sampler_countdown",
+                                      nullptr, GlobalValue::InitialExecTLSModel);
+  }
+
+  FunctionCallee runtime(const char* name, std::vector<Type*> params) {
+    params.insert(params.begin(), {PointerType::getUnqual(context_), Type::getInt32Ty(context_)});
+    FunctionCallee callee = m_.getOrInsertFunction(name, FunctionType::get(Type::getVoidTy(context_), params, false));
+    if (auto* f = dyn_cast<Function>(callee.getCallee())) f->addFnAttr(Attribute::NoUnwind);
+    return callee;
+  }
+
+  // k sites in a row with nothing between them (the pairs of one assignment): if the countdown is above k, none
+  // of them samples and it drops by k at once (weighted likely); otherwise each site in turn, as usual. The
+  // original sampler's amortized check, on the smallest region; the same sites sample as with k checks.
+  void instrument_group(size_t begin, size_t end) {
+    Instruction* before = points_[begin].before;
+    IRBuilder<> b(before);
+    b.SetCurrentDebugLocation(before->getDebugLoc());
+    Type* i64 = Type::getInt64Ty(context_);
+    Value* address = b.CreateThreadLocalAddress(countdown_);
+    Value* count = b.CreateLoad(i64, address, "sampler.countdown");
+    Constant* k = ConstantInt::get(i64, end - begin);
+    Value* skip = b.CreateICmpSGT(count, k, "sampler.skip");
+    Instruction* skip_term = nullptr;
+    Instruction* sites_term = nullptr;
+    SplitBlockAndInsertIfThenElse(skip, before, &skip_term, &sites_term,
+                                  MDBuilder(context_).createLikelyBranchWeights());
+    IRBuilder<> fast(skip_term);
+    fast.SetCurrentDebugLocation(before->getDebugLoc());
+    fast.CreateStore(fast.CreateSub(count, k), fast.CreateThreadLocalAddress(countdown_));
+    for (size_t i = begin; i < end; ++i) instrument(points_[i], sites_term);
+  }
+
+  // The fast path before p.before (or `at`): countdown - 1, stored; if <= 0 (weighted unlikely), the scheme's
+  // slow path.
+  void instrument(Point& p, Instruction* at = nullptr) {
+    Function* f = p.before->getFunction();
+    IRBuilder<> b(at ? at : p.before);
+    DebugLoc loc = p.before->getDebugLoc();
+    if (!loc && f->getSubprogram()) loc = DILocation::get(context_, f->getSubprogram()->getLine(), 0,
+                                                          f->getSubprogram());
+    if (p.kind == Point::Return && p.value && isa<Instruction>(p.value))
+      loc = cast<Instruction>(p.value)->getDebugLoc();
+    b.SetCurrentDebugLocation(loc);
+    Type* i32 = Type::getInt32Ty(context_);
+    Type* i64 = Type::getInt64Ty(context_);
+    Value* address = b.CreateThreadLocalAddress(countdown_);
+    Value* count = b.CreateSub(b.CreateLoad(i64, address, "sampler.countdown"), ConstantInt::get(i64, 1));
+    b.CreateStore(count, address);
+    Value* take = b.CreateICmpSLE(count, ConstantInt::get(i64, 0), "sampler.take");
+    Instruction* then = SplitBlockAndInsertIfThen(take, at ? at : p.before, false,
+                                                  MDBuilder(context_).createUnlikelyBranchWeights());
+    IRBuilder<> slow(then);
+    slow.SetCurrentDebugLocation(loc);
+    Constant* scheme_entry = ConstantExpr::getInBoundsGetElementPtr(
+        schemes_table_->getValueType(), schemes_table_,
+        ArrayRef<Constant*>{ConstantInt::get(i32, 0), ConstantInt::get(i32, p.scheme->index)});
+    Value* site = ConstantInt::get(i32, p.site);
+    switch (p.kind) {
+      case Point::Entry:
+        slow.CreateCall(runtime("sampler_take_counter", {i32}), {scheme_entry, site, ConstantInt::get(i32, 0)});
+        break;
+      case Point::Branch:
+        slow.CreateCall(runtime("sampler_take_counter", {i32}),
+                        {scheme_entry, site, slow.CreateZExt(p.value, i32)});
+        break;
+      case Point::Return: {
+        Value* v = p.value;
+        bool is_signed = p.is_signed && v->getType()->isIntegerTy();
+        if (v->getType()->isPointerTy())
+          v = slow.CreatePtrToInt(v, i64);
+        else
+          v = is_signed ? slow.CreateSExt(v, i64) : slow.CreateZExt(v, i64);
+        slow.CreateCall(runtime(is_signed ? "sampler_take_sign" : "sampler_take_sign_unsigned", {i64}),
+                        {scheme_entry, site, v});
+        break;
+      }
+      case Point::Pair: {
+        auto wide = [&](Value* v) {
+          if (v->getType()->isPointerTy()) return slow.CreatePtrToInt(v, i64);
+          return p.is_signed ? slow.CreateSExtOrTrunc(v, i64) : slow.CreateZExtOrTrunc(v, i64);
+        };
+        bool is_signed = p.is_signed && !p.value->getType()->isPointerTy();
+        slow.CreateCall(runtime(is_signed ? "sampler_take_compare" : "sampler_take_compare_unsigned", {i64, i64}),
+                        {scheme_entry, site, wide(p.value), wide(p.other)});
+        break;
+      }
+    }
+    if (p.kind == Point::Branch) {
+      auto* marker = cast<CallBase>(p.before);
+      marker->replaceAllUsesWith(marker->getArgOperand(1));
+    }
+  }
+
+  Module& m_;
+  LLVMContext& context_;
+  std::vector<std::unique_ptr<Scheme>> schemes_;
+  std::vector<Point> points_;
+  std::vector<Instruction*> markers_;
+  StructType* scheme_type_ = nullptr;
+  GlobalVariable* schemes_table_ = nullptr;
+  GlobalVariable* countdown_ = nullptr;
+};
+
+struct SamplerPass : PassInfoMixin<SamplerPass> {
+  PreservedAnalyses run(Module& module, ModuleAnalysisManager&) {
+    bool changed = Instrumenter(module).run();
+    unit_state() = UnitState();  // the next unit compiled in this process starts afresh
+    return changed ? PreservedAnalyses::none() : PreservedAnalyses::all();
+  }
+  static bool isRequired() { return true; }  // also at -O0 and in optnone functions
+};
+
+}  // namespace
+}  // namespace sampler::plugin
+
+extern "C" LLVM_ATTRIBUTE_WEAK ::llvm::PassPluginLibraryInfo llvmGetPassPluginInfo() {
+  return {LLVM_PLUGIN_API_VERSION, "sampler", "0.1", [](llvm::PassBuilder& builder) {
+            builder.registerPipelineStartEPCallback(
+                [](llvm::ModulePassManager& manager, llvm::OptimizationLevel) {
+                  manager.addPass(sampler::plugin::SamplerPass());
+                });
+          }};
+}

@@ -1,0 +1,68 @@
+// What the clang AST action (ast_sites.cpp) hands the LLVM pass (pass.cpp) for one translation unit. Both live in
+// the same shared object, loaded once into the same clang process as -fplugin= and -fpass-plugin=, so they share
+// this state; the AST action resets it for each unit (clang may compile several sources in one process).
+#pragma once
+
+#include <map>
+#include <set>
+#include <string>
+#include <tuple>
+#include <vector>
+
+namespace sampler::plugin {
+
+/// One branch site, found in the AST. The AST action wraps its condition in a call of the marker function
+/// (kBranchMarker) whose first argument is the index of this record; the pass replaces the call by the fast path.
+struct BranchSite {
+  std::string file;  ///< presumed file name, as the debug information names it
+  unsigned line = 0;
+  std::string text;  ///< the predicate as written
+};
+
+/// One call returning an integer, pointer or bool, found in the AST, keyed by the location clang gives the call
+/// instruction in the debug information (the expansion location of the call's expression location).
+struct CallSite {
+  std::string text;         ///< the callee as written (its expression, for indirect calls)
+  std::string callee_name;  ///< the called function's symbol, when the call is direct: breaks ties
+  bool is_signed = false;   ///< classified as a signed value (negative, zero, positive)
+};
+
+/// The file's base name, line, column: the AST names a file as the compiler was given it (or as #include found
+/// it), the debug information splits a directory off it; the base name is the same in both.
+/// One scalar-pairs site: the value just assigned to an lvalue against one other operand. The AST action puts
+/// after each instrumented assignment a call `__sampler_pairs_marker(FIRST, value, other 1, ..., other k)`, whose
+/// k sites are FIRST ... FIRST + k - 1 here.
+struct PairSite {
+  std::string lvalue;        ///< as written
+  std::string lvalue_scope;  ///< local, global or mem
+  std::string lvalue_form;   ///< direct, field or index
+  std::string other;         ///< the variable's name or the constant's value
+  std::string other_kind;    ///< local-init, global or const
+  bool is_signed = false;    ///< compared as signed 64-bit values (else unsigned; pointers are unsigned)
+};
+
+using CallKey = std::tuple<std::string, unsigned, unsigned>;
+
+struct UnitState {
+  bool ast_ran = false;
+  std::vector<std::string> schemes;  ///< enabled schemes (-fplugin-arg-sampler-schemes=)
+  std::string timestamps = "none";   ///< -fplugin-arg-sampler-timestamps=
+  std::vector<BranchSite> branches;
+  std::vector<PairSite> pairs;
+  std::map<CallKey, std::vector<CallSite>> calls;
+  std::set<std::string> system_files;  ///< files of functions in system headers: not instrumented
+
+  bool enabled(const std::string& scheme) const;
+};
+
+UnitState& unit_state();
+
+/// The branch marker's symbol: `_Bool __sampler_branch_marker(int site, _Bool condition)`.
+inline constexpr const char* kBranchMarker = "__sampler_branch_marker";
+/// The scalar-pairs marker's symbol: `void __sampler_pairs_marker(int first_site, ...)`.
+inline constexpr const char* kPairsMarker = "__sampler_pairs_marker";
+
+/// Makes a site field one line: whitespace runs (tabs and newlines included) become one space.
+std::string one_line(const std::string& text);
+
+}  // namespace sampler::plugin

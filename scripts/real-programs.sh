@@ -1,0 +1,184 @@
+#!/usr/bin/env bash
+# Issue 9's proof on real programs: fetches the sources of real Debian programs (apt-get source; nothing is
+# committed), builds each twice, with plain clang-19 and with sampler-cc/sampler-c++ at their default schemes,
+# runs the program's own test suite (`make check`) uninstrumented, then instrumented at SAMPLER_SPARSITY=1
+# (every site, every time) and at 100, and checks that
+#   - every test that passes uninstrumented passes instrumented;
+#   - every run leaves a report, and `extract-report samples | resolveSamples` resolves each against the
+#     site information of the binaries built, with no unknown unit;
+# and prints per program: sites per scheme, the build-time ratio and the size ratio (text of the main binary).
+#
+# Usage: scripts/real-programs.sh [--build BUILD_DIR] [--work DIR] [--sparsities "1 100"] [PROGRAM...]
+#   BUILD_DIR: the suite's build tree (default build/), with sampler-cc and the tools built
+#   DIR: where sources, builds and reports go (default BUILD_DIR/real-programs; emptied first)
+#   PROGRAM: Debian source packages (default: gzip sed bc grep gperf; gperf is the C++ one)
+# Needs apt-get source: adds a deb-src entry for the running Debian release if there is none (root or sudo).
+# Exit status 0 when every check held for every program, 1 otherwise.
+set -uo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+build=$top/build
+work=
+sparsities="1 100"
+while [ $# -gt 0 ]; do
+  case $1 in
+  --build) build=$2; shift 2 ;;
+  --work) work=$2; shift 2 ;;
+  --sparsities) sparsities=$2; shift 2 ;;
+  -h | --help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+  -*) echo "real-programs.sh: unknown option $1" >&2; exit 2 ;;
+  *) break ;;
+  esac
+done
+programs=("$@")
+[ ${#programs[@]} -eq 0 ] && programs=(gzip sed bc grep gperf)
+build=$(cd "$build" && pwd) || exit 2
+work=${work:-$build/real-programs}
+drivers=$build/instrumentor
+tools=$build/tools
+for f in "$drivers/sampler-cc" "$tools/extract-report" "$tools/resolveSamples" "$tools/extract-section"; do
+  [ -x "$f" ] || { echo "real-programs.sh: $f is not built" >&2; exit 2; }
+done
+jobs=$(nproc)
+failures=0
+fail() { echo "FAIL ($program): $*" >&2; failures=$((failures + 1)); }
+note() { echo "real-programs: $*" >&2; }
+
+sudo=""
+[ "$(id -u)" -ne 0 ] && sudo=sudo
+# apt-get source needs a deb-src entry; Debian's default images have none.
+ensure_deb_src() {
+  if ! grep -rqsE '^(deb-src|Types:.*deb-src)' /etc/apt/sources.list /etc/apt/sources.list.d/; then
+    local codename
+    codename=$(. /etc/os-release && echo "$VERSION_CODENAME")
+    note "adding a deb-src entry for $codename"
+    printf 'Types: deb-src\nURIs: http://deb.debian.org/debian\nSuites: %s\nComponents: main\n%s\n' "$codename" \
+      'Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg' |
+      $sudo tee /etc/apt/sources.list.d/sampler-deb-src.sources >/dev/null
+    $sudo apt-get update -qq
+  fi
+}
+
+# elf_files DIR: the ELF executables and shared objects built under DIR.
+elf_files() {
+  find "$1" -type f \( -perm -u+x -o -name '*.so*' -o -name '*.o' \) -print0 |
+    while IFS= read -r -d '' f; do
+      [ "$(head -c 4 "$f" 2>/dev/null)" = $'\x7fELF' ] && printf '%s\n' "$f"
+    done
+}
+
+# configure_and_make DIR CC CXX: a Debian source tree's autotools build (documentation left out).
+configure_and_make() {
+  (cd "$1" && CC=$2 CXX=$3 ./configure -q >configure.log 2>&1 && make -j"$jobs" MAKEINFO=true >make.log 2>&1)
+}
+
+# test_results DIR: "name result" per test of an automake test harness (the .trs files), or the exit status of
+# make check for other suites.
+test_results() {
+  find "$1" -name '*.trs' -print0 | sort -z | while IFS= read -r -d '' trs; do
+    printf '%s %s\n' "${trs#"$1"/}" "$(sed -n 's/^:test-result: //p' "$trs" | head -1)"
+  done
+}
+
+# run_check DIR [ENV...]: make check with the given environment; writes DIR/check.log and DIR/results.
+run_check() {
+  local dir=$1
+  shift
+  find "$dir" -name '*.trs' -delete
+  (cd "$dir" && env "$@" make -k -j"$jobs" check MAKEINFO=true >check.log 2>&1)
+  echo "make-check-status $?" >"$dir/results"
+  test_results "$dir" >>"$dir/results"
+}
+
+seconds() { date +%s.%N; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }'; }
+
+ensure_deb_src
+rm -rf "$work" && mkdir -p "$work" || exit 1
+summary=()
+for program in "${programs[@]}"; do
+  note "$program: fetching the source"
+  dir=$work/$program
+  mkdir -p "$dir/fetch" && cd "$dir/fetch" || exit 1
+  if ! apt-get source -qq "$program" >fetch.log 2>&1; then
+    fail "apt-get source $program: $(tail -3 fetch.log)"
+    continue
+  fi
+  source=$(find "$dir/fetch" -mindepth 1 -maxdepth 1 -type d | head -1)
+  cp -a "$source" "$dir/plain" && cp -a "$source" "$dir/instrumented" || exit 1
+
+  note "$program: building with clang-19"
+  start=$(seconds)
+  configure_and_make "$dir/plain" clang-19 clang++-19 || { fail "the plain build failed (see $dir/plain/*.log)"; continue; }
+  plain_time=$(awk -v s="$start" -v e="$(seconds)" 'BEGIN { print e - s }')
+  note "$program: building with sampler-cc"
+  start=$(seconds)
+  configure_and_make "$dir/instrumented" "$drivers/sampler-cc" "$drivers/sampler-c++" ||
+    { fail "the instrumented build failed (see $dir/instrumented/*.log)"; continue; }
+  instrumented_time=$(awk -v s="$start" -v e="$(seconds)" 'BEGIN { print e - s }')
+
+  # The site information of everything built, once: each report must resolve against it.
+  elf_files "$dir/instrumented" | grep -v '\.o$' >"$dir/binaries"
+  : >"$dir/all.sites"
+  while IFS= read -r f; do
+    "$tools/extract-section" .debug_site_info "$f" >>"$dir/all.sites" 2>/dev/null || true
+  done <"$dir/binaries"
+  main=$(grep -E "/(src/)?$program\$" "$dir/binaries" | head -1)
+  [ -n "$main" ] || main=$(head -1 "$dir/binaries")
+  plain_main=$dir/plain/${main#"$dir/instrumented/"}
+
+  note "$program: make check, uninstrumented"
+  run_check "$dir/plain"
+  for sparsity in $sparsities; do
+    note "$program: make check at SAMPLER_SPARSITY=$sparsity"
+    reports=$dir/reports-$sparsity
+    mkdir -p "$reports"
+    run_check "$dir/instrumented" SAMPLER_SPARSITY="$sparsity" SAMPLER_FILE="$reports/report.%p.txt"
+    # Every test that passed uninstrumented passes instrumented.
+    while read -r name result; do
+      [ "$name" = make-check-status ] && continue
+      [ "$result" = PASS ] || continue
+      got=$(awk -v n="$name" '$1 == n { print $2 }' "$dir/instrumented/results")
+      [ "$got" = PASS ] || fail "sparsity $sparsity: test $name passes uninstrumented, gives '${got:-nothing}' instrumented"
+    done <"$dir/plain/results"
+    if grep -qx 'make-check-status 0' "$dir/plain/results" && ! grep -qx 'make-check-status 0' "$dir/instrumented/results"; then
+      fail "sparsity $sparsity: make check passes uninstrumented, fails instrumented ($dir/instrumented/check.log)"
+    fi
+    cp "$dir/instrumented/results" "$dir/results-$sparsity"
+    # Every report resolves against the site information of the binaries built.
+    count=0 unresolved=0
+    for report in "$reports"/report.*.txt; do
+      [ -e "$report" ] || continue
+      count=$((count + 1))
+      if ! "$tools/extract-report" samples <"$report" 2>/dev/null | "$tools/resolveSamples" "$dir/all.sites" \
+        >/dev/null 2>"$dir/resolve.err"; then
+        # A report may be empty: a process that exec()ed or was killed before writing its first unit.
+        if [ -s "$report" ] || [ -s "$dir/resolve.err" ]; then
+          unresolved=$((unresolved + 1))
+          [ $unresolved -le 3 ] && fail "sparsity $sparsity: $report: $(head -2 "$dir/resolve.err")"
+        fi
+      fi
+    done
+    [ $count -gt 0 ] || fail "sparsity $sparsity: make check left no report"
+    note "$program: sparsity $sparsity: $count reports, $unresolved unresolved"
+  done
+
+  sites=$(grep -o 'scheme="[^"]*"' <("$tools/extract-section" .debug_site_info "$main" 2>/dev/null) | sort -u |
+    while read -r tag; do
+      scheme=${tag#scheme=\"}
+      scheme=${scheme%\"}
+      n=$("$tools/extract-section" .debug_site_info "$main" | awk -v s="$scheme" '
+        /^<sites / { in_s = index($0, "scheme=\"" s "\"") > 0; next } /^<\/sites>/ { in_s = 0; next } in_s { n++ }
+        END { print n + 0 }')
+      printf '%s=%s ' "$scheme" "$n"
+    done)
+  text_ratio=$(ratio "$(size -A "$main" | awk '$1 == ".text" { print $2 }')" \
+    "$(size -A "$plain_main" | awk '$1 == ".text" { print $2 }')")
+  file_ratio=$(ratio "$(stat -c %s "$main")" "$(stat -c %s "$plain_main")")
+  summary+=("$(printf '%-8s %s| build time x%s | .text x%s, file x%s' "$program" "$sites" \
+    "$(ratio "$instrumented_time" "$plain_time")" "$text_ratio" "$file_ratio")")
+done
+
+echo "real-programs: per program (main binary: sites per scheme; instrumented/plain ratios)"
+printf '%s\n' "${summary[@]}"
+[ "$failures" -eq 0 ] && echo "real-programs: all checks passed" || echo "real-programs: $failures failures"
+[ "$failures" -eq 0 ]

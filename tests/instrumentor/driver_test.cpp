@@ -1,0 +1,203 @@
+// The drivers' decisions (instrumentor/driver/driver.h): what each kind of command line gets, and that no
+// command line, however odd, crashes the classification.
+#include "driver.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+#include <random>
+
+namespace sampler::driver {
+namespace {
+
+using Args = std::vector<std::string>;
+
+const Layout kLayout{"/p/lib/sampler/sampler-plugin.so", "/p/lib", false};
+
+struct Fixture {
+  std::map<std::string, std::string> env;
+  std::map<std::string, std::string> files;
+  Plan plan(const Args& args, bool cxx = false) {
+    return make_plan(
+        args, cxx, kLayout,
+        [this](const char* name) -> const char* {
+          auto it = env.find(name);
+          return it == env.end() ? nullptr : it->second.c_str();
+        },
+        [this](const std::string& path) -> std::optional<std::string> {
+          auto it = files.find(path);
+          if (it == files.end()) return std::nullopt;
+          return it->second;
+        });
+  }
+};
+
+bool has(const Plan& p, const std::string& arg) { return std::find(p.argv.begin(), p.argv.end(), arg) != p.argv.end(); }
+bool instruments(const Plan& p) { return has(p, "-fplugin=" + kLayout.plugin); }
+bool links_runtime(const Plan& p) { return has(p, "-lsampler") || has(p, "/p/lib/libsampler.a"); }
+
+TEST(Driver, CompileOnlyGetsThePluginAndLineTablesButNoRuntime) {
+  Fixture f;
+  Plan p = f.plan({"-c", "-O2", "a.c", "-o", "a.o"});
+  ASSERT_FALSE(p.exit_status);
+  EXPECT_EQ(p.argv[0], "clang-19");
+  // The user's arguments come first, in order and unchanged.
+  EXPECT_EQ(Args(p.argv.begin() + 1, p.argv.begin() + 6), (Args{"-c", "-O2", "a.c", "-o", "a.o"}));
+  EXPECT_TRUE(instruments(p));
+  EXPECT_TRUE(has(p, "-fpass-plugin=" + kLayout.plugin));
+  EXPECT_TRUE(has(p, "-gline-tables-only"));
+  EXPECT_TRUE(has(p, "-fplugin-arg-sampler-schemes=branches,returns,scalar-pairs,function-entries"));
+  EXPECT_FALSE(links_runtime(p));
+  EXPECT_FALSE(has(p, "-Wl,--build-id"));
+}
+
+TEST(Driver, UserDebugOptionIsKept) {
+  Fixture f;
+  Plan p = f.plan({"-c", "-g3", "a.c"});
+  EXPECT_FALSE(has(p, "-gline-tables-only"));
+  EXPECT_TRUE(has(p, "-gcolumn-info"));
+  EXPECT_TRUE(has(f.plan({"-c", "-g0", "a.c"}), "-gline-tables-only"));
+}
+
+TEST(Driver, LinkGetsBuildIdAndRuntime) {
+  Fixture f;
+  Plan p = f.plan({"a.o", "b.o", "-o", "prog"});
+  EXPECT_FALSE(instruments(p));
+  EXPECT_TRUE(has(p, "-Wl,--build-id"));
+  EXPECT_TRUE(has(p, "-lsampler"));
+  EXPECT_TRUE(has(p, "-L/p/lib"));
+  EXPECT_TRUE(has(p, "-Wl,-rpath,/p/lib"));
+  Plan both = f.plan({"a.c", "-o", "prog"});
+  EXPECT_TRUE(instruments(both));
+  EXPECT_TRUE(links_runtime(both));
+  Plan stat = f.plan({"-static-libsampler", "a.o"});
+  EXPECT_TRUE(has(stat, "/p/lib/libsampler.a"));
+  EXPECT_FALSE(has(stat, "-static-libsampler"));
+  EXPECT_FALSE(has(stat, "-lsampler"));
+}
+
+TEST(Driver, UserLinkChoicesAreKept) {
+  Fixture f;
+  Plan none = f.plan({"a.o", "-Wl,--build-id=none"});
+  EXPECT_FALSE(has(none, "-Wl,--build-id"));
+  EXPECT_TRUE(links_runtime(none));
+  EXPECT_FALSE(has(f.plan({"a.o", "-Xlinker", "--build-id=sha1"}), "-Wl,--build-id"));
+  // A partial link (-r) gets no library: it is not a program yet.
+  Plan partial = f.plan({"-r", "a.o", "b.o", "-o", "ab.o"});
+  EXPECT_FALSE(links_runtime(partial));
+  EXPECT_FALSE(has(partial, "-Wl,--build-id"));
+}
+
+TEST(Driver, PreprocessingAndDependenciesAreUntouched) {
+  Fixture f;
+  for (const Args& args : {Args{"-E", "a.c"}, Args{"-M", "a.c"}, Args{"-MM", "a.c", "-MF", "a.d"},
+                           Args{"-fsyntax-only", "a.c"}, Args{"-E", "-x", "c", "-"}}) {
+    Plan p = f.plan(args);
+    EXPECT_EQ(Args(p.argv.begin() + 1, p.argv.end()), args) << args[0];
+  }
+  // -MD is a side output of a real compile.
+  EXPECT_TRUE(instruments(f.plan({"-MD", "-c", "a.c"})));
+}
+
+TEST(Driver, AssemblyAndInformationalCommandsGetNothingToCompile) {
+  Fixture f;
+  EXPECT_FALSE(instruments(f.plan({"-c", "a.s"})));
+  EXPECT_FALSE(instruments(f.plan({"-c", "-x", "assembler-with-cpp", "a.c"})));
+  for (const Args& args : {Args{"-v"}, Args{"-dumpversion"}, Args{"-print-prog-name=ld"}, Args{}}) {
+    Plan p = f.plan(args);
+    EXPECT_EQ(Args(p.argv.begin() + 1, p.argv.end()), args);
+  }
+}
+
+TEST(Driver, ArgumentsOfOptionsAreNotInputs) {
+  Fixture f;
+  // "-o x.c" names an output, "-include a.c" a header: neither is a source to compile.
+  Classification c = classify({"-c", "-o", "x.c", "-include", "h.c", "a.s"});
+  EXPECT_FALSE(c.compiles);
+  EXPECT_EQ(c.inputs, 1);
+  EXPECT_TRUE(classify({"-x", "c", "file.txt", "-c"}).compiles);
+  EXPECT_TRUE(classify({"-xc++", "file.txt", "-c"}).compiles);
+  EXPECT_FALSE(classify({"-x", "c", "a.txt", "-x", "none", "b.txt", "-c", "-E"}).compiles);
+}
+
+TEST(Driver, ResponseFilesAreReadForClassificationAndPassedAsTheyAre) {
+  Fixture f;
+  f.files["args"] = "-c 'my file.c' -o \"out put.o\"\n@more";
+  f.files["more"] = "-O2";
+  Plan p = f.plan({"@args"});
+  EXPECT_TRUE(has(p, "@args"));
+  EXPECT_TRUE(instruments(p));
+  EXPECT_FALSE(links_runtime(p));
+  EXPECT_EQ(split_response_file("a 'b c' \"d\\\"e\" f\\ g"), (Args{"a", "b c", "d\"e", "f g"}));
+  // A missing response file goes to clang, which reports it.
+  EXPECT_TRUE(has(f.plan({"@missing", "-c", "a.c"}), "@missing"));
+  f.files["self"] = "@self";  // recursion is bounded
+  f.plan({"@self"});
+}
+
+TEST(Driver, OwnOptionsAndEnvironment) {
+  Fixture f;
+  Plan off = f.plan({"-fno-sampler", "a.c"});
+  EXPECT_FALSE(instruments(off));
+  EXPECT_TRUE(links_runtime(off));
+  EXPECT_FALSE(has(off, "-fno-sampler"));
+  EXPECT_TRUE(has(f.plan({"-fsampler-schemes=all", "-c", "a.c"}),
+                  "-fplugin-arg-sampler-schemes=function-entries,branches,returns,scalar-pairs"));
+  EXPECT_TRUE(has(f.plan({"-fsampler-timestamps=last", "-c", "a.c"}), "-fplugin-arg-sampler-timestamps=last"));
+  Plan bad = f.plan({"-fsampler-schemes=branches,nope", "-c", "a.c"});
+  EXPECT_EQ(bad.exit_status, 2);
+  EXPECT_NE(bad.message.find("unknown instrumentation scheme 'nope'"), std::string::npos);
+  EXPECT_EQ(f.plan({"-fsampler-timestamps=often", "a.c"}).exit_status, 2);
+  Plan later = f.plan({"-fsampler-schemes=coverage,branches", "-c", "a.c"});
+  EXPECT_EQ(later.warnings.size(), 1u);  // known, not implemented yet
+  EXPECT_TRUE(has(later, "-fplugin-arg-sampler-schemes=branches"));
+
+  f.env["SAMPLER_CC_SCHEMES"] = "returns";
+  f.env["SAMPLER_CLANG"] = "/opt/clang";
+  EXPECT_TRUE(has(f.plan({"-c", "a.c"}), "-fplugin-arg-sampler-schemes=returns"));
+  EXPECT_TRUE(has(f.plan({"-fsampler-schemes=branches", "-c", "a.c"}), "-fplugin-arg-sampler-schemes=branches"));
+  EXPECT_EQ(f.plan({"-c", "a.c"}).argv[0], "/opt/clang");
+  EXPECT_EQ(f.plan({"-c", "a.cc"}, true).argv[0], "clang++-19");
+  f.env["SAMPLER_CC_DISABLE"] = "1";
+  EXPECT_FALSE(instruments(f.plan({"-c", "a.c"})));
+}
+
+TEST(Driver, HelpAndVersion) {
+  Fixture f;
+  Plan help = f.plan({"--help"});
+  EXPECT_EQ(help.exit_status, 0);
+  EXPECT_NE(help.message.find("-fsampler-schemes=LIST"), std::string::npos);
+  Plan version = f.plan({"--version"});
+  EXPECT_EQ(version.exit_status, 0);
+  EXPECT_TRUE(version.print_clang_version);
+  EXPECT_EQ(version.message.rfind("sampler-cc (sampler) ", 0), 0u);
+}
+
+// Odd command lines: random words from a vocabulary of options, options missing their argument, empty strings,
+// response files and bytes. The classification must never crash and must keep every user argument.
+TEST(Driver, OddCommandLinesNeverCrash) {
+  Fixture f;
+  f.files["r"] = "-c \"unterminated";
+  const Args vocabulary = {"-c", "-E", "-S", "-o", "-x", "c", "c++", "none", "-M", "-MD", "-MF", "-", "a.c",
+                           "b.cc", "c.s", "d.o", "@r", "@", "", "-g", "-g0", "--", "-fno-sampler", "-include",
+                           "-Wl,-z", "-l", "m", "-###", "-v", "-fsampler-schemes=", "-fsampler-schemes=all",
+                           "\xff\xfe", "-I", "-fsyntax-only", "-static-libsampler", "-xassembler", "-MM"};
+  std::mt19937 random(12345);
+  for (int round = 0; round < 20000; ++round) {
+    Args args;
+    size_t n = random() % 8;
+    for (size_t i = 0; i < n; ++i) args.push_back(vocabulary[random() % vocabulary.size()]);
+    Plan p = f.plan(args, round % 2);
+    if (p.exit_status) continue;
+    for (const std::string& a : args) {
+      bool own = a.rfind("-fsampler", 0) == 0 || a == "-fno-sampler" || a == "-static-libsampler";
+      if (!own) {
+        EXPECT_TRUE(has(p, a)) << "lost argument '" << a << "'";
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace sampler::driver

@@ -1,0 +1,238 @@
+#!/usr/bin/env bash
+# End-to-end tests of sampler-cc and sampler-c++ (issue 9): programs compiled by the drivers, with no hand
+# macros, run at SAMPLER_SPARSITY=1 (every site samples every time, so every counter is exact), read back with
+# the existing tools. Usage: instrumentor_test.sh CASE
+# (No `cmd | grep -q`: with pipefail, grep leaving early can fail the pipeline by SIGPIPE.)
+# Environment: DRIVERS (the build tree's instrumentor/), TOOLS, SCRATCH, SOURCE_DIR, SYMBOLIZER, and for the
+# installed case PREFIX.
+set -uo pipefail
+case_name=$1
+programs=$SOURCE_DIR/tests/instrumentor/programs
+# shellcheck source=../tools/blackbox.sh
+. "$SOURCE_DIR/tests/tools/blackbox.sh"
+cc=$DRIVERS/sampler-cc
+cxx=$DRIVERS/sampler-c++
+# sites.expected and sites_cpp.expected hold these schemes; scalar-pairs has its own program (pairs.expected).
+three=function-entries,branches,returns
+
+# resolved PROGRAM REPORT: the report's samples resolved against the program, without the first column (the
+# program's path): scheme, file, line, function, node, the scheme's fields, the counters.
+resolved() { "$TOOLS/extract-report" samples <"$2" | "$TOOLS/resolveSamples" "$1" | cut -f3-; }
+
+# check_sites PROGRAM EXPECTED [ARGS...]: runs PROGRAM at sparsity 1 and compares every site and counter.
+check_sites() {
+  local program=$1 expected=$2
+  shift 2
+  rm -f report
+  SAMPLER_SPARSITY=1 SAMPLER_FILE=report "./$program" "$@" >run.out 2>run.err || fail "$program exited with $?"
+  [ -s run.err ] && fail "$program wrote on stderr: $(cat run.err)"
+  resolved "$program" report >resolved.txt 2>resolve.err || fail "resolveSamples $program failed: $(cat resolve.err)"
+  cmp -s "$expected" resolved.txt || fail "$program: sites or counters differ:$(echo; diff "$expected" resolved.txt)"
+}
+
+cp "$programs"/* . || exit 1
+case $case_name in
+c_sites)
+  # Every branch (each && and || operand), call and function entry of a C program, with its file (a header
+  # too), line, function, text and exact counters; the same at -O0 and -O2.
+  for level in -O0 -O2; do
+    "$cc" -fsampler-schemes=$three $level -Wall -Werror sites.c -o sites || fail "sampler-cc $level sites.c failed"
+    check_sites sites sites.expected
+    [ "$(cat run.out)" = "3 130 2" ] || fail "$level: the program printed $(cat run.out)"
+  done
+  # Separate compilation and link, and the static runtime.
+  SAMPLER_CC_SCHEMES=$three "$cc" -c sites.c -o sites.o && "$cc" -static-libsampler sites.o -o sites-static ||
+    fail "separate link failed"
+  readelf -d sites-static | grep 'libsampler' >/dev/null && fail "-static-libsampler: still NEEDs libsampler.so"
+  check_sites sites-static sites.expected
+  ;;
+cxx_sites)
+  # C++: templates, methods, lambdas, calls that are invokes, temporaries and condition variables.
+  for level in -O0 -O2; do
+    "$cxx" -fsampler-schemes=$three $level -Wall -Werror sites.cpp -o sites-cpp || fail "sampler-c++ $level failed"
+    check_sites sites-cpp sites_cpp.expected
+    [ "$(cat run.out)" = "15" ] || fail "$level: the program printed $(cat run.out)"
+    # Every scheme at once: the program still computes the same, and its report resolves.
+    "$cxx" -fsampler-schemes=all $level -Wall -Werror sites.cpp -o sites-all || fail "sampler-c++ all $level failed"
+    SAMPLER_SPARSITY=1 SAMPLER_FILE=report ./sites-all >run.out || fail "sites-all failed"
+    [ "$(cat run.out)" = "15" ] || fail "all schemes, $level: the program printed $(cat run.out)"
+    [ "$(resolved sites-all report | cut -f1 | sort -u | tr '\n' ' ')" = \
+      "branches function-entries returns scalar-pairs " ] || fail "all schemes: $(resolved sites-all report | head)"
+  done
+  ;;
+pairs)
+  # scalar-pairs: the value just assigned against each same-typed variable in scope (parameters, locals
+  # declared with an initialiser, globals) and each integer constant of the function; every lvalue kind.
+  for level in -O0 -O2; do
+    "$cc" -fsampler-schemes=scalar-pairs $level -Wall -Werror pairs.c -o pairs || fail "sampler-cc $level pairs.c"
+    check_sites pairs pairs.expected
+    [ "$(cat run.out)" = "5 16" ] || fail "$level: the program printed $(cat run.out)"
+  done
+  ;;
+site_info)
+  # The site text is in a non-allocated .debug_site_info section; one unit per object; the signature is the
+  # same for the same source and flags, different for another source; -fno-sampler and -E add nothing.
+  "$cc" -c sites.c -o a.o && "$cc" -c sites.c -o b.o || fail "compiling twice failed"
+  "$TOOLS/extract-section" .debug_site_info a.o >a.sites && "$TOOLS/extract-section" .debug_site_info b.o >b.sites ||
+    fail "extract-section failed"
+  readelf -SW a.o | grep ' .debug_site_info ' | grep ' A ' >/dev/null && fail ".debug_site_info is allocated"
+  readelf -SW a.o | grep ' .debug_site_info ' >/dev/null | grep ' A ' && fail ".debug_site_info is allocated"
+  units=$(grep -o 'unit="[0-9a-f]*"' a.sites | sort -u | wc -l)
+  [ "$units" = 1 ] || fail "$units unit signatures in one object"
+  grep -Eq '^<sites unit="[0-9a-f]{32}" scheme="(function-entries|branches|returns)">$' a.sites ||
+    fail "bad sites tag: $(head -1 a.sites)"
+  sed 's/clamp(50/clamp(51/' sites.c >other.c
+  "$cc" -c other.c -o other.o && "$TOOLS/extract-section" .debug_site_info other.o >other.sites || fail "other.c"
+  [ "$(grep -o 'unit="[0-9a-f]*"' other.sites | sort -u)" != "$(grep -o 'unit="[0-9a-f]*"' a.sites | sort -u)" ] ||
+    fail "two different units have the same signature"
+  # Two units in one program, compiled in one command: both register, both resolve.
+  printf 'int helper(int x) { return x > 1 ? x : 1; }\n' >second.c
+  "$cc" sites.c second.c -o two && SAMPLER_SPARSITY=1 SAMPLER_FILE=two.report ./two >/dev/null || fail "two units"
+  [ "$(grep -o '<samples unit="[0-9a-f]*"' two.report | sort -u | wc -l)" = 2 ] || fail "not two units in the report"
+  resolved two two.report >/dev/null || fail "the two units do not resolve"
+  "$cc" -fno-sampler -c sites.c -o plain.o || fail "-fno-sampler failed"
+  readelf -S plain.o | grep debug_site_info >/dev/null && fail "-fno-sampler still instrumented"
+  nm plain.o | grep sampler_ >/dev/null && fail "-fno-sampler: the object references the runtime"
+  "$cc" -fno-sampler plain.o -o plain && ./plain >/dev/null || fail "a -fno-sampler program does not link or run"
+  SAMPLER_CC_SCHEMES=branches "$cc" -c sites.c -o env.o && "$TOOLS/extract-section" .debug_site_info env.o >env.sites ||
+    fail "SAMPLER_CC_SCHEMES=branches failed"
+  [ "$(grep -o 'scheme="[^"]*"' env.sites | sort -u)" = 'scheme="branches"' ] || fail "SAMPLER_CC_SCHEMES ignored"
+  [ "$(grep -o 'scheme="[^"]*"' a.sites | sort -u | tr '\n' ' ')" = \
+    'scheme="branches" scheme="function-entries" scheme="returns" scheme="scalar-pairs" ' ] ||
+    fail "the default schemes: $(grep -o 'scheme="[^"]*"' a.sites | sort -u)"
+  "$cc" -fsampler-timestamps=both sites.c -o stamped && SAMPLER_SPARSITY=1 SAMPLER_FILE=stamps ./stamped >/dev/null ||
+    fail "-fsampler-timestamps=both failed"
+  grep -q '<timestamps unit=.* scheme="branches" when="first"' stamps || fail "no first timestamps in the report"
+  ;;
+crash)
+  # A crash in an automatically instrumented program still writes the samples and a main-backtrace whose
+  # frames llvm-symbolizer names.
+  "$cc" -fsampler-schemes=$three -g sites.c -o sites || fail "sampler-cc failed"
+  { SAMPLER_SPARSITY=1 SAMPLER_FILE=report ./sites crash; } 2>/dev/null
+  status=$?
+  [ "$status" = 139 ] || fail "the crash run exited with $status, not 128+SIGSEGV"
+  resolved sites report | grep -x $'function-entries\tsites.c\t18\tcrash_here\t0\t1' >/dev/null ||
+    fail "no samples for crash_here: $(resolved sites report)"
+  build_id=$(readelf -n sites | sed -n 's/.*Build ID: //p')
+  [ -n "$build_id" ] || fail "no build ID: the driver must link with --build-id"
+  mkdir -p "symbols/.build-id/${build_id:0:2}"
+  objcopy --only-keep-debug sites "symbols/.build-id/${build_id:0:2}/${build_id:2}.debug"
+  "$TOOLS/resolve-backtrace" report >markup || fail "resolve-backtrace failed"
+  "$SYMBOLIZER" --filter-markup --debug-file-directory=symbols <markup >symbolized 2>/dev/null
+  grep -Eq '^ *#0 +0x[0-9a-f]+ crash_here .*sites.c:18:' symbolized ||
+    fail "frame 0 is not crash_here: $(cat symbolized)"
+  grep -Eq '^ *#1 +0x[0-9a-f]+ main .*sites.c:21:' symbolized || fail "frame 1 is not main: $(cat symbolized)"
+  ;;
+invalid_code)
+  # Code clang rejects gets clang's own diagnostics and exit status, byte for byte.
+  printf 'int main(void) {\n  return undeclared;\n}\n' >bad.c
+  clang-19 -c bad.c -o bad.o 2>expected.err
+  expected_status=$?
+  "$cc" -c bad.c -o bad.o 2>err
+  status=$?
+  [ "$status" = "$expected_status" ] && [ "$status" != 0 ] || fail "status $status, clang's $expected_status"
+  cmp -s expected.err err || fail "diagnostics differ:$(echo; diff expected.err err)"
+  # A warning is a warning, and -Werror makes it an error, as with clang.
+  printf 'int f(int x) { if (x = 2) return 1; return 0; }\n' >warn.c
+  "$cc" -c warn.c -o warn.o 2>err || fail "a warning failed the compile"
+  grep -q 'Wparentheses' err || fail "clang's warning is missing: $(cat err)"
+  "$cc" -Werror -c warn.c -o warn.o 2>/dev/null && fail "-Werror did not fail"
+  ;;
+configure_probes)
+  # What configure scripts ask of a compiler.
+  run() { "$@" >out 2>err; status=$?; ran="$*"; }
+  run "$cc" --version
+  [ "$status" = 0 ] && head -1 out | grep -x 'sampler-cc (sampler) [0-9.]*' >/dev/null &&
+    grep -q 'clang version 19' out ||
+    fail "--version: $(cat out err)"
+  run "$cc" -v
+  [ "$status" = 0 ] && grep -q 'clang version 19' err || fail "-v: $status $(cat err)"
+  printf '#include <stdio.h>\nint main(void) { return 0; }\n' >conftest.c
+  run "$cc" -E conftest.c
+  [ "$status" = 0 ] && grep -q 'int main' out && ! grep -q sampler out || fail "-E: $status"
+  run "$cc" -M conftest.c
+  [ "$status" = 0 ] && grep -q '^conftest.o: conftest.c' out || fail "-M: $(cat out err)"
+  run "$cc" -MD -MF conftest.d -c conftest.c -o conftest.o
+  [ "$status" = 0 ] && grep -q 'conftest.o:' conftest.d && readelf -S conftest.o | grep debug_site_info >/dev/null ||
+    fail "-MD with a compile: $(cat err)"
+  run "$cc" conftest.c -o conftest
+  [ "$status" = 0 ] && ./conftest || fail "compile and link of conftest.c: $(cat err)"
+  run "$cc" -c conftest.c -o -
+  [ "$status" = 0 ] && head -c 4 out | grep ELF >/dev/null || fail "-o -: $status"
+  printf -- '-c conftest.c -o rsp.o\n' >args.rsp
+  run "$cc" @args.rsp
+  [ "$status" = 0 ] && readelf -S rsp.o | grep debug_site_info >/dev/null || fail "@args.rsp: $(cat err)"
+  printf '\t.globl f\nf:\n\tret\n' >asm.s
+  run "$cc" -Werror -c asm.s -o asm.o
+  [ "$status" = 0 ] && [ ! -s err ] || fail "an assembly input: $(cat err)"
+  printf 'int g(void) { return 1; }\n' >g.c
+  run "$cc" -fPIC -shared g.c -o libg.so
+  [ "$status" = 0 ] && readelf -d libg.so | grep 'libsampler' >/dev/null || fail "-shared: $(cat err)"
+  run "$cc" -c conftest.c g.c
+  [ "$status" = 0 ] && [ -f conftest.o ] && [ -f g.o ] || fail "two sources in one command: $(cat err)"
+  run "$cc" -### -c conftest.c
+  [ "$status" = 0 ] && grep -q 'sampler-plugin.so' err || fail "-###: $(cat err)"
+  run "$cc" -print-prog-name=ld
+  [ "$status" = 0 ] && [ -s out ] || fail "-print-prog-name"
+  run "$cc" -fsampler-schemes=nonsense -c conftest.c
+  [ "$status" = 2 ] && grep -q "unknown instrumentation scheme 'nonsense'" err || fail "a bad scheme: $status"
+  run "$cc" --help
+  [ "$status" = 0 ] && grep -q -- '-fsampler-schemes=LIST' out || fail "--help"
+  ;;
+autotools)
+  # A real autoconf/automake project: CC=sampler-cc ./configure && make && make check, then the report.
+  command -v autoreconf >/dev/null || {
+    fail "autoreconf not found (scripts/setup.sh installs autoconf, automake)"
+    finish
+  }
+  mkdir -p proj && cd proj || exit 1
+  cp ../sites.c ../helper.h .
+  printf 'AC_INIT([sites], [1.0])\nAM_INIT_AUTOMAKE([foreign])\nAC_PROG_CC\nAC_CHECK_HEADERS([stdio.h])\n%s\n' \
+    'AC_CONFIG_FILES([Makefile])' >configure.ac
+  printf 'AC_OUTPUT\n' >>configure.ac
+  printf 'bin_PROGRAMS = sites\nsites_SOURCES = sites.c helper.h\nTESTS = sites\n' >Makefile.am
+  autoreconf -i >autoreconf.log 2>&1 || { fail "autoreconf: $(tail -5 autoreconf.log)"; finish; }
+  export SAMPLER_CC_SCHEMES=$three
+  CC=$cc ./configure >configure.log 2>&1 || fail "configure with CC=sampler-cc: $(tail -20 config.log)"
+  grep -q "checking whether the C compiler works... yes" configure.log || fail "configure's compiler probe"
+  make >make.log 2>&1 || fail "make: $(tail -20 make.log)"
+  SAMPLER_SPARSITY=1 SAMPLER_FILE=../check-report make check >check.log 2>&1 || fail "make check: $(tail -20 check.log)"
+  cd .. || exit 1
+  resolved proj/sites check-report >resolved.txt || fail "resolveSamples of the make check report"
+  cmp -s sites.expected resolved.txt || fail "autotools build: sites differ:$(echo; diff sites.expected resolved.txt)"
+  ;;
+cmake_project)
+  # A CMake project with CMAKE_C_COMPILER=sampler-cc and CMAKE_CXX_COMPILER=sampler-c++.
+  mkdir -p src && cp sites.c sites.cpp helper.h src/ || exit 1
+  printf 'cmake_minimum_required(VERSION 3.25)\nproject(sites C CXX)\n%s\n%s\n' \
+    'add_executable(sites sites.c)' 'add_executable(sites-cpp sites.cpp)' >src/CMakeLists.txt
+  SAMPLER_CC_SCHEMES=$three cmake -S src -B build -DCMAKE_C_COMPILER="$cc" -DCMAKE_CXX_COMPILER="$cxx" \
+    -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    >cmake.log 2>&1 || fail "cmake configure: $(tail -20 cmake.log)"
+  SAMPLER_CC_SCHEMES=$three cmake --build build >build.log 2>&1 || fail "cmake --build: $(tail -20 build.log)"
+  cp build/sites build/sites-cpp . || exit 1
+  # CMake compiles by absolute path from build/: the files are named as the DWARF line table names them, relative
+  # to the directory build/ and src/ have in common.
+  sed -e "s#\tsites.c\t#\tsrc/sites.c\t#" -e "s#\t\./helper.h\t#\tsrc/helper.h\t#" sites.expected \
+    >cmake-sites.expected
+  sed "s#\tsites.cpp\t#\tsrc/sites.cpp\t#" sites_cpp.expected >cmake-sites-cpp.expected
+  check_sites sites cmake-sites.expected
+  check_sites sites-cpp cmake-sites-cpp.expected
+  ;;
+installed)
+  # The installed drivers find the installed plugin and runtime (the packaging_install fixture's prefix).
+  cc=$PREFIX/bin/sampler-cc
+  [ -x "$cc" ] && [ "$(readlink "$PREFIX/bin/sampler-c++")" = sampler-cc ] || fail "bin/sampler-cc, bin/sampler-c++"
+  [ -f "$PREFIX/lib/sampler/sampler-plugin.so" ] || fail "lib/sampler/sampler-plugin.so not installed"
+  [ -s "$PREFIX/share/man/man1/sampler-cc.1" ] || fail "no man page"
+  SAMPLER_CC_VERBOSE=1 "$cc" -fsampler-schemes=$three sites.c -o sites 2>verbose.txt ||
+    fail "the installed sampler-cc failed"
+  grep -q "$PREFIX/lib/sampler/sampler-plugin.so" verbose.txt || fail "not the installed plugin: $(cat verbose.txt)"
+  ldd ./sites | grep "$PREFIX/.*libsampler.so" >/dev/null || fail "not the installed runtime: $(ldd ./sites)"
+  check_sites sites sites.expected
+  ;;
+*)
+  fail "unknown case"
+  ;;
+esac
+finish
