@@ -549,17 +549,27 @@ TEST(Torture, ProgramHandlerInstalledAfterTheRuntimesDecides) {
   EXPECT_EQ(read_file(dir / "report"), "");
 }
 
+// The torture host in MODE with the instrumented plugin (its report in DIR/report), then with the same plugin built
+// without instrumentation: the baseline whose exit status and messages the instrumented run must keep.
+struct HostRuns {
+  Outcome instrumented;
+  Outcome baseline;
+};
+HostRuns run_host_and_baseline(const char* mode, const TempDir& dir) {
+  Launch launch{{SAMPLER_TORTURE_HOST, SAMPLER_TORTURE_PLUGIN, std::to_string(kN), mode}, sampling_env(),
+                std::nullopt, ""};
+  launch.env["SAMPLER_FILE"] = dir / "report";
+  HostRuns runs{run(launch, dir), {}};
+  launch.argv[1] = SAMPLER_TORTURE_PLUGIN_UNINSTRUMENTED;
+  runs.baseline = run(launch, dir);
+  return runs;
+}
+
 // The program's handlers come first (it dlopen()s the instrumented plugin afterwards): on SIGSEGV the runtime
 // writes its report, then the program's handler runs and decides the exit status.
 TEST(Torture, ProgramHandlerInstalledBeforeTheRuntimesStillRuns) {
   TempDir dir;
-  Launch launch{{SAMPLER_TORTURE_HOST, SAMPLER_TORTURE_PLUGIN, std::to_string(kN), "segv"}, sampling_env(),
-                std::nullopt, ""};
-  launch.env["SAMPLER_FILE"] = dir / "report";
-  const Outcome outcome = run(launch, dir);
-  Launch plain = launch;
-  plain.argv[1] = SAMPLER_TORTURE_PLUGIN_UNINSTRUMENTED;
-  const Outcome baseline = run(plain, dir);
+  const auto [outcome, baseline] = run_host_and_baseline("segv", dir);
   EXPECT_EQ(outcome.status, baseline.status);
   EXPECT_EQ(outcome.status, 41);
   EXPECT_EQ(outcome.err, "torture-host: program handler: SIGSEGV\n");
@@ -577,13 +587,8 @@ TEST(Torture, ProgramHandlerInstalledBeforeTheRuntimesStillRuns) {
 // runtime writes no crash report; the report is the ordinary one written at exit.
 TEST(Torture, ProgramSigtermHandlerInstalledBeforeTheRuntimesDecides) {
   TempDir dir;
-  Launch launch{{SAMPLER_TORTURE_HOST, SAMPLER_TORTURE_PLUGIN, std::to_string(kN), "term"}, sampling_env(),
-                std::nullopt, ""};
-  launch.env["SAMPLER_FILE"] = dir / "report";
-  const Outcome outcome = run(launch, dir);
-  Launch plain = launch;
-  plain.argv[1] = SAMPLER_TORTURE_PLUGIN_UNINSTRUMENTED;
-  EXPECT_EQ(outcome.status, run(plain, dir).status);
+  const auto [outcome, baseline] = run_host_and_baseline("term", dir);
+  EXPECT_EQ(outcome.status, baseline.status);
   EXPECT_EQ(outcome.status, 43);
   EXPECT_EQ(outcome.err, "torture-host: program handler: SIGTERM\n");
   const std::string text = read_file(dir / "report");
@@ -816,13 +821,7 @@ TEST(Torture, SixtyFourThreadsStartedAndEndedWhileSampling) {
 // it faults. Passing SIGTERM to the program must not use up the one crash report: the SIGSEGV is reported.
 TEST(Torture, HandledSigtermLeavesTheCrashReportForALaterFault) {
   TempDir dir;
-  Launch launch{{SAMPLER_TORTURE_HOST, SAMPLER_TORTURE_PLUGIN, std::to_string(kN), "term-segv"}, sampling_env(),
-                std::nullopt, ""};
-  launch.env["SAMPLER_FILE"] = dir / "report";
-  const Outcome outcome = run(launch, dir);
-  Launch plain = launch;
-  plain.argv[1] = SAMPLER_TORTURE_PLUGIN_UNINSTRUMENTED;
-  const Outcome baseline = run(plain, dir);
+  const auto [outcome, baseline] = run_host_and_baseline("term-segv", dir);
   EXPECT_EQ(outcome.status, baseline.status);
   EXPECT_EQ(outcome.status, 41);
   EXPECT_EQ(outcome.err, "torture-host: program handler: SIGTERM\ntorture-host: program handler: SIGSEGV\n");
