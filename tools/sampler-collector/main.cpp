@@ -35,7 +35,7 @@ constexpr tool::Option kServeOptions[] = {
     {"burst", 0, "N", "uploads per API key at once before --rate applies (default 200)"},
     {"timeout", 0, "SECONDS", "close a connection idle this long (default 30)"},
     {"max-connections", 0, "N", "connections served at once (default 256)"},
-    {"threads", 0, "N", "request threads (default 4)"},
+    {"threads", 0, "N", "request threads (default 32): uploads waiting for a commit share it"},
     {"ready-file", 0, "FILE", "once listening, write HOST:PORT to FILE (written whole, by rename)"},
 };
 
