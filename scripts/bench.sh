@@ -96,7 +96,7 @@ re_analyze_memory="^  peak memory: ([0-9]+) MB"
 re_analyze_rank="^  rank: ([0-9]+) runs x ([0-9]+) predicates: $n s"
 re_analyze_awk="^awk pipeline of the old demo on ([0-9]+) reports $n s +sampler-analyze $n s +ratio $n"
 re_collector="^([A-Za-z][^:]*): ([0-9]+) reports in $n s: ([0-9]+) reports/s, p50 $n ms, p99 $n ms, collector CPU $n ms"
-re_run="^sampler-run: ([0-9]+) runs of (.*): directly $n ms, through sampler-run $n ms: \\+$n ms per run, ratio $n"
+re_run="^sampler-run: ([0-9]+) runs of (.*): directly $n ms, through sampler-run $n ms: ([-+][0-9.]+) ms per run, ratio $n"
 summarise() {
   local name=$1 line base="" tables=0 sed_s="" tool_s="" paste_s="" sites="" frames="" what="" m
   [ -f "$logs/$name.log" ] || return 0
@@ -198,7 +198,7 @@ summarise() {
       sampler_run)
         [[ $line =~ $re_run ]] || continue
         m=("${BASH_REMATCH[@]}")
-        row "\`sampler-run\` vs the program alone (${m[2]})" "${m[4]} ms per run (+${m[5]} ms)" \
+        row "\`sampler-run\` vs the program alone (${m[2]})" "${m[4]} ms per run (${m[5]} ms)" \
           "${m[3]} ms (the program alone)" "${m[6]}" "<= +5 ms" "$(verdict "${m[5]}" "<=" 5)" ;;
     esac
   done <"$logs/$name.log"

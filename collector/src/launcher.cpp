@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/random.h>
 #include <sys/resource.h>
@@ -103,6 +104,63 @@ bool write_file_atomically(const std::string& path, std::string_view bytes) {
     }
   }
   return std::rename(temporary.c_str(), path.c_str()) == 0;
+}
+
+// The last report for --show-last, one file "last": a line "sampler-run-last BYTES", the status line, then the
+// report's BYTES; what follows is left from an earlier, longer report. Written in place, never replaced: a new
+// file renamed over the old one frees the old one's blocks, and on a filesystem mounted with `discard` (this
+// machine's) that waits for the disk, several ms per run (docs/performance.md). flock() keeps two launchers from
+// mixing their writes, and --show-last from reading half of one.
+constexpr std::string_view kLastHeader = "sampler-run-last ";
+
+bool write_last(const std::string& path, std::string_view status, std::string_view report) {
+  int fd = open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  if (fd < 0) return false;
+  flock(fd, LOCK_EX);
+  std::string bytes = std::string(kLastHeader) + std::to_string(report.size()) + "\n";
+  bytes.append(status).append(report);
+  size_t done = 0;
+  while (done < bytes.size()) {
+    ssize_t n = pwrite(fd, bytes.data() + done, bytes.size() - done, static_cast<off_t>(done));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    done += static_cast<size_t>(n);
+  }
+  // Shrink only when much is left over: freeing blocks is what costs.
+  struct stat st{};
+  if (done == bytes.size() && fstat(fd, &st) == 0 && static_cast<size_t>(st.st_size) > bytes.size() + (1u << 20)) {
+    if (ftruncate(fd, static_cast<off_t>(bytes.size())) != 0) done = 0;
+  }
+  close(fd);
+  return done == bytes.size();
+}
+
+// Reads what write_last() wrote; false when there is none or it is not in that form.
+bool read_last(const std::string& path, std::string& status, std::string& report) {
+  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  flock(fd, LOCK_SH);
+  std::string bytes;
+  char buffer[65536];
+  for (;;) {
+    ssize_t n = read(fd, buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    bytes.append(buffer, static_cast<size_t>(n));
+  }
+  close(fd);
+  std::string_view rest = bytes;
+  if (!rest.starts_with(kLastHeader)) return false;
+  rest.remove_prefix(kLastHeader.size());
+  size_t size = 0;
+  auto [end, ec] = std::from_chars(rest.data(), rest.data() + rest.size(), size);
+  if (ec != std::errc() || end == rest.data() + rest.size() || *end != '\n') return false;
+  rest.remove_prefix(static_cast<size_t>(end - rest.data()) + 1);
+  size_t newline = rest.find('\n');
+  if (newline == std::string_view::npos || rest.size() - newline - 1 < size) return false;
+  status = rest.substr(0, newline + 1);
+  report = rest.substr(newline + 1, size);
+  return true;
 }
 
 std::string read_whole_file(const std::string& path) {
@@ -505,8 +563,7 @@ int launch(const LaunchSettings& settings, const std::vector<std::string>& argv)
   }
   if (!settings.state_dir.empty()) {
     fs::create_directories(settings.state_dir, ec);
-    write_file_atomically(settings.state_dir + "/last-report", text);
-    write_file_atomically(settings.state_dir + "/last-status", "report " + outcome.run_id + " " + result + "\n");
+    write_last(settings.state_dir + "/last", "report " + outcome.run_id + " " + result + "\n", text);
   }
 
   if (WIFSIGNALED(status)) {
@@ -527,9 +584,8 @@ int launch(const LaunchSettings& settings, const std::vector<std::string>& argv)
 }
 
 int show_last(const LaunchSettings& settings) {
-  std::string report = read_whole_file(settings.state_dir + "/last-report");
-  std::string status = read_whole_file(settings.state_dir + "/last-status");
-  if (report.empty()) {
+  std::string report, status;
+  if (!read_last(settings.state_dir + "/last", status, report)) {
     std::fprintf(stderr, "sampler-run: no report has been sent yet (nothing in '%s')\n", settings.state_dir.c_str());
     return 1;
   }

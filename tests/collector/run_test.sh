@@ -45,8 +45,9 @@ case $case_name in
     [ "$(died_of "$R" --app wordfreq -- sh -c 'exit 139')" = "exit 139" ] || fail "exit 139 is not a signal"
     printf 'a%.0s' {1..40} >long.txt
     [ "$(died_of "$R" --app wordfreq -- "$wordfreq" long.txt)" = "signal 11" ] || fail "the demo's crash"
-    grep -q '^signal	11$' cache/sampler/last-report || fail "outcome: $(cat cache/sampler/last-report)"
-    grep -q '^<report id="main-backtrace">$' cache/sampler/last-report || fail "no main-backtrace"
+    "$R" --show-last >last.txt 2>/dev/null || fail "--show-last failed"
+    grep -q '^signal	11$' last.txt || fail "outcome: $(cat last.txt)"
+    grep -q '^<report id="main-backtrace">$' last.txt || fail "no main-backtrace"
     ;;
   signals_forwarded)
     rm -f ready && mkfifo ready
@@ -57,7 +58,8 @@ case $case_name in
     wait "$launcher"
     status=$?
     [ "$status" = 42 ] || fail "after SIGUSR1: exit status $status, expected 42 (the program's trap)"
-    grep -q '^exit-status	42$' cache/sampler/last-report || fail "outcome: $(cat cache/sampler/last-report)"
+    "$R" --show-last >last.txt 2>/dev/null || fail "--show-last failed"
+    grep -q '^exit-status	42$' last.txt || fail "outcome: $(cat last.txt)"
     ;;
   report_arrives)
     start_server sqlite:reports.db
@@ -119,6 +121,12 @@ print(s.getsockname()[1], flush=True); sys.stdin.read()')
     [ "$status" = 0 ] || fail "--show-last: $status"
     cmp -s out kept/*.report || fail "--show-last differs from the kept copy"
     grep -q 'not sent (no upload URL)' err || fail "--show-last stderr: $(cat err)"
+    # The state file is rewritten in place: after a long report, a short one is shown without the long one's tail.
+    "$wordfreq" --generate 3 >text.txt
+    run "$R" --app wordfreq --version "$(printf 'v%.0s' {1..2000})" -- "$wordfreq" text.txt
+    run "$R" --app wordfreq --keep kept2 -- sh -c 'exit 2'
+    run "$R" --show-last
+    cmp -s out kept2/*.report || fail "--show-last after a longer report differs from the kept copy"
     rm -rf cache
     run "$R" --show-last
     [ "$status" = 1 ] || fail "--show-last with nothing: $status"
