@@ -169,6 +169,19 @@ print(s.getsockname()[1], flush=True); sys.stdin.read()')
     expect 2 '' "sampler-analyze: --database needs --app NAME\nTry 'sampler-analyze --help' for more information.\n"
     run "$TOOLS/sampler-analyze" --database sqlite:missing-dir/x.db --app wordfreq --sites "$wordfreq"
     [ "$status" = 1 ] && grep -q "^sampler-analyze: error: cannot open 'missing-dir/x.db'" err || fail "bad database: $(cat err)"
+    # --failure-statuses: the default spelled out ranks the same; fatal signals stay failures with 'none'.
+    "$TOOLS/sampler-analyze" --database sqlite:reports.db --app wordfreq --sites "$wordfreq" >default.tsv
+    run "$TOOLS/sampler-analyze" --database sqlite:reports.db --app wordfreq --sites "$wordfreq" \
+      --failure-statuses=1-255
+    [ "$status" = 0 ] && cmp -s out default.tsv || fail "--failure-statuses=1-255 differs from the default"
+    run "$TOOLS/sampler-analyze" --database sqlite:reports.db --app wordfreq --sites "$wordfreq" \
+      --failure-statuses none
+    [ "$status" = 0 ] && [ "$(sed -n 2p out | cut -f9)" = "$crashes" ] || fail "--failure-statuses none: $(sed -n 2p out)"
+    run "$TOOLS/sampler-analyze" --database sqlite:reports.db --app wordfreq --sites "$wordfreq" \
+      --failure-statuses=1,300
+    [ "$status" = 2 ] && grep -q "'300' is not an exit status" err || fail "--failure-statuses=1,300: $status $(cat err)"
+    run "$TOOLS/sampler-analyze" --sites "$wordfreq" --failure-statuses=1 default.tsv
+    [ "$status" = 2 ] && grep -q -- "--failure-statuses goes with --database" err || fail "without --database: $(cat err)"
     ;;
   help_version_usage)
     run "$R" --version
