@@ -183,6 +183,38 @@ print(s.getsockname()[1], flush=True); sys.stdin.read()')
     run "$TOOLS/sampler-analyze" --sites "$wordfreq" --failure-statuses=1 default.tsv
     [ "$status" = 2 ] && grep -q -- "--failure-statuses goes with --database" err || fail "without --database: $(cat err)"
     ;;
+  library_build_ids)
+    # The outcome names the build IDs of the instrumented libraries the program loads (those with site
+    # information), not the others; the answer is cached and redone when a library changes.
+    printf 'int lib_value(void) { return %s; }\n' 41 >lib.c
+    printf 'int plain_value(void) { return 1; }\n' >plain.c
+    printf 'int lib_value(void); int plain_value(void);\nint main(void) { return lib_value() + plain_value() - 42; }\n' >main.c
+    printf '<sites unit="0123456789abcdef0123456789abcdef" scheme="branches">\nlib.c\t1\tlib_value\t0\tx\n</sites>\n' >sites
+    build_lib() {
+      cc -shared -fPIC -Wl,--build-id -o libinstrumented.so lib.c &&
+        objcopy --add-section .debug_site_info=sites libinstrumented.so || fail "cannot build the library"
+    }
+    build_lib
+    cc -shared -fPIC -Wl,--build-id -o libplain.so plain.c || fail "cannot build libplain.so"
+    cc -Wl,--build-id -o prog main.c -L. -linstrumented -lplain -Wl,-rpath,"$SCRATCH" || fail "cannot build prog"
+    id_of() { readelf -n "$1" | sed -n 's/^ *Build ID: //p'; }
+    run "$R" --app wordfreq -- ./prog
+    expect 0 '' ''
+    "$R" --show-last 2>/dev/null | grep '^build-id' >ids.txt
+    grep -qx "build-id	$(id_of prog)	$SCRATCH/prog" ids.txt || fail "no build ID of the program: $(cat ids.txt)"
+    grep -qx "build-id	$(id_of libinstrumented.so)	$SCRATCH/libinstrumented.so" ids.txt ||
+      fail "no build ID of the instrumented library: $(cat ids.txt)"
+    [ "$(wc -l <ids.txt)" = 2 ] || fail "more than the program and the instrumented library: $(cat ids.txt)"
+    [ "$(ls cache/sampler/libraries | wc -l)" = 1 ] || fail "no cache: $(ls -R cache)"
+    # A changed library (another build ID) is seen at the next run.
+    old=$(id_of libinstrumented.so)
+    printf 'int lib_value(void) { return 41; }\nint lib_extra(void) { return 7; }\n' >lib.c
+    build_lib
+    [ "$(id_of libinstrumented.so)" != "$old" ] || fail "the rebuilt library has the same build ID"
+    run "$R" --app wordfreq -- ./prog
+    "$R" --show-last 2>/dev/null | grep -qx "build-id	$(id_of libinstrumented.so)	$SCRATCH/libinstrumented.so" ||
+      fail "the rebuilt library's build ID is not in the outcome: $("$R" --show-last 2>/dev/null | grep build-id)"
+    ;;
   help_version_usage)
     run "$R" --version
     expect 0 "sampler-run (sampler) $version\n" ''

@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace sampler::collector {
@@ -63,5 +64,13 @@ std::string gzip_text(std::string_view text);
 
 /// The GNU build ID of the ELF file at `path`, in hex, or "" without one.
 std::string read_build_id(const std::string& path);
+
+/// The instrumented libraries `program` loads at start-up with environment `envp`: (path, build ID in hex or "")
+/// of each shared object the dynamic loader maps for it (as ldd lists them) that carries site information
+/// (.debug_site_info). Libraries the program dlopen()s later are not known. Remembered in `cache_dir` (none when
+/// empty) per program and LD_LIBRARY_PATH, and used again while the program and those libraries are unchanged.
+std::vector<std::pair<std::string, std::string>> instrumented_libraries(const std::string& program,
+                                                                        char* const* envp,
+                                                                        const std::string& cache_dir);
 
 }  // namespace sampler::collector
