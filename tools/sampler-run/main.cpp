@@ -41,7 +41,7 @@ constexpr tool::Usage kUsage = {
     "The program's standard streams, signals and exit status are its own: sampler-run exits with its exit status\n"
     "or dies of its signal, and prints nothing unless --verbose. The report goes to the program on a private\n"
     "descriptor (SAMPLER_REPORT_FD), gets an 'outcome' subreport (exit status or signal, times, sparsity, seed,\n"
-    "build ID, run id) and is uploaded gzip-compressed; when the collector cannot be reached it waits in the\n"
+    "build IDs, run id) and is uploaded gzip-compressed; when the collector cannot be reached it waits in the\n"
     "spool (at most 10 MB and 7 days) and goes with a later run. Settings come from the options, then the\n"
     "environment, then the configuration file (KEY = VALUE lines; 'enabled = no' opts out: the program then runs\n"
     "without sampling and nothing is sent). If PROGRAM cannot be run, the exit status is 127 (not found) or 126.\n",
