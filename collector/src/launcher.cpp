@@ -305,6 +305,8 @@ bool read_config(const std::string& path, LaunchSettings& s, bool& found, std::s
       s.spool_dir = value;
     } else if (key == "keep") {
       s.keep_dir = value;
+    } else if (key == "ca-file") {
+      s.ca_file = value;
     } else if (key == "upload-timeout-ms") {
       ok = unsigned_value(value, s.upload_timeout_ms);
     } else if (key == "spool-max-bytes") {
@@ -493,7 +495,7 @@ std::vector<std::pair<std::string, std::string>> instrumented_libraries(const st
 }
 
 UploadStatus upload_report(const std::string& url, const std::string& api_key, std::string_view gzip_body,
-                           uint64_t timeout_ms, std::string& answer) {
+                           uint64_t timeout_ms, std::string& answer, const std::string& ca_file) {
   const Curl* api = load_curl();
   answer.clear();
   if (api == nullptr) {
@@ -522,6 +524,7 @@ UploadStatus upload_report(const std::string& url, const std::string& api_key, s
   api->setopt(curl, CURLOPT_TIMEOUT_MS, static_cast<long>(timeout_ms));
   api->setopt(curl, CURLOPT_NOSIGNAL, 1L);
   api->setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https");
+  if (!ca_file.empty()) api->setopt(curl, CURLOPT_CAINFO, ca_file.c_str());
   api->setopt(curl, CURLOPT_WRITEFUNCTION, discard_answer);
   api->setopt(curl, CURLOPT_WRITEDATA, &answer);
   CURLcode rc = api->perform(curl);
@@ -667,7 +670,8 @@ int launch(const LaunchSettings& settings, const std::vector<std::string>& argv)
       return static_cast<uint64_t>(std::max<int64_t>(left, 0));
     };
     std::string answer;
-    UploadStatus sent = upload_report(settings.upload_url, settings.api_key, gz, remaining(), answer);
+    UploadStatus sent = upload_report(settings.upload_url, settings.api_key, gz, remaining(), answer,
+                                     settings.ca_file);
     if (sent == UploadStatus::kSent) {
       result = "sent to " + settings.upload_url + ": " + answer;
       say(settings, "report " + outcome.run_id + " " + result);
@@ -676,7 +680,8 @@ int launch(const LaunchSettings& settings, const std::vector<std::string>& argv)
         if (remaining() == 0) break;
         std::string spooled = read_whole_file(entry.path.string());
         std::string spooled_answer;
-        UploadStatus s = upload_report(settings.upload_url, settings.api_key, spooled, remaining(), spooled_answer);
+        UploadStatus s = upload_report(settings.upload_url, settings.api_key, spooled, remaining(),
+                                     spooled_answer, settings.ca_file);
         if (s == UploadStatus::kUnreachable) break;
         fs::remove(entry.path, ec);
         say(settings, "spooled report " + entry.path.filename().string() +

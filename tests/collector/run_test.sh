@@ -215,6 +215,31 @@ print(s.getsockname()[1], flush=True); sys.stdin.read()')
     "$R" --show-last 2>/dev/null | grep -qx "build-id	$(id_of libinstrumented.so)	$SCRATCH/libinstrumented.so" ||
       fail "the rebuilt library's build ID is not in the outcome: $("$R" --show-last 2>/dev/null | grep build-id)"
     ;;
+  https_upload)
+    # The collector serving HTTPS itself (--tls-cert, --tls-key): sampler-run uploads over TLS when it trusts the
+    # certificate (--ca-file), and spools the report when it does not (the certificate is checked).
+    openssl req -x509 -newkey rsa:2048 -nodes -keyout key.pem -out cert.pem -days 2 -subj /CN=127.0.0.1 \
+      -addext subjectAltName=IP:127.0.0.1 >/dev/null 2>&1 || fail "openssl cannot make a certificate"
+    start_server sqlite:reports.db --tls-cert cert.pem --tls-key key.pem
+    https_url=https://$address
+    curl -s --cacert cert.pem "$https_url/health" | grep -q '"success": true' || fail "no HTTPS health answer"
+    curl -s "http://$address/health" | grep -q success && fail "plain HTTP answered on the TLS port"
+    run "$R" --app wordfreq --upload "$https_url" --api-key good-key --verbose -- sh -c 'exit 5'
+    [ "$status" = 5 ] && grep -q "unreachable" err || fail "an untrusted certificate was accepted: $(cat err)"
+    [ "$(ls cache/sampler/spool | wc -l)" = 1 ] || fail "not spooled: $(cat err)"
+    run "$R" --app wordfreq --upload "$https_url" --api-key good-key --ca-file cert.pem --verbose -- sh -c 'exit 6'
+    [ "$status" = 6 ] && grep -q "sent to $https_url" err || fail "not sent over https: $(cat err)"
+    [ "$(ls cache/sampler/spool | wc -l)" = 0 ] || fail "the spooled report did not go too: $(cat err)"
+    stop_server
+    [ "$(exported_count)" = 2 ] || fail "$(exported_count) reports stored, expected 2"
+    # Bad TLS files are refused at start-up with the file's name.
+    printf 'not a certificate\n' >bad.pem
+    run "$TOOLS/sampler-collector" serve --listen 127.0.0.1:0 --database sqlite:x.db --keys keys.tsv \
+      --tls-cert bad.pem --tls-key key.pem
+    [ "$status" = 1 ] && grep -q "bad.pem" err || fail "bad certificate: $status $(cat err)"
+    run "$TOOLS/sampler-collector" serve --listen 127.0.0.1:0 --database sqlite:x.db --keys keys.tsv --tls-cert cert.pem
+    [ "$status" = 2 ] || fail "--tls-cert without --tls-key: $status $(cat err)"
+    ;;
   help_version_usage)
     run "$R" --version
     expect 0 "sampler-run (sampler) $version\n" ''

@@ -23,6 +23,7 @@ constexpr tool::Option kOptions[] = {
     {"upload", 'u', "URL", "the collector (SAMPLER_UPLOAD_URL); without one, nothing is sent"},
     {"api-key", 'k', "KEY", "the application's API key (SAMPLER_API_KEY)"},
     {"keep", 0, "DIR", "also keep a copy of each report as DIR/RUNID.report"},
+    {"ca-file", 0, "PEM", "trust the certificate authorities in PEM for an https collector (default: the system's)"},
     {"sparsity", 0, "N", "mean opportunities per sample (SAMPLER_SPARSITY; default 100)"},
     {"seed", 0, "N", "sampling seed (SAMPLER_SEED; default: random, recorded in the outcome)"},
     {"config", 0, "FILE", "configuration file (default ~/.config/sampler/run.conf)"},
@@ -107,6 +108,7 @@ int main(int argc, char** argv) {
   from_option("upload", settings.upload_url);
   from_option("api-key", settings.api_key);
   from_option("keep", settings.keep_dir);
+  from_option("ca-file", settings.ca_file);
   from_option("sparsity", settings.sparsity);
   from_option("seed", settings.seed);
   from_option("spool", settings.spool_dir);
