@@ -32,7 +32,7 @@ declare -A command=(
   [collector]="bash $top/bench/collector/collector_bench.sh $build/tools/sampler-collector
     $build/bench/collector/collector_load_client ${quick:+4 10 20000}"
   [sampler_run]="bash $top/bench/collector/sampler_run_bench.sh $build/tools/sampler-run
-    $build/examples/sampler-example-wordfreq ${quick:+20}"
+    $build/examples/sampler-example-wordfreq ${quick:+2 5}"
 )
 order=(text_formats runtime extract_section extract_report resolve_samples resolve_backtrace analyze collector sampler_run)
 # Targets each needs built.
