@@ -73,6 +73,15 @@ class GroupCommit {
       queue_.erase(queue_.begin(), queue_.begin() + static_cast<std::ptrdiff_t>(take));
       lock.unlock();
       write_(batch);
+      // A failed batch is written again one run at a time: one bad report (text the database refuses) must
+      // not fail the others that happened to share its transaction, again at every retry.
+      if (batch.size() > 1 && std::all_of(batch.begin(), batch.end(),
+                                          [](const PendingPut* p) { return p->status == PutStatus::kError; })) {
+        for (PendingPut* p : batch) {
+          std::vector<PendingPut*> alone{p};
+          write_(alone);
+        }
+      }
       lock.lock();
       for (PendingPut* p : batch) p->done = true;
       --writers_;

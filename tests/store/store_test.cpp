@@ -5,6 +5,7 @@
 #include <sqlite3.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <condition_variable>
 #include <mutex>
@@ -361,6 +362,62 @@ TEST(FailureRule, LabelsFollowTheRule) {
   EXPECT_EQ(text, runs + "/run0.report\tsuccess\n" + runs + "/run1.report\tsuccess\n" + runs +
                       "/run2.report\tfailure\n");
   std::filesystem::remove_all(dir);
+}
+
+// One run the database refuses fails alone, not the runs that shared its batch. A first put holds the writer
+// until three more are queued, so that those three make one batch.
+TEST(GroupCommit, ABadRunDoesNotFailItsBatch) {
+  std::mutex mutex;
+  std::condition_variable changed;
+  bool first_started = false, release_first = false;
+  std::vector<size_t> batch_sizes;
+  StoredRun blocker_run;
+  PendingPut blocker;
+  blocker.run = &blocker_run;
+  GroupCommit group([&](std::vector<PendingPut*>& batch) {
+    std::unique_lock lock(mutex);
+    batch_sizes.push_back(batch.size());
+    if (batch_sizes.size() == 1) {
+      first_started = true;
+      changed.notify_all();
+      changed.wait(lock, [&] { return release_first; });
+    }
+    // The database refuses a transaction that holds the run "bad".
+    bool poisoned = std::any_of(batch.begin(), batch.end(), [](PendingPut* p) { return p->run->run_id == "bad"; });
+    for (PendingPut* p : batch) {
+      p->status = poisoned ? PutStatus::kError : PutStatus::kStored;
+      if (poisoned) p->error = "invalid byte sequence";
+    }
+  });
+  std::vector<StoredRun> runs(3);
+  runs[0].run_id = "good1";
+  runs[1].run_id = "bad";
+  runs[2].run_id = "good2";
+  std::vector<PendingPut> puts(3);
+  std::vector<std::thread> threads;
+  threads.emplace_back([&] { group.submit(blocker); });
+  {
+    std::unique_lock lock(mutex);
+    changed.wait(lock, [&] { return first_started; });
+  }
+  for (size_t i = 0; i < 3; ++i) {
+    puts[i].run = &runs[i];
+    threads.emplace_back([&, i] { group.submit(puts[i]); });
+  }
+  group.wait_until_queued(3);
+  {
+    std::lock_guard lock(mutex);
+    release_first = true;
+  }
+  changed.notify_all();
+  for (std::thread& t : threads) t.join();
+  // The blocker alone, the three together (refused), then each of the three alone.
+  EXPECT_EQ(batch_sizes, (std::vector<size_t>{1, 3, 1, 1, 1}));
+  EXPECT_EQ(blocker.status, PutStatus::kStored);
+  EXPECT_EQ(puts[0].status, PutStatus::kStored);
+  EXPECT_EQ(puts[1].status, PutStatus::kError);
+  EXPECT_EQ(puts[1].error, "invalid byte sequence");
+  EXPECT_EQ(puts[2].status, PutStatus::kStored);
 }
 
 TEST(Compression, RoundTripsAndRejectsGarbage) {
