@@ -387,6 +387,15 @@ bool has_site_information(const std::string& path) {
 // ldd finds them: the program's own loader run with LD_TRACE_LOADED_OBJECTS=1 lists them without running the
 // program. Empty for a static program or when the loader cannot say.
 std::vector<std::string> loaded_libraries(const std::string& program, char* const* envp) {
+  // Only a dynamically linked ELF program stops in its loader: a static one (no .interp) would run a second
+  // time, and a script would have its interpreter traced, or run if that is static.
+  bool dynamic = false;
+  DiagnosticList ignored;
+  for_each_elf_section(
+      program, ".interp",
+      [&dynamic](const ElfSection& section) { dynamic = dynamic || section.status == ElfSection::Status::kFound; },
+      ignored);
+  if (!dynamic) return {};
   std::vector<std::string> environment;
   for (char* const* e = envp; *e != nullptr; ++e) environment.emplace_back(*e);
   environment.emplace_back("LD_TRACE_LOADED_OBJECTS=1");

@@ -206,6 +206,17 @@ print(s.getsockname()[1], flush=True); sys.stdin.read()')
       fail "no build ID of the instrumented library: $(cat ids.txt)"
     [ "$(wc -l <ids.txt)" = 2 ] || fail "more than the program and the instrumented library: $(cat ids.txt)"
     [ "$(ls cache/sampler/libraries | wc -l)" = 1 ] || fail "no cache: $(ls -R cache)"
+    # Finding the libraries never runs the program a second time: not a static one, not a script.
+    printf '#include <stdio.h>\nint main(void) { FILE* f = fopen("ran.txt", "a"); fputs("ran\\n", f); return 0; }\n' >once.c
+    if cc -static -o static-prog once.c 2>/dev/null; then
+      rm -f ran.txt
+      run "$R" --app wordfreq -- ./static-prog
+      [ "$(cat ran.txt)" = ran ] || fail "the static program ran $(wc -l <ran.txt) times"
+    fi
+    printf '#!/bin/sh\necho ran >>ran.txt\n' >script.sh && chmod +x script.sh
+    rm -f ran.txt
+    run "$R" --app wordfreq -- ./script.sh
+    [ "$(cat ran.txt)" = ran ] || fail "the script ran $(wc -l <ran.txt) times"
     # A changed library (another build ID) is seen at the next run.
     old=$(id_of libinstrumented.so)
     printf 'int lib_value(void) { return 41; }\nint lib_extra(void) { return 7; }\n' >lib.c
