@@ -14,6 +14,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -396,6 +397,13 @@ std::vector<std::string> loaded_libraries(const std::string& program, char* cons
       [&dynamic](const ElfSection& section) { dynamic = dynamic || section.status == ElfSection::Status::kFound; },
       ignored);
   if (!dynamic) return {};
+  // A program that gains privileges (set-user-ID, set-group-ID, file capabilities) may ignore the variable, in
+  // its secure mode, and run again: it is not asked.
+  struct stat st{};
+  if (stat(program.c_str(), &st) != 0 || (st.st_mode & (S_ISUID | S_ISGID)) != 0 ||
+      getxattr(program.c_str(), "security.capability", nullptr, 0) >= 0) {
+    return {};
+  }
   std::vector<std::string> environment;
   for (char* const* e = envp; *e != nullptr; ++e) environment.emplace_back(*e);
   environment.emplace_back("LD_TRACE_LOADED_OBJECTS=1");
