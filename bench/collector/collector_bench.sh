@@ -15,9 +15,16 @@ self=$(realpath "$0")
 top=$(cd "$(dirname "$self")/../.." && pwd)
 threads=${SAMPLER_BENCH_COLLECTOR_THREADS:-32}
 
+# Collectors and load clients still running when the script stops (a failure) are stopped with it.
+declare -a pids=() load_pids=()
+cleanup() {
+  local p
+  for p in "${load_pids[@]}" "${pids[@]}"; do kill "$p" 2>/dev/null; done
+  [ "${SAMPLER_BENCH_PHASE:-}" = postgresql ] || rm -rf "$work"
+}
+trap cleanup EXIT
 if [ "${SAMPLER_BENCH_PHASE:-}" != postgresql ]; then
   work=$(mktemp -d)
-  trap 'rm -rf "$work"' EXIT
 else
   work=$SAMPLER_BENCH_WORK
 fi
@@ -27,7 +34,7 @@ hz=$(getconf CLK_TCK)
 cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
 
 # start_collector N DATABASE: collector N in the background; waits for its "listening on" line (no sleep).
-declare -a pids urls
+declare -a urls
 start_collector() {
   local n=$1 database=$2 line
   rm -f "fifo$n" && mkfifo "fifo$n"
@@ -38,7 +45,7 @@ start_collector() {
   read -r line <&"$fd" || { echo "collector did not start: $(cat "collector$n.err")" >&2; exit 1; }
   urls[n]=http://${line##* }
 }
-stop_collector() { kill -TERM "${pids[$1]}" && wait "${pids[$1]}"; }
+stop_collector() { kill -TERM "${pids[$1]}" && wait "${pids[$1]}" && unset "pids[$1]"; }
 metric() { curl -s "${urls[$1]}/metrics" | awk -v m="$2" '$1 == m { print $2 }'; }
 
 # flood LABEL DATABASE COLLECTORS [PATH]: the load split over COLLECTORS collectors, one load client each.
@@ -51,7 +58,10 @@ flood() {
       >"summary$n" &
     load_pids[n]=$!
   done
-  for ((n = 0; n < count; n++)); do wait "${load_pids[n]}" || { echo "load client failed" >&2; exit 1; }; done
+  for ((n = 0; n < count; n++)); do
+    wait "${load_pids[n]}" || { echo "load client failed" >&2; exit 1; }
+    unset "load_pids[n]"
+  done
   for ((n = 0; n < count; n++)); do
     ticks=$((ticks + $(cpu_ticks "${pids[n]}") - before[n]))
     if [ "$path" = /api/reports ]; then
