@@ -29,18 +29,23 @@ declare -A command=(
   [analyze]="bash $top/bench/analysis/analyze_bench.sh $build/tools/sampler-analyze
     $build/bench/analysis/analysis_bench $build/tools/extract-report $build/tools/resolveSamples
     ${quick:+200 1000 20 1}"
+  [collector]="bash $top/bench/collector/collector_bench.sh $build/tools/sampler-collector
+    $build/bench/collector/collector_load_client ${quick:+4 10 20000}"
+  [sampler_run]="bash $top/bench/collector/sampler_run_bench.sh $build/tools/sampler-run
+    $build/examples/sampler-example-wordfreq ${quick:+2 5}"
 )
-order=(text_formats runtime extract_section extract_report resolve_samples resolve_backtrace analyze)
+order=(text_formats runtime extract_section extract_report resolve_samples resolve_backtrace analyze collector sampler_run)
 # Targets each needs built.
 declare -A targets=(
   [text_formats]=text_formats_bench [runtime]=runtime_bench [extract_section]=extract-section
   [extract_report]=extract-report [resolve_samples]=resolveSamples
   [resolve_backtrace]="resolve-backtrace make_backtrace_report"
   [analyze]="sampler-analyze analysis_bench extract-report resolveSamples"
+  [collector]="sampler-collector collector_load_client" [sampler_run]="sampler-run sampler-example-wordfreq"
 )
 # The script benchmarks run through bench_NAME targets; one added later without an entry above still runs.
 known_targets=" bench_text_formats bench_runtime bench_extract_section bench_extract_report "
-known_targets+="bench_resolve_samples bench_resolve_backtrace bench_analyze "
+known_targets+="bench_resolve_samples bench_resolve_backtrace bench_analyze bench_collector bench_sampler_run "
 extra=$(cmake --build "$build" --target help | sed -n 's/^\.\.\. \(bench_[A-Za-z0-9_]*\).*/\1/p' |
   while read -r t; do case $known_targets in *" $t "*) ;; *) echo "$t" ;; esac; done)
 
@@ -90,6 +95,8 @@ re_analyze_all="^  -j([0-9]+): $n s, ([0-9]+) MB/s\$"
 re_analyze_memory="^  peak memory: ([0-9]+) MB"
 re_analyze_rank="^  rank: ([0-9]+) runs x ([0-9]+) predicates: $n s"
 re_analyze_awk="^awk pipeline of the old demo on ([0-9]+) reports $n s +sampler-analyze $n s +ratio $n"
+re_collector="^([A-Za-z][^:]*): ([0-9]+) reports in $n s: ([0-9]+) reports/s, p50 $n ms, p99 $n ms, collector CPU $n ms"
+re_run="^sampler-run: ([0-9]+) runs of (.*): directly $n ms, through sampler-run $n ms: ([-+][0-9.]+) ms per run, ratio $n"
 summarise() {
   local name=$1 line base="" tables=0 sed_s="" tool_s="" paste_s="" sites="" frames="" what="" m
   [ -f "$logs/$name.log" ] || return 0
@@ -177,6 +184,22 @@ summarise() {
           row "\`sampler-analyze\`, ${m[1]} reports" "${m[3]} s" "${m[2]} s (the old demo's awk pipeline)" "${m[4]}" \
             "<= 0.02" "$(verdict "${m[4]}" "<=" 0.02)"
         fi ;;
+      collector)
+        # The HTTP ceiling is the baseline of the same run; the goal is SQLite's rate.
+        [[ $line =~ $re_collector ]] || continue
+        m=("${BASH_REMATCH[@]}")
+        if [[ ${m[1]} == HTTP* ]]; then base=${m[4]}; continue; fi
+        local r goal="-" v="-"
+        r=$(awk -v a="${m[4]}" -v b="$base" 'BEGIN { printf "%.2f", b > 0 ? a / b : 0 }')
+        if [ "${m[1]}" = sqlite ]; then goal=">= 2000 reports/s"; v=$(verdict "${m[4]}" ">=" 2000); fi
+        row "collector, ${m[1]}, ${m[2]} uploads of 20 KB" \
+          "${m[4]} reports/s (p50 ${m[5]} ms, p99 ${m[6]} ms; ${m[7]} ms CPU per report)" \
+          "$base reports/s (HTTP ceiling: POST /metrics)" "$r" "$goal" "$v" ;;
+      sampler_run)
+        [[ $line =~ $re_run ]] || continue
+        m=("${BASH_REMATCH[@]}")
+        row "\`sampler-run\` vs the program alone (${m[2]})" "${m[4]} ms per run (${m[5]} ms)" \
+          "${m[3]} ms (the program alone)" "${m[6]}" "<= +5 ms" "$(verdict "${m[5]}" "<=" 5)" ;;
     esac
   done <"$logs/$name.log"
 }

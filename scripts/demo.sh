@@ -3,12 +3,14 @@
 # (examples/wordfreq.c), which crashes on some inputs and not on others.
 # Installs what is missing (scripts/setup.sh), builds what the story needs, then:
 #   1. extracts the program's site information (extract-section .debug_site_info);
-#   2. runs it on 40 different made-up texts, with SAMPLER_SPARSITY=100 and a distinct SAMPLER_SEED each: some
-#      runs crash;
+#   2. starts a collector (sampler-collector, SQLite, on a free loopback port) and runs the program on 40
+#      different made-up texts through sampler-run, sparsity 100 and a distinct seed each, which uploads each
+#      report with its outcome: some runs crash;
 #   3. extracts and resolves a run's samples (extract-report samples | resolveSamples);
-#   4. ranks the predicates the sites observe over all reports with sampler-analyze (CBI's statistics: Liblit et
-#      al., "Scalable Statistical Bug Isolation", PLDI 2005), shows the table and the top one with its file, line
-#      and function, and writes the HTML page (BUILD_DIR/demo/html/index.html);
+#   4. ranks the predicates the sites observe over all runs the collector stored, with sampler-analyze
+#      --database (CBI's statistics: Liblit et al., "Scalable Statistical Bug Isolation", PLDI 2005), shows the
+#      table and the top one with its file, line and function, and writes the HTML page
+#      (BUILD_DIR/demo/html/index.html);
 #   5. symbolizes a crash: resolve-backtrace | llvm-symbolizer-19 --filter-markup.
 # Takes a few seconds on a built tree. Everything it writes goes to BUILD_DIR/demo.
 #
@@ -47,14 +49,14 @@ if $build_it; then
   say "Building the example and the tools in $build"
   cmake -S "$top" -B "$build" >"$build/demo-configure.log" 2>&1 || { cat "$build/demo-configure.log" >&2; exit 1; }
   cmake --build "$build" -j"$(nproc)" --target sampler-example-wordfreq extract-section extract-report \
-    resolveSamples resolve-backtrace sampler-analyze >"$build/demo-build.log" 2>&1 ||
+    resolveSamples resolve-backtrace sampler-analyze sampler-run sampler-collector >"$build/demo-build.log" 2>&1 ||
     { tail -30 "$build/demo-build.log" >&2; exit 1; }
 fi
 
 tools=$build/tools
 program=$build/examples/sampler-example-wordfreq
 for file in "$program" "$tools/extract-section" "$tools/extract-report" "$tools/resolveSamples" \
-  "$tools/resolve-backtrace" "$tools/sampler-analyze"; do
+  "$tools/resolve-backtrace" "$tools/sampler-analyze" "$tools/sampler-run" "$tools/sampler-collector"; do
   [ -x "$file" ] || { echo "demo: $file is not built (run without --no-build)" >&2; exit 1; }
 done
 symbolizer=$(command -v llvm-symbolizer-19 || echo /usr/lib/llvm-19/bin/llvm-symbolizer)
@@ -75,9 +77,26 @@ note "for example (file, line, function, CFG node, then the scheme's own fields)
 awk '/^<sites .*scheme="branches"/ { on = 1; next } /^</ { on = 0 } on && n++ < 3' wordfreq.sites | indent
 
 # ---- 2. The runs -----------------------------------------------------------------------------------------
-say "2. $runs runs on $runs different inputs, each sampling about one site execution in 100"
+say "2. $runs runs on $runs different inputs, each sampling about one site execution in 100, sent to a collector"
+# The collector: SQLite in this directory, port 0 (the kernel picks a free one); its first line on stdout says
+# where it listens, read from a FIFO (no sleeping, no polling). Stopped when the demo ends, however it ends.
+printf 'wordfreq\tdemo-key\n' >keys.tsv
+mkfifo collector.fifo
+"$tools/sampler-collector" serve --listen 127.0.0.1:0 --database sqlite:reports.db --keys keys.tsv \
+  >collector.fifo 2>collector.log &
+collector_pid=$!
+trap 'kill -TERM "$collector_pid" 2>/dev/null; wait "$collector_pid" 2>/dev/null' EXIT
+read -r listening <collector.fifo || { echo "demo: the collector did not start: $(cat collector.log)" >&2; exit 1; }
+url=http://${listening##* }
+note "\$ sampler-collector serve --listen 127.0.0.1:0 --database sqlite:reports.db --keys keys.tsv &"
+note "${listening}   (keys.tsv: wordfreq<TAB>demo-key)"
+# sampler-run's state (its --show-last copy, its spool) stays in the demo's directory.
+export XDG_CACHE_HOME=$work/cache XDG_CONFIG_HOME=$work/config
 note "Each input is a made-up text of 4000 words (sampler-example-wordfreq --generate SEED > inputs/text-SEED.txt);"
-note "each run counts its words with SAMPLER_SPARSITY=100 SAMPLER_SEED=SEED SAMPLER_FILE=runs/run-SEED.txt."
+note "each run goes through the launcher, which adds the outcome and uploads the report (gzip):"
+note "\$ sampler-run --app wordfreq --version 1.0 --upload $url --api-key demo-key --sparsity 100 \\"
+note "      --seed SEED -- sampler-example-wordfreq inputs/text-SEED.txt"
+note "and 'sampler-run --show-last > runs/run-SEED.txt' shows what was sent."
 "$program" --generate 1 >inputs/text-1.txt
 note "inputs/text-1.txt begins: $(head -c 64 inputs/text-1.txt | head -1) ..."
 : >runs/outcomes.txt
@@ -86,8 +105,11 @@ for seed in $(seq 1 $runs); do
   report=runs/run-$seed.txt
   # The group's stderr is closed too: bash reports a child killed by a signal ("Segmentation fault") there.
   status=0
-  { SAMPLER_SPARSITY=100 SAMPLER_SEED=$seed SAMPLER_FILE=$report "$program" "inputs/text-$seed.txt" \
-    >"runs/output-$seed.txt" 2>&1; } 2>/dev/null || status=$?
+  { "$tools/sampler-run" --app wordfreq --version 1.0 --upload "$url" --api-key demo-key --sparsity 100 \
+    --seed "$seed" -- "$program" "inputs/text-$seed.txt" >"runs/output-$seed.txt" 2>&1; } 2>/dev/null || status=$?
+  "$tools/sampler-run" --show-last >"$report" 2>"runs/sent-$seed.txt" || true
+  grep -q "^sampler-run: report [0-9a-f]* sent to " "runs/sent-$seed.txt" ||
+    { echo "demo: run $seed was not sent: $(cat "runs/sent-$seed.txt")" >&2; exit 1; }
   if [ $status -gt 128 ]; then
     outcome=crash
     shown="SIG$(kill -l $((status - 128)) 2>/dev/null || echo $((status - 128)))"
@@ -102,6 +124,9 @@ for seed in $(seq 1 $runs); do
   printf '%s\t%s\t%s\n' "$seed" "$outcome" "$shown" >>runs/outcomes.txt
 done
 crashes=$(awk -F'\t' '$2 == "crash"' runs/outcomes.txt | wc -l)
+stored=$(curl -s "$url/metrics" | awk '$1 == "sampler_reports_stored_total" { print $2 }')
+note "The collector stored $stored reports (GET $url/metrics: sampler_reports_stored_total $stored)."
+[ "$stored" = "$runs" ] || { echo "demo: the collector stored ${stored:-no} reports, expected $runs" >&2; exit 1; }
 note "Outcomes, $crashes of $runs runs crashed (seed: exit status or fatal signal):"
 awk -F'\t' '{ row = row sprintf("%s%3d: %-8s", (NR - 1) % 5 ? "  " : "    ", $1, $3) }
   NR % 5 == 0 { sub(/ +$/, "", row); print row; row = "" }
@@ -118,7 +143,7 @@ note "the branches of run 1 (FILE, unit, scheme, the site's fields, then its cou
 awk -F'\t' '$3 == "branches"' runs/resolved-1.txt | cut -f3- | head -4 | indent
 
 # ---- 4. Which predicates go with the crashes -------------------------------------------------------------
-say "4. The predicates that predict the crash: sampler-analyze over all $runs reports"
+say "4. The predicates that predict the crash: sampler-analyze over the $runs runs the collector stored"
 note "Each counter of a site is a predicate: a branch's condition false or true, a return value < 0, == 0 or > 0..."
 note "For each predicate P over the $runs runs (Liblit et al., \"Scalable Statistical Bug Isolation\", PLDI 2005):"
 note "  Failure(P) = F / (F + S)             F, S: crashing / clean runs where P was sampled true"
@@ -127,9 +152,11 @@ note "  Increase(P) = Failure(P) - Context(P): how much P being true raises the 
 note "  reaching its site. Only predicates whose Increase is above 0 at 95% confidence are kept, ranked by their"
 note "  Importance (Increase balanced against how many crashing runs P was true in); then the top one's runs are"
 note "  set aside and the rest ranked again, so that each distinct bug gets its own round (docs/analysis.md)."
-note "\$ sampler-analyze --sites wordfreq.sites --html html --source-dir examples runs/run-*.txt > ranked.tsv"
-"$tools/sampler-analyze" --sites wordfreq.sites --html html --source-dir "$top/examples" runs/run-*.txt \
-  >ranked.tsv
+note "A run failed if it died of a signal or exited non-zero: its stored outcome says (--failure-statuses to choose)."
+note "\$ sampler-analyze --database sqlite:reports.db --app wordfreq --sites wordfreq.sites --html html \\"
+note "      --source-dir examples > ranked.tsv"
+"$tools/sampler-analyze" --database sqlite:reports.db --app wordfreq --sites wordfreq.sites --html html \
+  --source-dir "$top/examples" >ranked.tsv
 [ "$(wc -l <ranked.tsv)" -gt 1 ] || { echo "demo: no predicate predicts the crashes" >&2; exit 1; }
 # ranked.tsv: rank, round, importance, increase, increase_low, failure, context, importance, F, S, F_obs, S_obs,
 # file, line, function, scheme, predicate.
@@ -176,5 +203,7 @@ crash_function=$(sed -n 's/^ *#0\(\.[0-9]*\)\{0,1\} *0x[0-9a-f]* \([^ ]*\) .*/\2
 note "The stack shows where the program died: in ${crash_function:-?}(). The ranking shows the state that led"
 note "there, earlier and elsewhere: in $function() at $file:$line, found from sparse samples of $runs runs."
 
-say "Done in $((SECONDS - started)) s. Inputs, reports, resolved samples and the full ranking are in $work"
+kill -TERM "$collector_pid" && wait "$collector_pid" || { echo "demo: the collector did not stop cleanly" >&2; exit 1; }
+trap - EXIT
+say "Done in $((SECONDS - started)) s. Inputs, reports, resolved samples, the collector's database and the full ranking are in $work"
 note "Read on: docs/tools.md (each tool), docs/formats.md (the formats), docs/packaging.md (samplerinfo RPMs)."

@@ -51,6 +51,7 @@ requirements=(
   "plain libssl-dev file:/usr/include/openssl/sha.h"            # collector/: API keys held as SHA-256
   "plain libcurl4-openssl-dev file:/usr/include/x86_64-linux-gnu/curl/curl.h"  # sampler-run's uploads
   "plain curl cmd:curl"                                         # the collector's black-box tests
+  "plain openssl cmd:openssl"                                   # a certificate for the HTTPS upload test
   "real dpkg-dev cmd:dpkg-source"  # apt-get source, for scripts/real-programs.sh
   "asan libgcc-12-dev file:/usr/lib/gcc/x86_64-linux-gnu/12/libasan.so"
   "asan libgcc-12-dev file:/usr/lib/gcc/x86_64-linux-gnu/12/libubsan.so"

@@ -8,11 +8,13 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/random.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -103,6 +105,63 @@ bool write_file_atomically(const std::string& path, std::string_view bytes) {
     }
   }
   return std::rename(temporary.c_str(), path.c_str()) == 0;
+}
+
+// The last report for --show-last, one file "last": a line "sampler-run-last BYTES", the status line, then the
+// report's BYTES; what follows is left from an earlier, longer report. Written in place, never replaced: a new
+// file renamed over the old one frees the old one's blocks, and on a filesystem mounted with `discard` (this
+// machine's) that waits for the disk, several ms per run (docs/performance.md). flock() keeps two launchers from
+// mixing their writes, and --show-last from reading half of one.
+constexpr std::string_view kLastHeader = "sampler-run-last ";
+
+bool write_last(const std::string& path, std::string_view status, std::string_view report) {
+  int fd = open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  if (fd < 0) return false;
+  flock(fd, LOCK_EX);
+  std::string bytes = std::string(kLastHeader) + std::to_string(report.size()) + "\n";
+  bytes.append(status).append(report);
+  size_t done = 0;
+  while (done < bytes.size()) {
+    ssize_t n = pwrite(fd, bytes.data() + done, bytes.size() - done, static_cast<off_t>(done));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    done += static_cast<size_t>(n);
+  }
+  // Shrink only when much is left over: freeing blocks is what costs.
+  struct stat st{};
+  if (done == bytes.size() && fstat(fd, &st) == 0 && static_cast<size_t>(st.st_size) > bytes.size() + (1u << 20)) {
+    if (ftruncate(fd, static_cast<off_t>(bytes.size())) != 0) done = 0;
+  }
+  close(fd);
+  return done == bytes.size();
+}
+
+// Reads what write_last() wrote; false when there is none or it is not in that form.
+bool read_last(const std::string& path, std::string& status, std::string& report) {
+  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  flock(fd, LOCK_SH);
+  std::string bytes;
+  char buffer[65536];
+  for (;;) {
+    ssize_t n = read(fd, buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    bytes.append(buffer, static_cast<size_t>(n));
+  }
+  close(fd);
+  std::string_view rest = bytes;
+  if (!rest.starts_with(kLastHeader)) return false;
+  rest.remove_prefix(kLastHeader.size());
+  size_t size = 0;
+  auto [end, ec] = std::from_chars(rest.data(), rest.data() + rest.size(), size);
+  if (ec != std::errc() || end == rest.data() + rest.size() || *end != '\n') return false;
+  rest.remove_prefix(static_cast<size_t>(end - rest.data()) + 1);
+  size_t newline = rest.find('\n');
+  if (newline == std::string_view::npos || rest.size() - newline - 1 < size) return false;
+  status = rest.substr(0, newline + 1);
+  report = rest.substr(newline + 1, size);
+  return true;
 }
 
 std::string read_whole_file(const std::string& path) {
@@ -247,6 +306,8 @@ bool read_config(const std::string& path, LaunchSettings& s, bool& found, std::s
       s.spool_dir = value;
     } else if (key == "keep") {
       s.keep_dir = value;
+    } else if (key == "ca-file") {
+      s.ca_file = value;
     } else if (key == "upload-timeout-ms") {
       ok = unsigned_value(value, s.upload_timeout_ms);
     } else if (key == "spool-max-bytes") {
@@ -303,8 +364,155 @@ std::string read_build_id(const std::string& path) {
   return id;
 }
 
+namespace {
+
+// "dev:inode:size:mtime" of a file, "" when it cannot be stat()ed: what says a cached answer still holds.
+std::string file_identity(const std::string& path) {
+  struct stat st{};
+  if (stat(path.c_str(), &st) != 0) return {};
+  return std::to_string(st.st_dev) + ":" + std::to_string(st.st_ino) + ":" + std::to_string(st.st_size) + ":" +
+         std::to_string(st.st_mtim.tv_sec) + "." + std::to_string(st.st_mtim.tv_nsec);
+}
+
+bool has_site_information(const std::string& path) {
+  bool found = false;
+  DiagnosticList ignored;
+  for_each_elf_section(
+      path, ".debug_site_info",
+      [&found](const ElfSection& section) { found = found || section.status == ElfSection::Status::kFound; },
+      ignored);
+  return found;
+}
+
+// The shared objects the dynamic loader maps for `program` with environment `envp` (LD_LIBRARY_PATH and all), as
+// ldd finds them: the program's own loader run with LD_TRACE_LOADED_OBJECTS=1 lists them without running the
+// program. Empty for a static program or when the loader cannot say.
+std::vector<std::string> loaded_libraries(const std::string& program, char* const* envp) {
+  // Only a dynamically linked ELF program stops in its loader: a static one (no .interp) would run a second
+  // time, and a script would have its interpreter traced, or run if that is static.
+  bool dynamic = false;
+  DiagnosticList ignored;
+  for_each_elf_section(
+      program, ".interp",
+      [&dynamic](const ElfSection& section) { dynamic = dynamic || section.status == ElfSection::Status::kFound; },
+      ignored);
+  if (!dynamic) return {};
+  // A program that gains privileges (set-user-ID, set-group-ID, file capabilities) may ignore the variable, in
+  // its secure mode, and run again: it is not asked.
+  struct stat st{};
+  if (stat(program.c_str(), &st) != 0 || (st.st_mode & (S_ISUID | S_ISGID)) != 0 ||
+      getxattr(program.c_str(), "security.capability", nullptr, 0) >= 0) {
+    return {};
+  }
+  std::vector<std::string> environment;
+  for (char* const* e = envp; *e != nullptr; ++e) environment.emplace_back(*e);
+  environment.emplace_back("LD_TRACE_LOADED_OBJECTS=1");
+  std::vector<char*> env;
+  for (std::string& entry : environment) env.push_back(entry.data());
+  env.push_back(nullptr);
+  int pipe_fds[2];
+  if (pipe2(pipe_fds, O_CLOEXEC) != 0) return {};
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, pipe_fds[1], STDOUT_FILENO);
+  posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
+  std::string path = program;
+  char* argv[] = {path.data(), nullptr};
+  pid_t pid = 0;
+  int rc = posix_spawn(&pid, path.c_str(), &actions, nullptr, argv, env.data());
+  posix_spawn_file_actions_destroy(&actions);
+  close(pipe_fds[1]);
+  std::string text;
+  char buffer[4096];
+  for (;;) {
+    if (rc != 0) break;
+    ssize_t n = read(pipe_fds[0], buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0 || text.size() > (1u << 20)) break;
+    text.append(buffer, static_cast<size_t>(n));
+  }
+  close(pipe_fds[0]);
+  int status = 0;
+  if (rc == 0) {
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+  }
+  std::vector<std::string> libraries;
+  if (rc != 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) return libraries;
+  // Lines "\tlibfoo.so.1 => /usr/lib/libfoo.so.1 (0x...)"; the loader and the vDSO have no "=> PATH".
+  std::string_view rest = text;
+  while (!rest.empty()) {
+    size_t end = rest.find('\n');
+    std::string_view line = rest.substr(0, end);
+    rest = end == std::string_view::npos ? std::string_view() : rest.substr(end + 1);
+    size_t arrow = line.find(" => /");
+    size_t paren = line.rfind(" (0x");
+    if (arrow == std::string_view::npos || paren == std::string_view::npos || paren < arrow + 4) continue;
+    libraries.emplace_back(line.substr(arrow + 4, paren - arrow - 4));
+  }
+  return libraries;
+}
+
+}  // namespace
+
+std::vector<std::pair<std::string, std::string>> instrumented_libraries(const std::string& program,
+                                                                        char* const* envp,
+                                                                        const std::string& cache_dir) {
+  // The cache: one file per program (named by a hash of its path and LD_LIBRARY_PATH), a first line with what
+  // the answer depends on, then "PATH<TAB>IDENTITY<TAB>BUILD-ID" per instrumented library ("-" when the library
+  // has site information but no build ID). Valid while the program and every library listed keep their
+  // identity; a library added to the program needs the program rebuilt or relinked, which changes it.
+  std::string library_path;
+  for (char* const* e = envp; *e != nullptr; ++e) {
+    if (std::string_view(*e).starts_with("LD_LIBRARY_PATH=")) library_path = *e + 16;
+  }
+  std::string key = "program\t" + program + "\t" + file_identity(program) + "\t" + library_path + "\n";
+  uint64_t hash = 0xcbf29ce484222325ull;
+  for (unsigned char c : program + "\t" + library_path) hash = (hash ^ c) * 0x100000001b3ull;
+  char name[32];
+  std::snprintf(name, sizeof name, "/%016llx", static_cast<unsigned long long>(hash));
+  std::string cache_file = cache_dir.empty() ? std::string() : cache_dir + name;
+  std::vector<std::pair<std::string, std::string>> found;
+  if (!cache_file.empty()) {
+    std::string cached = read_whole_file(cache_file);
+    if (cached.starts_with(key)) {
+      bool valid = true;
+      std::string_view rest = std::string_view(cached).substr(key.size());
+      while (valid && !rest.empty()) {
+        size_t end = rest.find('\n');
+        std::string_view line = rest.substr(0, end);
+        rest = end == std::string_view::npos ? std::string_view() : rest.substr(end + 1);
+        size_t tab1 = line.find('\t'), tab2 = line.rfind('\t');
+        if (tab1 == std::string_view::npos || tab2 == tab1) {
+          valid = false;
+          break;
+        }
+        std::string path(line.substr(0, tab1));
+        valid = file_identity(path) == line.substr(tab1 + 1, tab2 - tab1 - 1);
+        std::string id(line.substr(tab2 + 1));
+        found.emplace_back(path, id == "-" ? std::string() : id);
+      }
+      if (valid) return found;
+      found.clear();
+    }
+  }
+  std::string text = key;
+  for (const std::string& library : loaded_libraries(program, envp)) {
+    if (!has_site_information(library)) continue;
+    std::string id = read_build_id(library);
+    found.emplace_back(library, id);
+    text += library + "\t" + file_identity(library) + "\t" + (id.empty() ? "-" : id) + "\n";
+  }
+  if (!cache_file.empty()) {
+    std::error_code ec;
+    fs::create_directories(cache_dir, ec);
+    write_file_atomically(cache_file, text);
+  }
+  return found;
+}
+
 UploadStatus upload_report(const std::string& url, const std::string& api_key, std::string_view gzip_body,
-                           uint64_t timeout_ms, std::string& answer) {
+                           uint64_t timeout_ms, std::string& answer, const std::string& ca_file) {
   const Curl* api = load_curl();
   answer.clear();
   if (api == nullptr) {
@@ -333,6 +541,7 @@ UploadStatus upload_report(const std::string& url, const std::string& api_key, s
   api->setopt(curl, CURLOPT_TIMEOUT_MS, static_cast<long>(timeout_ms));
   api->setopt(curl, CURLOPT_NOSIGNAL, 1L);
   api->setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https");
+  if (!ca_file.empty()) api->setopt(curl, CURLOPT_CAINFO, ca_file.c_str());
   api->setopt(curl, CURLOPT_WRITEFUNCTION, discard_answer);
   api->setopt(curl, CURLOPT_WRITEDATA, &answer);
   CURLcode rc = api->perform(curl);
@@ -458,6 +667,10 @@ int launch(const LaunchSettings& settings, const std::vector<std::string>& argv)
   std::error_code ec;
   std::string absolute = fs::absolute(program, ec).lexically_normal().string();
   outcome.build_ids.emplace_back(ec ? program : absolute, read_build_id(program));
+  for (auto& [library, id] : instrumented_libraries(ec ? program : absolute, envp.data(),
+                                                    settings.state_dir.empty() ? "" : settings.state_dir + "/libraries")) {
+    outcome.build_ids.emplace_back(library, id);
+  }
   text += format_outcome(outcome);
 
   std::string result;
@@ -474,7 +687,8 @@ int launch(const LaunchSettings& settings, const std::vector<std::string>& argv)
       return static_cast<uint64_t>(std::max<int64_t>(left, 0));
     };
     std::string answer;
-    UploadStatus sent = upload_report(settings.upload_url, settings.api_key, gz, remaining(), answer);
+    UploadStatus sent = upload_report(settings.upload_url, settings.api_key, gz, remaining(), answer,
+                                     settings.ca_file);
     if (sent == UploadStatus::kSent) {
       result = "sent to " + settings.upload_url + ": " + answer;
       say(settings, "report " + outcome.run_id + " " + result);
@@ -483,7 +697,8 @@ int launch(const LaunchSettings& settings, const std::vector<std::string>& argv)
         if (remaining() == 0) break;
         std::string spooled = read_whole_file(entry.path.string());
         std::string spooled_answer;
-        UploadStatus s = upload_report(settings.upload_url, settings.api_key, spooled, remaining(), spooled_answer);
+        UploadStatus s = upload_report(settings.upload_url, settings.api_key, spooled, remaining(),
+                                     spooled_answer, settings.ca_file);
         if (s == UploadStatus::kUnreachable) break;
         fs::remove(entry.path, ec);
         say(settings, "spooled report " + entry.path.filename().string() +
@@ -505,8 +720,7 @@ int launch(const LaunchSettings& settings, const std::vector<std::string>& argv)
   }
   if (!settings.state_dir.empty()) {
     fs::create_directories(settings.state_dir, ec);
-    write_file_atomically(settings.state_dir + "/last-report", text);
-    write_file_atomically(settings.state_dir + "/last-status", "report " + outcome.run_id + " " + result + "\n");
+    write_last(settings.state_dir + "/last", "report " + outcome.run_id + " " + result + "\n", text);
   }
 
   if (WIFSIGNALED(status)) {
@@ -527,9 +741,8 @@ int launch(const LaunchSettings& settings, const std::vector<std::string>& argv)
 }
 
 int show_last(const LaunchSettings& settings) {
-  std::string report = read_whole_file(settings.state_dir + "/last-report");
-  std::string status = read_whole_file(settings.state_dir + "/last-status");
-  if (report.empty()) {
+  std::string report, status;
+  if (!read_last(settings.state_dir + "/last", status, report)) {
     std::fprintf(stderr, "sampler-run: no report has been sent yet (nothing in '%s')\n", settings.state_dir.c_str());
     return 1;
   }

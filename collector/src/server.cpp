@@ -12,6 +12,8 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <optional>
+#include <vector>
 
 namespace sampler::collector {
 namespace {
@@ -29,8 +31,10 @@ struct Exchange {
 
 class MhdServer : public Server {
  public:
-  MhdServer(Collector& collector, std::function<void(const std::string&)> log)
-      : collector_(collector), log_(std::move(log)) {}
+  MhdServer(Collector& collector, std::function<void(const std::string&)> log, const TlsSettings* tls)
+      : collector_(collector), log_(std::move(log)) {
+    if (tls != nullptr) tls_ = *tls;
+  }
   ~MhdServer() override { stop(); }
 
   bool start(const std::string& listen, std::string& error) {
@@ -85,15 +89,30 @@ class MhdServer : public Server {
       address_ = std::string(name) + ":" + std::to_string(bound_port);
     }
     const Limits& limits = collector_.limits();
+    // TLS options, when asked for; the PEM texts live in tls_ as long as the daemon.
+    std::vector<MHD_OptionItem> tls_options;
+    unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG;
+    if (tls_) {
+      if (MHD_is_feature_supported(MHD_FEATURE_TLS) != MHD_YES) {
+        close(fd);
+        error = "this libmicrohttpd has no TLS support: put a reverse proxy in front (docs/collection.md)";
+        return false;
+      }
+      flags |= MHD_USE_TLS;
+      tls_options.push_back({MHD_OPTION_HTTPS_MEM_CERT, 0, tls_->certificate_pem.data()});
+      tls_options.push_back({MHD_OPTION_HTTPS_MEM_KEY, 0, tls_->key_pem.data()});
+    }
+    tls_options.push_back({MHD_OPTION_END, 0, nullptr});
     daemon_ = MHD_start_daemon(
-        MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG, 0, nullptr, nullptr, &MhdServer::access,
+        flags, 0, nullptr, nullptr, &MhdServer::access,
         this, MHD_OPTION_EXTERNAL_LOGGER, &MhdServer::mhd_log, this, MHD_OPTION_LISTEN_SOCKET, fd, MHD_OPTION_THREAD_POOL_SIZE, static_cast<unsigned>(limits.threads),
         MHD_OPTION_CONNECTION_LIMIT, static_cast<unsigned>(limits.max_connections), MHD_OPTION_CONNECTION_TIMEOUT,
         static_cast<unsigned>(limits.timeout_seconds), MHD_OPTION_NOTIFY_COMPLETED, &MhdServer::completed, this,
-        MHD_OPTION_END);
+        MHD_OPTION_ARRAY, tls_options.data(), MHD_OPTION_END);
     if (daemon_ == nullptr) {
       close(fd);
-      error = "cannot start the HTTP server on '" + address_ + "'";
+      error = std::string("cannot start the ") + (tls_ ? "HTTPS" : "HTTP") + " server on '" + address_ + "'" +
+              (tls_ ? " (is the certificate or the key malformed?)" : "");
       return false;
     }
     return true;
@@ -189,13 +208,15 @@ class MhdServer : public Server {
   std::function<void(const std::string&)> log_;
   MHD_Daemon* daemon_ = nullptr;
   std::string address_;
+  std::optional<TlsSettings> tls_;
 };
 
 }  // namespace
 
 std::unique_ptr<Server> Server::start(Collector& collector, const std::string& listen,
-                                      std::function<void(const std::string&)> log, std::string& error) {
-  auto server = std::make_unique<MhdServer>(collector, std::move(log));
+                                      std::function<void(const std::string&)> log, std::string& error,
+                                      const TlsSettings* tls) {
+  auto server = std::make_unique<MhdServer>(collector, std::move(log), tls);
   if (!server->start(listen, error)) return nullptr;
   return server;
 }

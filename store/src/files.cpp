@@ -17,8 +17,49 @@ bool safe_file_name(const std::string& id) {
 
 }  // namespace
 
+bool FailureRule::failed(const Run& run) const {
+  if (run.signal) return true;
+  // A run stored without an exit status (an outcome from a launcher that did not know it) keeps the stored flag.
+  if (!run.exit_status) return run.failed;
+  return statuses[static_cast<size_t>(*run.exit_status) & 255u];
+}
+
+bool parse_failure_statuses(std::string_view text, FailureRule& rule, std::string& error) {
+  rule.statuses.reset();
+  if (text == "none") return true;
+  auto number = [](std::string_view digits, unsigned& value) {
+    if (digits.empty() || digits.size() > 3) return false;
+    value = 0;
+    for (char c : digits) {
+      if (c < '0' || c > '9') return false;
+      value = value * 10 + static_cast<unsigned>(c - '0');
+    }
+    return value <= 255;
+  };
+  if (text.empty()) {
+    error = "--failure-statuses wants a list such as 1,2,128-255 (or 'none')";
+    return false;
+  }
+  while (true) {
+    size_t comma = text.find(',');
+    std::string_view item = text.substr(0, comma);
+    size_t dash = item.find('-');
+    unsigned low = 0, high = 0;
+    bool ok = dash == std::string_view::npos ? number(item, low) && number(item, high)
+                                             : number(item.substr(0, dash), low) && number(item.substr(dash + 1), high);
+    if (!ok || low > high) {
+      error = "--failure-statuses: '" + std::string(item.substr(0, 40)) +
+              "' is not an exit status (0-255) or a range LOW-HIGH";
+      return false;
+    }
+    for (unsigned s = low; s <= high; ++s) rule.statuses.set(s);
+    if (comma == std::string_view::npos) return true;
+    text.remove_prefix(comma + 1);
+  }
+}
+
 int64_t write_runs(Store& store, const Query& query, const std::string& directory, const std::string& labels_path,
-                   std::string& error) {
+                   std::string& error, const FailureRule& rule) {
   std::error_code ec;
   std::filesystem::create_directories(directory, ec);
   if (ec) {
@@ -48,7 +89,7 @@ int64_t write_runs(Store& store, const Query& query, const std::string& director
           error = "cannot write '" + path + "'";
           return false;
         }
-        if (labels.is_open()) labels << path << '\t' << (run.failed ? "failure" : "success") << '\n';
+        if (labels.is_open()) labels << path << '\t' << (rule.failed(run) ? "failure" : "success") << '\n';
         ++written;
         return true;
       },

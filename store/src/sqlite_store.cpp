@@ -1,5 +1,6 @@
 // The SQLite store: one file, no set-up (the default). One connection, serialised by a mutex: SQLite takes one
-// writer at a time anyway, and WAL mode lets other processes (export, analysis) read while the collector writes.
+// writer at a time anyway, and puts that arrive together share one transaction (group_commit.h). WAL mode lets
+// other processes (export, analysis) read while the collector writes.
 // synchronous=NORMAL in WAL mode keeps every committed transaction across a crash of the process (kill -9);
 // only a power cut can lose the last ones, which docs/collection.md says (FULL is a setting away).
 #include <sqlite3.h>
@@ -7,6 +8,7 @@
 #include <ctime>
 #include <mutex>
 
+#include "group_commit.h"
 #include "store_impl.h"
 
 namespace sampler::store {
@@ -48,7 +50,10 @@ class Statement {
 class SqliteStore : public Store {
  public:
   explicit SqliteStore(sqlite3* db) : db_(db) {}
-  ~SqliteStore() override { sqlite3_close_v2(db_); }
+  ~SqliteStore() override {
+    sqlite3_finalize(insert_);
+    sqlite3_close_v2(db_);
+  }
 
   bool migrate(std::string& error) {
     if (!exec("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)", error)) return false;
@@ -80,32 +85,17 @@ class SqliteStore : public Store {
   }
 
   PutStatus put(const Run& run, std::string& error) override {
-    std::string body = compress_body(run.body);
-    if (body.empty()) {
+    PendingPut pending;
+    if (!prepare_put(run, pending)) {
       error = "cannot compress the report";
       return PutStatus::kError;
     }
-    std::lock_guard lock(mutex_);
-    Statement insert(db_,
-                     "INSERT INTO runs (run_id, app, version, received, exit_status, signal, failed, "
-                     "crash_signature, body_size, body) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10) "
-                     "ON CONFLICT (run_id) DO NOTHING");
-    if (!insert) return fail(error);
-    sqlite3_stmt* s = insert.get();
-    sqlite3_bind_text(s, 1, run.run_id.data(), static_cast<int>(run.run_id.size()), SQLITE_STATIC);
-    sqlite3_bind_text(s, 2, run.app.data(), static_cast<int>(run.app.size()), SQLITE_STATIC);
-    sqlite3_bind_text(s, 3, run.version.data(), static_cast<int>(run.version.size()), SQLITE_STATIC);
-    sqlite3_bind_int64(s, 4, run.received != 0 ? run.received : static_cast<int64_t>(std::time(nullptr)));
-    if (run.exit_status) sqlite3_bind_int(s, 5, *run.exit_status); else sqlite3_bind_null(s, 5);
-    if (run.signal) sqlite3_bind_int(s, 6, *run.signal); else sqlite3_bind_null(s, 6);
-    sqlite3_bind_int(s, 7, run.failed ? 1 : 0);
-    sqlite3_bind_text(s, 8, run.crash_signature.data(), static_cast<int>(run.crash_signature.size()),
-                      SQLITE_STATIC);
-    sqlite3_bind_int64(s, 9, static_cast<int64_t>(run.body.size()));
-    sqlite3_bind_blob(s, 10, body.data(), static_cast<int>(body.size()), SQLITE_STATIC);
-    if (sqlite3_step(s) != SQLITE_DONE) return fail(error);
-    return sqlite3_changes(db_) == 0 ? PutStatus::kDuplicate : PutStatus::kStored;
+    group_.submit(pending);
+    if (pending.status == PutStatus::kError) error = pending.error;
+    return pending.status;
   }
+
+  int64_t commits() override { return static_cast<int64_t>(group_.batches()); }
 
   bool for_each(const Query& query, const std::function<bool(const Run&)>& visit, std::string& error) override {
     std::lock_guard lock(mutex_);
@@ -159,6 +149,59 @@ class SqliteStore : public Store {
   int schema_version() const override { return version_; }
 
  private:
+  // One transaction for the whole batch; the INSERT prepared once (parsing it cost as much as running it).
+  void write_batch(std::vector<PendingPut*>& batch) {
+    std::lock_guard lock(mutex_);
+    std::string error;
+    bool ok = exec("BEGIN IMMEDIATE", error);
+    if (ok && insert_ == nullptr) {
+      ok = sqlite3_prepare_v3(db_,
+                              "INSERT INTO runs (run_id, app, version, received, exit_status, signal, failed, "
+                              "crash_signature, body_size, body) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10) "
+                              "ON CONFLICT (run_id) DO NOTHING",
+                              -1, SQLITE_PREPARE_PERSISTENT, &insert_, nullptr) == SQLITE_OK;
+      if (!ok) fail(error);
+    }
+    const int64_t now = static_cast<int64_t>(std::time(nullptr));
+    for (size_t i = 0; ok && i < batch.size(); ++i) {
+      const Run& run = *batch[i]->run;
+      std::string_view body = batch[i]->compressed;
+      sqlite3_stmt* s = insert_;
+      sqlite3_reset(s);
+      sqlite3_bind_text(s, 1, run.run_id.data(), static_cast<int>(run.run_id.size()), SQLITE_STATIC);
+      sqlite3_bind_text(s, 2, run.app.data(), static_cast<int>(run.app.size()), SQLITE_STATIC);
+      sqlite3_bind_text(s, 3, run.version.data(), static_cast<int>(run.version.size()), SQLITE_STATIC);
+      sqlite3_bind_int64(s, 4, run.received != 0 ? run.received : now);
+      if (run.exit_status) sqlite3_bind_int(s, 5, *run.exit_status); else sqlite3_bind_null(s, 5);
+      if (run.signal) sqlite3_bind_int(s, 6, *run.signal); else sqlite3_bind_null(s, 6);
+      sqlite3_bind_int(s, 7, run.failed ? 1 : 0);
+      sqlite3_bind_text(s, 8, run.crash_signature.data(), static_cast<int>(run.crash_signature.size()),
+                        SQLITE_STATIC);
+      sqlite3_bind_int64(s, 9, static_cast<int64_t>(run.body.size()));
+      sqlite3_bind_blob(s, 10, body.data(), static_cast<int>(body.size()), SQLITE_STATIC);
+      if (sqlite3_step(s) != SQLITE_DONE) {
+        fail(error);
+        ok = false;
+        break;
+      }
+      // A run id twice in one batch: the later INSERT changes nothing, as it would in its own transaction.
+      batch[i]->status = sqlite3_changes(db_) == 0 ? PutStatus::kDuplicate : PutStatus::kStored;
+    }
+    if (insert_ != nullptr) {
+      sqlite3_reset(insert_);
+      sqlite3_clear_bindings(insert_);
+    }
+    if (ok) ok = exec("COMMIT", error);
+    if (!ok) {
+      std::string ignored;
+      exec("ROLLBACK", ignored);
+      for (PendingPut* p : batch) {
+        p->status = PutStatus::kError;
+        p->error = error;
+      }
+    }
+  }
+
   static std::string text(sqlite3_stmt* s, int column) {
     const unsigned char* p = sqlite3_column_text(s, column);
     return p ? std::string(reinterpret_cast<const char*>(p), static_cast<size_t>(sqlite3_column_bytes(s, column)))
@@ -177,7 +220,9 @@ class SqliteStore : public Store {
   }
 
   sqlite3* db_;
-  std::mutex mutex_;
+  std::mutex mutex_;  // the connection: one batch, read or count at a time
+  sqlite3_stmt* insert_ = nullptr;
+  GroupCommit group_{[this](std::vector<PendingPut*>& batch) { write_batch(batch); }};
   int version_ = 0;
 };
 

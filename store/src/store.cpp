@@ -36,15 +36,21 @@ std::string compress_body(std::string_view text) {
 }
 
 bool decompress_body(std::string_view stored, int64_t size, std::string& text) {
-  if (size < 0 || size > (int64_t{1} << 32)) return false;
+  if (size < 0 || size >= (int64_t{1} << 32)) return false;
   text.assign(static_cast<size_t>(size), '\0');
-  uLongf got = static_cast<uLongf>(size);
-  // An empty body still has a zlib stream; an empty buffer pointer is not allowed, so give a dummy byte.
+  z_stream stream{};
+  // 15 + 32: a zlib or a gzip header, whichever the bytes start with.
+  if (inflateInit2(&stream, 15 + 32) != Z_OK) return false;
+  // An empty body still has a stream; an empty buffer pointer is not allowed, so give a dummy byte.
   Bytef dummy = 0;
-  Bytef* dest = size == 0 ? &dummy : reinterpret_cast<Bytef*>(text.data());
-  if (size == 0) got = 1;
-  int rc = uncompress(dest, &got, reinterpret_cast<const Bytef*>(stored.data()), static_cast<uLong>(stored.size()));
-  return rc == Z_OK && (size == 0 ? got == 0 : got == static_cast<uLongf>(size));
+  stream.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(stored.data()));
+  stream.avail_in = static_cast<uInt>(stored.size());
+  stream.next_out = size == 0 ? &dummy : reinterpret_cast<Bytef*>(text.data());
+  stream.avail_out = size == 0 ? 1 : static_cast<uInt>(size);
+  int rc = inflate(&stream, Z_FINISH);
+  bool ok = rc == Z_STREAM_END && stream.total_out == static_cast<uLong>(size) && stream.avail_in == 0;
+  inflateEnd(&stream);
+  return ok;
 }
 
 }  // namespace sampler::store

@@ -44,9 +44,11 @@ case $case_name in
     ;;
   load)
     # 64 clients, 64 x 157 = 10048 reports of 20 KB over loopback: none lost, none duplicated.
-    start_server "$database" "${unlimited[@]}" --threads 4
+    start_server "$database" "${unlimited[@]}"
     "$load" "$url" good-key 64 157 20000 --acked acked.txt >summary.txt || fail "the load client failed"
     echo "64 clients, $database: $(cat summary.txt)"
+    curl -s "$url/metrics" | grep -E '^sampler_(reports_stored|store_commits)_total ' ||
+      fail "metrics: $(curl -s "$url/metrics")"
     # A retry after a client-side timeout may be a duplicate (stored once, acknowledged twice): only without
     # retries must the server have counted exactly 10048 stored.
     if grep -q ' retries 0$' summary.txt; then

@@ -87,6 +87,26 @@ TEST(DecodeBody, PlainGzipAndLimits) {
   EXPECT_EQ(decode_body("x", "br", 100, text, error), DecodeStatus::kCorrupt);
 }
 
+// Only a body that is exactly one gzip member may be stored as it came (store::Run::gzip_body).
+TEST(DecodeBody, SaysWhenTheBodyIsOneGzipMember) {
+  std::string text, error;
+  bool one = false;
+  EXPECT_EQ(decode_body(gzip("zipped\n"), "gzip", 100, text, error, &one), DecodeStatus::kOk);
+  EXPECT_TRUE(one);
+  EXPECT_EQ(decode_body(gzip("a") + gzip("b"), "gzip", 100, text, error, &one), DecodeStatus::kOk);
+  EXPECT_FALSE(one);
+  EXPECT_EQ(decode_body("plain\n", "", 100, text, error, &one), DecodeStatus::kOk);
+  EXPECT_FALSE(one);
+  EXPECT_EQ(decode_body(gzip(std::string(200, 'z')), "gzip", 100, text, error, &one), DecodeStatus::kTooLarge);
+  EXPECT_FALSE(one);
+  // What the store keeps reads back as the text.
+  std::string zipped = gzip("kept as sent\n"), back;
+  ASSERT_TRUE(store::decompress_body(zipped, 13, back));
+  EXPECT_EQ(back, "kept as sent\n");
+  EXPECT_FALSE(store::decompress_body(zipped, 12, back));
+  EXPECT_FALSE(store::decompress_body(zipped + "x", 13, back));
+}
+
 TEST(ValidateReport, AcceptsAReportWithItsOutcome) {
   ValidReport valid;
   std::string error;

@@ -45,8 +45,9 @@ case $case_name in
     [ "$(died_of "$R" --app wordfreq -- sh -c 'exit 139')" = "exit 139" ] || fail "exit 139 is not a signal"
     printf 'a%.0s' {1..40} >long.txt
     [ "$(died_of "$R" --app wordfreq -- "$wordfreq" long.txt)" = "signal 11" ] || fail "the demo's crash"
-    grep -q '^signal	11$' cache/sampler/last-report || fail "outcome: $(cat cache/sampler/last-report)"
-    grep -q '^<report id="main-backtrace">$' cache/sampler/last-report || fail "no main-backtrace"
+    "$R" --show-last >last.txt 2>/dev/null || fail "--show-last failed"
+    grep -q '^signal	11$' last.txt || fail "outcome: $(cat last.txt)"
+    grep -q '^<report id="main-backtrace">$' last.txt || fail "no main-backtrace"
     ;;
   signals_forwarded)
     rm -f ready && mkfifo ready
@@ -57,7 +58,8 @@ case $case_name in
     wait "$launcher"
     status=$?
     [ "$status" = 42 ] || fail "after SIGUSR1: exit status $status, expected 42 (the program's trap)"
-    grep -q '^exit-status	42$' cache/sampler/last-report || fail "outcome: $(cat cache/sampler/last-report)"
+    "$R" --show-last >last.txt 2>/dev/null || fail "--show-last failed"
+    grep -q '^exit-status	42$' last.txt || fail "outcome: $(cat last.txt)"
     ;;
   report_arrives)
     start_server sqlite:reports.db
@@ -119,6 +121,12 @@ print(s.getsockname()[1], flush=True); sys.stdin.read()')
     [ "$status" = 0 ] || fail "--show-last: $status"
     cmp -s out kept/*.report || fail "--show-last differs from the kept copy"
     grep -q 'not sent (no upload URL)' err || fail "--show-last stderr: $(cat err)"
+    # The state file is rewritten in place: after a long report, a short one is shown without the long one's tail.
+    "$wordfreq" --generate 3 >text.txt
+    run "$R" --app wordfreq --version "$(printf 'v%.0s' {1..2000})" -- "$wordfreq" text.txt
+    run "$R" --app wordfreq --keep kept2 -- sh -c 'exit 2'
+    run "$R" --show-last
+    cmp -s out kept2/*.report || fail "--show-last after a longer report differs from the kept copy"
     rm -rf cache
     run "$R" --show-last
     [ "$status" = 1 ] || fail "--show-last with nothing: $status"
@@ -161,6 +169,87 @@ print(s.getsockname()[1], flush=True); sys.stdin.read()')
     expect 2 '' "sampler-analyze: --database needs --app NAME\nTry 'sampler-analyze --help' for more information.\n"
     run "$TOOLS/sampler-analyze" --database sqlite:missing-dir/x.db --app wordfreq --sites "$wordfreq"
     [ "$status" = 1 ] && grep -q "^sampler-analyze: error: cannot open 'missing-dir/x.db'" err || fail "bad database: $(cat err)"
+    # --failure-statuses: the default spelled out ranks the same; fatal signals stay failures with 'none'.
+    "$TOOLS/sampler-analyze" --database sqlite:reports.db --app wordfreq --sites "$wordfreq" >default.tsv
+    run "$TOOLS/sampler-analyze" --database sqlite:reports.db --app wordfreq --sites "$wordfreq" \
+      --failure-statuses=1-255
+    [ "$status" = 0 ] && cmp -s out default.tsv || fail "--failure-statuses=1-255 differs from the default"
+    run "$TOOLS/sampler-analyze" --database sqlite:reports.db --app wordfreq --sites "$wordfreq" \
+      --failure-statuses none
+    [ "$status" = 0 ] && [ "$(sed -n 2p out | cut -f9)" = "$crashes" ] || fail "--failure-statuses none: $(sed -n 2p out)"
+    run "$TOOLS/sampler-analyze" --database sqlite:reports.db --app wordfreq --sites "$wordfreq" \
+      --failure-statuses=1,300
+    [ "$status" = 2 ] && grep -q "'300' is not an exit status" err || fail "--failure-statuses=1,300: $status $(cat err)"
+    run "$TOOLS/sampler-analyze" --sites "$wordfreq" --failure-statuses=1 default.tsv
+    [ "$status" = 2 ] && grep -q -- "--failure-statuses goes with --database" err || fail "without --database: $(cat err)"
+    ;;
+  library_build_ids)
+    # The outcome names the build IDs of the instrumented libraries the program loads (those with site
+    # information), not the others; the answer is cached and redone when a library changes.
+    printf 'int lib_value(void) { return %s; }\n' 41 >lib.c
+    printf 'int plain_value(void) { return 1; }\n' >plain.c
+    printf 'int lib_value(void); int plain_value(void);\nint main(void) { return lib_value() + plain_value() - 42; }\n' >main.c
+    printf '<sites unit="0123456789abcdef0123456789abcdef" scheme="branches">\nlib.c\t1\tlib_value\t0\tx\n</sites>\n' >sites
+    build_lib() {
+      cc -shared -fPIC -Wl,--build-id -o libinstrumented.so lib.c &&
+        objcopy --add-section .debug_site_info=sites libinstrumented.so || fail "cannot build the library"
+    }
+    build_lib
+    cc -shared -fPIC -Wl,--build-id -o libplain.so plain.c || fail "cannot build libplain.so"
+    cc -Wl,--build-id -o prog main.c -L. -linstrumented -lplain -Wl,-rpath,"$SCRATCH" || fail "cannot build prog"
+    id_of() { readelf -n "$1" | sed -n 's/^ *Build ID: //p'; }
+    run "$R" --app wordfreq -- ./prog
+    expect 0 '' ''
+    "$R" --show-last 2>/dev/null | grep '^build-id' >ids.txt
+    grep -qx "build-id	$(id_of prog)	$SCRATCH/prog" ids.txt || fail "no build ID of the program: $(cat ids.txt)"
+    grep -qx "build-id	$(id_of libinstrumented.so)	$SCRATCH/libinstrumented.so" ids.txt ||
+      fail "no build ID of the instrumented library: $(cat ids.txt)"
+    [ "$(wc -l <ids.txt)" = 2 ] || fail "more than the program and the instrumented library: $(cat ids.txt)"
+    [ "$(ls cache/sampler/libraries | wc -l)" = 1 ] || fail "no cache: $(ls -R cache)"
+    # Finding the libraries never runs the program a second time: not a static one, not a script.
+    printf '#include <stdio.h>\nint main(void) { FILE* f = fopen("ran.txt", "a"); fputs("ran\\n", f); return 0; }\n' >once.c
+    if cc -static -o static-prog once.c 2>/dev/null; then
+      rm -f ran.txt
+      run "$R" --app wordfreq -- ./static-prog
+      [ "$(cat ran.txt)" = ran ] || fail "the static program ran $(wc -l <ran.txt) times"
+    fi
+    printf '#!/bin/sh\necho ran >>ran.txt\n' >script.sh && chmod +x script.sh
+    rm -f ran.txt
+    run "$R" --app wordfreq -- ./script.sh
+    [ "$(cat ran.txt)" = ran ] || fail "the script ran $(wc -l <ran.txt) times"
+    # A changed library (another build ID) is seen at the next run.
+    old=$(id_of libinstrumented.so)
+    printf 'int lib_value(void) { return 41; }\nint lib_extra(void) { return 7; }\n' >lib.c
+    build_lib
+    [ "$(id_of libinstrumented.so)" != "$old" ] || fail "the rebuilt library has the same build ID"
+    run "$R" --app wordfreq -- ./prog
+    "$R" --show-last 2>/dev/null | grep -qx "build-id	$(id_of libinstrumented.so)	$SCRATCH/libinstrumented.so" ||
+      fail "the rebuilt library's build ID is not in the outcome: $("$R" --show-last 2>/dev/null | grep build-id)"
+    ;;
+  https_upload)
+    # The collector serving HTTPS itself (--tls-cert, --tls-key): sampler-run uploads over TLS when it trusts the
+    # certificate (--ca-file), and spools the report when it does not (the certificate is checked).
+    openssl req -x509 -newkey rsa:2048 -nodes -keyout key.pem -out cert.pem -days 2 -subj /CN=127.0.0.1 \
+      -addext subjectAltName=IP:127.0.0.1 >/dev/null 2>&1 || fail "openssl cannot make a certificate"
+    start_server sqlite:reports.db --tls-cert cert.pem --tls-key key.pem
+    https_url=https://$address
+    curl -s --cacert cert.pem "$https_url/health" | grep -q '"success": true' || fail "no HTTPS health answer"
+    curl -s "http://$address/health" | grep -q success && fail "plain HTTP answered on the TLS port"
+    run "$R" --app wordfreq --upload "$https_url" --api-key good-key --verbose -- sh -c 'exit 5'
+    [ "$status" = 5 ] && grep -q "unreachable" err || fail "an untrusted certificate was accepted: $(cat err)"
+    [ "$(ls cache/sampler/spool | wc -l)" = 1 ] || fail "not spooled: $(cat err)"
+    run "$R" --app wordfreq --upload "$https_url" --api-key good-key --ca-file cert.pem --verbose -- sh -c 'exit 6'
+    [ "$status" = 6 ] && grep -q "sent to $https_url" err || fail "not sent over https: $(cat err)"
+    [ "$(ls cache/sampler/spool | wc -l)" = 0 ] || fail "the spooled report did not go too: $(cat err)"
+    stop_server
+    [ "$(exported_count)" = 2 ] || fail "$(exported_count) reports stored, expected 2"
+    # Bad TLS files are refused at start-up with the file's name.
+    printf 'not a certificate\n' >bad.pem
+    run "$TOOLS/sampler-collector" serve --listen 127.0.0.1:0 --database sqlite:x.db --keys keys.tsv \
+      --tls-cert bad.pem --tls-key key.pem
+    [ "$status" = 1 ] && grep -q "bad.pem" err || fail "bad certificate: $status $(cat err)"
+    run "$TOOLS/sampler-collector" serve --listen 127.0.0.1:0 --database sqlite:x.db --keys keys.tsv --tls-cert cert.pem
+    [ "$status" = 2 ] || fail "--tls-cert without --tls-key: $status $(cat err)"
     ;;
   help_version_usage)
     run "$R" --version

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs scripts/demo.sh (the README's first command) on the built tree, without set-up or build, and checks that
-# each step of the story happened: the site information, 40 runs on different inputs with some crashes, resolved
+# each step of the story happened: the site information, 40 runs on different inputs with some crashes (sent through
+# sampler-run to a collector the demo starts and stops, analysed from its database), resolved
 # samples, sampler-analyze's ranking with the known cause of examples/wordfreq.c's crash ranked first (named by its
 # file, line and function) and its HTML page, and a crash stack symbolized down to the crashing function's source
 # line.
@@ -37,6 +38,10 @@ runs=$(grep -Eo '[0-9]+: (exit 0|SIG[A-Z]+)' "$out" | wc -l)
 crashes=$(grep -Eo '[0-9]+: SIGSEGV' "$out" | wc -l)
 [ "$crashes" -gt 0 ] && [ "$crashes" -lt 40 ] || fail "expected both crashing and clean runs, got $crashes crashes"
 expect "^    Outcomes, $crashes of 40 runs crashed"
+# ... sent through sampler-run to the collector the demo started on loopback, and analysed from its database.
+expect '^    sampler-collector: listening on 127\.0\.0\.1:[0-9]+ '
+expect '^    The collector stored 40 reports '
+expect '^    \$ sampler-analyze --database sqlite:reports\.db --app wordfreq '
 # Step 3: a resolved branches line of the program.
 expect $'^    branches\twordfreq\\.c\t[0-9]+\tcount_word\t[0-9]+\t[^\t]+\t[0-9]+\t[0-9]+$'
 # Step 4: sampler-analyze's table: its first row is the cause, chosen by elimination round 1, true in crashing runs

@@ -5,13 +5,20 @@
 #include <sqlite3.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
+#include <condition_variable>
+#include <mutex>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <random>
 #include <thread>
 #include <vector>
 
+#include "group_commit.h"
+#include "store/files.h"
 #include "store/store.h"
 
 namespace sampler::store {
@@ -192,6 +199,9 @@ TEST_P(StoreTest, ConcurrentWritersLoseNothingAndDuplicateNothing) {
   EXPECT_EQ(stored.load(), kThreads * kEach);
   EXPECT_EQ(duplicates.load(), kThreads * kEach);
   EXPECT_EQ(read({app, std::nullopt}).size(), static_cast<size_t>(kThreads * kEach));
+  // Group commit: never more transactions than puts (how many fewer depends on the scheduling).
+  EXPECT_LE(store_->commits(), kThreads * kEach * 2);
+  EXPECT_GE(store_->commits(), 1);
 }
 
 INSTANTIATE_TEST_SUITE_P(Implementations, StoreTest, ::testing::Values("sqlite", "postgresql"),
@@ -218,6 +228,196 @@ TEST(SqliteStore, RefusesANewerSchema) {
   EXPECT_EQ(open_store("sqlite:" + path, error), nullptr);
   EXPECT_NE(error.find("newer"), std::string::npos) << error;
   std::filesystem::remove_all(dir);
+}
+
+// Puts that arrive while a transaction is being written wait for it and then share the next one; each put
+// returns only after its own batch was written. The first write is held until ten more puts are queued.
+TEST(GroupCommit, PutsArrivingDuringACommitShareTheNextOne) {
+  std::mutex mutex;
+  std::condition_variable changed;
+  bool first_started = false, release_first = false;
+  std::vector<size_t> batch_sizes;
+  GroupCommit group([&](std::vector<PendingPut*>& batch) {
+    std::unique_lock lock(mutex);
+    batch_sizes.push_back(batch.size());
+    if (batch_sizes.size() == 1) {
+      first_started = true;
+      changed.notify_all();
+      changed.wait(lock, [&] { return release_first; });
+    }
+    for (PendingPut* p : batch) p->status = PutStatus::kStored;
+  });
+  constexpr size_t kLater = 10;
+  std::vector<StoredRun> runs(kLater + 1);
+  std::vector<PendingPut> puts(kLater + 1);
+  std::vector<std::thread> threads;
+  for (size_t i = 0; i <= kLater; ++i) puts[i].run = &runs[i];
+  threads.emplace_back([&] { group.submit(puts[0]); });
+  {
+    std::unique_lock lock(mutex);
+    changed.wait(lock, [&] { return first_started; });
+  }
+  for (size_t i = 1; i <= kLater; ++i) threads.emplace_back([&, i] { group.submit(puts[i]); });
+  group.wait_until_queued(kLater);
+  for (size_t i = 0; i <= kLater; ++i) EXPECT_FALSE(puts[i].done);  // nobody returns before its commit
+  {
+    std::lock_guard lock(mutex);
+    release_first = true;
+  }
+  changed.notify_all();
+  for (std::thread& t : threads) t.join();
+  EXPECT_EQ(batch_sizes, (std::vector<size_t>{1, kLater}));
+  EXPECT_EQ(group.batches(), 2u);
+  for (const PendingPut& p : puts) EXPECT_EQ(p.status, PutStatus::kStored);
+}
+
+// A failed transaction fails every put it held, with the writer's message.
+TEST(GroupCommit, AFailedTransactionFailsEveryPutInIt) {
+  GroupCommit group([](std::vector<PendingPut*>& batch) {
+    for (PendingPut* p : batch) {
+      p->status = PutStatus::kError;
+      p->error = "disk full";
+    }
+  });
+  StoredRun run;
+  PendingPut put;
+  put.run = &run;
+  group.submit(put);
+  EXPECT_TRUE(put.done);
+  EXPECT_EQ(put.status, PutStatus::kError);
+  EXPECT_EQ(put.error, "disk full");
+}
+
+// sampler-analyze --failure-statuses: which stored outcomes are failures.
+TEST(FailureRule, DefaultIsEveryNonZeroStatusAndEverySignal) {
+  FailureRule rule;
+  StoredRun run;
+  run.exit_status = 0;
+  EXPECT_FALSE(rule.failed(run));
+  run.exit_status = 1;
+  EXPECT_TRUE(rule.failed(run));
+  run.exit_status = 255;
+  EXPECT_TRUE(rule.failed(run));
+  run.exit_status.reset();
+  run.signal = 11;
+  EXPECT_TRUE(rule.failed(run));
+}
+
+TEST(FailureRule, ListsAndRangesSayWhichStatusesFail) {
+  FailureRule rule;
+  std::string error;
+  ASSERT_TRUE(parse_failure_statuses("2,128-130,255", rule, error)) << error;
+  StoredRun run;
+  for (int status : {2, 128, 129, 130, 255}) {
+    run.exit_status = status;
+    EXPECT_TRUE(rule.failed(run)) << status;
+  }
+  for (int status : {0, 1, 3, 127, 131, 254}) {
+    run.exit_status = status;
+    EXPECT_FALSE(rule.failed(run)) << status;
+  }
+  run.exit_status.reset();
+  run.signal = 6;
+  EXPECT_TRUE(rule.failed(run));  // a fatal signal is a failure whatever the list says
+  ASSERT_TRUE(parse_failure_statuses("none", rule, error)) << error;
+  run.signal.reset();
+  run.exit_status = 1;
+  EXPECT_FALSE(rule.failed(run));
+  ASSERT_TRUE(parse_failure_statuses("0", rule, error)) << error;
+  run.exit_status = 0;
+  EXPECT_TRUE(rule.failed(run));
+}
+
+TEST(FailureRule, RejectsWhatIsNotAStatusList) {
+  FailureRule rule;
+  for (const char* bad : {"", "256", "1,,2", "-1", "5-3", "1-", "x", "1;2", "0x10", "1000", "1-2-3", ","}) {
+    std::string error;
+    EXPECT_FALSE(parse_failure_statuses(bad, rule, error)) << bad;
+    EXPECT_NE(error.find("--failure-statuses"), std::string::npos) << bad << ": " << error;
+  }
+}
+
+// The labels write_runs() writes follow the rule.
+TEST(FailureRule, LabelsFollowTheRule) {
+  std::filesystem::path dir = std::filesystem::temp_directory_path() / unique_name("store-test");
+  std::filesystem::create_directories(dir);
+  std::string error;
+  std::unique_ptr<Store> store = open_store("sqlite:" + (dir / "reports.db").string(), error);
+  ASSERT_NE(store, nullptr) << error;
+  for (int status : {0, 1, 2}) {
+    StoredRun run;
+    run.run_id = "run" + std::to_string(status);
+    run.app = "app";
+    run.exit_status = status;
+    run.failed = status != 0;
+    run.body = "<report id=\"outcome\">\n</report>\n";
+    ASSERT_EQ(store->put(run, error), PutStatus::kStored) << error;
+  }
+  FailureRule rule;
+  ASSERT_TRUE(parse_failure_statuses("2", rule, error));
+  std::string runs = (dir / "runs").string(), labels = (dir / "labels").string();
+  ASSERT_EQ(write_runs(*store, {"app", std::nullopt}, runs, labels, error, rule), 3) << error;
+  std::ifstream in(labels);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(text, runs + "/run0.report\tsuccess\n" + runs + "/run1.report\tsuccess\n" + runs +
+                      "/run2.report\tfailure\n");
+  std::filesystem::remove_all(dir);
+}
+
+// One run the database refuses fails alone, not the runs that shared its batch. A first put holds the writer
+// until three more are queued, so that those three make one batch.
+TEST(GroupCommit, ABadRunDoesNotFailItsBatch) {
+  std::mutex mutex;
+  std::condition_variable changed;
+  bool first_started = false, release_first = false;
+  std::vector<size_t> batch_sizes;
+  StoredRun blocker_run;
+  PendingPut blocker;
+  blocker.run = &blocker_run;
+  GroupCommit group([&](std::vector<PendingPut*>& batch) {
+    std::unique_lock lock(mutex);
+    batch_sizes.push_back(batch.size());
+    if (batch_sizes.size() == 1) {
+      first_started = true;
+      changed.notify_all();
+      changed.wait(lock, [&] { return release_first; });
+    }
+    // The database refuses a transaction that holds the run "bad".
+    bool poisoned = std::any_of(batch.begin(), batch.end(), [](PendingPut* p) { return p->run->run_id == "bad"; });
+    for (PendingPut* p : batch) {
+      p->status = poisoned ? PutStatus::kError : PutStatus::kStored;
+      if (poisoned) p->error = "invalid byte sequence";
+    }
+  });
+  std::vector<StoredRun> runs(3);
+  runs[0].run_id = "good1";
+  runs[1].run_id = "bad";
+  runs[2].run_id = "good2";
+  std::vector<PendingPut> puts(3);
+  std::vector<std::thread> threads;
+  threads.emplace_back([&] { group.submit(blocker); });
+  {
+    std::unique_lock lock(mutex);
+    changed.wait(lock, [&] { return first_started; });
+  }
+  for (size_t i = 0; i < 3; ++i) {
+    puts[i].run = &runs[i];
+    threads.emplace_back([&, i] { group.submit(puts[i]); });
+  }
+  group.wait_until_queued(3);
+  {
+    std::lock_guard lock(mutex);
+    release_first = true;
+  }
+  changed.notify_all();
+  for (std::thread& t : threads) t.join();
+  // The blocker alone, the three together (refused), then each of the three alone.
+  EXPECT_EQ(batch_sizes, (std::vector<size_t>{1, 3, 1, 1, 1}));
+  EXPECT_EQ(blocker.status, PutStatus::kStored);
+  EXPECT_EQ(puts[0].status, PutStatus::kStored);
+  EXPECT_EQ(puts[1].status, PutStatus::kError);
+  EXPECT_EQ(puts[1].error, "invalid byte sequence");
+  EXPECT_EQ(puts[2].status, PutStatus::kStored);
 }
 
 TEST(Compression, RoundTripsAndRejectsGarbage) {

@@ -38,6 +38,7 @@ constexpr tool::Option kOptions[] = {
     {"database", 0, "URL", "analyse the runs a collector stored (sqlite:PATH or postgresql://...) instead of files"},
     {"app", 0, "NAME", "with --database: the application whose runs to analyse"},
     {"version", 0, "V", "with --database: only the runs of this version of the application"},
+    {"failure-statuses", 0, "LIST", "with --database: exit statuses that count as failures (default 1-255)"},
 };
 
 constexpr tool::Usage kUsage = {
@@ -107,18 +108,28 @@ int main(int argc, char** argv) {
   if (auto url = command.value("database")) {
     if (!command.has("app")) return tool::usage_error(kUsage, "--database needs --app NAME");
     if (!command.operands.empty()) return tool::usage_error(kUsage, "--database takes no REPORT-OR-DIR");
+    sampler::store::FailureRule rule;
+    std::string rule_error;
+    if (auto statuses = command.value("failure-statuses");
+        statuses && !sampler::store::parse_failure_statuses(*statuses, rule, rule_error)) {
+      return tool::usage_error(kUsage, rule_error);
+    }
     std::string error, dir = (std::filesystem::temp_directory_path() / "sampler-analyze.XXXXXX").string();
     std::unique_ptr<sampler::store::Store> store = sampler::store::open_store(*url, error);
     if (store && mkdtemp(dir.data()) == nullptr) error = "cannot create a temporary directory";
     if (!store || !error.empty() ||
         sampler::store::write_runs(*store, {*command.value("app"), command.value("version")}, dir + "/runs",
-                                   command.has("labels") ? "" : dir + "/labels", error) < 0) {
+                                   command.has("labels") ? "" : dir + "/labels", error, rule) < 0) {
       std::fprintf(stderr, "sampler-analyze: error: %s\n", error.c_str());
       if (store && !error.starts_with("cannot create a temp")) std::filesystem::remove_all(dir);
       return tool::kExitDataError;
     }
     staged = dir;
     command.operands = {dir + "/runs"};
+  }
+  if (command.has("failure-statuses") && staged.empty()) {
+    // Report files carry no stored outcome column: their outcome is the crash rule or --labels.
+    return tool::usage_error(kUsage, "--failure-statuses goes with --database");
   }
   if (command.operands.empty()) return tool::usage_error(kUsage, ranking ? "no INDEX given" : "no REPORT-OR-DIR given");
   options.index_output = command.value("output").value_or("");

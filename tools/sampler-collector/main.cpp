@@ -13,8 +13,10 @@
 #include <ctime>
 #include <fstream>
 #include <mutex>
+#include <optional>
 #include <sstream>
 #include <string>
+#include <utility>
 
 #include "collector/server.h"
 #include "store/files.h"
@@ -35,8 +37,10 @@ constexpr tool::Option kServeOptions[] = {
     {"burst", 0, "N", "uploads per API key at once before --rate applies (default 200)"},
     {"timeout", 0, "SECONDS", "close a connection idle this long (default 30)"},
     {"max-connections", 0, "N", "connections served at once (default 256)"},
-    {"threads", 0, "N", "request threads (default 4)"},
+    {"threads", 0, "N", "request threads (default 32): uploads waiting for a commit share it"},
     {"ready-file", 0, "FILE", "once listening, write HOST:PORT to FILE (written whole, by rename)"},
+    {"tls-cert", 0, "PEM", "serve HTTPS with this certificate (chain), PEM; with --tls-key"},
+    {"tls-key", 0, "PEM", "the certificate's private key, PEM (unencrypted)"},
 };
 
 constexpr tool::Usage kServeUsage = {
@@ -132,6 +136,24 @@ int serve(int argc, char** argv) {
     report_error(keys_path, 0, "cannot read the API keys");
     return tool::kExitDataError;
   }
+  if (command.has("tls-cert") != command.has("tls-key")) {
+    return tool::usage_error(kServeUsage, "--tls-cert and --tls-key go together");
+  }
+  std::optional<collector::TlsSettings> tls;
+  if (command.has("tls-cert")) {
+    tls.emplace();
+    for (auto [option, text] : {std::pair{"tls-cert", &tls->certificate_pem}, std::pair{"tls-key", &tls->key_pem}}) {
+      std::string path = *command.value(option);
+      std::ifstream file(path, std::ios::binary);
+      std::stringstream bytes;
+      bytes << file.rdbuf();
+      *text = bytes.str();
+      if (!file || text->find("-----BEGIN ") == std::string::npos) {
+        report_error(path, 0, std::string("cannot read a PEM ") + (text == &tls->key_pem ? "key" : "certificate"));
+        return tool::kExitDataError;
+      }
+    }
+  }
   collector::KeyTable keys;
   if (!keys.load(keys_text.str(), error)) {
     // KeyTable says "line N: MESSAGE"; diagnostics say 'FILE':N: error: MESSAGE.
@@ -152,7 +174,8 @@ int serve(int argc, char** argv) {
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
   signal(SIGPIPE, SIG_IGN);
   collector::Collector handler(*store, std::move(keys), limits);
-  std::unique_ptr<collector::Server> server = collector::Server::start(handler, *command.value("listen"), log_line, error);
+  std::unique_ptr<collector::Server> server = collector::Server::start(handler, *command.value("listen"), log_line, error,
+                                                                      tls ? &*tls : nullptr);
   if (!server) {
     std::fprintf(stderr, "sampler-collector: error: %s\n", error.c_str());
     return tool::kExitDataError;

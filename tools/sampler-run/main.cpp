@@ -23,6 +23,7 @@ constexpr tool::Option kOptions[] = {
     {"upload", 'u', "URL", "the collector (SAMPLER_UPLOAD_URL); without one, nothing is sent"},
     {"api-key", 'k', "KEY", "the application's API key (SAMPLER_API_KEY)"},
     {"keep", 0, "DIR", "also keep a copy of each report as DIR/RUNID.report"},
+    {"ca-file", 0, "PEM", "trust the certificate authorities in PEM for an https collector (default: the system's)"},
     {"sparsity", 0, "N", "mean opportunities per sample (SAMPLER_SPARSITY; default 100)"},
     {"seed", 0, "N", "sampling seed (SAMPLER_SEED; default: random, recorded in the outcome)"},
     {"config", 0, "FILE", "configuration file (default ~/.config/sampler/run.conf)"},
@@ -41,7 +42,7 @@ constexpr tool::Usage kUsage = {
     "The program's standard streams, signals and exit status are its own: sampler-run exits with its exit status\n"
     "or dies of its signal, and prints nothing unless --verbose. The report goes to the program on a private\n"
     "descriptor (SAMPLER_REPORT_FD), gets an 'outcome' subreport (exit status or signal, times, sparsity, seed,\n"
-    "build ID, run id) and is uploaded gzip-compressed; when the collector cannot be reached it waits in the\n"
+    "build IDs, run id) and is uploaded gzip-compressed; when the collector cannot be reached it waits in the\n"
     "spool (at most 10 MB and 7 days) and goes with a later run. Settings come from the options, then the\n"
     "environment, then the configuration file (KEY = VALUE lines; 'enabled = no' opts out: the program then runs\n"
     "without sampling and nothing is sent). If PROGRAM cannot be run, the exit status is 127 (not found) or 126.\n",
@@ -107,6 +108,7 @@ int main(int argc, char** argv) {
   from_option("upload", settings.upload_url);
   from_option("api-key", settings.api_key);
   from_option("keep", settings.keep_dir);
+  from_option("ca-file", settings.ca_file);
   from_option("sparsity", settings.sparsity);
   from_option("seed", settings.seed);
   from_option("spool", settings.spool_dir);

@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace sampler::collector {
@@ -24,6 +25,7 @@ struct LaunchSettings {
   std::string spool_dir;    ///< where reports wait when the collector cannot be reached
   std::string state_dir;    ///< where the last report is kept for --show-last
   uint64_t upload_timeout_ms = 2000;          ///< the most the program's exit is delayed by uploading
+  std::string ca_file;                        ///< --ca-file: trust this CA (PEM) for an https collector
   uint64_t spool_max_bytes = 10u << 20;       ///< oldest spooled reports go first beyond this
   uint64_t spool_max_age_seconds = 7 * 86400;  ///< older spooled reports are dropped
   bool enabled = true;      ///< false: the user opted out; the program runs as if sampler-run were not there
@@ -55,13 +57,23 @@ enum class UploadStatus { kSent, kRejected, kUnreachable };
 /// POSTs a gzip report to URL/api/reports with "Authorization: APIKey KEY", within `timeout_ms`. kRejected: the
 /// collector answered with a 4xx that retrying will not change (the report is dropped); kUnreachable: no
 /// answer, 5xx, 408 or 429 (the report waits in the spool). `answer` gets the JSON answer or curl's error.
+/// `ca_file`, when not empty, is the PEM file of the certificate authorities to trust for https (else the
+/// system's).
 UploadStatus upload_report(const std::string& url, const std::string& api_key, std::string_view gzip_body,
-                           uint64_t timeout_ms, std::string& answer);
+                           uint64_t timeout_ms, std::string& answer, const std::string& ca_file = {});
 
 /// gzip of `text` (the upload's body and the spool's files).
 std::string gzip_text(std::string_view text);
 
 /// The GNU build ID of the ELF file at `path`, in hex, or "" without one.
 std::string read_build_id(const std::string& path);
+
+/// The instrumented libraries `program` loads at start-up with environment `envp`: (path, build ID in hex or "")
+/// of each shared object the dynamic loader maps for it (as ldd lists them) that carries site information
+/// (.debug_site_info). Libraries the program dlopen()s later are not known. Remembered in `cache_dir` (none when
+/// empty) per program and LD_LIBRARY_PATH, and used again while the program and those libraries are unchanged.
+std::vector<std::pair<std::string, std::string>> instrumented_libraries(const std::string& program,
+                                                                        char* const* envp,
+                                                                        const std::string& cache_dir);
 
 }  // namespace sampler::collector

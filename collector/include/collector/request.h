@@ -29,7 +29,7 @@ struct Limits {
   double rate_burst = 200;                ///< --burst: uploads per API key allowed at once before the rate applies
   unsigned timeout_seconds = 30;          ///< --timeout: an idle connection (slow or stalled client) is closed
   unsigned max_connections = 256;         ///< --max-connections: further connections are refused
-  unsigned threads = 4;                   ///< --threads: request threads (SQLite writes one at a time anyway)
+  unsigned threads = 32;  ///< --threads: request threads; those waiting for a commit share it (group commit)
 };
 
 /// API keys from keys.tsv (APP<TAB>KEY per line, '#' comments). Keys are kept only as SHA-256 hashes; a KEY
@@ -74,9 +74,10 @@ class RateLimiter {
 enum class DecodeStatus { kOk, kTooLarge, kCorrupt };
 
 /// The report's text from the request body: gunzipped when Content-Encoding says gzip or the body starts with
-/// gzip's magic bytes, never more than `max_bytes` of output (a gzip bomb stops there).
+/// gzip's magic bytes, never more than `max_bytes` of output (a gzip bomb stops there). `one_gzip_member`, when
+/// given, is set to whether the body was exactly one gzip member (the store can then keep it as it is).
 DecodeStatus decode_body(std::string_view body, std::string_view content_encoding, size_t max_bytes,
-                         std::string& text, std::string& error);
+                         std::string& text, std::string& error, bool* one_gzip_member = nullptr);
 
 /// What validation learns from a well-formed report.
 struct ValidReport {

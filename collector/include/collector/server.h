@@ -10,13 +10,20 @@
 
 namespace sampler::collector {
 
+/// TLS served directly (libmicrohttpd with GnuTLS): the PEM texts of the certificate (chain) and its key.
+struct TlsSettings {
+  std::string certificate_pem;
+  std::string key_pem;
+};
+
 class Server {
  public:
   /// Binds HOST:PORT (port 0: an ephemeral port) and starts serving on limits().threads threads. `log`
   /// receives each failure's line (from several threads; it must be thread-safe). Returns nullptr and sets
-  /// `error` when the address is bad or cannot be bound.
+  /// `error` when the address is bad or cannot be bound. With `tls`, the server speaks HTTPS only.
   static std::unique_ptr<Server> start(Collector& collector, const std::string& listen,
-                                       std::function<void(const std::string&)> log, std::string& error);
+                                       std::function<void(const std::string&)> log, std::string& error,
+                                       const TlsSettings* tls = nullptr);
   virtual ~Server() = default;
   /// The address actually bound, "HOST:PORT".
   virtual std::string address() const = 0;

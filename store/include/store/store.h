@@ -24,6 +24,9 @@ struct Run {
   std::string crash_signature;  ///< "" unless the program crashed with a main-backtrace
   int64_t received = 0;         ///< seconds since the epoch, set by the store on insert when 0
   std::string body;             ///< the whole report, uncompressed (stored compressed)
+  /// Optional, for put(): one gzip member that decompresses to exactly `body` (the upload as the client sent it).
+  /// The store keeps these bytes instead of compressing `body` again: the collector's costliest step saved.
+  std::string_view gzip_body;
 };
 
 enum class PutStatus { kStored, kDuplicate, kError };
@@ -39,8 +42,11 @@ class Store {
  public:
   virtual ~Store() = default;
   /// Stores `run` durably (committed before returning kStored), or recognises its run id (kDuplicate: nothing
-  /// changes). On kError, `error` says why.
+  /// changes). On kError, `error` says why. Concurrent puts share transactions (group commit): each still
+  /// returns only once the transaction holding its run has committed.
   virtual PutStatus put(const Run& run, std::string& error) = 0;
+  /// Transactions committed by put() since opening (fewer than puts when puts were grouped).
+  virtual int64_t commits() = 0;
   /// Calls `visit` for each run matching `query`, oldest first; `visit` returns false to stop early.
   /// Returns false (and sets `error`) on a storage error or a body that cannot be decompressed.
   virtual bool for_each(const Query& query, const std::function<bool(const Run&)>& visit, std::string& error) = 0;
@@ -59,7 +65,8 @@ std::unique_ptr<Store> open_store(std::string_view url, std::string& error);
 
 /// Body compression shared by the implementations (zlib; the original size travels with the bytes).
 std::string compress_body(std::string_view text);
-/// Returns false when `stored` is not what compress_body() wrote.
+/// Reads back what compress_body() wrote or a Run::gzip_body (zlib or gzip, told apart by their headers).
+/// Returns false when `stored` is neither, or does not decompress to exactly `size` bytes.
 bool decompress_body(std::string_view stored, int64_t size, std::string& text);
 
 }  // namespace sampler::store

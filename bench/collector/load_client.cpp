@@ -1,14 +1,19 @@
 // A flood of uploads for the collector's reliability and load tests (and its benchmark figures): N client
 // threads, each with one keep-alive connection, send M reports of about S bytes each, every one until it is
 // acknowledged (a client retries after a connection error, a 5xx or a 429, as sampler-run's spool does).
+// Reports are gzip-compressed as sampler-run sends them (--encoding plain: as text).
 //
-//   load_client URL KEY CLIENTS REPORTS-PER-CLIENT SIZE [--acked FILE] [--progress N] [--prefix P]
+//   load_client URL KEY CLIENTS REPORTS-PER-CLIENT SIZE [--acked FILE] [--progress N] [--prefix P] [--path P]
+//              [--encoding gzip|plain]
 //
+// --path sends the same bodies elsewhere than /api/reports: the benchmark's HTTP ceiling POSTs them to /metrics,
+// which reads the body and answers without validating or storing anything.
 // Prints "progress N" on stdout (flushed) once N reports are acknowledged, so that a test can act in the middle
 // of the flood without sleeping; at the end "reports R clients C seconds T rate X p50_ms A p99_ms B retries Z".
 // --acked FILE gets each acknowledged run id, written after its 200 arrived. Exit status 0 when every report
 // was acknowledged, 1 when one was refused (4xx other than 429) or retried more than 100000 times.
 #include <curl/curl.h>
+#include <zlib.h>
 
 #include <algorithm>
 #include <atomic>
@@ -24,16 +29,66 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-std::string make_report(const std::string& run_id, size_t size) {
+// The samples part of a report of about `size` bytes (the same for every report of a client: building 20 KB of
+// text per report would cost the client, which shares the machine with the server, more than the server's work).
+std::string make_samples(size_t size) {
   std::string text = "<report id=\"samples\">\n<samples unit=\"0123456789abcdef0123456789abcdef\" scheme=\"branches\">\n";
   unsigned counter = 0;
   while (text.size() + 200 < size) {
     text += std::to_string(counter % 97) + "\t" + std::to_string(counter % 13) + "\n";
     ++counter;
   }
-  text += "</samples>\n</report>\n<report id=\"outcome\">\nrun-id\t" + run_id + "\napp\tload\nexit-status\t" +
-          std::to_string(counter % 3 == 0 ? 1 : 0) + "\n</report>\n";
-  return text;
+  return text + "</samples>\n</report>\n";
+}
+
+std::string make_outcome(const std::string& run_id, int number) {
+  return "<report id=\"outcome\">\nrun-id\t" + run_id + "\napp\tload\nexit-status\t" +
+         std::to_string(number % 3 == 0 ? 1 : 0) + "\n</report>\n";
+}
+
+// Reports go gzip-compressed, as sampler-run sends them. The samples part is deflated once per client (ending in
+// a sync flush: byte-aligned, no final block); each report appends its own outcome, deflated on its own, and the
+// gzip trailer for the whole (zlib's crc32_combine). One valid gzip member per report at the cost of ~100 bytes.
+struct DeflatedPrefix {
+  std::string bytes;
+  uLong crc = 0;
+  size_t length = 0;
+};
+
+std::string raw_deflate(const std::string& text, int flush) {
+  z_stream stream{};
+  deflateInit2(&stream, Z_DEFAULT_COMPRESSION, Z_DEFLATED, -MAX_WBITS, 8, Z_DEFAULT_STRATEGY);
+  std::string out(deflateBound(&stream, static_cast<uLong>(text.size())) + 64, '\0');
+  stream.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(text.data()));
+  stream.avail_in = static_cast<uInt>(text.size());
+  stream.next_out = reinterpret_cast<Bytef*>(out.data());
+  stream.avail_out = static_cast<uInt>(out.size());
+  deflate(&stream, flush);
+  out.resize(stream.total_out);
+  deflateEnd(&stream);
+  return out;
+}
+
+DeflatedPrefix deflate_prefix(const std::string& samples) {
+  DeflatedPrefix prefix;
+  prefix.bytes = raw_deflate(samples, Z_SYNC_FLUSH);
+  prefix.crc = crc32(0, reinterpret_cast<const Bytef*>(samples.data()), static_cast<uInt>(samples.size()));
+  prefix.length = samples.size();
+  return prefix;
+}
+
+std::string gzip_report(const DeflatedPrefix& prefix, const std::string& tail) {
+  static const char kHeader[10] = {'\x1f', '\x8b', 8, 0, 0, 0, 0, 0, 0, 3};
+  std::string out(kHeader, sizeof kHeader);
+  out += prefix.bytes;
+  out += raw_deflate(tail, Z_FINISH);
+  uLong crc = crc32_combine(prefix.crc, crc32(0, reinterpret_cast<const Bytef*>(tail.data()),
+                                              static_cast<uInt>(tail.size())),
+                            static_cast<z_off_t>(tail.size()));
+  uint32_t size = static_cast<uint32_t>(prefix.length + tail.size());
+  for (int i = 0; i < 4; ++i) out += static_cast<char>((crc >> (8 * i)) & 0xff);
+  for (int i = 0; i < 4; ++i) out += static_cast<char>((size >> (8 * i)) & 0xff);
+  return out;
 }
 
 size_t keep_answer(char* data, size_t size, size_t count, void* answer) {
@@ -46,21 +101,25 @@ size_t keep_answer(char* data, size_t size, size_t count, void* answer) {
 int main(int argc, char** argv) {
   if (argc < 6) {
     std::fprintf(stderr, "usage: load_client URL KEY CLIENTS REPORTS-PER-CLIENT SIZE [--acked FILE] [--progress N] "
-                         "[--prefix P]\n");
+                         "[--prefix P] [--path P] [--encoding gzip|plain]\n");
     return 2;
   }
-  std::string url = std::string(argv[1]) + "/api/reports", key = argv[2];
+  std::string base_url = argv[1], path = "/api/reports", key = argv[2];
   int clients = std::atoi(argv[3]), per_client = std::atoi(argv[4]);
   size_t size = static_cast<size_t>(std::atol(argv[5]));
   FILE* acked = nullptr;
   long progress_at = -1;
   std::string prefix = "load";
+  bool plain = false;
   for (int i = 6; i + 1 < argc; i += 2) {
     std::string option = argv[i];
     if (option == "--acked") acked = std::fopen(argv[i + 1], "w");
     if (option == "--progress") progress_at = std::atol(argv[i + 1]);
     if (option == "--prefix") prefix = argv[i + 1];
+    if (option == "--path") path = argv[i + 1];
+    if (option == "--encoding") plain = std::string(argv[i + 1]) == "plain";
   }
+  const std::string url = base_url + path;
   curl_global_init(CURL_GLOBAL_DEFAULT);
   std::atomic<long> done{0}, retries{0};
   std::atomic<bool> failed{false};
@@ -74,11 +133,15 @@ int main(int argc, char** argv) {
       std::string authorization = "Authorization: APIKey " + key;
       curl_slist* headers = curl_slist_append(nullptr, authorization.c_str());
       headers = curl_slist_append(headers, "Content-Type: text/plain");
+      if (!plain) headers = curl_slist_append(headers, "Content-Encoding: gzip");
       headers = curl_slist_append(headers, "Expect:");
       std::vector<double> mine;
+      const std::string samples = make_samples(size);
+      const DeflatedPrefix deflated = deflate_prefix(samples);
       for (int r = 0; r < per_client && !failed; ++r) {
         std::string run_id = prefix + "-" + std::to_string(c) + "-" + std::to_string(r);
-        std::string body = make_report(run_id, size);
+        std::string outcome = make_outcome(run_id, r);
+        std::string body = plain ? samples + outcome : gzip_report(deflated, outcome);
         for (long attempt = 0;; ++attempt) {
           if (attempt > 100000) {
             failed = true;
