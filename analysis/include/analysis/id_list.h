@@ -105,6 +105,64 @@ inline void encode(std::span<const uint32_t> ids, std::vector<uint8_t>& out) {
   }
 }
 
+/// A span of 64-bit words [begin, end) of a bitset (word w: ids 64 w to 64 w + 63).
+struct WordRange {
+  size_t begin = 0, end = 0;
+};
+
+/// Appends to `out` the same bytes as encode() of the ids whose bits are set in `words` (bit i of word w: id
+/// 64 w + i), without listing them first: the reading of reports builds each run's bitsets directly. Only the
+/// words of `ranges` (sorted, disjoint, inside `words`) are searched for set bits; every other word must be 0.
+inline void encode_bits(std::span<const uint64_t> words, std::span<const WordRange> ranges,
+                        std::vector<uint8_t>& out) {
+  uint64_t count = 0;
+  size_t first_word = SIZE_MAX, last_word = 0;
+  for (const WordRange& range : ranges) {
+    for (size_t w = range.begin; w < range.end; ++w) {
+      if (words[w] == 0) continue;
+      count += static_cast<uint64_t>(std::popcount(words[w]));
+      if (first_word == SIZE_MAX) first_word = w;
+      last_word = w;
+    }
+  }
+  if (count == 0) {
+    put_varint(out, 0);
+    return;
+  }
+  const uint32_t first = static_cast<uint32_t>(first_word * 64 + static_cast<size_t>(std::countr_zero(words[first_word])));
+  const uint32_t last = static_cast<uint32_t>(last_word * 64 + 63 - static_cast<size_t>(std::countl_zero(words[last_word])));
+  const size_t bytes = (static_cast<size_t>(last - first) >> 3) + 1;
+  if (varint_size(first) + varint_size(bytes) + bytes < count) {  // encode()'s choice
+    put_varint(out, count << 1 | 1);
+    put_varint(out, first);
+    put_varint(out, bytes);
+    size_t start = out.size();
+    out.resize(start + bytes, 0);
+    uint8_t* bits = out.data() + start;
+    // The bits from `first` on, 64 at a time (the words between the ranges are 0, so they need no search).
+    const size_t shift = first & 63;
+    size_t w = first >> 6;
+    for (size_t at = 0; at < bytes; at += 8, ++w) {
+      uint64_t word = words[w] >> shift;
+      if (shift != 0 && w + 1 <= last_word) word |= words[w + 1] << (64 - shift);
+      store_bits(bits + at, bytes - at, word);
+    }
+    // The last byte holds bits beyond `last` only if they were set: they are not (last is the highest).
+    return;
+  }
+  put_varint(out, count << 1);
+  uint32_t previous = 0;
+  for (const WordRange& range : ranges) {
+    for (size_t w = range.begin; w < range.end; ++w) {
+      for (uint64_t bits = words[w]; bits != 0; bits &= bits - 1) {
+        uint32_t id = static_cast<uint32_t>(w * 64 + static_cast<size_t>(std::countr_zero(bits)));
+        put_varint(out, id - previous);
+        previous = id;
+      }
+    }
+  }
+}
+
 /// Calls f(id) for each id of the list at `p`, in increasing order.
 template <class F>
 void for_each(const uint8_t* p, F&& f) {
