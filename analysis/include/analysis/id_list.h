@@ -186,6 +186,34 @@ void for_each(const uint8_t* p, F&& f) {
   }
 }
 
+/// The ids of the list at `p` for callers that count them: a bitset list as words(w, bits) for each 64-bit word
+/// w of ids (bit i: id 64 w + i; increasing w, none twice, perhaps 0), a delta list as id(id) for each id.
+template <class Words, class Id>
+void for_each_word(const uint8_t* p, Words&& words, Id&& id) {
+  uint64_t header = get_varint(p);
+  uint64_t count = header >> 1;
+  if (count == 0) return;
+  if (!(header & 1)) {
+    uint32_t value = 0;
+    for (uint64_t i = 0; i < count; ++i) {
+      value += static_cast<uint32_t>(get_varint(p));
+      id(value);
+    }
+    return;
+  }
+  const uint64_t first = get_varint(p);
+  const uint64_t bytes = get_varint(p);
+  const unsigned shift = static_cast<unsigned>(first & 63);
+  uint64_t w = first >> 6;
+  uint64_t carry = 0;  // the bits of the last stored word that belong to the next aligned word
+  for (uint64_t j = 0; j < bytes; j += 8, ++w) {
+    uint64_t bits = load_bits(p + j, bytes - j);
+    words(w, (bits << shift) | carry);
+    carry = shift == 0 ? 0 : bits >> (64 - shift);
+  }
+  if (carry != 0) words(w, carry);
+}
+
 /// True if the list at `p` holds `wanted`.
 inline bool contains(const uint8_t* p, uint32_t wanted) {
   uint64_t header = get_varint(p);
