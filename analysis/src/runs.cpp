@@ -510,6 +510,8 @@ bool read_whole(int fd, uint64_t size, std::vector<char>& buffer, std::string_vi
     if (n < 0) return false;
     if (n == 0) break;
     total += static_cast<size_t>(n);
+    // All fstat said, and not the byte more that was asked for: the end (no second read(2) to see 0).
+    if (total == size) break;
   }
   if (total == wanted) return false;
   text = std::string_view(buffer.data(), total);

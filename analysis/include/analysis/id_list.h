@@ -105,6 +105,14 @@ inline void encode(std::span<const uint32_t> ids, std::vector<uint8_t>& out) {
   }
 }
 
+/// std::popcount inline: without -mpopcnt, GCC makes that a call into libgcc per word.
+inline uint64_t bit_count(uint64_t x) {
+  x = x - ((x >> 1) & 0x5555555555555555);
+  x = (x & 0x3333333333333333) + ((x >> 2) & 0x3333333333333333);
+  x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0f;
+  return (x * 0x0101010101010101) >> 56;
+}
+
 /// A span of 64-bit words [begin, end) of a bitset (word w: ids 64 w to 64 w + 63).
 struct WordRange {
   size_t begin = 0, end = 0;
@@ -120,7 +128,7 @@ inline void encode_bits(std::span<const uint64_t> words, std::span<const WordRan
   for (const WordRange& range : ranges) {
     for (size_t w = range.begin; w < range.end; ++w) {
       if (words[w] == 0) continue;
-      count += static_cast<uint64_t>(std::popcount(words[w]));
+      count += bit_count(words[w]);
       if (first_word == SIZE_MAX) first_word = w;
       last_word = w;
     }
