@@ -2,6 +2,9 @@
 #include "analysis/runs.h"
 
 #include <fcntl.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -388,28 +391,103 @@ class SamplesCollector : public SamplesVisitor {
     BitWriter sites = site_writer_, predicates = predicate_writer_;
     uint64_t index = lines_;
     const uint64_t site_count = sites_entry_->site_count;
-    while (p < end) {
-      uint32_t nonzero = 0, column = 0;
-      bool well_formed = true;
-      p = scan_line(p, end, nonzero, column, well_formed);
+    auto take = [&](uint32_t nonzero, uint32_t column, bool well_formed) __attribute__((always_inline)) {
       uint64_t line_number = number++;
       uint64_t line = index++;
-      if (bad_ || line >= site_count) continue;
+      if (bad_ || line >= site_count) return;
       if (!have_entry_ || !well_formed || column + 1 != entry_.counters) [[unlikely]] {
         site_writer_ = sites;
         predicate_writer_ = predicates;
         bool ok = check_line(column + 1, well_formed, line_number);
         sites = site_writer_;  // make_room() may have moved the bitsets
         predicates = predicate_writer_;
-        if (!ok) continue;
+        if (!ok) return;
       }
       sites.put(line, nonzero != 0 ? 1u : 0u);
       predicates.put(line * entry_.per_site, true_predicates(entry_.kind, nonzero) & predicate_mask_);
+    };
+    while (p < end) {
+#if defined(__SSE2__)
+      // Up to 64 bytes at a time: every line that ends in them, read from bit masks of the bytes.
+      if (const char* next = take_window(p, end, take); next != p) {
+        p = next;
+        continue;
+      }
+#endif
+      // A line of 64 bytes or more, one that does not end, or no SSE2: a byte at a time.
+      uint32_t nonzero = 0, column = 0;
+      bool well_formed = true;
+      p = scan_line(p, end, nonzero, column, well_formed);
+      take(nonzero, column, well_formed);
     }
     lines_ = index;
     site_writer_ = sites;
     predicate_writer_ = predicates;
   }
+
+#if defined(__SSE2__)
+  // The lines that start at p and end in the 64 bytes from p (fewer before `end`): each as take(nonzero, column,
+  // well_formed), from masks of the window's bytes made 16 at a time, so that a line costs a few operations on
+  // them and no branch on its digits. Lines with anything but digits and tabs, or an empty counter, go to
+  // scan_line() (which judges them). Returns the start of the first line not taken (p: none ended).
+  template <class Take>
+  __attribute__((always_inline)) static const char* take_window(const char* p, const char* end, Take&& take) {
+    alignas(16) char padded[64];
+    const size_t size = static_cast<size_t>(std::min<ptrdiff_t>(end - p, 64));
+    const char* bytes = p;
+    if (size < 64) {
+      std::memset(padded, 0, sizeof padded);
+      std::memcpy(padded, p, size);
+      bytes = padded;
+    }
+    uint64_t newline = 0, tab = 0, nonzero_digit = 0, digit = 0;
+    for (int chunk = 0; chunk < 4; ++chunk) {
+      __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(bytes + 16 * chunk));
+      __m128i value = _mm_sub_epi8(v, _mm_set1_epi8('0'));  // digits: 0 to 9, unsigned
+      __m128i is_digit = _mm_cmpeq_epi8(_mm_min_epu8(value, _mm_set1_epi8(9)), value);
+      __m128i is_zero = _mm_cmpeq_epi8(value, _mm_setzero_si128());
+      auto bits = [](__m128i m) { return static_cast<uint64_t>(static_cast<uint32_t>(_mm_movemask_epi8(m))); };
+      const int shift = 16 * chunk;
+      newline |= bits(_mm_cmpeq_epi8(v, _mm_set1_epi8('\n'))) << shift;
+      tab |= bits(_mm_cmpeq_epi8(v, _mm_set1_epi8('\t'))) << shift;
+      digit |= bits(is_digit) << shift;
+      nonzero_digit |= bits(_mm_andnot_si128(is_zero, is_digit)) << shift;
+    }
+    const uint64_t in_window = size == 64 ? ~uint64_t{0} : (uint64_t{1} << size) - 1;
+    newline &= in_window;
+    if (newline == 0) return p;
+    // Lines to judge byte by byte: a byte that is no digit, tab or line end ("\r" among them), or a separator
+    // right after another one or at a line's start (an empty counter or line). p starts a line.
+    const uint64_t separator = newline | tab;
+    const uint64_t suspect = (~(digit | separator) | (separator & ((separator << 1) | 1))) & in_window;
+    uint64_t start = 1;  // bit of the line's first byte
+    for (uint64_t rest = newline; rest != 0; rest &= rest - 1) {
+      const uint64_t line_end = rest & -rest;                   // its "\n"
+      const uint64_t line = ((line_end << 1) - 1) & ~(start - 1);  // its bytes, "\n" included
+      const uint64_t first = start;
+      start = line_end << 1;  // 0 after the window's last byte: no line starts there
+      if ((suspect & line) != 0) [[unlikely]] {
+        const char* at = p + std::countr_zero(first);
+        uint32_t nonzero = 0, column = 0;
+        bool well_formed = true;
+        scan_line(at, end, nonzero, column, well_formed);
+        take(nonzero, column, well_formed);
+        continue;
+      }
+      uint64_t nonzero_bits = nonzero_digit & line;
+      uint32_t nonzero = 0, column = 0;
+      for (uint64_t t = tab & line; t != 0; t &= t - 1, ++column) {  // as many rounds as the scheme has tabs
+        const uint64_t before = (t & -t) - 1;
+        nonzero |= static_cast<uint32_t>((nonzero_bits & before) != 0) << column;
+        nonzero_bits &= ~before;
+      }
+      nonzero |= static_cast<uint32_t>(nonzero_bits != 0) << column;
+      take(nonzero, column, column < kMaxCounters);
+    }
+    return p + (64 - std::countl_zero(newline));
+  }
+#endif
+
 
   // One line from p (< end): which counters are non-zero (bit c for counter c), their count - 1, and whether
   // the line is digits and tabs with a digit in every counter (a "\r" before the "\n" allowed). Returns the
