@@ -156,6 +156,13 @@ size_t short_line(const char* p, uint32_t& nonzero, uint32_t& column) {
   return static_cast<size_t>(__builtin_ctzll(newline) >> 3) + 1;
 }
 
+// true_predicates() of the six relations, by the three counters' non-zero bits.
+constexpr std::array<uint32_t, 8> kSixRelations = [] {
+  std::array<uint32_t, 8> table{};
+  for (uint32_t bits = 0; bits < 8; ++bits) table[bits] = true_predicates(SchemeKind::kSixRelations, bits);
+  return table;
+}();
+
 // Assigns site and predicate ids to sites sections as the threads meet them (under a lock; each thread caches).
 class Registry {
  public:
@@ -391,20 +398,27 @@ class SamplesCollector : public SamplesVisitor {
     BitWriter sites = site_writer_, predicates = predicate_writer_;
     uint64_t index = lines_;
     const uint64_t site_count = sites_entry_->site_count;
+    // The column count - 1 a line must have to be recorded without more checks (none while the section has no
+    // entry yet or was found bad).
+    auto expected_column = [this] { return have_entry_ && !bad_ ? entry_.counters - 1 : UINT32_MAX; };
+    uint32_t expected = expected_column();
     auto take = [&](uint32_t nonzero, uint32_t column, bool well_formed) __attribute__((always_inline)) {
       uint64_t line_number = number++;
       uint64_t line = index++;
-      if (bad_ || line >= site_count) return;
-      if (!have_entry_ || !well_formed || column + 1 != entry_.counters) [[unlikely]] {
+      if (line >= site_count || !well_formed || column != expected) [[unlikely]] {
+        if (bad_ || line >= site_count) return;
         site_writer_ = sites;
         predicate_writer_ = predicates;
         bool ok = check_line(column + 1, well_formed, line_number);
         sites = site_writer_;  // make_room() may have moved the bitsets
         predicates = predicate_writer_;
+        expected = expected_column();
         if (!ok) return;
       }
       sites.put(line, nonzero != 0 ? 1u : 0u);
-      predicates.put(line * entry_.per_site, true_predicates(entry_.kind, nonzero) & predicate_mask_);
+      const uint32_t truth =
+          entry_.kind == SchemeKind::kSixRelations ? kSixRelations[nonzero & 7] : true_predicates(entry_.kind, nonzero);
+      predicates.put(line * entry_.per_site, truth & predicate_mask_);
     };
     while (p < end) {
 #if defined(__SSE2__)
@@ -459,7 +473,12 @@ class SamplesCollector : public SamplesVisitor {
     // Lines to judge byte by byte: a byte that is no digit, tab or line end ("\r" among them), or a separator
     // right after another one or at a line's start (an empty counter or line). p starts a line.
     const uint64_t separator = newline | tab;
-    const uint64_t suspect = (~(digit | separator) | (separator & ((separator << 1) | 1))) & in_window;
+    const uint64_t field_start = (separator << 1) | 1;
+    const uint64_t suspect = (~(digit | separator) | (separator & field_start)) & in_window;
+    // Which counters are not zero, for all of them at once: a carry added at each counter's first byte runs
+    // through its '0' digits and reaches the separator after it only if the counter has no other digit.
+    const uint64_t zeros = in_window & ~(nonzero_digit | separator);
+    const uint64_t nonzero_end = separator & ~(zeros + (field_start & in_window));
     uint64_t start = 1;  // bit of the line's first byte
     for (uint64_t rest = newline; rest != 0; rest &= rest - 1) {
       const uint64_t line_end = rest & -rest;                   // its "\n"
@@ -474,14 +493,12 @@ class SamplesCollector : public SamplesVisitor {
         take(nonzero, column, well_formed);
         continue;
       }
-      uint64_t nonzero_bits = nonzero_digit & line;
+      // Counter c is not zero if the separator after it (its tab, or the line's end) is in nonzero_end.
       uint32_t nonzero = 0, column = 0;
       for (uint64_t t = tab & line; t != 0; t &= t - 1, ++column) {  // as many rounds as the scheme has tabs
-        const uint64_t before = (t & -t) - 1;
-        nonzero |= static_cast<uint32_t>((nonzero_bits & before) != 0) << column;
-        nonzero_bits &= ~before;
+        nonzero |= static_cast<uint32_t>((nonzero_end & t & -t) != 0) << column;
       }
-      nonzero |= static_cast<uint32_t>(nonzero_bits != 0) << column;
+      nonzero |= static_cast<uint32_t>((nonzero_end & line_end) != 0) << column;
       take(nonzero, column, column < kMaxCounters);
     }
     return p + (64 - std::countl_zero(newline));
