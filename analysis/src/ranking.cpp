@@ -2,6 +2,8 @@
 #include "analysis/ranking.h"
 
 #include <algorithm>
+#include <array>
+#include <cstring>
 #include <map>
 
 namespace sampler::analysis {
@@ -47,6 +49,80 @@ struct Tally {
   }
 };
 
+// The first count over every run, faster than Tally::apply() one id at a time: ids are counted in 16-bit
+// counters, four to a 64-bit word, so that a bitset list adds a byte of bits (8 ids) with two additions of
+// words from a table (no carry crosses a counter: the counters are added to the tally every 65535 runs).
+class BatchCounter {
+ public:
+  explicit BatchCounter(size_t ids) : counts_((ids + 63) / 64 * 64 + 64, 0) {}
+
+  void add(const uint8_t* list) {
+    id_list::for_each_word(
+        list,
+        [this](uint64_t w, uint64_t bits) {
+          uint16_t* at = counts_.data() + w * 64;
+          for (int b = 0; b < 8; ++b, bits >>= 8, at += 8) {
+            const Spread& spread = kSpread[bits & 0xff];
+            add_word(at, spread[0]);
+            add_word(at + 4, spread[1]);
+          }
+        },
+        [this](uint32_t id) { ++counts_[id]; });
+  }
+
+  // Adds the counters to `total` and clears them.
+  void flush(std::vector<uint64_t>& total) {
+    for (size_t i = 0; i < total.size(); ++i) total[i] += counts_[i];
+    std::fill(counts_.begin(), counts_.end(), 0);
+  }
+
+ private:
+  using Spread = std::array<uint64_t, 2>;
+  // Byte b -> its bits 0-3 and 4-7 as one 16-bit lane each.
+  static constexpr std::array<Spread, 256> kSpread = [] {
+    std::array<Spread, 256> table{};
+    for (unsigned b = 0; b < 256; ++b) {
+      for (unsigned i = 0; i < 8; ++i) table[b][i / 4] |= uint64_t{(b >> i) & 1} << (16 * (i % 4));
+    }
+    return table;
+  }();
+
+  static void add_word(uint16_t* at, uint64_t value) {
+    static_assert(std::endian::native == std::endian::little || std::endian::native == std::endian::big);
+    if constexpr (std::endian::native == std::endian::little) {
+      uint64_t word;
+      std::memcpy(&word, at, 8);
+      word += value;
+      std::memcpy(at, &word, 8);
+    } else {
+      for (int lane = 0; lane < 4; ++lane) at[lane] = static_cast<uint16_t>(at[lane] + ((value >> (16 * lane)) & 0xffff));
+    }
+  }
+
+  std::vector<uint16_t> counts_;
+};
+
+// Tally::apply(+1) of every run.
+void count_all(const RunSet& runs, Tally& tally) {
+  BatchCounter f(tally.f.size()), s(tally.s.size()), f_observed(tally.f_observed.size()),
+      s_observed(tally.s_observed.size());
+  auto flush = [&] {
+    f.flush(tally.f);
+    s.flush(tally.s);
+    f_observed.flush(tally.f_observed);
+    s_observed.flush(tally.s_observed);
+  };
+  constexpr size_t kBatch = 65535;  // a 16-bit counter's most
+  for (size_t r = 0; r < runs.size(); ++r) {
+    bool failing = runs.failed[r] != 0;
+    ++(failing ? tally.num_failing : tally.num_succeeding);
+    (failing ? f : s).add(runs.predicate_data.data() + runs.predicate_offsets[r]);
+    (failing ? f_observed : s_observed).add(runs.site_data.data() + runs.site_offsets[r]);
+    if ((r + 1) % kBatch == 0) flush();
+  }
+  flush();
+}
+
 // Every predictive predicate of the tally, unordered.
 std::vector<RankedPredicate> predictive(const Tally& tally, const std::vector<uint32_t>& predicate_site,
                                         const RankOptions& options) {
@@ -71,7 +147,7 @@ Ranking rank(const RunSet& runs, const std::vector<uint32_t>& predicate_site, si
   tally.s.assign(predicate_site.size(), 0);
   tally.f_observed.assign(site_count, 0);
   tally.s_observed.assign(site_count, 0);
-  for (size_t r = 0; r < runs.size(); ++r) tally.apply(runs, r, +1);
+  count_all(runs, tally);
   ranking.num_failing = tally.num_failing;
   ranking.num_succeeding = tally.num_succeeding;
 

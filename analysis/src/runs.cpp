@@ -2,6 +2,9 @@
 #include "analysis/runs.h"
 
 #include <fcntl.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -153,6 +156,13 @@ size_t short_line(const char* p, uint32_t& nonzero, uint32_t& column) {
   return static_cast<size_t>(__builtin_ctzll(newline) >> 3) + 1;
 }
 
+// true_predicates() of the six relations, by the three counters' non-zero bits.
+constexpr std::array<uint32_t, 8> kSixRelations = [] {
+  std::array<uint32_t, 8> table{};
+  for (uint32_t bits = 0; bits < 8; ++bits) table[bits] = true_predicates(SchemeKind::kSixRelations, bits);
+  return table;
+}();
+
 // Assigns site and predicate ids to sites sections as the threads meet them (under a lock; each thread caches).
 class Registry {
  public:
@@ -225,25 +235,100 @@ struct LocalRuns {
 // and thread, not once per section of every report.
 using EntryCache = std::unordered_map<const IndexedSites*, SectionEntry>;
 
+// One report's observed sites and true predicates, as bitsets over the catalogue's ids (bit i of word w: id
+// 64 w + i), and the word ranges that may hold set bits: each run's lists are encoded from these (id_list.h's
+// encode_bits), without listing the ids first, and only these words are cleared for the next report.
+struct RunBits {
+  std::vector<uint64_t> words;
+  std::vector<id_list::WordRange> ranges;
+
+  // ORs `bits` bits of `source` (bit 0: id `first`) into the bitset.
+  void add(uint64_t first, const uint64_t* source, uint64_t bits) {
+    if (bits == 0) return;
+    size_t begin = static_cast<size_t>(first >> 6), end = static_cast<size_t>((first + bits + 63) >> 6);
+    if (words.size() < end + 1) words.resize(end + 1, 0);
+    ranges.push_back({begin, end});
+    const unsigned shift = static_cast<unsigned>(first & 63);
+    const size_t count = static_cast<size_t>((bits + 63) >> 6);
+    for (size_t i = 0; i < count; ++i) {
+      uint64_t value = source[i];
+      if (i + 1 == count && (bits & 63) != 0) value &= (uint64_t{1} << (bits & 63)) - 1;
+      words[begin + i] |= value << shift;
+      if (shift != 0) words[begin + i + 1] |= value >> (64 - shift);
+    }
+  }
+
+  // Appends the encoded list to `out` and clears the bitset for the next report.
+  void encode_and_clear(std::vector<uint8_t>& out) {
+    // Sections in the usual order give increasing ranges; others (or a section twice) are sorted and merged.
+    if (!std::is_sorted(ranges.begin(), ranges.end(),
+                        [](const auto& a, const auto& b) { return a.begin < b.begin; })) {
+      std::sort(ranges.begin(), ranges.end(), [](const auto& a, const auto& b) { return a.begin < b.begin; });
+    }
+    size_t merged = 0;
+    for (const id_list::WordRange& range : ranges) {
+      if (merged > 0 && range.begin <= ranges[merged - 1].end) {
+        ranges[merged - 1].end = std::max(ranges[merged - 1].end, range.end);
+      } else {
+        ranges[merged++] = range;
+      }
+    }
+    ranges.resize(merged);
+    id_list::encode_bits(words, ranges, out);
+    clear();
+  }
+
+  void clear() {
+    for (const id_list::WordRange& range : ranges) {
+      std::fill(words.begin() + static_cast<ptrdiff_t>(range.begin), words.begin() + static_cast<ptrdiff_t>(range.end),
+                0);
+    }
+    ranges.clear();
+  }
+};
+
+// Bits written one field at a time, in increasing positions, into words: the current word and the next stay in
+// registers (a field of up to 32 bits may straddle them) and each word is stored once, when the positions leave
+// it (a store per id into the same word would wait on the last one).
+struct BitWriter {
+  uint64_t* words = nullptr;
+  size_t word = 0;        // the index of `low`
+  uint64_t low = 0, high = 0;
+
+  // ORs `value` (at most 32 bits) in at bit `position` (not below the last call's word).
+  void put(uint64_t position, uint32_t value) {
+    size_t at = static_cast<size_t>(position >> 6);
+    while (word != at) {  // 0 or 1 rounds, except after lines that were left out
+      words[word++] = low;
+      low = high;
+      high = 0;
+    }
+    unsigned shift = static_cast<unsigned>(position & 63);
+    low |= uint64_t{value} << shift;
+    high |= (uint64_t{value} >> 1) >> (63 - shift);  // the bits past the word (none when shift is 0)
+  }
+  // Stores what is left (the words must have room for `word` + 1).
+  void flush() {
+    words[word] = low;
+    words[word + 1] = high;
+  }
+};
+
 // The samples sections of one report's samples subreport: counters -> observed sites and true predicates.
 class SamplesCollector : public SamplesVisitor {
  public:
   SamplesCollector(const SitesIndex& sites, Registry& registry, EntryCache& cache, DiagnosticSink& sink,
-                   std::vector<uint32_t>& observed, std::vector<uint32_t>& predicates)
+                   RunBits& observed, RunBits& predicates)
       : sites_(sites), registry_(registry), cache_(cache), sink_(sink), observed_(observed), predicates_(predicates) {}
 
   /// Starts a new report (named `name` in diagnostics).
   void reset(const std::string& name) {
     finish();
     name_ = &name;
-    sorted_ = true;
   }
 
-  /// True if the ids were written in increasing order, each once (then they need no sorting).
-  bool sorted() const { return sorted_; }
-
   void begin_section(const SampleSectionHeader& header) override {
-    finish();  // the reader ends every section; this keeps the lists right even if it did not
+    finish();  // the reader ends every section; this keeps the bitsets right even if it did not
     if (header.kind != SampleSectionKind::kSamples) return;
     const IndexedSites* found = sites_.find(header.unit, header.scheme);
     if (found == nullptr) {
@@ -256,9 +341,6 @@ class SamplesCollector : public SamplesVisitor {
     if (found->conflicting || scheme_kind(found->scheme) == SchemeKind::kBounds) return;
     active_ = true;
     sites_entry_ = found;
-    observed_start_ = observed_end_ = observed_.size();
-    predicates_start_ = predicates_end_ = predicates_.size();
-    room_ = false;
     auto cached = cache_.find(found);
     have_entry_ = cached != cache_.end();
     if (have_entry_) {
@@ -278,7 +360,7 @@ class SamplesCollector : public SamplesVisitor {
     if (active_) take_lines(line, line_number);
   }
 
-  /// Ends a section still open (its lists are cut back to what was written).
+  /// Ends a section still open (its bits are kept as end_section(false) would).
   void finish() {
     if (active_) end_section(false);
   }
@@ -295,41 +377,134 @@ class SamplesCollector : public SamplesVisitor {
                         std::to_string(lines_) + " samples lines, but " + std::to_string(sites_entry_->site_count) +
                         " sites in '" + sites_entry_->label + "':" + std::to_string(sites_entry_->line));
       }
-      observed_end_ = observed_start_;
-      predicates_end_ = predicates_start_;
+      return;
     }
-    if (room_) {
-      observed_.resize(observed_end_);
-      predicates_.resize(predicates_end_);
-    }
-    // A section's ids increase; the lists stay sorted while each section's come after the last one's (the usual
-    // case: a program writes its sections in the same order every run), which costs one test per section.
-    auto follows = [](const std::vector<uint32_t>& ids, size_t start, size_t end) {
-      return start == 0 || end == start || ids[start] > ids[start - 1];
-    };
-    sorted_ = sorted_ && follows(observed_, observed_start_, observed_end_) &&
-              follows(predicates_, predicates_start_, predicates_end_);
+    if (!have_entry_) return;  // no line was read
+    site_writer_.flush();
+    predicate_writer_.flush();
+    observed_.add(entry_.first_site, section_sites_.data(), entry_.site_count);
+    predicates_.add(entry_.first_predicate, section_predicates_.data(),
+                    static_cast<uint64_t>(entry_.site_count) * entry_.per_site);
   }
 
  private:
   // Whole lines, each ending in "\n" (the last one may not): the hot loop of reading. Only whether each counter
-  // is zero matters: no number is converted, so none can overflow.
+  // is zero matters: no number is converted, so none can overflow. Each line sets its site's bit and its true
+  // predicates' bits in the section's bitsets, at positions that follow from the line's index alone.
   void take_lines(std::string_view lines, uint64_t number) {
     const char* p = lines.data();
     const char* end = p + lines.size();
+    // Copies in registers: the stores into the bitsets could alias the members.
+    BitWriter sites = site_writer_, predicates = predicate_writer_;
+    uint64_t index = lines_;
+    const uint64_t site_count = sites_entry_->site_count;
+    // The column count - 1 a line must have to be recorded without more checks (none while the section has no
+    // entry yet or was found bad).
+    auto expected_column = [this] { return have_entry_ && !bad_ ? entry_.counters - 1 : UINT32_MAX; };
+    uint32_t expected = expected_column();
+    auto take = [&](uint32_t nonzero, uint32_t column, bool well_formed) __attribute__((always_inline)) {
+      uint64_t line_number = number++;
+      uint64_t line = index++;
+      if (line >= site_count || !well_formed || column != expected) [[unlikely]] {
+        if (bad_ || line >= site_count) return;
+        site_writer_ = sites;
+        predicate_writer_ = predicates;
+        bool ok = check_line(column + 1, well_formed, line_number);
+        sites = site_writer_;  // make_room() may have moved the bitsets
+        predicates = predicate_writer_;
+        expected = expected_column();
+        if (!ok) return;
+      }
+      sites.put(line, nonzero != 0 ? 1u : 0u);
+      const uint32_t truth =
+          entry_.kind == SchemeKind::kSixRelations ? kSixRelations[nonzero & 7] : true_predicates(entry_.kind, nonzero);
+      predicates.put(line * entry_.per_site, truth & predicate_mask_);
+    };
     while (p < end) {
+#if defined(__SSE2__)
+      // Up to 64 bytes at a time: every line that ends in them, read from bit masks of the bytes.
+      if (const char* next = take_window(p, end, take); next != p) {
+        p = next;
+        continue;
+      }
+#endif
+      // A line of 64 bytes or more, one that does not end, or no SSE2: a byte at a time.
       uint32_t nonzero = 0, column = 0;
       bool well_formed = true;
       p = scan_line(p, end, nonzero, column, well_formed);
-      uint64_t line_number = number++;
-      uint64_t index = lines_++;
-      if (bad_ || index >= sites_entry_->site_count) continue;
-      if (!have_entry_ || !well_formed || column + 1 != entry_.counters) [[unlikely]] {
-        if (!check_line(column + 1, well_formed, line_number)) continue;
-      }
-      record(static_cast<uint32_t>(index), nonzero);
+      take(nonzero, column, well_formed);
     }
+    lines_ = index;
+    site_writer_ = sites;
+    predicate_writer_ = predicates;
   }
+
+#if defined(__SSE2__)
+  // The lines that start at p and end in the 64 bytes from p (fewer before `end`): each as take(nonzero, column,
+  // well_formed), from masks of the window's bytes made 16 at a time, so that a line costs a few operations on
+  // them and no branch on its digits. Lines with anything but digits and tabs, or an empty counter, go to
+  // scan_line() (which judges them). Returns the start of the first line not taken (p: none ended).
+  template <class Take>
+  __attribute__((always_inline)) static const char* take_window(const char* p, const char* end, Take&& take) {
+    alignas(16) char padded[64];
+    const size_t size = static_cast<size_t>(std::min<ptrdiff_t>(end - p, 64));
+    const char* bytes = p;
+    if (size < 64) {
+      std::memset(padded, 0, sizeof padded);
+      std::memcpy(padded, p, size);
+      bytes = padded;
+    }
+    uint64_t newline = 0, tab = 0, nonzero_digit = 0, digit = 0;
+    for (int chunk = 0; chunk < 4; ++chunk) {
+      __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(bytes + 16 * chunk));
+      __m128i value = _mm_sub_epi8(v, _mm_set1_epi8('0'));  // digits: 0 to 9, unsigned
+      __m128i is_digit = _mm_cmpeq_epi8(_mm_min_epu8(value, _mm_set1_epi8(9)), value);
+      __m128i is_zero = _mm_cmpeq_epi8(value, _mm_setzero_si128());
+      auto bits = [](__m128i m) { return static_cast<uint64_t>(static_cast<uint32_t>(_mm_movemask_epi8(m))); };
+      const int shift = 16 * chunk;
+      newline |= bits(_mm_cmpeq_epi8(v, _mm_set1_epi8('\n'))) << shift;
+      tab |= bits(_mm_cmpeq_epi8(v, _mm_set1_epi8('\t'))) << shift;
+      digit |= bits(is_digit) << shift;
+      nonzero_digit |= bits(_mm_andnot_si128(is_zero, is_digit)) << shift;
+    }
+    const uint64_t in_window = size == 64 ? ~uint64_t{0} : (uint64_t{1} << size) - 1;
+    newline &= in_window;
+    if (newline == 0) return p;
+    // Lines to judge byte by byte: a byte that is no digit, tab or line end ("\r" among them), or a separator
+    // right after another one or at a line's start (an empty counter or line). p starts a line.
+    const uint64_t separator = newline | tab;
+    const uint64_t field_start = (separator << 1) | 1;
+    const uint64_t suspect = (~(digit | separator) | (separator & field_start)) & in_window;
+    // Which counters are not zero, for all of them at once: a carry added at each counter's first byte runs
+    // through its '0' digits and reaches the separator after it only if the counter has no other digit.
+    const uint64_t zeros = in_window & ~(nonzero_digit | separator);
+    const uint64_t nonzero_end = separator & ~(zeros + (field_start & in_window));
+    uint64_t start = 1;  // bit of the line's first byte
+    for (uint64_t rest = newline; rest != 0; rest &= rest - 1) {
+      const uint64_t line_end = rest & -rest;                   // its "\n"
+      const uint64_t line = ((line_end << 1) - 1) & ~(start - 1);  // its bytes, "\n" included
+      const uint64_t first = start;
+      start = line_end << 1;  // 0 after the window's last byte: no line starts there
+      if ((suspect & line) != 0) [[unlikely]] {
+        const char* at = p + std::countr_zero(first);
+        uint32_t nonzero = 0, column = 0;
+        bool well_formed = true;
+        scan_line(at, end, nonzero, column, well_formed);
+        take(nonzero, column, well_formed);
+        continue;
+      }
+      // Counter c is not zero if the separator after it (its tab, or the line's end) is in nonzero_end.
+      uint32_t nonzero = 0, column = 0;
+      for (uint64_t t = tab & line; t != 0; t &= t - 1, ++column) {  // as many rounds as the scheme has tabs
+        nonzero |= static_cast<uint32_t>((nonzero_end & t & -t) != 0) << column;
+      }
+      nonzero |= static_cast<uint32_t>((nonzero_end & line_end) != 0) << column;
+      take(nonzero, column, column < kMaxCounters);
+    }
+    return p + (64 - std::countl_zero(newline));
+  }
+#endif
+
 
   // One line from p (< end): which counters are non-zero (bit c for counter c), their count - 1, and whether
   // the line is digits and tabs with a digit in every counter (a "\r" before the "\n" allowed). Returns the
@@ -377,51 +552,35 @@ class SamplesCollector : public SamplesVisitor {
     return true;
   }
 
-  // Site `index` of the section: the site if any counter is non-zero, and its true predicates. Written without a
-  // branch on the values (they vary from line to line): every slot is written, and the ends move past the ids
-  // that count. The entry's fields are read first: the stores could alias them.
-  void record(uint32_t index, uint32_t nonzero) {
-    const uint32_t per_site = entry_.per_site;
-    const uint32_t base = entry_.first_predicate + index * per_site;
-    const uint32_t mask = true_predicates(entry_.kind, nonzero);
-    observed_[observed_end_] = entry_.first_site + index;
-    observed_end_ += nonzero != 0;
-    uint32_t* const start = predicates_.data() + predicates_end_;
-    uint32_t* out = start;
-    for (uint32_t i = 0; i < per_site; ++i) {
-      *out = base + i;
-      out += (mask >> i) & 1;
-    }
-    predicates_end_ += static_cast<size_t>(out - start);
-  }
-
-  // Grows the lists by the most this section can add (each site once, each of its predicates once), so that
-  // take_line() writes without a check per id; end_section() cuts them back to what was written.
+  // Clears the section's bitsets (a bit per site, per_site bits per site for its predicates, and a word to spare
+  // for BitWriter::flush()) and starts their writers.
   void make_room() {
-    observed_.resize(observed_start_ + entry_.site_count);
-    predicates_.resize(predicates_start_ + static_cast<size_t>(entry_.site_count) * entry_.per_site);
-    room_ = true;
+    auto prepare = [](std::vector<uint64_t>& words, uint64_t bits, BitWriter& writer) {
+      words.assign(static_cast<size_t>((bits + 63) >> 6) + 2, 0);
+      writer = BitWriter{words.data()};
+    };
+    prepare(section_sites_, entry_.site_count, site_writer_);
+    prepare(section_predicates_, static_cast<uint64_t>(entry_.site_count) * entry_.per_site, predicate_writer_);
+    predicate_mask_ = entry_.per_site >= 32 ? ~0u : (1u << entry_.per_site) - 1;
   }
 
- private:
   const SitesIndex& sites_;
   Registry& registry_;
   EntryCache& cache_;
   DiagnosticSink& sink_;
   const std::string* name_ = nullptr;
-  std::vector<uint32_t>& observed_;
-  std::vector<uint32_t>& predicates_;
+  RunBits& observed_;
+  RunBits& predicates_;
   bool active_ = false;
   const IndexedSites* sites_entry_ = nullptr;
   bool have_entry_ = false;
   SectionEntry entry_;
   uint64_t section_line_ = 0;
   uint64_t lines_ = 0;
-  size_t observed_start_ = 0, observed_end_ = 0;      // this section's ids: [start, end) of observed_
-  size_t predicates_start_ = 0, predicates_end_ = 0;  // and of predicates_
-  bool room_ = false;                                 // the lists were grown for this section
+  std::vector<uint64_t> section_sites_, section_predicates_;  // this section's bitsets, from its first site
+  BitWriter site_writer_, predicate_writer_;
+  uint32_t predicate_mask_ = 0;  // the bits of a site's predicates
   bool bad_ = false;
-  bool sorted_ = true;
 };
 
 // A larger report is streamed: its bytes come in reads of this size, large enough for few system calls, small
@@ -446,6 +605,8 @@ bool read_whole(int fd, uint64_t size, std::vector<char>& buffer, std::string_vi
     if (n < 0) return false;
     if (n == 0) break;
     total += static_cast<size_t>(n);
+    // All fstat said, and not the byte more that was asked for: the end (no second read(2) to see 0).
+    if (total == size) break;
   }
   if (total == wanted) return false;
   text = std::string_view(buffer.data(), total);
@@ -464,7 +625,7 @@ class ReportCollector : public ReportVisitor {
   // Starts a new report; the buffers keep their memory from the last one (no allocation per report).
   void reset(const std::string& name) {
     samples_.reset(name);
-    observed.clear();
+    observed.clear();  // a report left out may have left bits
     predicates.clear();
     signature.clear();
     mode_ = Mode::kOther;
@@ -498,9 +659,8 @@ class ReportCollector : public ReportVisitor {
 
   bool crashed() const { return crashed_; }
   bool have_samples() const { return have_samples_; }
-  bool sorted() const { return samples_.sorted(); }
 
-  std::vector<uint32_t> observed, predicates;
+  RunBits observed, predicates;  // cleared as they are encoded
   std::string signature;  // the first main-backtrace body
 
  private:
@@ -518,11 +678,6 @@ class ReportCollector : public ReportVisitor {
   std::string backtrace_;
   bool crashed_ = false, have_samples_ = false;
 };
-
-void sort_unique(std::vector<uint32_t>& ids) {
-  std::sort(ids.begin(), ids.end());
-  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
-}
 
 void read_one(const std::string& name, size_t index, ReportCollector& collector, const ReadOptions& options,
               DiagnosticSink& sink, LocalRuns& local) {
@@ -559,11 +714,16 @@ void read_one(const std::string& name, size_t index, ReportCollector& collector,
     ++local.left_out;
     return;
   }
-  if (!collector.sorted()) {  // sections out of the usual order, or one twice
-    sort_unique(collector.observed);
-    sort_unique(collector.predicates);
-  }
-  local.runs.add(name, collector.crashed(), collector.crashed(), -1, collector.observed, collector.predicates);
+  // Appended as RunSet::add() would, the lists encoded straight from the bitsets.
+  RunSet& runs = local.runs;
+  runs.names.push_back(name);
+  runs.failed.push_back(collector.crashed() ? 1 : 0);
+  runs.crashed.push_back(collector.crashed() ? 1 : 0);
+  runs.crash_group.push_back(-1);
+  collector.observed.encode_and_clear(runs.site_data);
+  runs.site_offsets.push_back(runs.site_data.size());
+  collector.predicates.encode_and_clear(runs.predicate_data);
+  runs.predicate_offsets.push_back(runs.predicate_data.size());
   local.file_index.push_back(index);
   local.crash_keys.push_back(collector.crashed() ? crash_signature(collector.signature, options.crash_frames) : "");
 }

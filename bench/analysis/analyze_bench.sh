@@ -13,6 +13,7 @@
 #     sort), on the first AWK reports (default 1000): the ratio sampler-analyze / pipeline (goal <= 0.02).
 # Times are the best of RUNS (default 3).
 set -eu
+source "$(dirname "${BASH_SOURCE[0]}")/../timing.sh"  # best_ns
 tool=$(readlink -f "${1:?sampler-analyze}")
 bench=$(readlink -f "${2:?analysis_bench}")
 extract=$(readlink -f "${3:?extract-report}")
@@ -24,18 +25,6 @@ runs=${8:-3}
 work=$(mktemp -d "${TMPDIR:-/tmp}/analyze_bench.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 cd "$work"
-
-# best_ns COMMAND...: the fastest of $runs runs, in nanoseconds, output to /dev/null.
-best_ns() {
-  local best=0 start end
-  for ((r = 0; r < runs; r++)); do
-    start=$(date +%s%N)
-    "$@" >/dev/null
-    end=$(date +%s%N)
-    if ((best == 0 || end - start < best)); then best=$((end - start)); fi
-  done
-  echo $best
-}
 
 "$bench" generate data "$reports" "$sites"
 bytes=$(du -sb data/reports | cut -f1)

@@ -10,6 +10,7 @@
 # The sed command is the classic way to cut the samples subreports out (it also prints the tag lines);
 # extract-report's output is first checked against sed's with the tag lines removed.
 set -eu
+source "$(dirname "${BASH_SOURCE[0]}")/../timing.sh"  # best_ns
 tool=${1:?usage: extract_report_bench.sh EXTRACT_REPORT [SIZE_MB] [RUNS]}
 size_mb=${2:-1024}
 runs=${3:-3}
@@ -65,20 +66,8 @@ cmp -s tool.out sed.out || { echo "extract-report's output differs from sed's wi
 out_size=$(stat -c %s tool.out)
 rm tool.out sed.out
 
-# best_ns COMMAND...: the fastest of $runs runs, in nanoseconds, stdin from the stream, output to /dev/null.
-best_ns() {
-  local best=0 start end
-  for ((r = 0; r < runs; r++)); do
-    start=$(date +%s%N)
-    "$@" <stream.log >/dev/null
-    end=$(date +%s%N)
-    if ((best == 0 || end - start < best)); then best=$((end - start)); fi
-  done
-  echo $best
-}
-
-sed_ns=$(best_ns sed -n "$sed_script")
-tool_ns=$(best_ns "$tool" samples)
+sed_ns=$(best_ns --input stream.log sed -n "$sed_script")
+tool_ns=$(best_ns --input stream.log "$tool" samples)
 # The same through a pipe, as in `zcat report.gz | extract-report samples`: the reader's pace is the pipe's.
 pipe_start=$(date +%s%N)
 cat stream.log | "$tool" samples >/dev/null

@@ -12,6 +12,7 @@
 # gzip and zstd compress the payload at their default levels, which are the ones objcopy uses. Every
 # extract-section output is first checked byte for byte against the payload.
 set -eu
+source "$(dirname "${BASH_SOURCE[0]}")/../timing.sh"  # best_ns
 tool=${1:?usage: extract_section_bench.sh EXTRACT_SECTION [SIZE_MB] [RUNS]}
 size_mb=${2:-256}
 runs=${3:-3}
@@ -47,18 +48,6 @@ for variant in plain zlib zstd; do
   cmp -s check.txt payload.txt || { echo "extract-section $variant.o: output differs from the payload" >&2; exit 1; }
 done
 rm -f check.txt
-
-# best_ns COMMAND...: the fastest of $runs runs, in nanoseconds, output to /dev/null.
-best_ns() {
-  local best=0 start end
-  for ((r = 0; r < runs; r++)); do
-    start=$(date +%s%N)
-    "$@" >/dev/null
-    end=$(date +%s%N)
-    if ((best == 0 || end - start < best)); then best=$((end - start)); fi
-  done
-  echo $best
-}
 
 # compare NAME GOAL BASELINE_LABEL BASELINE_NS TOOL_NS: prints one line with both times and the ratio.
 compare() {

@@ -12,22 +12,10 @@
 #     `cat` of the same report is printed for scale.
 # Times are the best of RUNS (default 3), output to /dev/null.
 set -eu
+source "$(dirname "${BASH_SOURCE[0]}")/../timing.sh"  # best_ns
 mode=${1:?usage: resolve_bench.sh samples|backtrace TOOL ...}
 work=$(mktemp -d "${TMPDIR:-/tmp}/resolve_bench.XXXXXX")
 trap 'rm -rf "$work"' EXIT
-
-# best_ns COMMAND... < INPUT: the fastest of $runs runs, in nanoseconds, output to /dev/null.
-best_ns() {
-  local input=$1 best=0 start end
-  shift
-  for ((r = 0; r < runs; r++)); do
-    start=$(date +%s%N)
-    "$@" <"$input" >/dev/null
-    end=$(date +%s%N)
-    if ((best == 0 || end - start < best)); then best=$((end - start)); fi
-  done
-  echo $best
-}
 
 case $mode in
 samples)
@@ -70,9 +58,9 @@ samples)
   paste aligned.left aligned.right >expected
   "$tool" app.sites <report >actual
   cmp -s actual expected || { echo "resolveSamples output differs from paste's" >&2; exit 1; }
-  base=$(best_ns empty paste aligned.left aligned.right)
-  ours=$(best_ns report "$tool" app.sites)
-  ours_no_merge=$(best_ns report "$tool" --no-merge app.sites)
+  base=$(best_ns --input empty paste aligned.left aligned.right)
+  ours=$(best_ns --input report "$tool" app.sites)
+  ours_no_merge=$(best_ns --input report "$tool" --no-merge app.sites)
   awk -v base="$base" -v ours="$ours" -v nm="$ours_no_merge" -v sites=$((units * 1000)) \
       -v report="$(stat -c %s report)" -v sitesize="$(stat -c %s app.sites)" 'BEGIN {
     printf "resolveSamples benchmark: %d sites in %d shuffled sections (report %.1f MB, sites %.1f MB), best of runs\n",
@@ -93,8 +81,8 @@ backtrace)
   "$tool" report >out
   lines=$(grep -c '^{{{bt:' out)
   [ "$lines" = $((stacks * frames)) ] || { echo "resolve-backtrace wrote $lines frames, expected $((stacks * frames))" >&2; exit 1; }
-  base=$(best_ns report cat)
-  ours=$(best_ns report "$tool")
+  base=$(best_ns --input report cat)
+  ours=$(best_ns --input report "$tool")
   awk -v base="$base" -v ours="$ours" -v total=$((stacks * frames)) -v stacks="$stacks" \
       -v size="$(stat -c %s report)" 'BEGIN {
     rate = total / (ours / 1e9)

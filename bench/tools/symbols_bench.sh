@@ -15,6 +15,7 @@
 # Times are the best of RUNS (default 3), output to /dev/null, in CPU time (user + system: on a shared machine the
 # wall clock measures the neighbours).
 set -eu
+source "$(dirname "${BASH_SOURCE[0]}")/../timing.sh"  # best_ns
 symbols=${1:?usage: symbols_bench.sh SAMPLER_SYMBOLS RESOLVE_BACKTRACE GSYM_BENCH BINARY [ADDRESSES] [RUNS]}
 resolve=${2:?}
 gsym_bench=${3:?}
@@ -26,18 +27,6 @@ gsymutil=${GSYMUTIL:-llvm-gsymutil-19}
 work=$(mktemp -d "${TMPDIR:-/tmp}/symbols_bench.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
-# best_ns INPUT COMMAND...: the least CPU time (user + system, of the command and its children) of $runs runs,
-# in nanoseconds, output to /dev/null.
-best_ns() {
-  local input=$1 best=0 cpu
-  shift
-  for ((r = 0; r < runs; r++)); do
-    cpu=$( { TIMEFORMAT='%3U %3S'; time "$@" <"$input" >/dev/null 2>&1; } 2>&1 |
-      awk '{ printf "%.0f", ($1 + $2) * 1e9 }')
-    if ((best == 0 || cpu < best)); then best=$cpu; fi
-  done
-  echo $best
-}
 seconds() { awk -v ns="$1" 'BEGIN { printf "%.3f", ns / 1e9 }'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
 per_second() { awk -v n="$1" -v ns="$2" 'BEGIN { printf "%.0f", n / (ns / 1e9) }'; }
@@ -48,9 +37,9 @@ echo "symbols benchmark: $binary ($(stat -c %s "$binary") bytes), $count address
 
 # ---- conversion
 mkdir -p "$work/syms"
-ours_ns=$(best_ns /dev/null "$symbols" gsym "$binary" -o "$work/syms")
-llvm_ns=$(best_ns /dev/null "$gsymutil" --convert "$binary" --out-file "$work/llvm.gsym")
-llvm1_ns=$(best_ns /dev/null "$gsymutil" --convert "$binary" --out-file "$work/llvm1.gsym" --num-threads=1)
+ours_ns=$(best_ns --cpu "$symbols" gsym "$binary" -o "$work/syms")
+llvm_ns=$(best_ns --cpu "$gsymutil" --convert "$binary" --out-file "$work/llvm.gsym")
+llvm1_ns=$(best_ns --cpu "$gsymutil" --convert "$binary" --out-file "$work/llvm1.gsym" --num-threads=1)
 echo "conversion: sampler-symbols gsym $(seconds "$ours_ns") s   llvm-gsymutil --convert $(seconds "$llvm_ns") s" \
   "(1 thread: $(seconds "$llvm1_ns") s)   ratio $(ratio "$ours_ns" "$llvm_ns") (goal <= 2)," \
   "$(ratio "$ours_ns" "$llvm1_ns") against one thread"
@@ -77,11 +66,11 @@ nm -S --defined-only "$binary" | awk -v n="$count" '
 "$symbols" lookup "$gsym" <"$work/addrs" >"$work/ours"
 "$symbolizer" --no-demangle -e "$binary" <"$work/addrs" | sed -E 's/^(.*):([0-9]+):[0-9]+$/\1:\2/' >"$work/theirs"
 cmp -s "$work/ours" "$work/theirs" || echo "WARNING: lookups differ from llvm-symbolizer's (not a fair comparison)"
-ours_ns=$(best_ns "$work/addrs" "$symbols" lookup "$gsym")
-llvm_ns=$(best_ns "$work/addrs" "$symbolizer" --no-demangle -e "$binary")
+ours_ns=$(best_ns --cpu --input "$work/addrs" "$symbols" lookup "$gsym")
+llvm_ns=$(best_ns --cpu --input "$work/addrs" "$symbolizer" --no-demangle -e "$binary")
 echo "lookups: sampler-symbols lookup $(seconds "$ours_ns") s $(per_second "$count" "$ours_ns")/s   llvm-symbolizer" \
   "$(seconds "$llvm_ns") s $(per_second "$count" "$llvm_ns")/s   ratio $(ratio "$llvm_ns" "$ours_ns")x (goal >= 10)"
-inproc_ns=$(best_ns /dev/null "$gsym_bench" "$gsym" "$work/addrs" 1)
+inproc_ns=$(best_ns --cpu "$gsym_bench" "$gsym" "$work/addrs" 1)
 "$gsym_bench" "$gsym" "$work/addrs" 5
 echo "lookups in-process: $(per_second "$count" "$inproc_ns")/s (one round, with mapping the file and reading the" \
   "addresses)   ratio to llvm-symbolizer $(ratio "$llvm_ns" "$inproc_ns")x (goal >= 10)"
@@ -102,9 +91,9 @@ objcopy --only-keep-debug "$binary" "$work/debug/.build-id/${id:0:2}/${id:2}.deb
 "$resolve" "$work/report" >"$work/markup"
 filter() { "$symbolizer" --filter-markup --debug-file-directory="$work/debug" <"$work/markup"; }
 pipeline() { "$resolve" "$work/report" | "$symbolizer" --filter-markup --debug-file-directory="$work/debug"; }
-ours_ns=$(best_ns /dev/null "$resolve" --symbols "$work/syms" "$work/report")
-llvm_ns=$(best_ns /dev/null pipeline)
-filter_ns=$(best_ns /dev/null filter)
+ours_ns=$(best_ns --cpu "$resolve" --symbols "$work/syms" "$work/report")
+llvm_ns=$(best_ns --cpu pipeline)
+filter_ns=$(best_ns --cpu filter)
 echo "markup: resolve-backtrace --symbols $(seconds "$ours_ns") s $(per_second "$count" "$ours_ns") frames/s" \
   "  resolve-backtrace | llvm-symbolizer --filter-markup $(seconds "$llvm_ns") s $(per_second "$count" "$llvm_ns")" \
   "frames/s (the filter alone: $(per_second "$count" "$filter_ns")/s)   ratio $(ratio "$llvm_ns" "$ours_ns")x"

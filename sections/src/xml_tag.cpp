@@ -78,9 +78,63 @@ std::string check_characters(std::string_view line) {
 
 }  // namespace
 
+namespace {
+
+bool is_name_start(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == ':'; }
+bool is_name_char(char c) { return is_name_start(c) || (c >= '0' && c <= '9') || c == '-' || c == '.'; }
+// A byte an attribute value may hold in the plain form: printable ASCII but '"', '&' and '<'.
+bool is_plain_value(char c) { return c >= 0x20 && c < 0x7f && c != '"' && c != '&' && c != '<'; }
+
+}  // namespace
+
+const std::string_view* StartTagParser::find(std::string_view attribute) const {
+  for (const auto& [name, value] : simple_attributes_) {
+    if (name == attribute) return &value;
+  }
+  return nullptr;
+}
+
+bool StartTagParser::parse_simple(std::string_view line) {
+  // `line` has no trailers, starts with '<' and ends with '>'.
+  size_t end = line.size() - 1;  // the '>'
+  bool closing = line[end - 1] == '/';
+  if (closing) --end;
+  size_t at = 1;
+  if (at >= end || !is_name_start(line[at])) return false;
+  while (at < end && is_name_char(line[at])) ++at;
+  simple_name_ = line.substr(1, at - 1);
+  simple_attributes_.clear();
+  while (at < end) {
+    if (line[at] != ' ') return false;
+    if (++at == end) break;  // one space before the '>' or "/>"
+    size_t name_start = at;
+    if (!is_name_start(line[at])) return false;
+    while (at < end && is_name_char(line[at])) ++at;
+    std::string_view name = line.substr(name_start, at - name_start);
+    if (end - at < 2 || line[at] != '=' || line[at + 1] != '"') return false;
+    at += 2;
+    size_t value_start = at;
+    while (at < end && is_plain_value(line[at])) ++at;
+    if (at == end || line[at] != '"') return false;
+    if (find(name) != nullptr) return false;  // twice: pugixml's path names the error
+    simple_attributes_.emplace_back(name, line.substr(value_start, at - value_start));
+    ++at;
+  }
+  self_closing_ = closing;
+  return true;
+}
+
 bool StartTagParser::parse(std::string_view line, std::string& error) {
   element_ = pugi::xml_node();
+  simple_ = false;
   while (!line.empty() && is_trailer(line.back())) line.remove_suffix(1);
+  if (line.size() >= 3 && line[0] == '<' && line.back() == '>') {
+    scratch_.assign(line);  // the views must outlive the caller's line
+    if (parse_simple(scratch_)) {
+      simple_ = true;
+      return true;
+    }
+  }
   if (line.size() < 2 || line[0] != '<' || line.back() != '>') {
     error = "malformed tag: it must be one start tag alone on its line";
     return false;

@@ -12,6 +12,8 @@
 #include <string>
 #include <string_view>
 #include <unordered_set>
+#include <utility>
+#include <vector>
 
 namespace sampler::xml {
 
@@ -34,15 +36,30 @@ class StartTagParser {
   bool parse(std::string_view line, std::string& error);
 
   /// The element name of the last successful parse().
-  std::string_view name() const { return element_.name(); }
+  std::string_view name() const { return simple_ ? simple_name_ : std::string_view(element_.name()); }
   /// True if the tag was an empty-element tag (`<name .../>`).
   bool self_closing() const { return self_closing_; }
   /// True if the tag has attribute `attribute`.
-  bool has(const char* attribute) const { return !element_.attribute(attribute).empty(); }
+  bool has(const char* attribute) const {
+    return simple_ ? find(attribute) != nullptr : !element_.attribute(attribute).empty();
+  }
   /// The decoded value of `attribute` (empty if absent). Valid until the next parse().
-  std::string_view value(const char* attribute) const { return element_.attribute(attribute).value(); }
+  std::string_view value(const char* attribute) const {
+    if (!simple_) return element_.attribute(attribute).value();
+    const std::string_view* found = find(attribute);
+    return found != nullptr ? *found : std::string_view();
+  }
 
  private:
+  // Tags in the plain form writers use (`<name a="v" b="w">`: one space before each attribute, double quotes,
+  // values without '&', '<' or control characters) mean exactly their text: they are read without pugixml,
+  // which a report's many section tags made costly. Anything else goes to pugixml.
+  bool parse_simple(std::string_view line);
+  const std::string_view* find(std::string_view attribute) const;
+
+  bool simple_ = false;  // the last tag was read by parse_simple()
+  std::string_view simple_name_;
+  std::vector<std::pair<std::string_view, std::string_view>> simple_attributes_;  // views into the line
   std::string scratch_;  // the tag, made into a complete element for pugixml (parsed in place)
   pugi::xml_document document_;
   pugi::xml_node element_;

@@ -1,6 +1,7 @@
 // analysis/predicates.h, analysis/ranking.h and crash signatures on small tables worked by hand.
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <vector>
 
 #include "analysis/predicates.h"
@@ -163,6 +164,35 @@ TEST(IdList, RoundTripAndContains) {
     for (uint32_t probe : {0u, 1u, 7u, 8u, 100u, 101u, 1099u, 1100u, 4000000000u}) {
       EXPECT_EQ(id_list::contains(bytes.data(), probe), std::binary_search(ids.begin(), ids.end(), probe)) << probe;
     }
+  }
+  // From bitsets (as reading builds each run's lists): the same bytes as from the ids; and back by words.
+  std::vector<uint32_t> shifted;
+  for (uint32_t i = 77; i < 700; i += 1 + (i * 7) % 3) shifted.push_back(i);
+  cases.push_back(shifted);
+  cases.push_back({63, 64, 127, 128, 200, 201, 202, 203, 204, 205, 206, 207, 208, 209, 210, 211, 212, 213});
+  for (const std::vector<uint32_t>& ids : cases) {
+    if (!ids.empty() && ids.back() > 100000) continue;
+    std::vector<uint64_t> words(100000 / 64 + 2, 0);
+    for (uint32_t id : ids) words[id / 64] |= uint64_t{1} << (id % 64);
+    // A range per run of non-zero words, with the gaps between them (as sections far apart give).
+    std::vector<id_list::WordRange> ranges;
+    for (size_t w = 0; w < words.size(); ++w) {
+      if (words[w] == 0) continue;
+      if (!ranges.empty() && ranges.back().end == w) ranges.back().end = w + 1;
+      else ranges.push_back({w, w + 1});
+    }
+    std::vector<uint8_t> expected, bytes;
+    id_list::encode(ids, expected);
+    id_list::encode_bits(words, ranges, bytes);
+    EXPECT_EQ(bytes, expected) << ids.size();
+    std::vector<uint32_t> back;
+    id_list::for_each_word(
+        bytes.data(),
+        [&](uint64_t w, uint64_t bits) {
+          for (; bits != 0; bits &= bits - 1) back.push_back(static_cast<uint32_t>(w * 64 + std::countr_zero(bits)));
+        },
+        [&](uint32_t id) { back.push_back(id); });
+    EXPECT_EQ(back, ids);
   }
   // The dense list takes a bit per value of its range (667 ids over 1000 values: 125 bytes and a header).
   std::vector<uint8_t> bytes;

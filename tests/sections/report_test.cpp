@@ -148,6 +148,11 @@ TEST(ReadReport, EntitiesAndAttributes) {
       {"<report id=\"a&amp;b&lt;c&gt;d&quot;e&apos;f\">", "a&b<c>d\"e'f"},
       {"<report version=\"2\" id=\"x\" extra='y'>", "x"},  // unknown attributes ignored, any order
       {"<report id=\"x\">  \t", "x"},                       // trailing white space
+      // The plain form is read without pugixml (xml_tag.h): its edges mean what XML says.
+      {"<report id=\"a>b\" >", "a>b"},
+      {"<report other=\"id\" id=\"/\">", "/"},
+      {"<report id=\"caf\xc3\xa9\">", "caf\xc3\xa9"},
+      {"<report xml:lang=\"en\" id=\"x-1.2\">", "x-1.2"},
   };
   for (const Case& c : cases) {
     Outcome outcome = report_of(c.tag + "\nbody\n</report>\n");

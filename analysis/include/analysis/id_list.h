@@ -105,6 +105,72 @@ inline void encode(std::span<const uint32_t> ids, std::vector<uint8_t>& out) {
   }
 }
 
+/// std::popcount inline: without -mpopcnt, GCC makes that a call into libgcc per word.
+inline uint64_t bit_count(uint64_t x) {
+  x = x - ((x >> 1) & 0x5555555555555555);
+  x = (x & 0x3333333333333333) + ((x >> 2) & 0x3333333333333333);
+  x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0f;
+  return (x * 0x0101010101010101) >> 56;
+}
+
+/// A span of 64-bit words [begin, end) of a bitset (word w: ids 64 w to 64 w + 63).
+struct WordRange {
+  size_t begin = 0, end = 0;
+};
+
+/// Appends to `out` the same bytes as encode() of the ids whose bits are set in `words` (bit i of word w: id
+/// 64 w + i), without listing them first: the reading of reports builds each run's bitsets directly. Only the
+/// words of `ranges` (sorted, disjoint, inside `words`) are searched for set bits; every other word must be 0.
+inline void encode_bits(std::span<const uint64_t> words, std::span<const WordRange> ranges,
+                        std::vector<uint8_t>& out) {
+  uint64_t count = 0;
+  size_t first_word = SIZE_MAX, last_word = 0;
+  for (const WordRange& range : ranges) {
+    for (size_t w = range.begin; w < range.end; ++w) {
+      if (words[w] == 0) continue;
+      count += bit_count(words[w]);
+      if (first_word == SIZE_MAX) first_word = w;
+      last_word = w;
+    }
+  }
+  if (count == 0) {
+    put_varint(out, 0);
+    return;
+  }
+  const uint32_t first = static_cast<uint32_t>(first_word * 64 + static_cast<size_t>(std::countr_zero(words[first_word])));
+  const uint32_t last = static_cast<uint32_t>(last_word * 64 + 63 - static_cast<size_t>(std::countl_zero(words[last_word])));
+  const size_t bytes = (static_cast<size_t>(last - first) >> 3) + 1;
+  if (varint_size(first) + varint_size(bytes) + bytes < count) {  // encode()'s choice
+    put_varint(out, count << 1 | 1);
+    put_varint(out, first);
+    put_varint(out, bytes);
+    size_t start = out.size();
+    out.resize(start + bytes, 0);
+    uint8_t* bits = out.data() + start;
+    // The bits from `first` on, 64 at a time (the words between the ranges are 0, so they need no search).
+    const size_t shift = first & 63;
+    size_t w = first >> 6;
+    for (size_t at = 0; at < bytes; at += 8, ++w) {
+      uint64_t word = words[w] >> shift;
+      if (shift != 0 && w + 1 <= last_word) word |= words[w + 1] << (64 - shift);
+      store_bits(bits + at, bytes - at, word);
+    }
+    // The last byte holds bits beyond `last` only if they were set: they are not (last is the highest).
+    return;
+  }
+  put_varint(out, count << 1);
+  uint32_t previous = 0;
+  for (const WordRange& range : ranges) {
+    for (size_t w = range.begin; w < range.end; ++w) {
+      for (uint64_t bits = words[w]; bits != 0; bits &= bits - 1) {
+        uint32_t id = static_cast<uint32_t>(w * 64 + static_cast<size_t>(std::countr_zero(bits)));
+        put_varint(out, id - previous);
+        previous = id;
+      }
+    }
+  }
+}
+
 /// Calls f(id) for each id of the list at `p`, in increasing order.
 template <class F>
 void for_each(const uint8_t* p, F&& f) {
@@ -126,6 +192,34 @@ void for_each(const uint8_t* p, F&& f) {
     id += static_cast<uint32_t>(get_varint(p));
     f(id);
   }
+}
+
+/// The ids of the list at `p` for callers that count them: a bitset list as words(w, bits) for each 64-bit word
+/// w of ids (bit i: id 64 w + i; increasing w, none twice, perhaps 0), a delta list as id(id) for each id.
+template <class Words, class Id>
+void for_each_word(const uint8_t* p, Words&& words, Id&& id) {
+  uint64_t header = get_varint(p);
+  uint64_t count = header >> 1;
+  if (count == 0) return;
+  if (!(header & 1)) {
+    uint32_t value = 0;
+    for (uint64_t i = 0; i < count; ++i) {
+      value += static_cast<uint32_t>(get_varint(p));
+      id(value);
+    }
+    return;
+  }
+  const uint64_t first = get_varint(p);
+  const uint64_t bytes = get_varint(p);
+  const unsigned shift = static_cast<unsigned>(first & 63);
+  uint64_t w = first >> 6;
+  uint64_t carry = 0;  // the bits of the last stored word that belong to the next aligned word
+  for (uint64_t j = 0; j < bytes; j += 8, ++w) {
+    uint64_t bits = load_bits(p + j, bytes - j);
+    words(w, (bits << shift) | carry);
+    carry = shift == 0 ? 0 : bits >> (64 - shift);
+  }
+  if (carry != 0) words(w, carry);
 }
 
 /// True if the list at `p` holds `wanted`.

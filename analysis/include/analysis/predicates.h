@@ -43,7 +43,7 @@ inline uint32_t predicate_count(SchemeKind kind, size_t counters) {
 }
 
 /// Bit i set when predicate i of the site is true, given which counters are non-zero (bit c for counter c).
-inline uint32_t true_predicates(SchemeKind kind, uint32_t nonzero_counters) {
+constexpr uint32_t true_predicates(SchemeKind kind, uint32_t nonzero_counters) {
   if (kind == SchemeKind::kPerCounter) return nonzero_counters;
   if (kind == SchemeKind::kBounds) return 0;
   // Counters: bit 0 "<", bit 1 "==", bit 2 ">"; predicates in the order < <= > >= == !=.
