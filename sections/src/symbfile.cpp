@@ -394,7 +394,7 @@ bool File::lookup_ranges(uint64_t address, gsym::LookupResult& result) const {
       frame.dir = p.dir;
       frame.file = p.file;
       auto row = std::upper_bound(rows_.begin() + r.rows_begin, rows_.begin() + r.rows_end, address,
-                                  [](uint64_t a, const Row& row) { return a < row.address; });
+                                  [](uint64_t a, const Row& x) { return a < x.address; });
       if (row != rows_.begin() + r.rows_begin) frame.line = (row - 1)->line;
     } else {
       const Range& inner = *chain[d + 1];
