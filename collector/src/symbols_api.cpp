@@ -55,14 +55,7 @@ std::string check_symbol_file(std::string_view kind, std::string_view bytes, std
 }  // namespace
 
 bool decode_file_id(std::string_view text, std::string& build_id, std::string& error) {
-  // base64url (seed 002's example) and standard base64 both map onto the standard alphabet; padding is optional.
-  std::string standard(text);
-  for (char& c : standard) {
-    if (c == '-') c = '+';
-    if (c == '_') c = '/';
-  }
-  while (standard.size() % 4 != 0) standard += '=';
-  base64::DecodedBytes decoded = base64::decode_to_vector(standard);
+  base64::DecodedBytes decoded = base64::decode_url_to_vector(text);
   if (text.empty() || !decoded.ok || decoded.bytes.empty() || decoded.bytes.size() > 64) {
     error = text.empty() ? "the FileID header is missing (base64 of the ELF build ID)"
             : !decoded.ok ? "the FileID header is not base64: " + decoded.error + " at character " +
@@ -72,17 +65,6 @@ bool decode_file_id(std::string_view text, std::string& build_id, std::string& e
   }
   build_id.assign(decoded.bytes.begin(), decoded.bytes.end());
   return true;
-}
-
-std::string encode_file_id(std::string_view build_id) {
-  std::string text = base64::encode_to_string(
-      std::span(reinterpret_cast<const uint8_t*>(build_id.data()), build_id.size()));
-  while (!text.empty() && text.back() == '=') text.pop_back();
-  for (char& c : text) {
-    if (c == '+') c = '-';
-    if (c == '/') c = '_';
-  }
-  return text;
 }
 
 void SymbolAssembler::drop_stale(double now) {

@@ -21,6 +21,8 @@
 #include <string_view>
 #include <vector>
 
+#include "sections/base64.h"
+
 namespace sampler::collector {
 
 struct Limits;
@@ -29,7 +31,9 @@ struct Limits;
 bool decode_file_id(std::string_view text, std::string& build_id, std::string& error);
 
 /// The FileID header's text of a build ID: base64url without padding (seed 002's spelling).
-std::string encode_file_id(std::string_view build_id);
+inline std::string encode_file_id(std::string_view build_id) {
+  return base64::encode_to_url_string(std::span(reinterpret_cast<const uint8_t*>(build_id.data()), build_id.size()));
+}
 
 /// Partial symbol files, keyed by uploader, kind and build ID. Thread-safe.
 class SymbolAssembler {
