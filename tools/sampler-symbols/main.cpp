@@ -7,6 +7,7 @@
 // The work is in symbols/dwarf_to_gsym.h (DWARF through LLVM's DebugInfo, GSYM as seed 001 lays it out); this is
 // options, one library call per file, exit status. Each file written is read back and checked before the next.
 #include <array>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -34,6 +35,7 @@ constexpr std::array kOptions = {
     sampler::tool::Option{"part-size", 0, "BYTES",
                           "push: send files in parts of at most BYTES (default 1048576; the collector's --max-body "
                           "bounds it)"},
+    sampler::tool::Option{"verbose", 'v', nullptr, "push: print the collector's answer to each file"},
 };
 
 constexpr sampler::tool::Usage kUsage = {
@@ -160,6 +162,10 @@ int push(const sampler::tool::CommandLine& command, const sampler::symbols::Conv
              "FileID: " + collector::encode_file_id(upload.build_id), "FilePart: " + std::to_string(part),
              "FileParts: " + std::to_string(parts)},
             body, 120000, status, answer);
+        if (answered && status == 200 && part + 1 == parts && command.has("verbose")) {
+          std::printf("%s: %s\n", escape_control_characters(upload.name).c_str(),
+                      escape_control_characters(answer).c_str());
+        }
         if (!answered || status != 200) {
           sink.error(upload.name, 0,
                      (answered ? "the collector answered " + std::to_string(status) + ": " + answer_message(answer)
