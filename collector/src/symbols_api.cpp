@@ -70,7 +70,7 @@ bool decode_file_id(std::string_view text, std::string& build_id, std::string& e
 void SymbolAssembler::drop_stale(double now) {
   for (auto it = partial_.begin(); it != partial_.end();) {
     if (now - it->second.touched > timeout_seconds_) {
-      pending_bytes_ -= it->second.bytes;
+      pending_bytes_ -= it->second.cost;
       it = partial_.erase(it);
     } else {
       ++it;
@@ -104,28 +104,35 @@ SymbolAssembler::Status SymbolAssembler::add(const std::string& key, uint32_t pa
   const size_t file_bytes = (it != partial_.end() ? it->second.bytes : 0) - replaced + bytes.size();
   if (file_bytes > max_file_bytes_) {
     if (it != partial_.end()) {
-      pending_bytes_ -= it->second.bytes;
+      pending_bytes_ -= it->second.cost;
       partial_.erase(it);
     }
     return Status::kTooLarge;
   }
-  if (pending_bytes_ - replaced + bytes.size() > max_pending_bytes_) return Status::kBusy;
+  // A new partial file is also charged for its table of parts (FileParts entries, sent before any byte).
+  const size_t table = it != partial_.end() ? 0 : parts * sizeof(std::optional<std::string>) + 256;
+  if (pending_bytes_ + table - replaced + bytes.size() > max_pending_bytes_ ||
+      (it == partial_.end() && partial_.size() >= kMaxPartialFiles)) {
+    return Status::kBusy;
+  }
   if (it == partial_.end()) {
     it = partial_.emplace(key, Partial{}).first;
     it->second.parts.resize(parts);
+    it->second.cost = table;
   }
   Partial& p = it->second;
   if (!p.parts[part]) ++p.received;
   p.parts[part] = std::string(bytes);
   p.bytes = file_bytes;
-  pending_bytes_ = pending_bytes_ - replaced + bytes.size();
+  p.cost = p.cost - replaced + bytes.size();
+  pending_bytes_ = pending_bytes_ + table - replaced + bytes.size();
   p.touched = now;
   received = p.received;
   if (p.received < parts) return Status::kIncomplete;
   file.clear();
   file.reserve(p.bytes);
   for (const std::optional<std::string>& piece : p.parts) file += *piece;
-  pending_bytes_ -= p.bytes;
+  pending_bytes_ -= p.cost;
   partial_.erase(it);
   return Status::kComplete;
 }

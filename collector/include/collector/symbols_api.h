@@ -9,8 +9,9 @@
 //
 // Parts may come in any order, on any connection; the file is put together in memory once every part is there,
 // checked with the formats library (GSYM reader, symbfile reader), and stored by build ID (store::SymbolFile).
-// Memory is bounded: a file's size and part count, the bytes of all partial files together, and a partial file
-// that receives no part for Limits::symbol_part_timeout_seconds is dropped.
+// Memory is bounded: a file's size and part count, the bytes of all partial files together (each also charged
+// for its table of parts), their number (kMaxPartialFiles), and a partial file that receives no part for
+// Limits::symbol_part_timeout_seconds is dropped.
 #pragma once
 
 #include <cstdint>
@@ -38,6 +39,9 @@ inline std::string encode_file_id(std::string_view build_id) {
 /// Partial symbol files, keyed by uploader, kind and build ID. Thread-safe.
 class SymbolAssembler {
  public:
+  /// The most partial files kept at once: beyond, kBusy (the stale-file sweep of each request stays short).
+  static constexpr size_t kMaxPartialFiles = 1024;
+
   SymbolAssembler(size_t max_file_bytes, uint32_t max_parts, size_t max_pending_bytes, double timeout_seconds)
       : max_file_bytes_(max_file_bytes), max_parts_(max_parts), max_pending_bytes_(max_pending_bytes),
         timeout_seconds_(timeout_seconds) {}
@@ -47,7 +51,7 @@ class SymbolAssembler {
     kComplete,    ///< the last part: `file` holds the whole file, nothing of it stays here
     kBad,         ///< FilePart/FileParts do not fit the parts already received (`error` says how)
     kTooLarge,    ///< the file would exceed max_file_bytes (its parts are dropped)
-    kBusy,        ///< partial files already hold max_pending_bytes: try later
+    kBusy,        ///< partial files already hold max_pending_bytes, or there are kMaxPartialFiles: try later
   };
   /// Adds part `part` of `parts` of the file `key` at time `now` (monotonic seconds). A part sent again replaces
   /// the earlier copy (a retried request).
@@ -60,7 +64,8 @@ class SymbolAssembler {
   struct Partial {
     std::vector<std::optional<std::string>> parts;
     uint32_t received = 0;
-    size_t bytes = 0;
+    size_t bytes = 0;   // the parts' bytes
+    size_t cost = 0;    // what it is charged against max_pending_bytes: bytes and its table of parts
     double touched = 0;
   };
   void drop_stale(double now);  // with mutex_ held
