@@ -5,13 +5,31 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
 
+#include "analysis/crash_symbols.h"
 #include "analysis/index.h"
 #include "analysis/output.h"
 #include "analysis/runs.h"
 #include "sections/resolve.h"
 
 namespace sampler::analysis {
+namespace {
+
+/// Keeps diagnostics from several threads.
+class SerializedList : public DiagnosticSink {
+ public:
+  void report(const Diagnostic& diagnostic) override {
+    std::lock_guard lock(mutex_);
+    items.push_back(diagnostic);
+  }
+  std::vector<Diagnostic> items;
+
+ private:
+  std::mutex mutex_;
+};
+
+}  // namespace
 
 bool analyze(const AnalyzeOptions& options, const std::function<void(std::string_view)>& write,
              DiagnosticSink& sink) {
@@ -28,7 +46,20 @@ bool analyze(const AnalyzeOptions& options, const std::function<void(std::string
     ReadOptions read;
     read.jobs = options.jobs;
     read.crash_frames = options.crash_frames;
+    // Symbol sources are called from the reading threads: their problems are collected under a lock of their
+    // own and passed on after reading.
+    SerializedList symbol_problems;
+    std::unique_ptr<SymbolSource> symbols;
+    if (!options.symbols_dir.empty()) symbols = std::make_unique<GsymDirectory>(options.symbols_dir, symbol_problems);
+    if (options.symbol_store != nullptr) symbols = std::make_unique<StoreSymbols>(*options.symbol_store, symbol_problems);
+    if (symbols) {
+      read.crash_signer = [source = symbols.get()](std::string_view body, size_t frames) {
+        return symbolized_crash_signature(body, frames, *source);
+      };
+    }
     ReadResult result = read_runs(files, index, read, sink);
+    for (const Diagnostic& problem : symbol_problems.items) sink.report(problem);
+    ok = symbol_problems.items.empty() && ok;
     ok = result.ok && ok;
     catalogue = std::move(result.catalogue);
     runs = std::move(result.runs);

@@ -725,16 +725,9 @@ void read_one(const std::string& name, size_t index, ReportCollector& collector,
   collector.predicates.encode_and_clear(runs.predicate_data);
   runs.predicate_offsets.push_back(runs.predicate_data.size());
   local.file_index.push_back(index);
-  local.crash_keys.push_back(collector.crashed() ? crash_signature(collector.signature, options.crash_frames) : "");
-}
-
-// Libraries whose frames at the top of a stack say where the crash was raised, not which code caused it.
-bool is_system_library(std::string_view name) {
-  for (std::string_view prefix : {"libc.so", "libc-", "libpthread", "ld-linux", "ld64.so", "libstdc++", "libgcc_s",
-                                  "libm.so", "libasan", "libubsan", "libtsan", "libsampler.so"}) {
-    if (name.starts_with(prefix)) return true;
-  }
-  return false;
+  local.crash_keys.push_back(!collector.crashed() ? ""
+                            : options.crash_signer ? options.crash_signer(collector.signature, options.crash_frames)
+                                                   : crash_signature(collector.signature, options.crash_frames));
 }
 
 std::string hex(uint64_t value) {
@@ -848,6 +841,14 @@ bool apply_labels(const std::string& labels_path, RunSet& runs, DiagnosticSink& 
   }
   ::close(fd);
   return ok && !reader.failed();
+}
+
+bool is_system_library(std::string_view name) {
+  for (std::string_view prefix : {"libc.so", "libc-", "libpthread", "ld-linux", "ld64.so", "libstdc++", "libgcc_s",
+                                  "libm.so", "libasan", "libubsan", "libtsan", "libsampler.so"}) {
+    if (name.starts_with(prefix)) return true;
+  }
+  return false;
 }
 
 std::string crash_signature(std::string_view body, size_t frames) {

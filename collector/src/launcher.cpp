@@ -511,33 +511,28 @@ std::vector<std::pair<std::string, std::string>> instrumented_libraries(const st
   return found;
 }
 
-UploadStatus upload_report(const std::string& url, const std::string& api_key, std::string_view gzip_body,
-                           uint64_t timeout_ms, std::string& answer, const std::string& ca_file) {
+bool http_post(const std::string& url, const std::vector<std::string>& headers, std::string_view body,
+               uint64_t timeout_ms, long& status, std::string& answer, const std::string& ca_file) {
   const Curl* api = load_curl();
   answer.clear();
+  status = 0;
   if (api == nullptr) {
     answer = "cannot load libcurl.so.4";
-    return UploadStatus::kUnreachable;
+    return false;
   }
   if (timeout_ms == 0) {
     answer = "no time left to upload";
-    return UploadStatus::kUnreachable;
+    return false;
   }
   CURL* curl = api->easy_init();
-  if (curl == nullptr) return UploadStatus::kUnreachable;
-  std::string endpoint = url;
-  while (endpoint.ends_with("/")) endpoint.pop_back();
-  if (!endpoint.ends_with("/api/reports")) endpoint += "/api/reports";
-  std::string authorization = "Authorization: APIKey " + api_key;
-  curl_slist* headers = nullptr;
-  headers = api->slist_append(headers, authorization.c_str());
-  headers = api->slist_append(headers, "Content-Type: text/plain");
-  headers = api->slist_append(headers, "Content-Encoding: gzip");
-  headers = api->slist_append(headers, "Expect:");  // no 100-continue round trip for a small body
-  api->setopt(curl, CURLOPT_URL, endpoint.c_str());
-  api->setopt(curl, CURLOPT_HTTPHEADER, headers);
-  api->setopt(curl, CURLOPT_POSTFIELDS, gzip_body.data());
-  api->setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(gzip_body.size()));
+  if (curl == nullptr) return false;
+  curl_slist* list = nullptr;
+  for (const std::string& header : headers) list = api->slist_append(list, header.c_str());
+  list = api->slist_append(list, "Expect:");  // no 100-continue round trip
+  api->setopt(curl, CURLOPT_URL, url.c_str());
+  api->setopt(curl, CURLOPT_HTTPHEADER, list);
+  api->setopt(curl, CURLOPT_POSTFIELDS, body.data());
+  api->setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(body.size()));
   api->setopt(curl, CURLOPT_TIMEOUT_MS, static_cast<long>(timeout_ms));
   api->setopt(curl, CURLOPT_NOSIGNAL, 1L);
   api->setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https");
@@ -545,15 +540,31 @@ UploadStatus upload_report(const std::string& url, const std::string& api_key, s
   api->setopt(curl, CURLOPT_WRITEFUNCTION, discard_answer);
   api->setopt(curl, CURLOPT_WRITEDATA, &answer);
   CURLcode rc = api->perform(curl);
-  long status = 0;
   api->getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
-  api->slist_free_all(headers);
+  api->slist_free_all(list);
   api->cleanup(curl);
   if (rc != CURLE_OK) {
     answer = api->strerror(rc);
-    return UploadStatus::kUnreachable;
+    return false;
   }
   while (!answer.empty() && answer.back() == '\n') answer.pop_back();
+  return true;
+}
+
+std::string api_endpoint(std::string url, std::string_view path) {
+  while (url.ends_with("/")) url.pop_back();
+  if (!url.ends_with(path)) url += path;
+  return url;
+}
+
+UploadStatus upload_report(const std::string& url, const std::string& api_key, std::string_view gzip_body,
+                           uint64_t timeout_ms, std::string& answer, const std::string& ca_file) {
+  long status = 0;
+  if (!http_post(api_endpoint(url, "/api/reports"),
+                 {"Authorization: APIKey " + api_key, "Content-Type: text/plain", "Content-Encoding: gzip"}, gzip_body,
+                 timeout_ms, status, answer, ca_file)) {
+    return UploadStatus::kUnreachable;
+  }
   if (status == 200) return UploadStatus::kSent;
   if (status >= 400 && status < 500 && status != 408 && status != 429) return UploadStatus::kRejected;
   return UploadStatus::kUnreachable;

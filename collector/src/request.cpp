@@ -301,6 +301,9 @@ Response Collector::handle(const Request& request, double now) {
   if (request.path == "/api/reports") {
     response = request.method == "POST" ? upload(request, now)
                                         : failure(405, "method-not-allowed", "use POST for /api/reports");
+  } else if (request.path.starts_with("/api/symbols-")) {
+    response = request.method == "POST" ? upload_symbols(request, now)
+                                        : failure(405, "method-not-allowed", "use POST for /api/symbols-*");
   } else if (request.path == "/health") {
     std::string error;
     if (store_.count(error) < 0) {
@@ -312,7 +315,9 @@ Response Collector::handle(const Request& request, double now) {
     response.content_type = "text/plain; version=0.0.4";
     response.body = metrics();
   } else {
-    response = failure(404, "not-found", "no such path (POST /api/reports, GET /health, GET /metrics)");
+    response = failure(404, "not-found",
+                       "no such path (POST /api/reports, POST /api/symbols-gsym|ranges|returnpads, GET /health, "
+                       "GET /metrics)");
   }
   int digit = response.status / 100;
   ++by_status_[digit >= 2 && digit <= 5 ? static_cast<size_t>(digit) : 0];

@@ -176,6 +176,9 @@ class MhdServer : public Server {
     request.content_encoding = header(MHD_HTTP_HEADER_CONTENT_ENCODING);
     request.body = exchange->body;
     request.body_too_large = exchange->too_large;
+    request.file_id = header("FileID");
+    request.file_part = header("FilePart");
+    request.file_parts = header("FileParts");
     Response answer = self->collector_.handle(request, monotonic_seconds());
     if (!answer.log.empty()) self->log_(answer.log);
     MHD_Response* response =

@@ -25,4 +25,26 @@ std::string encode_to_string(std::span<const uint8_t> data) {
   return text;
 }
 
+DecodedBytes decode_url_to_vector(std::string_view text) {
+  std::string standard(text);
+  for (char& c : standard) {
+    if (c == '-') c = '+';
+    if (c == '_') c = '/';
+  }
+  while (standard.size() % 4 != 0) standard += '=';
+  DecodedBytes result = decode_to_vector(standard);
+  if (!result.ok && result.error_offset >= text.size()) result.error = "base64 cut short";
+  return result;
+}
+
+std::string encode_to_url_string(std::span<const uint8_t> data) {
+  std::string text = encode_to_string(data);
+  while (!text.empty() && text.back() == '=') text.pop_back();
+  for (char& c : text) {
+    if (c == '+') c = '-';
+    if (c == '/') c = '_';
+  }
+  return text;
+}
+
 }  // namespace sampler::base64

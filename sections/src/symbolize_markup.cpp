@@ -8,7 +8,9 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <fstream>
 #include <optional>
+#include <sstream>
 #include <unordered_map>
 
 #include "sections/markup.h"
@@ -53,7 +55,30 @@ GsymDirectory::GsymDirectory(std::string directory, DiagnosticSink& sink)
     : directory_(std::move(directory)), sink_(sink) {}
 GsymDirectory::~GsymDirectory() = default;
 
+const symbfile::File* GsymDirectory::find_symbfile(const std::vector<uint8_t>& build_id, symbfile::Kind kind) {
+  std::lock_guard lock(mutex_);
+  auto key = std::make_pair(build_id, kind);
+  auto found = symbfiles_.find(key);
+  if (found != symbfiles_.end()) return found->second.get();
+  const std::string path = directory_ + "/" + hex_bytes(build_id) +
+                           (kind == symbfile::Kind::kRanges ? ".ranges.symbfile" : ".returnpads.symbfile");
+  auto& slot = symbfiles_[key];
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return nullptr;  // no symbfile is normal
+  std::stringstream bytes;
+  bytes << in.rdbuf();
+  gsym::Error error;
+  std::optional<symbfile::File> file = symbfile::File::parse(bytes.str(), kind, error);
+  if (!file) {
+    sink_.error(path, 0, "byte " + std::to_string(error.offset) + ": " + error.message);
+    return nullptr;
+  }
+  slot = std::make_unique<symbfile::File>(std::move(*file));
+  return slot.get();
+}
+
 const gsym::Reader* GsymDirectory::find(const std::vector<uint8_t>& build_id) {
+  std::lock_guard lock(mutex_);
   auto found = files_.find(build_id);
   if (found != files_.end()) return found->second ? &found->second->reader() : nullptr;
   const std::string path = directory_ + "/" + hex_bytes(build_id) + ".gsym";
@@ -83,6 +108,7 @@ struct MarkupSymbolizer::Impl {
   std::function<void(std::string_view)> write;
   DiagnosticSink& sink;
   Demangler demangler;
+  std::function<void(const SymbolizedFrame&)> visit;
   std::string pending;  // the start of a line not yet ended
   std::map<uint64_t, Module> modules;
   std::map<uint64_t, Mmap> mmaps;  // by start address
@@ -217,8 +243,15 @@ struct MarkupSymbolizer::Impl {
       return;
     }
     const uint64_t relative = address - start + mmap->module_relative_address;
-    const gsym::Reader* reader = symbols.find(module->second.build_id);
+    const std::vector<uint8_t>& build_id = module->second.build_id;
     gsym::Found found = gsym::Found::kNo;
+    // A caller frame is looked up in the return pads first (seed 002): the instruction after a call, minus one,
+    // names the whole inline chain of the call without a search.
+    if (element.kind != markup::CodeKind::kPc) {
+      const symbfile::File* pads = symbols.find_symbfile(build_id, symbfile::Kind::kReturnPads);
+      if (pads != nullptr && pads->lookup_pad(relative, result)) found = gsym::Found::kYes;
+    }
+    const gsym::Reader* reader = found == gsym::Found::kYes ? nullptr : symbols.find(build_id);
     if (reader != nullptr) {
       gsym::Error problem;
       found = reader->lookup(relative, result, problem, &caches[reader]);
@@ -228,6 +261,11 @@ struct MarkupSymbolizer::Impl {
                    "byte " + std::to_string(problem.offset) + ": " + problem.message);
       }
     }
+    if (found == gsym::Found::kNo && reader == nullptr) {
+      const symbfile::File* ranges = symbols.find_symbfile(build_id, symbfile::Kind::kRanges);
+      if (ranges != nullptr && ranges->lookup_ranges(relative, result)) found = gsym::Found::kYes;
+    }
+    if (visit) visit({element.frame, module->second.name, relative, found == gsym::Found::kYes ? &result : nullptr});
     const size_t count = found == gsym::Found::kYes ? result.frames.size() : 1;
     out.clear();
     for (size_t i = 0; i < count; ++i) {
@@ -285,6 +323,8 @@ MarkupSymbolizer::MarkupSymbolizer(SymbolSource& symbols, std::function<void(std
                                    DiagnosticSink& sink, Demangler demangler)
     : impl_(std::make_unique<Impl>(symbols, std::move(write), sink, std::move(demangler))) {}
 MarkupSymbolizer::~MarkupSymbolizer() = default;
+
+void MarkupSymbolizer::on_frame(std::function<void(const SymbolizedFrame&)> visit) { impl_->visit = std::move(visit); }
 
 void MarkupSymbolizer::write(std::string_view piece) {
   while (!piece.empty()) {

@@ -33,6 +33,15 @@ constexpr const char* kMigrations[] = {
     "  body BYTEA NOT NULL);"
     "CREATE INDEX runs_app_version ON runs (app, version);"
     "CREATE INDEX runs_app_crash ON runs (app, crash_signature);",
+    // 1 -> 2 (issue 13): symbol files by build ID, compressed like bodies.
+    "CREATE TABLE symbols ("
+    "  build_id TEXT NOT NULL,"
+    "  kind TEXT NOT NULL,"
+    "  app TEXT NOT NULL,"
+    "  received BIGINT NOT NULL,"
+    "  body_size BIGINT NOT NULL,"
+    "  body BYTEA NOT NULL,"
+    "  PRIMARY KEY (build_id, kind));",
 };
 static_assert(std::size(kMigrations) == kSchemaVersion);
 
@@ -126,6 +135,66 @@ class PostgresqlStore : public Store {
     }
     release(c);
     return ok;
+  }
+
+  PutStatus put_symbols(const SymbolFile& file, std::string& error) override {
+    std::string body = compress_body(file.bytes);
+    if (body.empty()) {
+      error = "cannot compress the symbol file";
+      return PutStatus::kError;
+    }
+    PGconn* c = acquire(error);
+    if (c == nullptr) return PutStatus::kError;
+    std::string received =
+        std::to_string(file.received != 0 ? file.received : static_cast<int64_t>(std::time(nullptr)));
+    std::string size = std::to_string(file.bytes.size());
+    const char* values[] = {file.build_id.c_str(), file.kind.c_str(), file.app.c_str(), received.c_str(),
+                            size.c_str(), body.data()};
+    int lengths[6] = {0, 0, 0, 0, 0, static_cast<int>(body.size())};
+    int formats[6] = {0, 0, 0, 0, 0, 1};
+    // The same bytes again change nothing (no row: a duplicate); other bytes replace the row.
+    Result r(PQexecParams(c,
+                          "INSERT INTO symbols (build_id, kind, app, received, body_size, body) "
+                          "VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (build_id, kind) DO UPDATE SET "
+                          "app = excluded.app, received = excluded.received, body_size = excluded.body_size, "
+                          "body = excluded.body WHERE symbols.body_size <> excluded.body_size OR "
+                          "symbols.body <> excluded.body",
+                          6, nullptr, values, lengths, formats, 0));
+    PutStatus status = PutStatus::kError;
+    if (PQresultStatus(r.result) == PGRES_COMMAND_OK) {
+      status = std::string_view(PQcmdTuples(r.result)) == "0" ? PutStatus::kDuplicate : PutStatus::kStored;
+    } else {
+      error = std::string("postgresql: ") + PQresultErrorMessage(r.result);
+      trim(error);
+    }
+    release(c);
+    return status;
+  }
+
+  GetStatus get_symbols(std::string_view build_id, std::string_view kind, std::string& bytes,
+                        std::string& error) override {
+    PGconn* c = acquire(error);
+    if (c == nullptr) return GetStatus::kError;
+    std::string id(build_id), k(kind);
+    const char* values[] = {id.c_str(), k.c_str()};
+    Result r(PQexecParams(c, "SELECT body_size, body FROM symbols WHERE build_id = $1 AND kind = $2", 2, nullptr,
+                          values, nullptr, nullptr, 1));
+    GetStatus status = GetStatus::kError;
+    if (PQresultStatus(r.result) != PGRES_TUPLES_OK) {
+      error = std::string("postgresql: ") + PQresultErrorMessage(r.result);
+      trim(error);
+    } else if (PQntuples(r.result) == 0) {
+      status = GetStatus::kMissing;
+    } else {
+      std::string_view stored(PQgetvalue(r.result, 0, 1), static_cast<size_t>(PQgetlength(r.result, 0, 1)));
+      if (decompress_body(stored, int_value(r.result, 0), bytes)) {
+        status = GetStatus::kFound;
+      } else {
+        error = "symbols " + id + " " + k + ": the stored file is corrupt";
+      }
+    }
+    release(c);
+    return status;
   }
 
   int64_t count(std::string& error) override {

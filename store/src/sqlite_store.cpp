@@ -31,6 +31,15 @@ constexpr const char* kMigrations[] = {
     "  body BLOB NOT NULL);"
     "CREATE INDEX runs_app_version ON runs(app, version);"
     "CREATE INDEX runs_app_crash ON runs(app, crash_signature);",
+    // 1 -> 2 (issue 13): symbol files by build ID, compressed like bodies.
+    "CREATE TABLE symbols ("
+    "  build_id TEXT NOT NULL,"
+    "  kind TEXT NOT NULL,"
+    "  app TEXT NOT NULL,"
+    "  received INTEGER NOT NULL,"
+    "  body_size INTEGER NOT NULL,"
+    "  body BLOB NOT NULL,"
+    "  PRIMARY KEY (build_id, kind));",
 };
 static_assert(std::size(kMigrations) == kSchemaVersion);
 
@@ -134,6 +143,57 @@ class SqliteStore : public Store {
       }
       if (!visit(run)) return true;
     }
+  }
+
+  PutStatus put_symbols(const SymbolFile& file, std::string& error) override {
+    std::string body = compress_body(file.bytes);
+    if (body.empty()) {
+      error = "cannot compress the symbol file";
+      return PutStatus::kError;
+    }
+    std::lock_guard lock(mutex_);
+    // The same bytes again change nothing (no row changes: a duplicate); other bytes replace the row.
+    Statement insert(db_,
+                     "INSERT INTO symbols (build_id, kind, app, received, body_size, body) "
+                     "VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT (build_id, kind) DO UPDATE SET "
+                     "app = excluded.app, received = excluded.received, body_size = excluded.body_size, "
+                     "body = excluded.body WHERE body_size <> excluded.body_size OR body <> excluded.body");
+    if (!insert) return fail(error);
+    sqlite3_stmt* s = insert.get();
+    sqlite3_bind_text(s, 1, file.build_id.data(), static_cast<int>(file.build_id.size()), SQLITE_STATIC);
+    sqlite3_bind_text(s, 2, file.kind.data(), static_cast<int>(file.kind.size()), SQLITE_STATIC);
+    sqlite3_bind_text(s, 3, file.app.data(), static_cast<int>(file.app.size()), SQLITE_STATIC);
+    sqlite3_bind_int64(s, 4, file.received != 0 ? file.received : static_cast<int64_t>(std::time(nullptr)));
+    sqlite3_bind_int64(s, 5, static_cast<int64_t>(file.bytes.size()));
+    sqlite3_bind_blob(s, 6, body.data(), static_cast<int>(body.size()), SQLITE_STATIC);
+    if (sqlite3_step(s) != SQLITE_DONE) return fail(error);
+    return sqlite3_changes(db_) == 0 ? PutStatus::kDuplicate : PutStatus::kStored;
+  }
+
+  GetStatus get_symbols(std::string_view build_id, std::string_view kind, std::string& bytes,
+                        std::string& error) override {
+    std::lock_guard lock(mutex_);
+    Statement select(db_, "SELECT body_size, body FROM symbols WHERE build_id = ?1 AND kind = ?2");
+    if (!select) {
+      fail(error);
+      return GetStatus::kError;
+    }
+    sqlite3_stmt* s = select.get();
+    sqlite3_bind_text(s, 1, build_id.data(), static_cast<int>(build_id.size()), SQLITE_STATIC);
+    sqlite3_bind_text(s, 2, kind.data(), static_cast<int>(kind.size()), SQLITE_STATIC);
+    int rc = sqlite3_step(s);
+    if (rc == SQLITE_DONE) return GetStatus::kMissing;
+    if (rc != SQLITE_ROW) {
+      fail(error);
+      return GetStatus::kError;
+    }
+    std::string_view stored(static_cast<const char*>(sqlite3_column_blob(s, 1)),
+                            static_cast<size_t>(sqlite3_column_bytes(s, 1)));
+    if (!decompress_body(stored, sqlite3_column_int64(s, 0), bytes)) {
+      error = "symbols " + std::string(build_id) + " " + std::string(kind) + ": the stored file is corrupt";
+      return GetStatus::kError;
+    }
+    return GetStatus::kFound;
   }
 
   int64_t count(std::string& error) override {

@@ -434,31 +434,41 @@ bool write_file(const std::string& target, const std::string& bytes, DiagnosticS
 
 }  // namespace
 
-std::string convert_to_gsym(const std::string& path, const std::string& out_dir, const ConvertOptions& options,
-                            DiagnosticSink& sink) {
+bool make_symbol_files(const std::string& path, const ConvertOptions& options, SymbolFiles& out,
+                       DiagnosticSink& sink) {
   DebugInfo info;
-  if (!read_debug_info(path, options, info, sink)) return "";
+  if (!read_debug_info(path, options, info, sink)) return false;
   if (info.build_id.empty()) {
     sink.error(path, 0, "no build ID (link with -Wl,--build-id): the symbols could not be matched to crashes");
-    return "";
+    return false;
   }
   if (!info.had_dwarf) sink.warning(path, 0, "no DWARF debug information: function names from the symbol table only");
-  const std::string ranges = options.symbfile ? write_symbfile_ranges(info.functions) : "";
-  const std::string bytes = write_gsym(std::move(info.functions), info.build_id);
-  if (bytes.size() > 0xffffffffu) {
+  out.build_id = info.build_id;
+  out.ranges = options.symbfile ? write_symbfile_ranges(info.functions) : "";
+  out.gsym = write_gsym(std::move(info.functions), info.build_id);
+  if (out.gsym.size() > 0xffffffffu) {
     sink.error(path, 0, "the GSYM file would be over 4 GiB (its offsets are 32-bit)");
-    return "";
+    return false;
   }
-  const std::string stem = out_dir + "/" + hex_string(info.build_id);
-  const std::string target = stem + ".gsym";
-  if (!write_file(target, bytes, sink)) return "";
+  out.returnpads.clear();
   if (options.symbfile) {
     std::vector<uint64_t> pads;
-    if (!find_return_pads(path, pads, sink)) return "";
-    if (!write_file(stem + ".ranges.symbfile", ranges, sink) ||
-        !write_file(stem + ".returnpads.symbfile", write_symbfile_returnpads(pads, bytes), sink)) {
-      return "";
-    }
+    if (!find_return_pads(path, pads, sink)) return false;
+    out.returnpads = write_symbfile_returnpads(pads, out.gsym);
+  }
+  return true;
+}
+
+std::string convert_to_gsym(const std::string& path, const std::string& out_dir, const ConvertOptions& options,
+                            DiagnosticSink& sink) {
+  SymbolFiles files;
+  if (!make_symbol_files(path, options, files, sink)) return "";
+  const std::string stem = out_dir + "/" + hex_string(files.build_id);
+  const std::string target = stem + ".gsym";
+  if (!write_file(target, files.gsym, sink)) return "";
+  if (options.symbfile && (!write_file(stem + ".ranges.symbfile", files.ranges, sink) ||
+                           !write_file(stem + ".returnpads.symbfile", files.returnpads, sink))) {
+    return "";
   }
   return target;
 }

@@ -204,6 +204,27 @@ TEST_P(StoreTest, ConcurrentWritersLoseNothingAndDuplicateNothing) {
   EXPECT_GE(store_->commits(), 1);
 }
 
+// Schema version 2 (issue 13): symbol files by build ID and kind.
+TEST_P(StoreTest, SymbolFilesAreStoredByBuildIdAndKind) {
+  std::string error, bytes;
+  SymbolFile file{unique_name("b1d"), "gsym", "app", 0, std::string("GSYM\0\x01", 6) + std::string(3000, 'x')};
+  EXPECT_EQ(store_->get_symbols(file.build_id, "gsym", bytes, error), GetStatus::kMissing) << error;
+  ASSERT_EQ(store_->put_symbols(file, error), PutStatus::kStored) << error;
+  EXPECT_EQ(store_->put_symbols(file, error), PutStatus::kDuplicate) << error;
+  ASSERT_EQ(store_->get_symbols(file.build_id, "gsym", bytes, error), GetStatus::kFound) << error;
+  EXPECT_EQ(bytes, file.bytes);
+  EXPECT_EQ(store_->get_symbols(file.build_id, "ranges", bytes, error), GetStatus::kMissing) << error;
+  // Other bytes for the same build ID and kind replace the file.
+  file.bytes = "symbfile other";
+  EXPECT_EQ(store_->put_symbols(file, error), PutStatus::kStored) << error;
+  ASSERT_EQ(store_->get_symbols(file.build_id, "gsym", bytes, error), GetStatus::kFound) << error;
+  EXPECT_EQ(bytes, "symbfile other");
+  SymbolFile ranges{file.build_id, "ranges", "app", 0, "symbfile ranges"};
+  ASSERT_EQ(store_->put_symbols(ranges, error), PutStatus::kStored) << error;
+  ASSERT_EQ(store_->get_symbols(file.build_id, "ranges", bytes, error), GetStatus::kFound) << error;
+  EXPECT_EQ(bytes, "symbfile ranges");
+}
+
 INSTANTIATE_TEST_SUITE_P(Implementations, StoreTest, ::testing::Values("sqlite", "postgresql"),
                          [](const auto& param_info) { return param_info.param; });
 
@@ -418,6 +439,42 @@ TEST(GroupCommit, ABadRunDoesNotFailItsBatch) {
   EXPECT_EQ(puts[1].status, PutStatus::kError);
   EXPECT_EQ(puts[1].error, "invalid byte sequence");
   EXPECT_EQ(puts[2].status, PutStatus::kStored);
+}
+
+// A database created by schema version 1 (runs only) is migrated to 2: its runs stay, symbols can be stored.
+TEST(SqliteStore, MigratesAVersionOneDatabase) {
+  std::filesystem::path dir = std::filesystem::temp_directory_path() / unique_name("store-test");
+  std::filesystem::create_directories(dir);
+  std::string path = (dir / "reports.db").string(), error;
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  // Version 1's schema exactly as migration 0 -> 1 creates it, with one run.
+  const char* v1 =
+      "CREATE TABLE schema_version (version INTEGER NOT NULL); INSERT INTO schema_version VALUES (1);"
+      "CREATE TABLE runs (id INTEGER PRIMARY KEY, run_id TEXT NOT NULL UNIQUE, app TEXT NOT NULL, version TEXT NOT "
+      "NULL, received INTEGER NOT NULL, exit_status INTEGER, signal INTEGER, failed INTEGER NOT NULL, "
+      "crash_signature TEXT NOT NULL, body_size INTEGER NOT NULL, body BLOB NOT NULL);";
+  ASSERT_EQ(sqlite3_exec(db, v1, nullptr, nullptr, nullptr), SQLITE_OK) << sqlite3_errmsg(db);
+  std::string body = compress_body("<report id=\"samples\">\n</report>\n");
+  sqlite3_stmt* insert = nullptr;
+  ASSERT_EQ(sqlite3_prepare_v2(db, "INSERT INTO runs (run_id, app, version, received, failed, crash_signature, "
+                                   "body_size, body) VALUES ('r1', 'old', '1', 1, 0, '', 32, ?1)",
+                               -1, &insert, nullptr),
+            SQLITE_OK);
+  sqlite3_bind_blob(insert, 1, body.data(), static_cast<int>(body.size()), SQLITE_STATIC);
+  ASSERT_EQ(sqlite3_step(insert), SQLITE_DONE);
+  sqlite3_finalize(insert);
+  sqlite3_close(db);
+
+  std::unique_ptr<Store> store = open_store("sqlite:" + path, error);
+  ASSERT_NE(store, nullptr) << error;
+  EXPECT_EQ(store->schema_version(), 2);
+  int runs = 0;
+  EXPECT_TRUE(store->for_each({"old", std::nullopt}, [&](const StoredRun&) { return ++runs, true; }, error)) << error;
+  EXPECT_EQ(runs, 1);
+  EXPECT_EQ(store->put_symbols({"ab", "gsym", "old", 0, "GSYM"}, error), PutStatus::kStored) << error;
+  store.reset();
+  std::filesystem::remove_all(dir);
 }
 
 TEST(Compression, RoundTripsAndRejectsGarbage) {

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "sections/gsym.h"
+#include "sections/symbfile.h"
 #include "symbols/dwarf_to_gsym.h"
 #include "symbols/llvm_demangle.h"
 
@@ -244,6 +245,51 @@ TEST(Symbfile, RealBinaryRoundTrips) {
   }
   EXPECT_EQ(written, objdump_pads(binary));
   EXPECT_GT(with_frames, 10u);
+
+  // The formats library's reader (sections/symbfile.h, what the collector checks uploads with and symbolizes
+  // from) answers like GSYM: every return pad with GSYM's whole chain, and the ranges with the same function
+  // names, and the same lines wherever GSYM knows the line. A RangeV1 holds one file for its whole line table
+  // (symbfile.proto), so the innermost frame's file is the range's first row's: rows of another file inside a
+  // range (code from a header that DWARF does not call inlined) keep their lines but not their file.
+  auto pads_read = symbfile::File::parse(pads_file, symbfile::Kind::kReturnPads, error);
+  ASSERT_TRUE(pads_read) << error.offset << ": " << error.message;
+  auto ranges_read = symbfile::File::parse(ranges_file, symbfile::Kind::kRanges, error);
+  ASSERT_TRUE(ranges_read) << error.offset << ": " << error.message;
+  EXPECT_EQ(pads_read->pad_count(), written.size());
+  EXPECT_FALSE(symbfile::File::parse(pads_file, symbfile::Kind::kRanges, error));
+  auto same = [](const gsym::LookupResult& ours, const gsym::LookupResult& theirs, bool lines, uint64_t at,
+                 bool innermost_file = true) {
+    ASSERT_EQ(ours.frames.size(), theirs.frames.size()) << std::hex << at;
+    for (size_t i = 0; i < ours.frames.size(); ++i) {
+      EXPECT_EQ(ours.frames[i].name, llvm_demangle(theirs.frames[i].name)) << std::hex << at << " frame " << i;
+      if (!lines) continue;
+      EXPECT_EQ(ours.frames[i].line, theirs.frames[i].line) << std::hex << at << " frame " << i;
+      if (i == 0 && !innermost_file) continue;
+      EXPECT_EQ(ours.frames[i].file, theirs.frames[i].file) << std::hex << at << " frame " << i;
+      EXPECT_EQ(ours.frames[i].dir, theirs.frames[i].dir) << std::hex << at << " frame " << i;
+    }
+  };
+  size_t pads_compared = 0, ranges_compared = 0;
+  for (uint64_t pad : written) {
+    gsym::LookupResult ours, theirs;
+    if (reader->lookup(pad - 1, theirs, error) != gsym::Found::kYes) continue;
+    ASSERT_TRUE(pads_read->lookup_pad(pad - 1, ours)) << std::hex << pad - 1;
+    same(ours, theirs, true, pad - 1);
+    ++pads_compared;
+  }
+  for (const Function& f : info.functions) {
+    for (int k = 0; k < 8; ++k) {
+      const uint64_t a = f.start + random() % f.size;
+      gsym::LookupResult ours, theirs;
+      ASSERT_EQ(reader->lookup(a, theirs, error), gsym::Found::kYes);
+      if (theirs.frames.front().file.empty() && theirs.frames.size() > 1) continue;  // as above
+      ASSERT_TRUE(ranges_read->lookup_ranges(a, ours)) << std::hex << a;
+      same(ours, theirs, !theirs.frames.front().file.empty(), a, false);
+      ++ranges_compared;
+    }
+  }
+  EXPECT_GT(pads_compared, 10u);
+  EXPECT_GT(ranges_compared, 50u);
 }
 
 }  // namespace

@@ -39,6 +39,7 @@ constexpr tool::Option kOptions[] = {
     {"app", 0, "NAME", "with --database: the application whose runs to analyse"},
     {"version", 0, "V", "with --database: only the runs of this version of the application"},
     {"failure-statuses", 0, "LIST", "with --database: exit statuses that count as failures (default 1-255)"},
+    {"symbols", 0, "DIR", "group crashes by function and line from DIR/BUILDID.gsym and symbfiles (sampler-symbols)"},
 };
 
 constexpr tool::Usage kUsage = {
@@ -105,6 +106,7 @@ int main(int argc, char** argv) {
   // --database (issue 12): the stored runs are written out with labels from their outcomes (store/files.h)
   // into a temporary directory, which is then analysed like any directory of reports.
   std::string staged;
+  std::unique_ptr<sampler::store::Store> store;  // --database: also the symbols the collector stored
   if (auto url = command.value("database")) {
     if (!command.has("app")) return tool::usage_error(kUsage, "--database needs --app NAME");
     if (!command.operands.empty()) return tool::usage_error(kUsage, "--database takes no REPORT-OR-DIR");
@@ -115,7 +117,7 @@ int main(int argc, char** argv) {
       return tool::usage_error(kUsage, rule_error);
     }
     std::string error, dir = (std::filesystem::temp_directory_path() / "sampler-analyze.XXXXXX").string();
-    std::unique_ptr<sampler::store::Store> store = sampler::store::open_store(*url, error);
+    store = sampler::store::open_store(*url, error);
     if (store && mkdtemp(dir.data()) == nullptr) error = "cannot create a temporary directory";
     if (!store || !error.empty() ||
         sampler::store::write_runs(*store, {*command.value("app"), command.value("version")}, dir + "/runs",
@@ -141,6 +143,9 @@ int main(int argc, char** argv) {
   options.labels = command.value("labels").value_or(staged.empty() ? "" : staged + "/labels");
   options.html_dir = command.value("html").value_or("");
   options.source_dir = command.value("source-dir").value_or("");
+  options.symbols_dir = command.value("symbols").value_or("");
+  // Crashes are symbolized with the symbols pushed to the collector (sampler-symbols push), unless --symbols.
+  if (store && options.symbols_dir.empty()) options.symbol_store = store.get();
   if (auto format = command.value("format")) {
     if (*format == "json") {
       options.format = analysis::Format::kJson;

@@ -33,6 +33,7 @@ constexpr tool::Option kServeOptions[] = {
     {"keys", 'k', "TSV", "API keys: lines APP<TAB>KEY, KEY plain or sha256:HEX (required)"},
     {"max-body", 0, "BYTES", "largest request body accepted (default 4194304; larger: 413)"},
     {"max-report", 0, "BYTES", "largest report after gunzip (default 67108864; larger: 413)"},
+    {"max-symbols", 0, "BYTES", "largest symbol file, all its parts together (default 536870912; larger: 413)"},
     {"rate", 0, "N", "uploads per second per API key, sustained (default 50; more: 429)"},
     {"burst", 0, "N", "uploads per API key at once before --rate applies (default 200)"},
     {"timeout", 0, "SECONDS", "close a connection idle this long (default 30)"},
@@ -121,6 +122,7 @@ int serve(int argc, char** argv) {
   std::string error;
   if (!number_option(command, "max-body", limits.max_body_bytes, error) ||
       !number_option(command, "max-report", limits.max_report_bytes, error) ||
+      !number_option(command, "max-symbols", limits.max_symbol_bytes, error) ||
       !number_option(command, "rate", limits.rate_per_second, error) ||
       !number_option(command, "burst", limits.rate_burst, error) ||
       !number_option(command, "timeout", limits.timeout_seconds, error) ||

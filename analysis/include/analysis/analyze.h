@@ -10,6 +10,7 @@
 
 #include "analysis/ranking.h"
 #include "sections/diagnostics.h"
+#include "store/store.h"
 
 namespace sampler::analysis {
 
@@ -33,6 +34,10 @@ struct AnalyzeOptions {
   unsigned jobs = 0;                 ///< reading threads (0: one per core)
   size_t top = SIZE_MAX;             ///< rows of the table
   size_t crash_frames = 3;
+  /// Symbols for crash groups by function and line (analysis/crash_symbols.h): a directory of BUILDID.gsym and
+  /// symbfiles (--symbols), or the symbols a collector stored (--database). Neither: addresses.
+  std::string symbols_dir;
+  store::Store* symbol_store = nullptr;
 };
 
 /// Reads, ranks, writes the table with `write` and the page into options.html_dir (kIndex: reads and writes the

@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <string>
 #include <vector>
@@ -65,6 +66,9 @@ struct RunSet {
 struct ReadOptions {
   unsigned jobs = 0;        ///< reading threads; 0: one per core
   size_t crash_frames = 3;  ///< top frames that make a crash group's signature
+  /// Makes a crash's signature from its main-backtrace body and crash_frames instead of crash_signature():
+  /// the symbolized signature (analysis/crash_symbols.h). Called from the reading threads at once.
+  std::function<std::string(std::string_view body, size_t frames)> crash_signer;
 };
 
 /// What read_runs() found.
@@ -97,5 +101,9 @@ bool apply_labels(const std::string& labels_path, RunSet& runs, DiagnosticSink& 
 /// no symbolizer is needed and address-space randomisation does not split groups), or the legacy
 /// backtrace_symbols lines as they are. "" when the body has neither stack.
 std::string crash_signature(std::string_view body, size_t frames);
+
+/// True for libraries whose frames at the top of a stack say where a crash was raised, not which code caused it
+/// (libc, the dynamic loader, libstdc++, the sanitizers, the sampler's runtime): signatures skip them.
+bool is_system_library(std::string_view name);
 
 }  // namespace sampler::analysis

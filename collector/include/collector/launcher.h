@@ -62,6 +62,16 @@ enum class UploadStatus { kSent, kRejected, kUnreachable };
 UploadStatus upload_report(const std::string& url, const std::string& api_key, std::string_view gzip_body,
                            uint64_t timeout_ms, std::string& answer, const std::string& ca_file = {});
 
+/// POSTs `body` to `url` with `headers` ("Name: value"), within `timeout_ms`, through libcurl (loaded when first
+/// needed). True when an answer came: `status` is its HTTP status and `answer` its body (at most 4 KiB); false
+/// when none did, with curl's error in `answer`. sampler-run's reports and sampler-symbols push both use it.
+/// `ca_file` as for upload_report().
+bool http_post(const std::string& url, const std::vector<std::string>& headers, std::string_view body,
+               uint64_t timeout_ms, long& status, std::string& answer, const std::string& ca_file = {});
+
+/// URL with `path` ("/api/reports") appended unless it already ends with it (trailing slashes dropped).
+std::string api_endpoint(std::string url, std::string_view path);
+
 /// gzip of `text` (the upload's body and the spool's files).
 std::string gzip_text(std::string_view text);
 

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "collector/outcome.h"
+#include "collector/symbols_api.h"
 #include "store/store.h"
 
 namespace sampler::collector {
@@ -30,6 +31,11 @@ struct Limits {
   unsigned timeout_seconds = 30;          ///< --timeout: an idle connection (slow or stalled client) is closed
   unsigned max_connections = 256;         ///< --max-connections: further connections are refused
   unsigned threads = 32;  ///< --threads: request threads; those waiting for a commit share it (group commit)
+  // Symbol uploads (collector/symbols_api.h). Each part is a request body: at most max_body_bytes.
+  size_t max_symbol_bytes = 512u << 20;   ///< --max-symbols: a whole symbol file larger than this gets 413
+  uint32_t max_symbol_parts = 4096;       ///< a FileParts above this gets 400
+  size_t max_pending_symbol_bytes = size_t{1} << 30;  ///< partial files together; beyond: 503, try later
+  double symbol_part_timeout_seconds = 600;  ///< a partial file without a new part for this long is dropped
 };
 
 /// API keys from keys.tsv (APP<TAB>KEY per line, '#' comments). Keys are kept only as SHA-256 hashes; a KEY
@@ -102,6 +108,7 @@ struct Request {
   std::string_view content_encoding;
   std::string_view body;
   bool body_too_large = false;  ///< the server stopped reading at Limits::max_body_bytes
+  std::string_view file_id, file_part, file_parts;  ///< symbol uploads' headers (seed 002)
 };
 
 struct Response {
@@ -111,11 +118,14 @@ struct Response {
   std::string log;  ///< a line for the server's log ("" for none); failures carry the answer's uuid
 };
 
-/// The request path: routes /api/reports, /health and /metrics; answers in seed 002's JSON.
+/// The request path: routes /api/reports, /api/symbols-* (symbols_api.h), /health and /metrics; answers in seed
+/// 002's JSON.
 class Collector {
  public:
   Collector(store::Store& store, KeyTable keys, Limits limits)
-      : store_(store), keys_(std::move(keys)), limits_(limits), rate_(limits.rate_per_second, limits.rate_burst) {}
+      : store_(store), keys_(std::move(keys)), limits_(limits), rate_(limits.rate_per_second, limits.rate_burst),
+        symbol_parts_(limits.max_symbol_bytes, limits.max_symbol_parts, limits.max_pending_symbol_bytes,
+                      limits.symbol_part_timeout_seconds) {}
   /// True if the Authorization header carries a known key. The server asks before reading a body: a request
   /// without a key is answered (401, by handle()) without holding its body in memory.
   bool knows_key(std::string_view authorization) const { return keys_.authenticate(authorization).has_value(); }
@@ -125,6 +135,7 @@ class Collector {
 
  private:
   Response upload(const Request& request, double now);
+  Response upload_symbols(const Request& request, double now);  // collector/src/symbols_api.cpp
   Response failure(int status, std::string_view code, std::string_view message, std::string_view app = {});
   std::string metrics() const;
 
@@ -132,6 +143,7 @@ class Collector {
   KeyTable keys_;
   Limits limits_;
   RateLimiter rate_;
+  SymbolAssembler symbol_parts_;
   std::atomic<uint64_t> stored_{0}, duplicates_{0}, rejected_{0}, bytes_{0};
   std::array<std::atomic<uint64_t>, 6> by_status_{};  // 2xx..5xx by first digit, [0] other
 };

@@ -20,12 +20,14 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "sections/diagnostics.h"
 #include "sections/gsym.h"
+#include "sections/symbfile.h"
 
 namespace sampler {
 
@@ -36,20 +38,41 @@ class SymbolSource {
   /// The reader for `build_id` (raw bytes), or nullptr when there are no symbols for it. The reader stays
   /// valid as long as the source.
   virtual const gsym::Reader* find(const std::vector<uint8_t>& build_id) = 0;
+  /// The symbfile of `kind` for `build_id` (seed 002), or nullptr (the default: none). Return pads answer for
+  /// caller frames before GSYM does; ranges answer where there is no GSYM file.
+  virtual const symbfile::File* find_symbfile(const std::vector<uint8_t>& build_id, symbfile::Kind kind) {
+    (void)build_id;
+    (void)kind;
+    return nullptr;
+  }
 };
 
-/// DIR/BUILDID.gsym (lower-case hex), each file mapped once when first needed. A file that exists but is
-/// malformed is reported to the sink once and treated as absent.
+/// DIR/BUILDID.gsym (lower-case hex), each file mapped once when first needed, and the symbfiles
+/// DIR/BUILDID.ranges.symbfile and DIR/BUILDID.returnpads.symbfile (`sampler-symbols gsym --symbfile`), each
+/// read whole when first needed. A file that exists but is malformed is reported to the sink once and treated
+/// as absent. Thread-safe: lookups through the readers it returns are (they are const and never change).
 class GsymDirectory : public SymbolSource {
  public:
   GsymDirectory(std::string directory, DiagnosticSink& sink);
   ~GsymDirectory() override;
   const gsym::Reader* find(const std::vector<uint8_t>& build_id) override;
+  const symbfile::File* find_symbfile(const std::vector<uint8_t>& build_id, symbfile::Kind kind) override;
 
  private:
   std::string directory_;
   DiagnosticSink& sink_;
+  std::mutex mutex_;
   std::map<std::vector<uint8_t>, std::unique_ptr<gsym::MappedFile>> files_;  // nullptr: looked for, none
+  std::map<std::pair<std::vector<uint8_t>, symbfile::Kind>, std::unique_ptr<symbfile::File>> symbfiles_;
+};
+
+/// One symbolized frame of a stack, for callers that want frames rather than text (sampler-analyze's crash
+/// groups). `result` is nullptr when no symbols cover the address; its names are as stored (mangled for GSYM).
+struct SymbolizedFrame {
+  uint64_t frame = 0;              ///< the bt element's frame number
+  std::string_view module;         ///< the module's name from the markup
+  uint64_t module_offset = 0;      ///< the looked-up address relative to the module
+  const gsym::LookupResult* result = nullptr;  ///< frames innermost first, or nullptr
 };
 
 /// Turns a stored (mangled) name into the name printed.
@@ -70,6 +93,8 @@ class MarkupSymbolizer {
   void write(std::string_view piece);
   /// Processes a last line without a line end.
   void finish();
+  /// Also calls `visit` for each frame of a bt element inside a module (before its lines are written).
+  void on_frame(std::function<void(const SymbolizedFrame&)> visit);
 
  private:
   struct Impl;

@@ -31,6 +31,18 @@ struct Run {
 
 enum class PutStatus { kStored, kDuplicate, kError };
 
+/// A symbol file (issue 13) for one ELF build ID, as `sampler-symbols push` uploaded it: GSYM, or one of seed
+/// 002's symbfiles. The collector checked it with the formats library before storing it.
+struct SymbolFile {
+  std::string build_id;   ///< lower-case hex (the key, with kind)
+  std::string kind;       ///< "gsym", "ranges" or "returnpads"
+  std::string app;        ///< the application whose API key uploaded it
+  int64_t received = 0;   ///< seconds since the epoch, set by the store on insert when 0
+  std::string bytes;      ///< the file (stored compressed)
+};
+
+enum class GetStatus { kFound, kMissing, kError };
+
 /// Which runs to read.
 struct Query {
   std::string app;
@@ -50,6 +62,12 @@ class Store {
   /// Calls `visit` for each run matching `query`, oldest first; `visit` returns false to stop early.
   /// Returns false (and sets `error`) on a storage error or a body that cannot be decompressed.
   virtual bool for_each(const Query& query, const std::function<bool(const Run&)>& visit, std::string& error) = 0;
+  /// Stores a symbol file under (build_id, kind). kDuplicate: the same bytes were already there; different
+  /// bytes replace the stored ones (kStored: a newer converter's output wins).
+  virtual PutStatus put_symbols(const SymbolFile& file, std::string& error) = 0;
+  /// The bytes stored under (build_id, kind): kFound fills `bytes`.
+  virtual GetStatus get_symbols(std::string_view build_id, std::string_view kind, std::string& bytes,
+                                std::string& error) = 0;
   /// Number of runs stored (all applications), or -1 on error.
   virtual int64_t count(std::string& error) = 0;
   /// The schema version the database is at after opening (migrations applied).
@@ -57,7 +75,7 @@ class Store {
 };
 
 /// The schema version this build creates and migrates to.
-constexpr int kSchemaVersion = 1;
+constexpr int kSchemaVersion = 2;
 
 /// Opens (creating and migrating when needed) the store a URL names: "sqlite:PATH" or "postgresql://..."
 /// (also "postgres://..."). Returns nullptr and sets `error` when the URL is malformed or opening fails.

@@ -34,6 +34,19 @@ struct DebugInfo {
 /// returns false if the file could not be read at all.
 bool read_debug_info(const std::string& path, const ConvertOptions& options, DebugInfo& out, DiagnosticSink& sink);
 
+/// The symbol files of one ELF file, in memory.
+struct SymbolFiles {
+  std::string build_id;    ///< raw bytes
+  std::string gsym;
+  std::string ranges;      ///< "" unless options.symbfile
+  std::string returnpads;  ///< "" unless options.symbfile
+};
+
+/// Reads `path` into its GSYM file (and symbfiles if options.symbfile). False after an error reported to `sink`
+/// (no build ID, unreadable file).
+bool make_symbol_files(const std::string& path, const ConvertOptions& options, SymbolFiles& out,
+                       DiagnosticSink& sink);
+
 /// Reads `path` and writes OUT_DIR/BUILDID.gsym (lower-case hex), and the symbfiles if options.symbfile. Returns
 /// the GSYM path written, or "" after an error reported to `sink` (no build ID, unreadable file, cannot write).
 std::string convert_to_gsym(const std::string& path, const std::string& out_dir, const ConvertOptions& options,
