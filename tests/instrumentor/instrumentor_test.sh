@@ -30,6 +30,12 @@ check_sites() {
   cmp -s "$expected" resolved.txt || fail "$program: sites or counters differ:$(echo; diff "$expected" resolved.txt)"
 }
 
+# dwarf_agrees PROGRAM: no site names a file, line and function other than the DWARF of its slow-path call.
+dwarf_agrees() {
+  "$SOURCE_DIR/scripts/check-site-dwarf.sh" --extract-section "$TOOLS/extract-section" --symbolizer "$SYMBOLIZER" \
+    "$1" >dwarf.txt 2>&1 || fail "$1: sites disagree with the DWARF:$(echo; cat dwarf.txt)"
+}
+
 cp "$programs"/* . || exit 1
 case $case_name in
 c_sites)
@@ -52,6 +58,7 @@ cxx_sites)
     "$cxx" -fsampler-schemes=$three $level -Wall -Werror sites.cpp -o sites-cpp || fail "sampler-c++ $level failed"
     check_sites sites-cpp sites_cpp.expected
     [ "$(cat run.out)" = "15" ] || fail "$level: the program printed $(cat run.out)"
+    dwarf_agrees sites-cpp
     # Every scheme at once: the program still computes the same, and its report resolves.
     "$cxx" -fsampler-schemes=all $level -Wall -Werror sites.cpp -o sites-all || fail "sampler-c++ all $level failed"
     SAMPLER_SPARSITY=1 SAMPLER_FILE=report ./sites-all >run.out || fail "sites-all failed"
@@ -82,6 +89,7 @@ schemes)
     [ "$(cat run.out)" = "999997.0 0" ] || fail "$level: the program printed $(cat run.out)"
     resolved schemes report | sed -E 's/0x[0-9a-f]+/ADDRESS/g' >resolved.txt || fail "resolveSamples schemes"
     cmp -s schemes.expected resolved.txt || fail "$level: sites or counters differ:$(echo; diff schemes.expected resolved.txt)"
+    dwarf_agrees schemes
   done
   # `all` leaves atoms out; naming it adds it.
   "$cc" -fsampler-schemes=all -c schemes.c -o all.o && "$TOOLS/extract-section" .debug_site_info all.o >all.sites ||
