@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # The README's first command: the whole sampler story, Cooperative Bug Isolation style, on the bundled word counter
-# (examples/wordfreq.c), which crashes on some inputs and not on others.
+# (examples/wordfreq.c), which crashes on some inputs and not on others. The program is built by sampler-cc, which
+# instruments it automatically (its hand-written macros compiled out); where sampler-cc is not built (a sanitizer
+# build), the demo uses the hand-instrumented build of the same source.
 # Installs what is missing (scripts/setup.sh), builds what the story needs, then:
 #   1. extracts the program's site information (extract-section .debug_site_info);
 #   2. runs it on 40 different made-up texts, with SAMPLER_SPARSITY=100 and a distinct SAMPLER_SEED each: some
@@ -49,10 +51,27 @@ if $build_it; then
   cmake --build "$build" -j"$(nproc)" --target sampler-example-wordfreq extract-section extract-report \
     resolveSamples resolve-backtrace sampler-analyze >"$build/demo-build.log" 2>&1 ||
     { tail -30 "$build/demo-build.log" >&2; exit 1; }
+  # sampler-cc exists where LLVM 19 and Clang 19 development files were found (not in sanitizer builds).
+  if cmake --build "$build" --target help 2>/dev/null | grep -q '^\.\.\. sampler-cc$'; then
+    cmake --build "$build" -j"$(nproc)" --target sampler-cc >>"$build/demo-build.log" 2>&1 ||
+      { tail -30 "$build/demo-build.log" >&2; exit 1; }
+  fi
 fi
 
 tools=$build/tools
 program=$build/examples/sampler-example-wordfreq
+instrumented="instrumented by hand (the macros of <sampler/unit.h>)"
+if [ -x "$build/instrumentor/sampler-cc" ]; then
+  # The same source, automatically instrumented: sampler-cc at its default schemes, the hand macros compiled out.
+  # Compiled from examples/ so that the sites name the file as wordfreq.c.
+  auto=$build/examples/sampler-example-wordfreq-auto
+  if $build_it || [ ! -x "$auto" ]; then
+    (cd "$top/examples" && "$build/instrumentor/sampler-cc" -DSAMPLER_UNINSTRUMENTED -I"$top/runtime/include" -O2 \
+      wordfreq.c -o "$auto") >"$build/demo-sampler-cc.log" 2>&1 || { cat "$build/demo-sampler-cc.log" >&2; exit 1; }
+  fi
+  program=$auto
+  instrumented="instrumented automatically: sampler-cc -O2 wordfreq.c (no hand macros)"
+fi
 for file in "$program" "$tools/extract-section" "$tools/extract-report" "$tools/resolveSamples" \
   "$tools/resolve-backtrace" "$tools/sampler-analyze"; do
   [ -x "$file" ] || { echo "demo: $file is not built (run without --no-build)" >&2; exit 1; }
@@ -63,8 +82,8 @@ rm -rf "$work" && mkdir -p "$work/inputs" "$work/runs" && cd "$work"
 
 # ---- 1. The site information ---------------------------------------------------------------------------
 say "1. The site information the build left in the program's .debug_site_info section"
-note "The program: examples/wordfreq.c, a word counter (sampler-example-wordfreq FILE), instrumented by hand."
-note "\$ extract-section .debug_site_info examples/sampler-example-wordfreq > wordfreq.sites"
+note "The program: examples/wordfreq.c, a word counter (sampler-example-wordfreq FILE), $instrumented."
+note "\$ extract-section .debug_site_info examples/${program##*/} > wordfreq.sites"
 "$tools/extract-section" .debug_site_info "$program" >wordfreq.sites
 awk -F'\t' '/^<sites /{ match($0, /scheme="[^"]*"/); s = substr($0, RSTART + 8, RLENGTH - 9); order[++n] = s; next }
   /^<\/sites>/ { next } { count[s]++; total++ }
