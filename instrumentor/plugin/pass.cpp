@@ -6,7 +6,6 @@
 // Sites: function-entries (every function with debug information), branches (the marker calls the AST action
 // put around each condition), returns (calls whose debug location matches a call the AST action recorded).
 #include <llvm/ADT/StringExtras.h>
-#include <llvm/IR/CFG.h>
 #include <llvm/IR/DebugInfoMetadata.h>
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Instructions.h>
@@ -26,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "scheme_ir.h"
 #include "state.h"
 
 namespace sampler::plugin {
@@ -261,87 +261,17 @@ class Instrumenter {
     }
   }
 
-  // coverage: every basic block of the function as clang generated it from the source (a block holding an
-  // instruction of a source line), except the blocks clang adds at -O1 and above only to end the lifetimes of
-  // locals on the way out of a scope, so that the sites are the same at every -O level.
+  // coverage: a site per basic block of the source (scheme_ir.h says which blocks), its fast path first.
   void coverage(Function& f, Scheme* s, const std::string& function_name, unsigned& node) {
-    // Only blocks that normal control flow reaches: exception cleanups and landing pads are the compiler's.
-    std::set<const BasicBlock*> normal;
-    std::vector<const BasicBlock*> work = {&f.getEntryBlock()};
-    while (!work.empty()) {
-      const BasicBlock* b = work.back();
-      work.pop_back();
-      if (b->isEHPad() || !normal.insert(b).second) continue;
-      for (const BasicBlock* next : successors(b)) work.push_back(next);
-    }
-    for (BasicBlock& block : f) {
-      if (!normal.count(&block)) continue;
-      const DILocation* where = nullptr;
-      for (Instruction& inst : block) {
-        const DILocation* loc = inst.getDebugLoc().get();
-        auto* intrinsic = dyn_cast<IntrinsicInst>(&inst);
-        if (intrinsic && (isa<DbgInfoIntrinsic>(inst) || intrinsic->isLifetimeStartOrEnd())) continue;
-        if (loc && loc->getLine() != 0) {
-          where = loc;
-          break;
-        }
-      }
-      if (!where || lifetime_cleanup(block)) continue;
+    for (auto [block, where] : source_blocks(f)) {
       Site site{where->getFilename().str(), where->getLine(), function_name, node++, {}};
-      Instruction* before = &*block.getFirstInsertionPt();
+      Instruction* before = &*block->getFirstInsertionPt();
       while (isa<AllocaInst>(before)) before = before->getNextNode();
       Point p{Point::Entry, s, add_site(s, std::move(site)), before};
       p.location = DILocation::get(context_, where->getLine(), where->getColumn(), where->getScope(),
                                    where->getInlinedAt());
       points_.push_back(p);
     }
-  }
-
-  // Clang's cleanup destination slots: allocas only ever set to constants and read to choose a switch's case.
-  static bool cleanup_slot(const Value* v) {
-    const auto* slot = dyn_cast<AllocaInst>(v);
-    if (!slot || !slot->getAllocatedType()->isIntegerTy(32)) return false;
-    for (const User* user : slot->users()) {
-      if (const auto* store = dyn_cast<StoreInst>(user);
-          store && store->getPointerOperand() == slot && isa<ConstantInt>(store->getValueOperand()))
-        continue;
-      if (const auto* load = dyn_cast<LoadInst>(user); load && load->hasOneUse() && isa<SwitchInst>(*load->user_begin()))
-        continue;
-      return false;
-    }
-    return true;
-  }
-
-  // A block clang made only to leave a scope through its cleanups (lifetime ends, setting or testing the
-  // cleanup destination, or a lone branch to where the cleanup switch sends it): no statement of the source.
-  static bool lifetime_cleanup(BasicBlock& block) {
-    bool cleanup = false;
-    for (Instruction& inst : block) {
-      if (isa<DbgInfoIntrinsic>(inst)) continue;
-      if (auto* intrinsic = dyn_cast<IntrinsicInst>(&inst)) {
-        if (intrinsic->getIntrinsicID() != Intrinsic::lifetime_end) return false;
-        cleanup = true;
-      } else if (auto* store = dyn_cast<StoreInst>(&inst)) {
-        if (!cleanup_slot(store->getPointerOperand())) return false;
-        cleanup = true;
-      } else if (auto* load = dyn_cast<LoadInst>(&inst)) {
-        if (!cleanup_slot(load->getPointerOperand())) return false;
-        cleanup = true;
-      } else if (auto* branch = dyn_cast<BranchInst>(&inst)) {
-        if (branch->isConditional()) return false;
-      } else if (!isa<SwitchInst>(inst)) {
-        return false;
-      }
-    }
-    if (cleanup) return true;
-    // A lone branch: a case of a cleanup switch.
-    if (pred_empty(&block)) return false;
-    for (BasicBlock* from : predecessors(&block)) {
-      auto* choice = dyn_cast<SwitchInst>(from->getTerminator());
-      auto* load = choice ? dyn_cast<LoadInst>(choice->getCondition()) : nullptr;
-      if (!load || !cleanup_slot(load->getPointerOperand())) return false;
-    }
-    return true;
   }
 
   // `__sampler_value_marker(SITE, value)` (float-kinds, bounds) or `__sampler_atom_marker(SITE, address)`.
@@ -618,35 +548,10 @@ class Instrumenter {
     if (p.kind == Point::Atom) {
       slow.CreateCall(runtime("sampler_take_atom", {ptr}), {scheme_entry, site, v});
     } else if (p.kind == Point::Unref) {
-      // GLib's own test, G_IS_OBJECT(object), then the object's reference count: only when sampled. The column
-      // as sampler_classify_g_object_unref gives it: 0, 1, more references, not a GObject.
-      FunctionCallee is_a = m_.getOrInsertFunction("g_type_check_instance_is_fundamentally_a",
-                                                   FunctionType::get(i32, {ptr, i64}, false));
-      Value* object = slow.CreateICmpNE(slow.CreateCall(is_a, {v, ConstantInt::get(i64, 20 << 2)}),  // G_TYPE_OBJECT
-                                        ConstantInt::get(i32, 0));
-      Instruction* here = &*slow.GetInsertPoint();
-      Instruction* then = SplitBlockAndInsertIfThen(object, here, false);
-      IRBuilder<> count(then);
-      count.SetCurrentDebugLocation(slow.getCurrentDebugLocation());
-      // GObject: { GTypeInstance (one pointer), guint ref_count, ... }.
-      unsigned offset = m_.getDataLayout().getPointerSize();
-      auto* references = count.CreateLoad(i32, count.CreateConstGEP1_32(Type::getInt8Ty(context_), v, offset));
-      references->setVolatile(true);
-      Value* column = count.CreateSelect(count.CreateICmpEQ(references, ConstantInt::get(i32, 0)),
-                                         ConstantInt::get(i32, 0),
-                                         count.CreateSelect(count.CreateICmpEQ(references, ConstantInt::get(i32, 1)),
-                                                            ConstantInt::get(i32, 1), ConstantInt::get(i32, 2)));
-      IRBuilder<> join(here);
-      join.SetCurrentDebugLocation(slow.getCurrentDebugLocation());
-      PHINode* chosen = join.CreatePHI(i32, 2);
-      chosen->addIncoming(column, then->getParent());
-      chosen->addIncoming(ConstantInt::get(i32, 3), cast<Instruction>(object)->getParent());
-      join.CreateCall(runtime("sampler_take_counter", {i32}), {scheme_entry, site, chosen});
+      Value* column = g_object_unref_column(slow, m_, v);
+      slow.CreateCall(runtime("sampler_take_counter", {i32}), {scheme_entry, site, column});
     } else if (v->getType()->isFloatingPointTy()) {
-      const char* take = v->getType()->isFloatTy()    ? "sampler_take_float_kind"
-                         : v->getType()->isDoubleTy() ? "sampler_take_double_kind"
-                                                      : "sampler_take_long_double_kind";
-      slow.CreateCall(runtime(take, {v->getType()}), {scheme_entry, site, v});
+      slow.CreateCall(runtime(float_kind_function(v->getType()), {v->getType()}), {scheme_entry, site, v});
     } else {
       // bounds: the value widened to 64 bits as its type asks (the AST widened integers already).
       v = v->getType()->isPointerTy() ? slow.CreatePtrToInt(v, i64)
