@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The README's first command: the whole sampler story, Cooperative Bug Isolation style, on the bundled word counter
-# (examples/wordfreq.c), which crashes on some inputs and not on others. The program is built by sampler-cc, which
-# instruments it automatically (its hand-written macros compiled out); where sampler-cc is not built (a sanitizer
-# build), the demo uses the hand-instrumented build of the same source.
+# (examples/wordfreq.c), which crashes on some inputs and not on others. The story runs on its hand-instrumented
+# build (the macros of <sampler/unit.h>, whose sites were chosen for it); step 1 also builds the same source with
+# sampler-cc, which instruments it automatically (hand macros compiled out), where sampler-cc is built.
 # Installs what is missing (scripts/setup.sh), builds what the story needs, then:
 #   1. extracts the program's site information (extract-section .debug_site_info);
 #   2. runs it on 40 different made-up texts, with SAMPLER_SPARSITY=100 and a distinct SAMPLER_SEED each: some
@@ -60,7 +60,7 @@ fi
 
 tools=$build/tools
 program=$build/examples/sampler-example-wordfreq
-instrumented="instrumented by hand (the macros of <sampler/unit.h>)"
+auto=""
 if [ -x "$build/instrumentor/sampler-cc" ]; then
   # The same source, automatically instrumented: sampler-cc at its default schemes, the hand macros compiled out.
   # Compiled from examples/ so that the sites name the file as wordfreq.c.
@@ -69,8 +69,6 @@ if [ -x "$build/instrumentor/sampler-cc" ]; then
     (cd "$top/examples" && "$build/instrumentor/sampler-cc" -DSAMPLER_UNINSTRUMENTED -I"$top/runtime/include" -O2 \
       wordfreq.c -o "$auto") >"$build/demo-sampler-cc.log" 2>&1 || { cat "$build/demo-sampler-cc.log" >&2; exit 1; }
   fi
-  program=$auto
-  instrumented="instrumented automatically: sampler-cc -O2 wordfreq.c (no hand macros)"
 fi
 for file in "$program" "$tools/extract-section" "$tools/extract-report" "$tools/resolveSamples" \
   "$tools/resolve-backtrace" "$tools/sampler-analyze"; do
@@ -82,8 +80,8 @@ rm -rf "$work" && mkdir -p "$work/inputs" "$work/runs" && cd "$work"
 
 # ---- 1. The site information ---------------------------------------------------------------------------
 say "1. The site information the build left in the program's .debug_site_info section"
-note "The program: examples/wordfreq.c, a word counter (sampler-example-wordfreq FILE), $instrumented."
-note "\$ extract-section .debug_site_info examples/${program##*/} > wordfreq.sites"
+note "The program: examples/wordfreq.c, a word counter (sampler-example-wordfreq FILE), instrumented by hand."
+note "\$ extract-section .debug_site_info examples/sampler-example-wordfreq > wordfreq.sites"
 "$tools/extract-section" .debug_site_info "$program" >wordfreq.sites
 awk -F'\t' '/^<sites /{ match($0, /scheme="[^"]*"/); s = substr($0, RSTART + 8, RLENGTH - 9); order[++n] = s; next }
   /^<\/sites>/ { next } { count[s]++; total++ }
@@ -92,6 +90,22 @@ awk -F'\t' '/^<sites /{ match($0, /scheme="[^"]*"/); s = substr($0, RSTART + 8, 
   wordfreq.sites | fold -s -w 110 | sed "s/ *$//" | indent
 note "for example (file, line, function, CFG node, then the scheme's own fields):"
 awk '/^<sites .*scheme="branches"/ { on = 1; next } /^</ { on = 0 } on && n++ < 3' wordfreq.sites | indent
+if [ -n "$auto" ]; then
+  note "The same source instrumented automatically, with no hand macros (sampler-cc, the drop-in clang-19):"
+  note "\$ cd examples && sampler-cc -DSAMPLER_UNINSTRUMENTED -O2 wordfreq.c -o sampler-example-wordfreq-auto"
+  "$tools/extract-section" .debug_site_info "$auto" >wordfreq-auto.sites
+  awk '/^<sites /{ match($0, /scheme="[^"]*"/); s = substr($0, RSTART + 8, RLENGTH - 9); if (!(s in count)) order[++n] = s
+         count[s] += 0; next }
+    /^<\/sites>/ { next } { count[s]++; total++ }
+    END { printf "%d sites in %d schemes:", total, n
+          for (i = 1; i <= n; i++) printf " %s %d%s", order[i], count[order[i]], i < n ? "," : "\n" }' \
+    wordfreq-auto.sites | fold -s -w 110 | sed "s/ *$//" | indent
+  "$program" --generate 1 >auto-input.txt
+  SAMPLER_SPARSITY=1 SAMPLER_FILE=auto-report.txt "$auto" auto-input.txt >/dev/null
+  "$tools/extract-report" samples <auto-report.txt | "$tools/resolveSamples" wordfreq-auto.sites >auto-resolved.txt
+  note "one run of it at SAMPLER_SPARSITY=1 (every site, every time), resolved; a few of its sites with counters:"
+  awk -F'\t' '$3 == "branches" && $NF > 0' auto-resolved.txt | cut -f3- | head -3 | indent
+fi
 
 # ---- 2. The runs -----------------------------------------------------------------------------------------
 say "2. $runs runs on $runs different inputs, each sampling about one site execution in 100"

@@ -131,7 +131,8 @@ for program in "${programs[@]}"; do
 
   note "$program: building with clang-19"
   start=$(seconds)
-  configure_and_make "$dir/plain" clang-19 clang++-19 || { fail "the plain build failed (see $dir/plain/*.log)"; continue; }
+  configure_and_make "$dir/plain" clang-19 clang++-19 ||
+    { fail "the plain build failed (see $dir/plain/*.log)"; continue; }
   plain_time=$(awk -v s="$start" -v e="$(seconds)" 'BEGIN { print e - s }')
   note "$program: building with sampler-cc"
   start=$(seconds)
@@ -177,7 +178,8 @@ for program in "${programs[@]}"; do
     start=$(seconds)
     run_check "$dir/instrumented" --without "$left_out" SAMPLER_SPARSITY="$sparsity" \
       SAMPLER_FILE="$reports/report.%p.txt"
-    note "$program: make check at sparsity $sparsity took $(awk -v s="$start" -v e="$(seconds)" 'BEGIN { printf "%.0f", e - s }') s"
+    took=$(awk -v s="$start" -v e="$(seconds)" 'BEGIN { printf "%.0f", e - s }')
+    note "$program: make check at sparsity $sparsity took $took s"
     collect_sites
     # Every test that passed uninstrumented passes instrumented.
     while read -r name result; do
@@ -185,7 +187,8 @@ for program in "${programs[@]}"; do
       [ "$result" = PASS ] || continue
       case " $left_out " in *" ${name%.trs} "*) continue ;; esac
       got=$(awk -v n="$name" '$1 == n { print $2 }' "$dir/instrumented/results")
-      [ "$got" = PASS ] || fail "sparsity $sparsity: test $name passes uninstrumented, gives '${got:-nothing}' instrumented"
+      [ "$got" = PASS ] ||
+        fail "sparsity $sparsity: test $name passes uninstrumented, gives '${got:-nothing}' instrumented"
     done <"$dir/plain/results"
     if [ -z "$left_out" ] && grep -qx 'make-check-status 0' "$dir/plain/results" &&
       ! grep -qx 'make-check-status 0' "$dir/instrumented/results"; then

@@ -88,7 +88,8 @@ schemes)
     SAMPLER_SPARSITY=1 SAMPLER_FILE=report ./schemes >run.out 2>run.err || fail "schemes exited with $?"
     [ "$(cat run.out)" = "999997.0 0" ] || fail "$level: the program printed $(cat run.out)"
     resolved schemes report | sed -E 's/0x[0-9a-f]+/ADDRESS/g' >resolved.txt || fail "resolveSamples schemes"
-    cmp -s schemes.expected resolved.txt || fail "$level: sites or counters differ:$(echo; diff schemes.expected resolved.txt)"
+    cmp -s schemes.expected resolved.txt ||
+      fail "$level: sites or counters differ:$(echo; diff schemes.expected resolved.txt)"
     dwarf_agrees schemes
   done
   # `all` leaves atoms out; naming it adds it.
@@ -105,12 +106,14 @@ gobject)
   }
   for level in -O0 -O2; do
     # shellcheck disable=SC2086
-    "$cc" -fsampler-schemes=g-object-unref $level -Wall -Werror unref.c $flags -o unref || fail "sampler-cc $level unref.c"
+    "$cc" -fsampler-schemes=g-object-unref $level -Wall -Werror unref.c $flags -o unref ||
+      fail "sampler-cc $level unref.c"
     rm -f report
     SAMPLER_SPARSITY=1 SAMPLER_FILE=report ./unref >run.out 2>run.err || fail "unref exited with $?"
     grep -q "g_object_unref: assertion 'G_IS_OBJECT (object)' failed" run.err || fail "no GLib critical: $(cat run.err)"
     resolved unref report >resolved.txt || fail "resolveSamples unref"
-    cmp -s unref.expected resolved.txt || fail "$level: sites or counters differ:$(echo; diff unref.expected resolved.txt)"
+    cmp -s unref.expected resolved.txt ||
+      fail "$level: sites or counters differ:$(echo; diff unref.expected resolved.txt)"
   done
   ;;
 many_sites)
