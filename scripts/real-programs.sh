@@ -38,6 +38,7 @@ programs=("$@")
 [ ${#programs[@]} -eq 0 ] && programs=(gzip sed bc grep gperf)
 build=$(cd "$build" && pwd) || exit 2
 work=${work:-$build/real-programs}
+mkdir -p "$work" && work=$(cd "$work" && pwd) || exit 2  # absolute: the script changes directory
 drivers=$build/instrumentor
 tools=$build/tools
 for f in "$drivers/sampler-cc" "$tools/extract-report" "$tools/resolveSamples" "$tools/extract-section"; do

@@ -90,7 +90,6 @@ bool is_short_circuit(const Expr* e) {
 
 // Finds the sites of one function body (visiting lambdas inside it too) and wraps each branch condition.
 class BodyVisitor : public RecursiveASTVisitor<BodyVisitor> {
-  // An assignment to instrument for scalar-pairs, found by the traversal, rewritten after it.
   // An assignment (or an initialised declaration, ++, --) to instrument for scalar-pairs, float-kinds and
   // bounds, found by the traversal, rewritten after it. `assign` is null for a declaration: the assignment of its
   // initialiser to the variable is made when it is rewritten (`int x = e;` -> `int x = (x = e, markers, x);`).
@@ -354,7 +353,8 @@ class BodyVisitor : public RecursiveASTVisitor<BodyVisitor> {
   // Whether `child`'s value is unused: a statement of its own, a for's increment, the left of a comma, a cast
   // to void.
   static bool discarded(Stmt* parent, Stmt* child) {
-    if (auto* comma = dyn_cast<BinaryOperator>(parent)) return comma->getOpcode() == BO_Comma && comma->getLHS() == child;
+    if (auto* comma = dyn_cast<BinaryOperator>(parent))
+      return comma->getOpcode() == BO_Comma && comma->getLHS() == child;
     if (auto* cast = dyn_cast<CastExpr>(parent)) return cast->getType()->isVoidType();
     if (isa<Expr>(parent)) return false;
     if (auto* f = dyn_cast<ForStmt>(parent)) return child == f->getInc() || child == f->getBody();

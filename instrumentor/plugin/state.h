@@ -27,8 +27,6 @@ struct CallSite {
   bool is_signed = false;   ///< classified as a signed value (negative, zero, positive)
 };
 
-/// The file's base name, line, column: the AST names a file as the compiler was given it (or as #include found
-/// it), the debug information splits a directory off it; the base name is the same in both.
 /// One scalar-pairs site: the value just assigned to an lvalue against one other operand. The AST action puts
 /// after each instrumented assignment a call `__sampler_pairs_marker(FIRST, value, other 1, ..., other k)`, whose
 /// k sites are FIRST ... FIRST + k - 1 here.
@@ -51,6 +49,8 @@ struct ValueSite {
   unsigned char bound_type = 0;     ///< bounds: its SAMPLER_BOUND_* value
 };
 
+/// The file's base name, line, column: the AST names a file as the compiler was given it (or as #include found
+/// it), the debug information splits a directory off it; the base name is the same in both.
 using CallKey = std::tuple<std::string, unsigned, unsigned>;
 
 struct UnitState {
