@@ -12,6 +12,8 @@
 # At SAMPLER_SPARSITY=1 every site calls the runtime (20-30 times slower): the few tests that feed the program
 # gigabytes (gzip's list-big compresses a 4 GiB file) are left out of that pass, and only of that one (the
 # table `bounded` below); they run at the other sparsities.
+# A program whose `make check` runs nothing (bc) gets a workload instead (the table `workload`), whose output
+# must be the same instrumented as plain.
 #
 # Usage: scripts/real-programs.sh [--build BUILD_DIR] [--work DIR] [--sparsities "1 100"] [PROGRAM...]
 #   BUILD_DIR: the suite's build tree (default build/), with sampler-cc and the tools built
@@ -47,6 +49,9 @@ done
 jobs=$(nproc)
 # Tests left out of the sparsity-1 pass, per program (paths in the source tree): too long at every site.
 declare -A bounded=([gzip]="tests/list-big")
+# Programs whose `make check` runs no test (bc's): a workload run after it, in the build tree, whose output must
+# be the same instrumented as plain (recorded as the test "workload").
+declare -A workload=([bc]='printf "scale=500\n4*a(1)\ne(1)\nl(10)\nsqrt(2)\n" | bc/bc -l')
 failures=0
 fail() { echo "FAIL ($program): $*" >&2; failures=$((failures + 1)); }
 note() { echo "real-programs: $*" >&2; }
@@ -93,7 +98,8 @@ configure_and_make() {
     done
     # Old C that GCC only warns about and clang 16+ rejects (bc's dc calls functions it never declares): the
     # same relaxation for the plain and the instrumented build.
-    CC=$2 CXX=$3 CFLAGS="-g -O2 $old_c" ./configure -q >configure.log 2>&1 &&
+    # Old C++ the same way: gperf 3.1 declares `register` variables, an error in C++17 (clang's default).
+    CC=$2 CXX=$3 CFLAGS="-g -O2 $old_c" CXXFLAGS="-g -O2 -Wno-register" ./configure -q >configure.log 2>&1 &&
       make -j"$jobs" "${no_regeneration[@]}" >make.log 2>&1
   )
 }
@@ -123,6 +129,18 @@ run_check() {
   (cd "$dir" && env "$@" make -k -j"$jobs" check "${no_regeneration[@]}" >check.log 2>&1)
   echo "make-check-status $?" >"$dir/results"
   test_results "$dir" >>"$dir/results"
+  if [ -n "${workload[$program]:-}" ]; then
+    if (cd "$dir" && env "$@" sh -c "${workload[$program]}" >workload.out 2>&1); then
+      if [ ! -f "$work/$program/plain/workload.out" ] || [ "$dir" = "$work/$program/plain" ] ||
+        cmp -s "$dir/workload.out" "$work/$program/plain/workload.out"; then
+        echo "workload PASS" >>"$dir/results"
+      else
+        echo "workload FAIL" >>"$dir/results"
+      fi
+    else
+      echo "workload FAIL" >>"$dir/results"
+    fi
+  fi
   for t in $without; do
     mv "$dir/$t.real-programs" "$dir/$t"
   done
