@@ -121,12 +121,20 @@ run_check() {
     without=$2
     shift 2
   fi
-  local t
+  # CC= and CXX= are make's variables (a Makefile's own assignment beats the environment), the rest environment.
+  local t make_vars=() environment=()
+  for t in "$@"; do
+    case $t in
+    CC=* | CXX=*) make_vars+=("$t") ;;
+    *) environment+=("$t") ;;
+    esac
+  done
+  set -- "${environment[@]}"
   for t in $without; do
     mv "$dir/$t" "$dir/$t.real-programs" && printf '#!/bin/sh\nexit 77\n' >"$dir/$t" && chmod +x "$dir/$t"
   done
   find "$dir" -name '*.trs' -delete
-  (cd "$dir" && env "$@" make -k -j"$jobs" check "${no_regeneration[@]}" >check.log 2>&1)
+  (cd "$dir" && env "$@" make -k -j"$jobs" check "${no_regeneration[@]}" "${make_vars[@]}" >check.log 2>&1)
   echo "make-check-status $?" >"$dir/results"
   test_results "$dir" >>"$dir/results"
   if [ -n "${workload[$program]:-}" ]; then
@@ -146,11 +154,28 @@ run_check() {
   done
 }
 
+# keep_sites_compiler NAME REAL: a compiler for make check that runs REAL and keeps the site information of what
+# it wrote (-o FILE) in $work/$program/kept.sites: a test suite may link a program, run it and overwrite it with
+# another build (gperf's smtp, three times), and each run's report must still resolve.
+keep_sites_compiler() {
+  cat >"$work/$1" <<EOS
+#!/bin/sh
+"$2" "\$@" || exit \$?
+out= prev=
+for a in "\$@"; do [ "\$prev" = -o ] && out=\$a; prev=\$a; done
+[ -n "\$out" ] && [ -f "\$out" ] && "$tools/extract-section" .debug_site_info "\$out" >>"\$SAMPLER_KEPT_SITES" 2>/dev/null
+exit 0
+EOS
+  chmod +x "$work/$1"
+}
+
 seconds() { date +%s.%N; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }'; }
 
 ensure_deb_src
 rm -rf "$work" && mkdir -p "$work" || exit 1
+keep_sites_compiler keep-sites-cc "$drivers/sampler-cc"
+keep_sites_compiler keep-sites-c++ "$drivers/sampler-c++"
 summary=()
 for program in "${programs[@]}"; do
   note "$program: fetching the source"
@@ -210,11 +235,14 @@ for program in "${programs[@]}"; do
     [ "$sparsity" = 1 ] && left_out=${bounded[$program]:-}
     [ -n "$left_out" ] && note "$program: left out at sparsity 1: $left_out"
     start=$(seconds)
+    : >"$dir/kept.sites"
     run_check "$dir/instrumented" --without "$left_out" SAMPLER_SPARSITY="$sparsity" \
-      SAMPLER_FILE="$reports/report.%p.txt"
+      SAMPLER_FILE="$reports/report.%p.txt" SAMPLER_KEPT_SITES="$dir/kept.sites" \
+      CC="$work/keep-sites-cc" CXX="$work/keep-sites-c++"
     took=$(awk -v s="$start" -v e="$(seconds)" 'BEGIN { printf "%.0f", e - s }')
     note "$program: make check at sparsity $sparsity took $took s"
     collect_sites
+    cat "$dir/kept.sites" >>"$dir/all.sites"
     # Every test that passed uninstrumented passes instrumented.
     while read -r name result; do
       [ "$name" = make-check-status ] && continue
