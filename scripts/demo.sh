@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # The README's first command: the whole sampler story, Cooperative Bug Isolation style, on the bundled word counter
-# (examples/wordfreq.c), which crashes on some inputs and not on others.
+# (examples/wordfreq.c), which crashes on some inputs and not on others. The story runs on its hand-instrumented
+# build (the macros of <sampler/unit.h>, whose sites were chosen for it); step 1 also builds the same source with
+# sampler-cc, which instruments it automatically (hand macros compiled out), where sampler-cc is built.
 # Installs what is missing (scripts/setup.sh), builds what the story needs, then:
 #   1. extracts the program's site information (extract-section .debug_site_info);
 #   2. starts a collector (sampler-collector, SQLite, on a free loopback port) and runs the program on 40
@@ -51,10 +53,25 @@ if $build_it; then
   cmake --build "$build" -j"$(nproc)" --target sampler-example-wordfreq extract-section extract-report \
     resolveSamples resolve-backtrace sampler-analyze sampler-run sampler-collector >"$build/demo-build.log" 2>&1 ||
     { tail -30 "$build/demo-build.log" >&2; exit 1; }
+  # sampler-cc exists where LLVM 19 and Clang 19 development files were found (not in sanitizer builds).
+  if cmake --build "$build" --target help 2>/dev/null | grep -q '^\.\.\. sampler-cc$'; then
+    cmake --build "$build" -j"$(nproc)" --target sampler-cc >>"$build/demo-build.log" 2>&1 ||
+      { tail -30 "$build/demo-build.log" >&2; exit 1; }
+  fi
 fi
 
 tools=$build/tools
 program=$build/examples/sampler-example-wordfreq
+auto=""
+if [ -x "$build/instrumentor/sampler-cc" ]; then
+  # The same source, automatically instrumented: sampler-cc at its default schemes, the hand macros compiled out.
+  # Compiled from examples/ so that the sites name the file as wordfreq.c.
+  auto=$build/examples/sampler-example-wordfreq-auto
+  if $build_it || [ ! -x "$auto" ]; then
+    (cd "$top/examples" && "$build/instrumentor/sampler-cc" -DSAMPLER_UNINSTRUMENTED -I"$top/runtime/include" -O2 \
+      wordfreq.c -o "$auto") >"$build/demo-sampler-cc.log" 2>&1 || { cat "$build/demo-sampler-cc.log" >&2; exit 1; }
+  fi
+fi
 for file in "$program" "$tools/extract-section" "$tools/extract-report" "$tools/resolveSamples" \
   "$tools/resolve-backtrace" "$tools/sampler-analyze" "$tools/sampler-run" "$tools/sampler-collector"; do
   [ -x "$file" ] || { echo "demo: $file is not built (run without --no-build)" >&2; exit 1; }
@@ -75,6 +92,22 @@ awk -F'\t' '/^<sites /{ match($0, /scheme="[^"]*"/); s = substr($0, RSTART + 8, 
   wordfreq.sites | fold -s -w 110 | sed "s/ *$//" | indent
 note "for example (file, line, function, CFG node, then the scheme's own fields):"
 awk '/^<sites .*scheme="branches"/ { on = 1; next } /^</ { on = 0 } on && n++ < 3' wordfreq.sites | indent
+if [ -n "$auto" ]; then
+  note "The same source instrumented automatically, with no hand macros (sampler-cc, the drop-in clang-19):"
+  note "\$ cd examples && sampler-cc -DSAMPLER_UNINSTRUMENTED -O2 wordfreq.c -o sampler-example-wordfreq-auto"
+  "$tools/extract-section" .debug_site_info "$auto" >wordfreq-auto.sites
+  awk '/^<sites /{ match($0, /scheme="[^"]*"/); s = substr($0, RSTART + 8, RLENGTH - 9); if (!(s in count)) order[++n] = s
+         count[s] += 0; next }
+    /^<\/sites>/ { next } { count[s]++; total++ }
+    END { printf "%d sites in %d schemes:", total, n
+          for (i = 1; i <= n; i++) printf " %s %d%s", order[i], count[order[i]], i < n ? "," : "\n" }' \
+    wordfreq-auto.sites | fold -s -w 110 | sed "s/ *$//" | indent
+  "$program" --generate 1 >auto-input.txt
+  SAMPLER_SPARSITY=1 SAMPLER_FILE=auto-report.txt "$auto" auto-input.txt >/dev/null
+  "$tools/extract-report" samples <auto-report.txt | "$tools/resolveSamples" wordfreq-auto.sites >auto-resolved.txt
+  note "one run of it at SAMPLER_SPARSITY=1 (every site, every time), resolved; a few of its sites with counters:"
+  awk -F'\t' '$3 == "branches" && $NF > 0' auto-resolved.txt | cut -f3- | head -3 | indent
+fi
 
 # ---- 2. The runs -----------------------------------------------------------------------------------------
 say "2. $runs runs on $runs different inputs, each sampling about one site execution in 100, sent to a collector"

@@ -18,10 +18,11 @@ jobs=${SAMPLER_FUZZ_JOBS:-1}
 # Longest input libFuzzer makes per target: enough for several sections/stacks/elements, small enough to stay fast.
 declare -A max_len=(
   [site_info]=4096 [report]=4096 [cbf]=512 [markup]=2048 [base64]=1024 [elf]=8192 [backtrace]=4096 [resolve]=4096
-  [gsym]=8192 [collector_request]=8192 [symbfile]=8192
+  [gsym]=8192 [collector_request]=8192 [symbfile]=8192 [driver_args]=1024
 )
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(site_info report cbf markup base64 elf backtrace resolve gsym collector_request symbfile)
+[ ${#targets[@]} -eq 0 ] &&
+  targets=(site_info report cbf markup base64 elf backtrace resolve gsym collector_request symbfile driver_args)
 for t in "${targets[@]}"; do
   [ -n "${max_len[$t]:-}" ] || { echo "fuzz.sh: unknown target '$t' (known: ${!max_len[*]})" >&2; exit 2; }
 done

@@ -39,6 +39,7 @@ requirements=(
   "plain libclang-19-dev file:/usr/lib/llvm-19/include/clang/Frontend/FrontendPluginRegistry.h"  # sampler-cc's plugin
   "plain autoconf cmd:autoconf"   # the instrumentor's autotools test: CC=sampler-cc ./configure && make check
   "plain automake cmd:automake"
+  "plain libglib2.0-dev file:/usr/include/glib-2.0/glib-object.h"  # the instrumentor's g-object-unref test (a GLib program)
   "plain clang-19 cmd:clang-19"
   "plain rpm cmd:rpmbuild"
   "plain rpm2cpio cmd:rpm2cpio"

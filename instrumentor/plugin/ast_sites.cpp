@@ -90,18 +90,28 @@ bool is_short_circuit(const Expr* e) {
 
 // Finds the sites of one function body (visiting lambdas inside it too) and wraps each branch condition.
 class BodyVisitor : public RecursiveASTVisitor<BodyVisitor> {
-  // An assignment to instrument for scalar-pairs, found by the traversal, rewritten after it.
+  // An assignment (or an initialised declaration, ++, --) to instrument for scalar-pairs, float-kinds and
+  // bounds, found by the traversal, rewritten after it. `assign` is null for a declaration: the assignment of its
+  // initialiser to the variable is made when it is rewritten (`int x = e;` -> `int x = (x = e, markers, x);`).
   struct PendingPair {
     Stmt** slot;
-    BinaryOperator* assign;
+    Expr* assign;
     Expr* lhs;
     std::vector<Expr*> others;
     unsigned first;
+    std::vector<unsigned> values;  // float-kinds and bounds sites (state.values) of the value assigned
   };
 
  public:
-  BodyVisitor(ASTContext& context, UnitState& state, FunctionDecl*& marker, FunctionDecl*& pairs_marker)
-      : context_(context), state_(state), marker_(marker), pairs_marker_(pairs_marker) {}
+  BodyVisitor(ASTContext& context, UnitState& state, FunctionDecl*& marker, FunctionDecl*& pairs_marker,
+              FunctionDecl*& value_marker, FunctionDecl*& atom_marker)
+      : context_(context), state_(state), marker_(marker), pairs_marker_(pairs_marker),
+        value_marker_(value_marker), atom_marker_(atom_marker) {
+    pairs_ = state.enabled("scalar-pairs");
+    bounds_ = state.enabled("bounds");
+    float_kinds_ = state.enabled("float-kinds");
+    atoms_ = state.enabled("atoms");
+  }
 
   bool TraverseLambdaExpr(LambdaExpr* lambda) {
     // A consteval lambda only runs in the compiler. (Lambdas are implicitly constexpr when they can be, but the
@@ -144,9 +154,12 @@ class BodyVisitor : public RecursiveASTVisitor<BodyVisitor> {
 
   bool VisitCallExpr(CallExpr* call) {
     if (context_.getSourceManager().isInSystemHeader(call->getExprLoc())) return true;
-    if (!state_.enabled("returns") || call->isTypeDependent()) return true;
-    if (call->getDirectCallee() && (call->getDirectCallee() == marker_ || call->getDirectCallee() == pairs_marker_))
+    if (call->isTypeDependent()) return true;
+    if (const FunctionDecl* f = call->getDirectCallee();
+        f && (f == marker_ || f == pairs_marker_ || f == value_marker_ || f == atom_marker_))
       return true;
+    if (state_.enabled("g-object-unref")) unref(call);
+    if (!state_.enabled("returns")) return true;
     QualType type = call->getCallReturnType(context_).getCanonicalType();
     if (type.isNull() || !(type->isIntegralOrEnumerationType() || type->isAnyPointerType())) return true;
     if (type->isIntegralOrEnumerationType() && context_.getTypeSize(type) > 64) return true;
@@ -186,8 +199,12 @@ class BodyVisitor : public RecursiveASTVisitor<BodyVisitor> {
   // Wraps every condition found, once the traversal is over (the wrapping changes the tree being walked).
   // Assignments first: a condition that is an assignment (`while ((n = next()))`) then wraps the rewritten one.
   void wrap_all() {
-    for (PendingPair& p : pending_pairs_) *p.slot = wrap_pairs(p);
+    // Innermost first (the reverse of the order found): a declaration's initialiser may itself be an
+    // instrumented assignment held in the same slot (`int y = x = 3;` in C), and each rewrite reads its slot now.
+    for (auto p = pending_pairs_.rbegin(); p != pending_pairs_.rend(); ++p) *p->slot = wrap_pairs(*p);
     pending_pairs_.clear();
+    for (auto& [slot, site] : pending_atoms_) *slot = wrap_atom(cast<Expr>(*slot), site);
+    pending_atoms_.clear();
     for (auto& [slot, site] : pending_) *slot = wrap(cast<Expr>(*slot), std::move(site));
     pending_.clear();
   }
@@ -198,7 +215,7 @@ class BodyVisitor : public RecursiveASTVisitor<BodyVisitor> {
     scopes_.assign(1, {});
     for (ParmVarDecl* p : f->parameters()) scopes_.back().push_back(p);
     constants_.clear();
-    if (state_.enabled("scalar-pairs") && f->getBody()) collect_constants(f->getBody());
+    if (pairs_ && f->getBody()) collect_constants(f->getBody());
   }
 
   // ----- scalar-pairs: scopes, so that each assignment knows the variables it may be compared with.
@@ -216,19 +233,44 @@ class BodyVisitor : public RecursiveASTVisitor<BodyVisitor> {
   bool VisitVarDecl(VarDecl* v) {
     // Only variables certainly initialised where they are compared: declared with an initialiser (a read of an
     // indeterminate value would be undefined behaviour the program did not have).
-    if (!scopes_.empty() && v->isLocalVarDecl() && v->hasInit() && !isa<ParmVarDecl>(v)) scopes_.back().push_back(v);
+    if (!scopes_.empty() && v->isLocalVarDecl() && v->hasInit() && !isa<ParmVarDecl>(v)) {
+      scopes_.back().push_back(v);
+      declaration(v);
+    }
     return true;
   }
 
-  // A parent is visited before its children: it notes where each assignment among them is held; the assignment,
-  // visited in its turn (after the declarations before it), is then instrumented with the variables in scope.
+  // A parent is visited before its children: it notes where each assignment among them is held (and whether
+  // its value is used); the assignment, visited in its turn (after the declarations before it), is then
+  // instrumented with the variables in scope.
   bool VisitStmt(Stmt* s) {
-    if (!state_.enabled("scalar-pairs")) return true;
-    if (auto* assign = dyn_cast<BinaryOperator>(s); assign && assign->isAssignmentOp())
-      if (auto slot = slots_.find(assign); slot != slots_.end()) assignment(slot->second, assign);
-    for (Stmt*& child : s->children())
+    if (!pairs_ && !bounds_ && !float_kinds_ && !atoms_) return true;
+    if (atoms_)
+      for (Stmt*& child : s->children())
+        if (child) child_slots_[child] = &child;
+    if (auto slot = slots_.find(s); slot != slots_.end()) {
+      if (auto* assign = dyn_cast<BinaryOperator>(s)) {
+        if (pairs_ || bounds_ || float_kinds_) assignment(slot->second.slot, assign, assign->getLHS());
+        if (atoms_) atom(assign->getLHS(), "write");
+      } else if (auto* step = dyn_cast<UnaryOperator>(s)) {
+        // x++ yields the old value, which the rewriting does not keep: only where the value is not used.
+        if ((pairs_ || bounds_ || float_kinds_) && (step->isPrefix() || slot->second.discarded))
+          assignment(slot->second.slot, step, step->getSubExpr());
+        if (atoms_) atom(step->getSubExpr(), "write");
+      }
+    }
+    for (Stmt*& child : s->children()) {
       if (auto* assign = dyn_cast_or_null<BinaryOperator>(child); assign && assign->isAssignmentOp())
-        slots_[assign] = &child;
+        slots_[assign] = {&child, false};
+      else if (auto* step = dyn_cast_or_null<UnaryOperator>(child); step && step->isIncrementDecrementOp())
+        slots_[step] = {&child, discarded(s, child)};
+    }
+    return true;
+  }
+
+  // atoms: every read of shared memory (an lvalue converted to its value).
+  bool VisitImplicitCastExpr(ImplicitCastExpr* cast) {
+    if (atoms_ && cast->getCastKind() == CK_LValueToRValue) atom(cast->getSubExpr(), "read");
     return true;
   }
 
@@ -308,6 +350,87 @@ class BodyVisitor : public RecursiveASTVisitor<BodyVisitor> {
     return CallExpr::Create(c, pointer, args, c.BoolTy, VK_PRValue, cond->getEndLoc(), FPOptionsOverride());
   }
 
+  // Whether `child`'s value is unused: a statement of its own, a for's increment, the left of a comma, a cast
+  // to void.
+  static bool discarded(Stmt* parent, Stmt* child) {
+    if (auto* comma = dyn_cast<BinaryOperator>(parent))
+      return comma->getOpcode() == BO_Comma && comma->getLHS() == child;
+    if (auto* cast = dyn_cast<CastExpr>(parent)) return cast->getType()->isVoidType();
+    if (isa<Expr>(parent)) return false;
+    if (auto* f = dyn_cast<ForStmt>(parent)) return child == f->getInc() || child == f->getBody();
+    if (auto* i = dyn_cast<IfStmt>(parent)) return child == i->getThen() || child == i->getElse();
+    if (auto* w = dyn_cast<WhileStmt>(parent)) return child == w->getBody();
+    if (auto* d = dyn_cast<DoStmt>(parent)) return child == d->getBody();
+    if (auto* sw = dyn_cast<SwitchStmt>(parent)) return child == sw->getBody();
+    return isa<CompoundStmt, LabelStmt, CaseStmt, DefaultStmt, AttributedStmt>(parent);
+  }
+
+  // atoms: an lvalue that may access shared, mutable memory: a global (not thread-local) or memory reached
+  // through a pointer, not const, not a bit-field (its address cannot be taken).
+  bool shared(const Expr* e) const {
+    e = e->IgnoreParens();
+    if (const auto* ref = dyn_cast<DeclRefExpr>(e)) {
+      const auto* v = dyn_cast<VarDecl>(ref->getDecl());
+      return v && v->hasGlobalStorage() && v->getTLSKind() == VarDecl::TLS_None && !v->getType()->isReferenceType();
+    }
+    if (const auto* u = dyn_cast<UnaryOperator>(e)) return u->getOpcode() == UO_Deref;
+    if (const auto* member = dyn_cast<MemberExpr>(e))
+      return isa<FieldDecl>(member->getMemberDecl()) && (member->isArrow() || shared(member->getBase()));
+    if (const auto* index = dyn_cast<ArraySubscriptExpr>(e)) {
+      const Expr* base = index->getBase()->IgnoreParenImpCasts();
+      return !base->getType()->isArrayType() || shared(base);
+    }
+    return false;
+  }
+
+  void atom(Expr* lvalue, const char* access) {
+    if (!lvalue->isGLValue() || lvalue->refersToBitField() || lvalue->isTypeDependent() ||
+        lvalue->isValueDependent() || lvalue->getType().isConstQualified() || lvalue->getType()->isFunctionType() ||
+        lvalue->getType()->isArrayType() || !shared(lvalue))
+      return;
+    const SourceManager& sm = context_.getSourceManager();
+    if (sm.isInSystemHeader(lvalue->getExprLoc())) return;
+    // The slot of the lvalue in its parent: its address goes through the marker, the access through the result.
+    auto slot = child_slots_.find(lvalue);
+    if (slot == child_slots_.end()) return;
+    for (const auto& [known, index] : pending_atoms_)
+      if (known == slot->second) return;  // one access, one site (an lvalue both read and written: the write)
+    unsigned index = static_cast<unsigned>(state_.values.size());
+    state_.values.push_back({"atoms", {field_text(lvalue), access}, false, 0});
+    pending_atoms_.push_back({slot->second, index});
+  }
+
+  std::string field_text(const Expr* e) {
+    std::string text = source_text(e, context_);
+    return text.empty() ? "?" : text;
+  }
+
+  // g-object-unref: a call of GLib's g_object_unref(object), keyed as the returns scheme keys calls.
+  void unref(CallExpr* call) {
+    const FunctionDecl* f = call->getDirectCallee();
+    if (!f || f->getName() != "g_object_unref" || call->getNumArgs() != 1 || !f->isExternC()) return;
+    const SourceManager& sm = context_.getSourceManager();
+    PresumedLoc where = sm.getPresumedLoc(sm.getExpansionLoc(call->getExprLoc()));
+    if (where.isInvalid()) return;
+    state_.unrefs[{llvm::sys::path::filename(where.getFilename()).str(), where.getLine(), where.getColumn()}] =
+        source_text(call->getArg(0), context_);
+  }
+
+  // A local declared with an initialiser is an assignment of it to the variable (as CIL makes it).
+  void declaration(VarDecl* v) {
+    if (!v->hasLocalStorage() || v->isConstexpr() || v->getType().isConstQualified() || v->isCXXForRangeDecl() ||
+        v->isImplicit() || v->getType()->isReferenceType() || v->isInvalidDecl() || v->getType()->isDependentType())
+      return;
+    Expr* init = v->getInit();
+    if (!init || init->isTypeDependent() || init->isValueDependent() || !init->isPRValue() ||
+        isa<InitListExpr, ParenListExpr, CXXConstructExpr>(init->IgnoreImplicit()))
+      return;
+    if (!context_.hasSameUnqualifiedType(init->getType(), v->getType())) return;
+    if (!pairs_ && !bounds_ && !float_kinds_) return;
+    Expr* lhs = reference(v, v->getLocation());
+    assignment(v->getInitAddress(), nullptr, lhs, v);
+  }
+
   template <typename F>
   bool scoped(F traverse) {
     scopes_.emplace_back();
@@ -359,116 +482,215 @@ class BodyVisitor : public RecursiveASTVisitor<BodyVisitor> {
     return {"mem", "direct"};
   }
 
-  void assignment(Stmt** slot, BinaryOperator* assign) {
-    Expr* lhs = assign->getLHS();
+  static bool float_type(QualType type) {
+    if (type.isNull() || type.isVolatileQualified() || type->isAtomicType()) return false;
+    const auto* builtin = dyn_cast<BuiltinType>(type.getCanonicalType());
+    return builtin && (builtin->getKind() == BuiltinType::Float || builtin->getKind() == BuiltinType::Double ||
+                       builtin->getKind() == BuiltinType::LongDouble);
+  }
+
+  // The SAMPLER_BOUND_* value of an integer or pointer type (abi.h), 0 for one wider than 64 bits.
+  unsigned char bound_type(QualType canonical) const {
+    if (canonical->isPointerType()) return 9;
+    uint64_t bits = context_.getTypeSize(canonical);
+    unsigned char base = canonical->isSignedIntegerOrEnumerationType() ? 0 : 4;
+    switch (bits) {
+      case 8: return base + 1;
+      case 16: return base + 2;
+      case 32: return base + 3;
+      case 64: return base + 4;
+      default: return 0;
+    }
+  }
+
+  // An assignment `op` (=, +=, ..., ++, --, or null for the initialiser of `declared`) to `lhs`, held in `slot`:
+  // its scalar-pairs, bounds and float-kinds sites.
+  void assignment(Stmt** slot, Expr* op, Expr* lhs, const VarDecl* declared = nullptr) {
     const SourceManager& sm = context_.getSourceManager();
-    if (sm.isInSystemHeader(assign->getExprLoc()) || assign->isTypeDependent() || assign->isValueDependent()) return;
+    SourceLocation loc = op ? op->getExprLoc() : declared->getLocation();
+    if (sm.isInSystemHeader(loc) || lhs->isTypeDependent() || lhs->isValueDependent()) return;
+    if (op && (op->isTypeDependent() || op->isValueDependent())) return;
     QualType type = lhs->getType();
     // The assigned value is read again after the assignment: the lvalue must have no side effects.
-    if (!pair_type(type) || lhs->HasSideEffects(context_) || lhs->refersToBitField()) return;
+    if (lhs->HasSideEffects(context_) || lhs->refersToBitField()) return;
+    bool integral = pair_type(type), floating = float_type(type);
+    if (!integral && !floating) return;
     QualType canonical = type.getCanonicalType().getUnqualifiedType();
-    const VarDecl* assigned = nullptr;
+    const VarDecl* assigned = declared;
     if (const auto* ref = dyn_cast<DeclRefExpr>(lhs->IgnoreParens())) assigned = dyn_cast<VarDecl>(ref->getDecl());
-    PendingPair pending{slot, assign, lhs, {}, static_cast<unsigned>(state_.pairs.size())};
+    PendingPair pending{slot, op, lhs, {}, static_cast<unsigned>(state_.pairs.size()), {}};
     auto [scope, form] = lvalue_kind(lhs);
-    std::string text = source_text(lhs, context_);
+    std::string text = declared ? declared->getNameAsString() : source_text(lhs, context_);
     bool is_signed = canonical->isSignedIntegerOrEnumerationType();
-    auto add = [&](std::string other, std::string kind, Expr* value) {
-      state_.pairs.push_back({text, scope, form, std::move(other), std::move(kind), is_signed});
-      pending.others.push_back(value);
-    };
-    auto same = [&](const VarDecl* v) {
-      return v != assigned && pair_type(v->getType()) && !v->getType()->isReferenceType() &&
-             context_.hasSameType(v->getType().getCanonicalType().getUnqualifiedType(), canonical);
-    };
-    for (const auto& scope_vars : scopes_)
-      for (VarDecl* v : scope_vars)
-        if (same(v)) add(v->getNameAsString(), "local-init", reference(v, assign->getExprLoc()));
-    if (globals_)
-      for (VarDecl* v : *globals_)
-        if (same(v) && !v->getType()->isReferenceType())
-          add(v->getNameAsString(), "global", reference(v, assign->getExprLoc()));
-    if (canonical->isIntegralOrEnumerationType())
-      for (const llvm::APSInt& constant : constants_) {
-        llvm::SmallString<24> digits;
-        constant.toString(digits);
-        QualType literal_type = constant.isUnsigned() ? context_.UnsignedLongLongTy : context_.LongLongTy;
-        llvm::APInt wide = constant.isUnsigned() ? constant.zextOrTrunc(64) : constant.sextOrTrunc(64);
-        add(digits.str().str(), "const", IntegerLiteral::Create(context_, wide, literal_type, assign->getExprLoc()));
-      }
-    if (!pending.others.empty()) pending_pairs_.push_back(std::move(pending));
+    if (floating && float_kinds_) {
+      pending.values.push_back(static_cast<unsigned>(state_.values.size()));
+      state_.values.push_back({"float-kinds", {field_text_of(text), scope, form}, false, 0});
+    }
+    if (integral && bounds_ && bound_type(canonical) != 0) {
+      pending.values.push_back(static_cast<unsigned>(state_.values.size()));
+      state_.values.push_back({"bounds", {field_text_of(text), scope, form}, is_signed, bound_type(canonical)});
+    }
+    if (integral && pairs_) {
+      auto add = [&](std::string other, std::string kind, Expr* value) {
+        state_.pairs.push_back({text, scope, form, std::move(other), std::move(kind), is_signed});
+        pending.others.push_back(value);
+      };
+      auto same = [&](const VarDecl* v) {
+        return v != assigned && pair_type(v->getType()) && !v->getType()->isReferenceType() &&
+               context_.hasSameType(v->getType().getCanonicalType().getUnqualifiedType(), canonical);
+      };
+      for (const auto& scope_vars : scopes_)
+        for (VarDecl* v : scope_vars)
+          if (same(v)) add(v->getNameAsString(), "local-init", reference(v, loc));
+      if (globals_)
+        for (VarDecl* v : *globals_)
+          if (same(v) && !v->getType()->isReferenceType()) add(v->getNameAsString(), "global", reference(v, loc));
+      if (canonical->isIntegralOrEnumerationType())
+        for (const llvm::APSInt& constant : constants_) {
+          llvm::SmallString<24> digits;
+          constant.toString(digits);
+          QualType literal_type = constant.isUnsigned() ? context_.UnsignedLongLongTy : context_.LongLongTy;
+          llvm::APInt wide = constant.isUnsigned() ? constant.zextOrTrunc(64) : constant.sextOrTrunc(64);
+          add(digits.str().str(), "const", IntegerLiteral::Create(context_, wide, literal_type, loc));
+        }
+    }
+    if (!pending.others.empty() || !pending.values.empty()) pending_pairs_.push_back(std::move(pending));
   }
 
-  Expr* reference(VarDecl* v, SourceLocation loc) {
-    return DeclRefExpr::Create(context_, NestedNameSpecifierLoc(), SourceLocation(), v, false, loc,
-                               v->getType().getNonReferenceType(), VK_LValue);
+  static std::string field_text_of(const std::string& text) { return text.empty() ? "?" : text; }
+
+  Expr* reference(const VarDecl* v, SourceLocation loc) {
+    return DeclRefExpr::Create(context_, NestedNameSpecifierLoc(), SourceLocation(), const_cast<VarDecl*>(v), false,
+                               loc, v->getType().getNonReferenceType(), VK_LValue);
   }
 
-  // A value of the pair as the marker receives it: read, then widened to 64 bits (pointers stay pointers).
+  // A value as a marker receives it: read, then integers widened to 64 bits (pointers and floating values stay
+  // as they are).
   Expr* marker_argument(Expr* e) {
     ASTContext& c = context_;
     QualType type = e->getType().getCanonicalType().getUnqualifiedType();
     if (e->isGLValue()) e = ImplicitCastExpr::Create(c, type, CK_LValueToRValue, e, nullptr, VK_PRValue,
                                                      FPOptionsOverride());
-    if (type->isPointerType()) return e;
+    if (type->isPointerType() || type->isRealFloatingType()) return e;
     QualType wide = type->isSignedIntegerOrEnumerationType() ? c.LongLongTy : c.UnsignedLongLongTy;
     if (c.hasSameType(type, wide)) return e;
     return ImplicitCastExpr::Create(c, wide, CK_IntegralCast, e, nullptr, VK_PRValue, FPOptionsOverride());
   }
 
-  FunctionDecl* pairs_marker() {
-    if (pairs_marker_) return pairs_marker_;
+  // A marker function declared for this unit: noexcept, with a literal asm label so that its symbol is the same
+  // in C and C++ (no mangling) and it is called, never invoked.
+  FunctionDecl* make_marker(FunctionDecl*& made, const char* name, QualType result, QualType parameter,
+                            bool variadic) {
+    if (made) return made;
     ASTContext& c = context_;
     FunctionProtoType::ExtProtoInfo info;
-    info.Variadic = true;
+    info.Variadic = variadic;
     if (c.getLangOpts().CPlusPlus) info.ExceptionSpec.Type = EST_BasicNoexcept;
-    QualType params[] = {c.IntTy};
-    QualType type = c.getFunctionType(c.VoidTy, params, info);
-    pairs_marker_ = FunctionDecl::Create(c, c.getTranslationUnitDecl(), SourceLocation(), SourceLocation(),
-                                         &c.Idents.get(kPairsMarker), type, c.getTrivialTypeSourceInfo(type),
-                                         SC_Extern);
-    pairs_marker_->setParams({ParmVarDecl::Create(c, pairs_marker_, SourceLocation(), SourceLocation(), nullptr,
-                                                  c.IntTy, c.getTrivialTypeSourceInfo(c.IntTy), SC_None, nullptr)});
-    pairs_marker_->setImplicit();
-    pairs_marker_->addAttr(AsmLabelAttr::CreateImplicit(c, kPairsMarker, /*LiteralLabel=*/true));
-    pairs_marker_->addAttr(NoThrowAttr::CreateImplicit(c));
-    return pairs_marker_;
+    QualType params[] = {c.IntTy, parameter};
+    QualType type = c.getFunctionType(result, llvm::ArrayRef(params, variadic ? 1 : 2), info);
+    made = FunctionDecl::Create(c, c.getTranslationUnitDecl(), SourceLocation(), SourceLocation(), &c.Idents.get(name),
+                                type, c.getTrivialTypeSourceInfo(type), SC_Extern);
+    SmallVector<ParmVarDecl*, 2> parameters;
+    for (unsigned i = 0; i < (variadic ? 1u : 2u); ++i)
+      parameters.push_back(ParmVarDecl::Create(c, made, SourceLocation(), SourceLocation(), nullptr, params[i],
+                                               c.getTrivialTypeSourceInfo(params[i]), SC_None, nullptr));
+    made->setParams(parameters);
+    made->setImplicit();
+    made->addAttr(AsmLabelAttr::CreateImplicit(c, name, /*LiteralLabel=*/true));
+    made->addAttr(NoThrowAttr::CreateImplicit(c));
+    return made;
   }
 
-  // `lhs = e` becomes `(lhs = e, __sampler_pairs_marker(FIRST, lhs, others...), lhs)`: the same value and value
-  // kind as before (an rvalue in C, the lvalue in C++), with the marker seeing the value just assigned.
-  Expr* wrap_pairs(PendingPair& p) {
+  FunctionDecl* pairs_marker() { return make_marker(pairs_marker_, kPairsMarker, context_.VoidTy, QualType(), true); }
+  FunctionDecl* value_marker() { return make_marker(value_marker_, kValueMarker, context_.VoidTy, QualType(), true); }
+  FunctionDecl* atom_marker() {
+    return make_marker(atom_marker_, kAtomMarker, context_.VoidPtrTy, context_.VoidPtrTy, false);
+  }
+
+  Expr* call(FunctionDecl* function, std::vector<Expr*> args, SourceLocation loc) {
     ASTContext& c = context_;
-    SourceLocation loc = p.assign->getExprLoc();
-    FunctionDecl* function = pairs_marker();
     ExprValueKind function_kind = c.getLangOpts().CPlusPlus ? VK_LValue : VK_PRValue;
     Expr* reference = DeclRefExpr::Create(c, NestedNameSpecifierLoc(), SourceLocation(), function, false, loc,
                                           function->getType(), function_kind);
     Expr* pointer = ImplicitCastExpr::Create(c, c.getPointerType(function->getType()), CK_FunctionToPointerDecay,
                                              reference, nullptr, VK_PRValue, FPOptionsOverride());
-    std::vector<Expr*> args = {IntegerLiteral::Create(c, llvm::APInt(32, p.first), c.IntTy, loc),
-                               marker_argument(p.lhs)};
-    for (Expr* other : p.others) args.push_back(marker_argument(other));
-    Expr* call = CallExpr::Create(c, pointer, args, c.VoidTy, VK_PRValue, loc, FPOptionsOverride());
-    Expr* first = BinaryOperator::Create(c, p.assign, call, BO_Comma, c.VoidTy, VK_PRValue, OK_Ordinary, loc,
-                                         FPOptionsOverride());
+    return CallExpr::Create(c, pointer, args, function->getReturnType(), VK_PRValue, loc, FPOptionsOverride());
+  }
+
+  Expr* site_number(unsigned site, SourceLocation loc) {
+    return IntegerLiteral::Create(context_, llvm::APInt(32, site), context_.IntTy, loc);
+  }
+
+  // `lhs = e` becomes `(lhs = e, __sampler_pairs_marker(FIRST, lhs, others...), __sampler_value_marker(SITE,
+  // lhs)..., lhs)`: the same value and value kind as before (an rvalue in C, the lvalue in C++), with the
+  // markers seeing the value just assigned. A declaration's initialiser `e` becomes `(x = e, markers..., x)`.
+  Expr* wrap_pairs(PendingPair& p) {
+    ASTContext& c = context_;
+    Expr* assign = p.assign;
+    QualType type;
+    ExprValueKind kind = VK_PRValue;
+    ExprObjectKind object_kind = OK_Ordinary;
+    if (assign) {
+      type = assign->getType();
+      kind = assign->getValueKind();
+      object_kind = assign->getObjectKind();
+    } else {
+      // A declaration: its initialiser (as it is now: it may have been rewritten) assigned to the variable.
+      type = p.lhs->getType().getUnqualifiedType();
+      assign = BinaryOperator::Create(c, p.lhs, cast<Expr>(*p.slot), BO_Assign, type, VK_PRValue, OK_Ordinary,
+                                      p.lhs->getExprLoc(), FPOptionsOverride());
+    }
+    SourceLocation loc = assign->getExprLoc();
+    Expr* sequence = assign;
+    auto then = [&](Expr* next) {
+      sequence = BinaryOperator::Create(c, sequence, next, BO_Comma, c.VoidTy, VK_PRValue, OK_Ordinary, loc,
+                                        FPOptionsOverride());
+    };
+    if (!p.others.empty()) {
+      std::vector<Expr*> args = {site_number(p.first, loc), marker_argument(p.lhs)};
+      for (Expr* other : p.others) args.push_back(marker_argument(other));
+      then(call(pairs_marker(), std::move(args), loc));
+    }
+    for (unsigned site : p.values) then(call(value_marker(), {site_number(site, loc), marker_argument(p.lhs)}, loc));
     Expr* result = p.lhs;
-    QualType type = p.assign->getType();
-    ExprValueKind kind = p.assign->getValueKind();
     if (kind == VK_PRValue)
       result = ImplicitCastExpr::Create(c, p.lhs->getType().getUnqualifiedType(), CK_LValueToRValue, p.lhs, nullptr,
                                         VK_PRValue, FPOptionsOverride());
-    return BinaryOperator::Create(c, first, result, BO_Comma, type, kind, p.assign->getObjectKind(), loc,
-                                  FPOptionsOverride());
+    return BinaryOperator::Create(c, sequence, result, BO_Comma, type, kind, object_kind, loc, FPOptionsOverride());
+  }
+
+  // atoms: the lvalue `e` becomes `*(T*) __sampler_atom_marker(SITE, &e)`: its address computed once, handed to
+  // the marker, and the access made through what the marker returns (the same address).
+  Expr* wrap_atom(Expr* e, unsigned site) {
+    ASTContext& c = context_;
+    SourceLocation loc = e->getExprLoc();
+    QualType pointer = c.getPointerType(e->getType());
+    Expr* address = UnaryOperator::Create(c, e, UO_AddrOf, pointer, VK_PRValue, OK_Ordinary, loc, false,
+                                          FPOptionsOverride());
+    Expr* untyped = ImplicitCastExpr::Create(c, c.VoidPtrTy, CK_BitCast, address, nullptr, VK_PRValue,
+                                             FPOptionsOverride());
+    Expr* marked = call(atom_marker(), {site_number(site, loc), untyped}, loc);
+    Expr* typed = ImplicitCastExpr::Create(c, pointer, CK_BitCast, marked, nullptr, VK_PRValue, FPOptionsOverride());
+    return UnaryOperator::Create(c, typed, UO_Deref, e->getType(), VK_LValue, e->getObjectKind(), loc, false,
+                                 FPOptionsOverride());
   }
 
   ASTContext& context_;
   UnitState& state_;
   FunctionDecl*& marker_;
   FunctionDecl*& pairs_marker_;
+  FunctionDecl*& value_marker_;
+  FunctionDecl*& atom_marker_;
+  bool pairs_ = false, bounds_ = false, float_kinds_ = false, atoms_ = false;
   std::vector<std::pair<Stmt**, BranchSite>> pending_;
   std::vector<PendingPair> pending_pairs_;
-  std::map<BinaryOperator*, Stmt**> slots_;
+  std::vector<std::pair<Stmt**, unsigned>> pending_atoms_;
+  struct Slot {
+    Stmt** slot;
+    bool discarded;  // the value of the expression held is not used
+  };
+  std::map<Stmt*, Slot> slots_;
+  std::map<Stmt*, Stmt**> child_slots_;  // atoms: where each expression is held
   std::vector<std::vector<VarDecl*>> scopes_;
   std::vector<llvm::APSInt> constants_;
   const std::vector<VarDecl*>* globals_ = nullptr;
@@ -512,7 +734,7 @@ class SitesConsumer : public ASTConsumer {
     }
     // A constexpr function may be evaluated by the compiler later in the unit: its conditions stay as written.
     if (f->isConstexpr()) return;
-    BodyVisitor visitor(compiler_.getASTContext(), unit_state(), marker_, pairs_marker_);
+    BodyVisitor visitor(compiler_.getASTContext(), unit_state(), marker_, pairs_marker_, value_marker_, atom_marker_);
     visitor.start(f, &globals_);
     visitor.TraverseStmt(f->getBody());
     visitor.wrap_all();
@@ -521,6 +743,8 @@ class SitesConsumer : public ASTConsumer {
   CompilerInstance& compiler_;
   FunctionDecl* marker_ = nullptr;
   FunctionDecl* pairs_marker_ = nullptr;
+  FunctionDecl* value_marker_ = nullptr;
+  FunctionDecl* atom_marker_ = nullptr;
   std::vector<VarDecl*> globals_;  // the program's file-scope variables declared so far (scalar-pairs)
   std::set<const FunctionDecl*> seen_;
 };

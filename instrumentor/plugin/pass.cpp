@@ -25,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "scheme_ir.h"
 #include "state.h"
 
 namespace sampler::plugin {
@@ -38,6 +39,7 @@ struct Site {
   std::string function;
   unsigned node = 0;
   std::vector<std::string> fields;  // the scheme's own
+  unsigned char bound_type = 0;     // bounds: SAMPLER_BOUND_*
 };
 
 struct Scheme {
@@ -50,14 +52,20 @@ struct Scheme {
 
 // One place to instrument: the fast path goes before `before`; `value` is what the slow path classifies.
 struct Point {
-  enum Kind { Entry, Branch, Return, Pair } kind;
+  enum Kind { Entry, Branch, Return, Pair, Assigned, Atom, Unref } kind;
   Scheme* scheme;
   unsigned site;
   Instruction* before;
   Value* value = nullptr;
   bool is_signed = false;
   Value* other = nullptr;  // scalar-pairs: what the value is compared with
+  DILocation* location = nullptr;  // coverage: the first source location of the block
 };
+
+// The schemes in the order of the unit's table, and their counters per site (SPEC section 2).
+constexpr std::pair<const char*, unsigned> kSchemes[] = {
+    {"function-entries", 1}, {"branches", 2},       {"returns", 3},  {"scalar-pairs", 3}, {"float-kinds", 9},
+    {"bounds", 2},           {"g-object-unref", 4}, {"coverage", 1}, {"atoms", 2}};
 
 // The assembler string of one line of site text (the .ascii directive's escapes).
 std::string ascii(const std::string& line) {
@@ -94,14 +102,12 @@ class Instrumenter {
     UnitState& state = unit_state();
     std::vector<std::string> names = state.ast_ran ? state.schemes
                                                    : std::vector<std::string>{"function-entries", "returns"};
-    for (const char* name : {"function-entries", "branches", "returns", "scalar-pairs"}) {
+    for (auto [name, columns] : kSchemes) {
       for (const std::string& wanted : names)
         if (wanted == name) {
           schemes_.push_back(std::make_unique<Scheme>());
           schemes_.back()->name = name;
-          schemes_.back()->columns = wanted == "returns" || wanted == "scalar-pairs" ? 3
-                                     : wanted == "branches"                          ? 2
-                                                                                     : 1;
+          schemes_.back()->columns = columns;
         }
     }
     for (Function& f : m_) collect(f, state);
@@ -154,11 +160,13 @@ class Instrumenter {
       while (isa<AllocaInst>(before)) before = before->getNextNode();
       points_.push_back({Point::Entry, s, add_site(s, std::move(site)), before});
     }
+    if (Scheme* s = scheme("coverage"); s && !artificial) coverage(f, s, function_name, node);
     Scheme* branches = scheme("branches");
     Scheme* returns = scheme("returns");
     std::map<unsigned, unsigned> branch_sites;  // marker argument -> site, for code clang emitted twice
     std::map<const CallSite*, unsigned> call_sites;
     std::map<unsigned, unsigned> pair_sites;  // the marker's first site -> the scheme's site of that pair
+    std::map<unsigned, unsigned> value_sites;  // the value or atom marker's site -> the scheme's site
     for (BasicBlock& block : f) {
       for (Instruction& inst : block) {
         auto* call = dyn_cast<CallBase>(&inst);
@@ -186,6 +194,13 @@ class Instrumenter {
           collect_pairs(cast<CallInst>(call), state, function_name, node, pair_sites, artificial);
           continue;
         }
+        if (callee && (callee->getName() == kValueMarker || callee->getName() == kAtomMarker)) {
+          markers_.push_back(call);
+          collect_value(cast<CallInst>(call), state, function_name, node, value_sites, artificial);
+          continue;
+        }
+        if (callee && callee->getName() == "g_object_unref" && call->arg_size() == 1 && !artificial)
+          collect_unref(call, state, function_name, node);
         if (!returns || artificial || call->isInlineAsm() || isa<IntrinsicInst>(call)) continue;
         Type* type = call->getType();
         if (!(type->isPointerTy() || (type->isIntegerTy() && type->getIntegerBitWidth() <= 64))) continue;
@@ -246,18 +261,64 @@ class Instrumenter {
     }
   }
 
+  // coverage: a site per basic block of the source (scheme_ir.h says which blocks), its fast path first.
+  void coverage(Function& f, Scheme* s, const std::string& function_name, unsigned& node) {
+    for (auto [block, where] : source_blocks(f)) {
+      Site site{where->getFilename().str(), where->getLine(), function_name, node++, {}};
+      Instruction* before = &*block->getFirstInsertionPt();
+      while (isa<AllocaInst>(before)) before = before->getNextNode();
+      Point p{Point::Entry, s, add_site(s, std::move(site)), before};
+      p.location = DILocation::get(context_, where->getLine(), where->getColumn(), where->getScope(),
+                                   where->getInlinedAt());
+      points_.push_back(p);
+    }
+  }
+
+  // `__sampler_value_marker(SITE, value)` (float-kinds, bounds) or `__sampler_atom_marker(SITE, address)`.
+  void collect_value(CallInst* call, const UnitState& state, const std::string& function_name, unsigned& node,
+                     std::map<unsigned, unsigned>& value_sites, bool artificial) {
+    auto* number = dyn_cast<ConstantInt>(call->getArgOperand(0));
+    if (!number || artificial || call->arg_size() != 2 || number->getZExtValue() >= state.values.size()) return;
+    unsigned index = static_cast<unsigned>(number->getZExtValue());
+    const ValueSite& value = state.values[index];
+    Scheme* s = scheme(value.scheme.c_str());
+    if (!s) return;
+    auto known = value_sites.find(index);
+    if (known == value_sites.end()) {
+      const DILocation* loc = call->getDebugLoc().get();
+      Site site{loc ? loc->getFilename().str() : "", loc ? loc->getLine() : 0, function_name, node++, {}};
+      for (const std::string& f : value.fields) site.fields.push_back(field(f));
+      site.bound_type = value.bound_type;
+      known = value_sites.emplace(index, add_site(s, std::move(site))).first;
+    }
+    Point p{value.scheme == "atoms" ? Point::Atom : Point::Assigned, s, known->second, call, call->getArgOperand(1)};
+    p.is_signed = value.is_signed;
+    points_.push_back(p);
+  }
+
+  // g-object-unref: a call of g_object_unref the AST found in the source (matched by location, as returns).
+  void collect_unref(CallBase* call, const UnitState& state, const std::string& function_name, unsigned& node) {
+    Scheme* s = scheme("g-object-unref");
+    const DILocation* loc = call->getDebugLoc().get();
+    if (!s || !loc || loc->getInlinedAt()) return;
+    auto found = state.unrefs.find({sys::path::filename(loc->getFilename()).str(), loc->getLine(), loc->getColumn()});
+    if (found == state.unrefs.end()) return;
+    Site site{loc->getFilename().str(), loc->getLine(), function_name, node++, {field(found->second)}};
+    points_.push_back({Point::Unref, s, add_site(s, std::move(site)), call, call->getArgOperand(0)});
+  }
+
   // Markers in functions that get no sites still have to go: the condition takes the call's place.
   bool remove_markers_without_sites() {
     bool changed = false;
     std::vector<Instruction*> keep;
     std::set<const Instruction*> with_points;
     for (const Point& p : points_)
-      if (p.kind == Point::Branch) with_points.insert(p.before);
+      if (p.kind == Point::Branch || p.kind == Point::Atom) with_points.insert(p.before);
     for (Instruction* marker : markers_) {
       bool has_point = with_points.count(marker) != 0;
       auto* call = cast<CallBase>(marker);
-      bool pairs = call->getCalledFunction()->getName() == kPairsMarker;
-      if (has_point || pairs) {  // a pairs marker is void: erased after instrumentation in every case
+      bool pairs = call->getType()->isVoidTy();
+      if (has_point || pairs) {  // a void marker (pairs, values): erased after instrumentation in every case
         keep.push_back(marker);
         continue;
       }
@@ -331,9 +392,20 @@ class Instrumenter {
       auto* name_global = new GlobalVariable(m_, name->getType(), true, GlobalValue::PrivateLinkage, name,
                                              "__sampler_scheme_name");
       name_global->setUnnamedAddr(GlobalValue::UnnamedAddr::Global);
+      // bounds: the type of each site, constant (SAMPLER_SCHEME_BOUNDS; the runtime sets the initial extremes).
+      bool bounds = s->name == "bounds";
+      Constant* bound_types = null;
+      if (bounds) {
+        std::vector<uint8_t> types;
+        for (const Site& site : s->sites) types.push_back(site.bound_type);
+        Constant* data = ConstantDataArray::get(context_, types);
+        auto* global = new GlobalVariable(m_, data->getType(), true, GlobalValue::PrivateLinkage, data,
+                                          "__sampler_bound_types");
+        bound_types = global;
+      }
       entries.push_back(ConstantStruct::get(
           scheme_type_, {name_global, ConstantInt::get(i32, count), ConstantInt::get(i32, s->columns),
-                         ConstantInt::get(i32, 0), ConstantInt::get(i32, 0), s->values, null,
+                         ConstantInt::get(i32, bounds ? 1 : 0), ConstantInt::get(i32, 0), s->values, bound_types,
                          first ? array(count, "__sampler_first_" + s->name) : null,
                          last ? array(count, "__sampler_last_" + s->name) : null}));
     }
@@ -410,6 +482,7 @@ class Instrumenter {
                                                           f->getSubprogram());
     if (p.kind == Point::Return && p.value && isa<Instruction>(p.value))
       loc = cast<Instruction>(p.value)->getDebugLoc();
+    if (p.location) loc = p.location;
     b.SetCurrentDebugLocation(loc);
     Type* i32 = Type::getInt32Ty(context_);
     Type* i64 = Type::getInt64Ty(context_);
@@ -454,10 +527,37 @@ class Instrumenter {
                         {scheme_entry, site, wide(p.value), wide(p.other)});
         break;
       }
+      case Point::Assigned:
+      case Point::Atom:
+      case Point::Unref:
+        emit_value_slow_path(slow, p, scheme_entry, site);
+        break;
     }
-    if (p.kind == Point::Branch) {
+    if (p.kind == Point::Branch || p.kind == Point::Atom) {
       auto* marker = cast<CallBase>(p.before);
       marker->replaceAllUsesWith(marker->getArgOperand(1));
+    }
+  }
+
+  // The slow path of float-kinds, bounds, atoms and g-object-unref (docs/instrumenting.md section 4).
+  void emit_value_slow_path(IRBuilder<>& slow, Point& p, Constant* scheme_entry, Value* site) {
+    Type* i32 = Type::getInt32Ty(context_);
+    Type* i64 = Type::getInt64Ty(context_);
+    PointerType* ptr = PointerType::getUnqual(context_);
+    Value* v = p.value;
+    if (p.kind == Point::Atom) {
+      slow.CreateCall(runtime("sampler_take_atom", {ptr}), {scheme_entry, site, v});
+    } else if (p.kind == Point::Unref) {
+      Value* column = g_object_unref_column(slow, m_, v);
+      slow.CreateCall(runtime("sampler_take_counter", {i32}), {scheme_entry, site, column});
+    } else if (v->getType()->isFloatingPointTy()) {
+      slow.CreateCall(runtime(float_kind_function(v->getType()), {v->getType()}), {scheme_entry, site, v});
+    } else {
+      // bounds: the value widened to 64 bits as its type asks (the AST widened integers already).
+      v = v->getType()->isPointerTy() ? slow.CreatePtrToInt(v, i64)
+          : p.is_signed               ? slow.CreateSExtOrTrunc(v, i64)
+                                      : slow.CreateZExtOrTrunc(v, i64);
+      slow.CreateCall(runtime("sampler_take_bound", {i64}), {scheme_entry, site, v});
     }
   }
 

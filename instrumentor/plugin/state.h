@@ -27,8 +27,6 @@ struct CallSite {
   bool is_signed = false;   ///< classified as a signed value (negative, zero, positive)
 };
 
-/// The file's base name, line, column: the AST names a file as the compiler was given it (or as #include found
-/// it), the debug information splits a directory off it; the base name is the same in both.
 /// One scalar-pairs site: the value just assigned to an lvalue against one other operand. The AST action puts
 /// after each instrumented assignment a call `__sampler_pairs_marker(FIRST, value, other 1, ..., other k)`, whose
 /// k sites are FIRST ... FIRST + k - 1 here.
@@ -41,6 +39,18 @@ struct PairSite {
   bool is_signed = false;    ///< compared as signed 64-bit values (else unsigned; pointers are unsigned)
 };
 
+/// One site of float-kinds or bounds (the value just assigned) or atoms (an access to shared memory). The AST
+/// action puts a marker call where the value or address is known: `__sampler_value_marker(SITE, value)` after
+/// the assignment, `*__sampler_atom_marker(SITE, &lvalue)` in place of the lvalue accessed; SITE indexes here.
+struct ValueSite {
+  std::string scheme;               ///< float-kinds, bounds or atoms
+  std::vector<std::string> fields;  ///< the scheme's own fields (seed 004)
+  bool is_signed = false;           ///< bounds: the value is sign-extended (else zero-extended; pointers)
+  unsigned char bound_type = 0;     ///< bounds: its SAMPLER_BOUND_* value
+};
+
+/// The file's base name, line, column: the AST names a file as the compiler was given it (or as #include found
+/// it), the debug information splits a directory off it; the base name is the same in both.
 using CallKey = std::tuple<std::string, unsigned, unsigned>;
 
 struct UnitState {
@@ -50,6 +60,8 @@ struct UnitState {
   std::vector<BranchSite> branches;
   std::vector<PairSite> pairs;
   std::map<CallKey, std::vector<CallSite>> calls;
+  std::vector<ValueSite> values;
+  std::map<CallKey, std::string> unrefs;  ///< g-object-unref: calls of g_object_unref, the object as written
   std::set<std::string> system_files;  ///< files of functions in system headers: not instrumented
 
   bool enabled(const std::string& scheme) const;
@@ -61,6 +73,11 @@ UnitState& unit_state();
 inline constexpr const char* kBranchMarker = "__sampler_branch_marker";
 /// The scalar-pairs marker's symbol: `void __sampler_pairs_marker(int first_site, ...)`.
 inline constexpr const char* kPairsMarker = "__sampler_pairs_marker";
+
+/// The value marker's symbol: `void __sampler_value_marker(int site, ...)` (the value, of its own type).
+inline constexpr const char* kValueMarker = "__sampler_value_marker";
+/// The atoms marker's symbol: `void* __sampler_atom_marker(int site, void* address)`, returning the address.
+inline constexpr const char* kAtomMarker = "__sampler_atom_marker";
 
 /// Makes a site field one line: whitespace runs (tabs and newlines included) become one space.
 std::string one_line(const std::string& text);

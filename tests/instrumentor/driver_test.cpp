@@ -143,15 +143,20 @@ TEST(Driver, OwnOptionsAndEnvironment) {
   EXPECT_TRUE(links_runtime(off));
   EXPECT_FALSE(has(off, "-fno-sampler"));
   EXPECT_TRUE(has(f.plan({"-fsampler-schemes=all", "-c", "a.c"}),
-                  "-fplugin-arg-sampler-schemes=function-entries,branches,returns,scalar-pairs"));
+                  "-fplugin-arg-sampler-schemes=function-entries,branches,returns,scalar-pairs,float-kinds,bounds,"
+                  "g-object-unref,coverage"));
+  // atoms only by name: `all` leaves it out.
+  EXPECT_TRUE(has(f.plan({"-fsampler-schemes=all,atoms", "-c", "a.c"}),
+                  "-fplugin-arg-sampler-schemes=function-entries,branches,returns,scalar-pairs,float-kinds,bounds,"
+                  "g-object-unref,coverage,atoms"));
   EXPECT_TRUE(has(f.plan({"-fsampler-timestamps=last", "-c", "a.c"}), "-fplugin-arg-sampler-timestamps=last"));
   Plan bad = f.plan({"-fsampler-schemes=branches,nope", "-c", "a.c"});
   EXPECT_EQ(bad.exit_status, 2);
   EXPECT_NE(bad.message.find("unknown instrumentation scheme 'nope'"), std::string::npos);
   EXPECT_EQ(f.plan({"-fsampler-timestamps=often", "a.c"}).exit_status, 2);
-  Plan later = f.plan({"-fsampler-schemes=coverage,branches", "-c", "a.c"});
-  EXPECT_EQ(later.warnings.size(), 1u);  // known, not implemented yet
-  EXPECT_TRUE(has(later, "-fplugin-arg-sampler-schemes=branches"));
+  Plan every = f.plan({"-fsampler-schemes=coverage,branches,coverage", "-c", "a.c"});
+  EXPECT_TRUE(every.warnings.empty());
+  EXPECT_TRUE(has(every, "-fplugin-arg-sampler-schemes=coverage,branches"));
 
   f.env["SAMPLER_CC_SCHEMES"] = "returns";
   f.env["SAMPLER_CLANG"] = "/opt/clang";

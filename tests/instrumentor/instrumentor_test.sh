@@ -30,6 +30,12 @@ check_sites() {
   cmp -s "$expected" resolved.txt || fail "$program: sites or counters differ:$(echo; diff "$expected" resolved.txt)"
 }
 
+# dwarf_agrees PROGRAM: no site names a file, line and function other than the DWARF of its slow-path call.
+dwarf_agrees() {
+  "$SOURCE_DIR/scripts/check-site-dwarf.sh" --extract-section "$TOOLS/extract-section" --symbolizer "$SYMBOLIZER" \
+    "$1" >dwarf.txt 2>&1 || fail "$1: sites disagree with the DWARF:$(echo; cat dwarf.txt)"
+}
+
 cp "$programs"/* . || exit 1
 case $case_name in
 c_sites)
@@ -52,12 +58,14 @@ cxx_sites)
     "$cxx" -fsampler-schemes=$three $level -Wall -Werror sites.cpp -o sites-cpp || fail "sampler-c++ $level failed"
     check_sites sites-cpp sites_cpp.expected
     [ "$(cat run.out)" = "15" ] || fail "$level: the program printed $(cat run.out)"
+    dwarf_agrees sites-cpp
     # Every scheme at once: the program still computes the same, and its report resolves.
     "$cxx" -fsampler-schemes=all $level -Wall -Werror sites.cpp -o sites-all || fail "sampler-c++ all $level failed"
     SAMPLER_SPARSITY=1 SAMPLER_FILE=report ./sites-all >run.out || fail "sites-all failed"
     [ "$(cat run.out)" = "15" ] || fail "all schemes, $level: the program printed $(cat run.out)"
     [ "$(resolved sites-all report | cut -f1 | sort -u | tr '\n' ' ')" = \
-      "branches function-entries returns scalar-pairs " ] || fail "all schemes: $(resolved sites-all report | head)"
+      "bounds branches coverage function-entries returns scalar-pairs " ] ||
+      fail "all schemes: $(resolved sites-all report | cut -f1 | sort -u)"
   done
   ;;
 pairs)
@@ -68,6 +76,64 @@ pairs)
     check_sites pairs pairs.expected
     [ "$(cat run.out)" = "5 16" ] || fail "$level: the program printed $(cat run.out)"
   done
+  ;;
+schemes)
+  # float-kinds, bounds, coverage and atoms: every kind of float and bound type, every way of assigning
+  # (declarations, =, op=, ++, --), every basic block (switch, goto), reads and writes of globals and through
+  # pointers; the same sites and counters at -O0 and -O2 (pointer bounds vary from run to run: masked).
+  for level in -O0 -O2; do
+    "$cc" -fsampler-schemes=float-kinds,bounds,coverage,atoms $level -Wall -Werror schemes.c -o schemes ||
+      fail "sampler-cc $level schemes.c"
+    rm -f report
+    SAMPLER_SPARSITY=1 SAMPLER_FILE=report ./schemes >run.out 2>run.err || fail "schemes exited with $?"
+    [ "$(cat run.out)" = "999997.0 0" ] || fail "$level: the program printed $(cat run.out)"
+    resolved schemes report | sed -E 's/0x[0-9a-f]+/ADDRESS/g' >resolved.txt || fail "resolveSamples schemes"
+    cmp -s schemes.expected resolved.txt ||
+      fail "$level: sites or counters differ:$(echo; diff schemes.expected resolved.txt)"
+    dwarf_agrees schemes
+  done
+  # `all` leaves atoms out; naming it adds it.
+  "$cc" -fsampler-schemes=all -c schemes.c -o all.o && "$TOOLS/extract-section" .debug_site_info all.o >all.sites ||
+    fail "-fsampler-schemes=all"
+  grep -q 'scheme="atoms"' all.sites && fail "all includes atoms"
+  grep -q 'scheme="coverage"' all.sites || fail "all has no coverage"
+  ;;
+gobject)
+  # g-object-unref in a GLib program: the object's state just before each g_object_unref.
+  flags=$(pkg-config --cflags --libs gobject-2.0) || {
+    fail "gobject-2.0 not found (scripts/setup.sh installs libglib2.0-dev)"
+    finish
+  }
+  for level in -O0 -O2; do
+    # shellcheck disable=SC2086
+    "$cc" -fsampler-schemes=g-object-unref $level -Wall -Werror unref.c $flags -o unref ||
+      fail "sampler-cc $level unref.c"
+    rm -f report
+    SAMPLER_SPARSITY=1 SAMPLER_FILE=report ./unref >run.out 2>run.err || fail "unref exited with $?"
+    grep -q "g_object_unref: assertion 'G_IS_OBJECT (object)' failed" run.err || fail "no GLib critical: $(cat run.err)"
+    resolved unref report >resolved.txt || fail "resolveSamples unref"
+    cmp -s unref.expected resolved.txt ||
+      fail "$level: sites or counters differ:$(echo; diff unref.expected resolved.txt)"
+  done
+  ;;
+many_sites)
+  # A unit with 10^5 sites (branches in one function and across 1,000 functions) builds, runs and resolves.
+  awk 'BEGIN {
+    print "int sink;"
+    for (f = 0; f < 1000; f++) {
+      printf "int f%d(int x) {\n", f
+      for (i = 0; i < 100; i++) printf "  if (x == %d) sink++;\n", i
+      print "  return sink;\n}"
+    }
+    print "int main(void) { int t = 0;"
+    for (f = 0; f < 1000; f++) printf "  t += f%d(%d);\n", f, f % 100
+    print "  return t < 0; }"
+  }' >many.c
+  "$cc" -fsampler-schemes=branches -O1 many.c -o many || fail "a unit with 10^5 sites does not build"
+  SAMPLER_SPARSITY=1 SAMPLER_FILE=report ./many || fail "the 10^5-site program failed"
+  [ "$(resolved many report | wc -l)" = 100000 ] || fail "not 10^5 sites: $(resolved many report | wc -l)"
+  [ "$(resolved many report | awk -F'\t' '$8 == 1 { n++ } END { print n }')" = 1000 ] ||
+    fail "not 1,000 true branches"
   ;;
 site_info)
   # The site text is in a non-allocated .debug_site_info section; one unit per object; the signature is the
