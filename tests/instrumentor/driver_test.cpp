@@ -149,10 +149,16 @@ TEST(Driver, OwnOptionsAndEnvironment) {
   EXPECT_EQ(bad.exit_status, 2);
   EXPECT_NE(bad.message.find("unknown instrumentation scheme 'nope'"), std::string::npos);
   EXPECT_EQ(f.plan({"-fsampler-timestamps=often", "a.c"}).exit_status, 2);
+  EXPECT_TRUE(has(f.plan({"-c", "a.c"}), "-fplugin-arg-sampler-countdown=region"));
+  EXPECT_TRUE(has(f.plan({"-fsampler-countdown=site", "-c", "a.c"}), "-fplugin-arg-sampler-countdown=site"));
+  EXPECT_EQ(f.plan({"-fsampler-countdown=sometimes", "a.c"}).exit_status, 2);
   Plan later = f.plan({"-fsampler-schemes=coverage,branches", "-c", "a.c"});
   EXPECT_EQ(later.warnings.size(), 1u);  // known, not implemented yet
   EXPECT_TRUE(has(later, "-fplugin-arg-sampler-schemes=branches"));
 
+  f.env["SAMPLER_CC_COUNTDOWN"] = "site";
+  EXPECT_TRUE(has(f.plan({"-c", "a.c"}), "-fplugin-arg-sampler-countdown=site"));
+  EXPECT_TRUE(has(f.plan({"-fsampler-countdown=region", "-c", "a.c"}), "-fplugin-arg-sampler-countdown=region"));
   f.env["SAMPLER_CC_SCHEMES"] = "returns";
   f.env["SAMPLER_CLANG"] = "/opt/clang";
   EXPECT_TRUE(has(f.plan({"-c", "a.c"}), "-fplugin-arg-sampler-schemes=returns"));
