@@ -57,7 +57,8 @@ input=$work/input.tar
 if [ ! -s "$input" ] || [ "$(stat -c %s "$input")" -ne $((megabytes * 1048576)) ]; then
   note "making a ${megabytes} MB input"
   tar -cf "$work/one.tar" /usr/include /usr/share/doc 2>/dev/null
-  while :; do cat "$work/one.tar"; done 2>/dev/null | head -c $((megabytes * 1048576)) >"$input"
+  copies=$((megabytes * 1048576 / $(stat -c %s "$work/one.tar") + 1))
+  for ((i = 0; i < copies; ++i)); do cat "$work/one.tar"; done 2>/dev/null | head -c $((megabytes * 1048576)) >"$input"
   rm -f "$work/one.tar"
 fi
 
