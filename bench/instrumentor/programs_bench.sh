@@ -62,15 +62,18 @@ if [ ! -s "$input" ] || [ "$(stat -c %s "$input")" -ne $((megabytes * 1048576)) 
   rm -f "$work/one.tar"
 fi
 
-cpu_seconds() {  # CPU seconds (user + system) of a command and its children
-  local t
-  t=$( { /usr/bin/time -f '%U %S' "$@" >/dev/null 2>/dev/null; } 2>&1 | tail -1)
-  awk -v t="$t" 'BEGIN { split(t, a, " "); print a[1] + a[2] }'
+cpu_seconds() {  # LOG COMMAND...: CPU seconds (user + system) of the command and its children; output to LOG
+  local log=$1 status
+  shift
+  /usr/bin/time -o "$work/time.out" -f '%U %S' "$@" >"$log" 2>&1
+  status=$?
+  awk '{ print $1 + $2 }' "$work/time.out"
+  return $status
 }
 user_seconds() {  # user seconds of: the program reading the input, writing nowhere (environment first)
-  local t
-  t=$( { /usr/bin/time -f '%U' env "$@" <"$input" >/dev/null 2>/dev/null; } 2>&1 | tail -1)
-  echo "$t"
+  /usr/bin/time -o "$work/time.out" -f '%U' env "$@" <"$input" >/dev/null 2>&1 ||
+    { echo "programs_bench.sh: $* failed" >&2; exit 1; }
+  cat "$work/time.out"
 }
 text_size() { size -A "$1" | awk '$1 == ".text" { print $2 }'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }'; }
@@ -83,11 +86,11 @@ build_one() {
   case $program in
   gzip)
     ./configure CC="$compiler" CFLAGS="-g -O2 $flags" >configure.log 2>&1 || return 1
-    make_seconds=$(cpu_seconds make -j1) || return 1
+    make_seconds=$(cpu_seconds make.log make -j1 MAKEINFO=true) || return 1
     binary=$dir/gzip
     ;;
   bzip2)
-    make_seconds=$(cpu_seconds make -j1 bzip2 CC="$compiler" \
+    make_seconds=$(cpu_seconds make.log make -j1 bzip2 CC="$compiler" \
       CFLAGS="-Wall -Winline -O2 -g -D_FILE_OFFSET_BITS=64 $flags") || return 1
     binary=$dir/bzip2
     ;;

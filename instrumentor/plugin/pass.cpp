@@ -27,6 +27,7 @@
 #include <llvm/Transforms/Utils/ValueMapper.h>
 
 #include <map>
+#include <unordered_map>
 #include <set>
 #include <string>
 #include <vector>
@@ -181,10 +182,24 @@ class Instrumenter {
     std::map<Function*, std::vector<size_t>> by_function;
     for (size_t i = 0; i < points_.size(); ++i) by_function[points_[i].before->getFunction()].push_back(i);
     for (auto& [f, points] : by_function)
-      if (can_amortize(*f)) amortize(*f);
+      if (can_amortize(*f)) amortize(*f, points);
   }
 
-  void amortize(Function& f) {
+  // One function's points, indexed for its regions (each region looks at its own instructions only, so that a
+  // function with 10^5 sites and many regions stays linear).
+  struct FunctionPoints {
+    std::unordered_map<const Instruction*, std::vector<size_t>> at;  // before -> points
+    std::unordered_map<const Value*, std::vector<std::pair<Value**, Instruction*>>> operands;
+  };
+
+  void amortize(Function& f, const std::vector<size_t>& indices) {
+    FunctionPoints points;
+    for (size_t i : indices) {
+      Point& p = points_[i];
+      points.at[p.before].push_back(i);
+      for (Value** operand : {&p.value, &p.other})
+        if (*operand && isa<Instruction>(*operand)) points.operands[*operand].emplace_back(operand, p.before);
+    }
     // Cut after every call that may run sites, and after the entry block's allocas (they stay in the entry).
     std::set<BasicBlock*> heads;
     BasicBlock& entry = f.getEntryBlock();
@@ -208,8 +223,7 @@ class Instrumenter {
     std::map<BasicBlock*, unsigned> order;
     for (BasicBlock* block : rpo) order.emplace(block, static_cast<unsigned>(order.size()));
     std::map<BasicBlock*, unsigned> sites;
-    for (const Point& p : points_)
-      if (p.before->getFunction() == &f) ++sites[p.before->getParent()];
+    for (size_t i : indices) ++sites[points_[i].before->getParent()];
     std::map<BasicBlock*, BasicBlock*> region_of;
     std::map<BasicBlock*, unsigned> most;  // the most sites on a path from the region's head to the block's end
     std::map<BasicBlock*, std::vector<BasicBlock*>> regions;  // head -> blocks in reverse post-order
@@ -245,12 +259,12 @@ class Instrumenter {
       std::vector<BasicBlock*>& blocks = regions[head];
       unsigned k = 0;
       for (BasicBlock* block : blocks) k = std::max(k, most[block]);
-      if (k >= kMinRegionSites && head != &entry) clone_region(f, blocks, k);
+      if (k >= kMinRegionSites && head != &entry) clone_region(f, blocks, k, points);
     }
   }
 
   // blocks[0] is the region's head. Its phis (and landing pad) stay in a dispatch block that checks the countdown.
-  void clone_region(Function& f, std::vector<BasicBlock*> blocks, unsigned k) {
+  void clone_region(Function& f, std::vector<BasicBlock*> blocks, unsigned k, FunctionPoints& points) {
     std::set<BasicBlock*> inside(blocks.begin(), blocks.end());
     for (BasicBlock* block : blocks)
       for (Instruction& inst : *block)
@@ -319,17 +333,15 @@ class Instrumenter {
 
     // Values made inside the region and used after it now have two definitions: the points' operands too (a
     // call's value is classified after the call, in the next region).
-    std::map<Value*, std::vector<std::pair<Value**, BasicBlock*>>> point_operands;
-    for (Point& p : points_) {
-      BasicBlock* where = p.before->getParent();
-      if (inside.count(where) || cloned.count(where)) continue;
-      for (Value** operand : {&p.value, &p.other})
-        if (*operand && isa<Instruction>(*operand) && inside.count(cast<Instruction>(*operand)->getParent()))
-          point_operands[*operand].emplace_back(operand, where);
-    }
     for (BasicBlock* block : blocks) {
       for (Instruction& inst : *block) {
-        auto operands = point_operands.find(&inst);
+        std::vector<std::pair<Value**, BasicBlock*>> operands;  // of points after the region
+        if (auto found = points.operands.find(&inst); found != points.operands.end()) {
+          for (auto& [operand, before] : found->second) {
+            BasicBlock* where = before->getParent();
+            if (!inside.count(where) && !cloned.count(where)) operands.emplace_back(operand, where);
+          }
+        }
         std::vector<Use*> outside;
         for (Use& use : inst.uses()) {
           auto* user = cast<Instruction>(use.getUser());
@@ -337,15 +349,14 @@ class Instrumenter {
           if (auto* phi = dyn_cast<PHINode>(user)) where = phi->getIncomingBlock(use);
           if (!inside.count(where) && !cloned.count(where)) outside.push_back(&use);
         }
-        if (outside.empty() && operands == point_operands.end()) continue;
+        if (outside.empty() && operands.empty()) continue;
         auto* copy = cast<Instruction>(map[&inst]);
         SSAUpdater updater;
         updater.Initialize(inst.getType(), inst.getName());
         updater.AddAvailableValue(block, &inst);
         updater.AddAvailableValue(copy->getParent(), copy);
         for (Use* use : outside) updater.RewriteUse(*use);
-        if (operands != point_operands.end())
-          for (auto& [operand, where] : operands->second) *operand = updater.GetValueInMiddleOfBlock(where);
+        for (auto& [operand, where] : operands) *operand = updater.GetValueInMiddleOfBlock(where);
         SmallVector<DbgVariableIntrinsic*, 2> intrinsics;
         SmallVector<DbgVariableRecord*, 2> records;
         findDbgUsers(intrinsics, &inst, &records);
@@ -357,12 +368,13 @@ class Instrumenter {
     }
 
     // The clone's sites: the local countdown drops by one each; its markers give way to their conditions.
-    for (Point& p : points_) {
-      if (!inside.count(p.before->getParent())) continue;
-      auto* at = cast<Instruction>(map[p.before]);
-      IRBuilder<> d(at);
-      d.CreateStore(d.CreateSub(d.CreateLoad(i64, local_countdown_), ConstantInt::get(i64, 1)), local_countdown_);
-    }
+    for (BasicBlock* block : blocks)
+      for (Instruction& inst : *block)
+        if (auto found = points.at.find(&inst); found != points.at.end()) {
+          IRBuilder<> d(cast<Instruction>(map[&inst]));
+          Value* passed = d.CreateSub(d.CreateLoad(i64, local_countdown_), ConstantInt::get(i64, found->second.size()));
+          d.CreateStore(passed, local_countdown_);
+        }
     for (BasicBlock* clone : clones)
       for (Instruction& inst : make_early_inc_range(*clone))
         if (auto* call = dyn_cast<CallBase>(&inst); call && is_marker(*call)) {
