@@ -52,6 +52,7 @@ requirements=(
   "plain libcurl4-openssl-dev file:/usr/include/x86_64-linux-gnu/curl/curl.h"  # sampler-run's uploads
   "plain curl cmd:curl"                                         # the collector's black-box tests
   "real dpkg-dev cmd:dpkg-source"  # apt-get source, for scripts/real-programs.sh
+  "real time file:/usr/bin/time"   # GNU time: the CPU times of bench/instrumentor/programs_bench.sh
   "asan libgcc-12-dev file:/usr/lib/gcc/x86_64-linux-gnu/12/libasan.so"
   "asan libgcc-12-dev file:/usr/lib/gcc/x86_64-linux-gnu/12/libubsan.so"
   "asan g++ link:g++:-fsanitize=address,undefined"
