@@ -92,7 +92,7 @@ build_one() {
   bzip2)
     make_seconds=$(cpu_seconds make.log make -j1 bzip2 CC="$compiler" \
       CFLAGS="-Wall -Winline -O2 -g -D_FILE_OFFSET_BITS=64 $flags") || return 1
-    binary=$dir/bzip2
+    binary=$dir/bzip2  # linked with the libbz2.so built beside it: run with LD_LIBRARY_PATH=$dir
     ;;
   esac
   [ -x "$binary" ] || return 1
@@ -131,7 +131,9 @@ for program in "${programs[@]}"; do
     for config in "${configs[@]}"; do
       variant=${config%%|*}
       environment=${config#*|}
-      t=$(user_seconds SAMPLER_FILE=/dev/null $environment "${binary_of[$variant]}" -9 -c)
+      # Debian's bzip2 links its own libbz2.so, which must be the one just built, not the system's.
+      t=$(user_seconds LD_LIBRARY_PATH="$(dirname "${binary_of[$variant]}")" SAMPLER_FILE=/dev/null $environment \
+        "${binary_of[$variant]}" -9 -c)
       if [ -z "${best[$config]:-}" ] || awk -v a="$t" -v b="${best[$config]}" 'BEGIN { exit !(a < b) }'; then
         best[$config]=$t
       fi
