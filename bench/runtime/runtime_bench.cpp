@@ -6,7 +6,8 @@
 //     issue's "a site every few dozen instructions"), and `dense`, hashing and a binary search with a site every
 //     ~21 instructions (a harder case), each instrumented at SAMPLER_SPARSITY=1000 and 100 against the same source
 //     built uninstrumented: overhead in percent (goals: <= 5% and <= 15%); with sampling off as a reference (the
-//     fast path alone).
+//     fast path alone). `records` also with the amortized check (SAMPLER_REGION, one check per record of up to 5
+//     sites) in place of the per-site check.
 //  3. report writing: a unit of 10^6 sites written by sampler_finish_report() to a file: MB/s (goal >= 100).
 // The settings are environment variables read at start-up, so each measurement runs in a child process (this
 // program re-executed with --child) started with its own environment; the uninstrumented baseline runs in the
@@ -38,6 +39,7 @@ uint64_t dense_plain(const uint32_t* input, size_t n, uint32_t* table, const uin
 uint64_t dense_instrumented(const uint32_t* input, size_t n, uint32_t* table, const uint32_t* sorted);
 uint64_t records_plain(const uint8_t* buffer, size_t size, uint32_t* tallies);
 uint64_t records_instrumented(const uint8_t* buffer, size_t size, uint32_t* tallies);
+uint64_t records_region(const uint8_t* buffer, size_t size, uint32_t* tallies);
 }
 
 extern char** environ;
@@ -124,7 +126,7 @@ std::vector<uint8_t> make_records(size_t count, std::mt19937& random) {
   return buffer;
 }
 
-int child_records(double scale) {
+int child_records(double scale, bool amortized) {
   // 8192 records (about 230 KB, within a core's L2 cache, as the dense workload's tables are) parsed `passes`
   // times per round.
   constexpr size_t kRecords = 8192;
@@ -139,7 +141,8 @@ int child_records(double scale) {
       },
       [&] {
         for (size_t p = 0; p < passes; ++p) {
-          g_sink = records_instrumented(buffer.data(), buffer.size(), tallies_instrumented);
+          g_sink = (amortized ? records_region : records_instrumented)(buffer.data(), buffer.size(),
+                                                                      tallies_instrumented);
         }
       });
   return 0;
@@ -212,7 +215,8 @@ int main(int argc, char** argv) {
     std::string mode = argv[2];
     if (mode == "fast") return child_fast_path(scale);
     if (mode == "dense") return child_dense(scale);
-    if (mode == "records") return child_records(scale);
+    if (mode == "records") return child_records(scale, false);
+    if (mode == "records-region") return child_records(scale, true);
     if (mode == "report") return child_report(scale);
     return 2;
   }
@@ -246,6 +250,7 @@ int main(int argc, char** argv) {
     const char* label;
   };
   for (const Workload& workload : {Workload{"records", "records, a site every ~40 instructions"},
+                                   Workload{"records-region", "records, SAMPLER_REGION: one check per record"},
                                    Workload{"dense", "hash+search, a site every ~21 instructions"}}) {
     for (const char* sparsity : {"1000", "100", "off"}) {
       double plain, instrumented, ratio;

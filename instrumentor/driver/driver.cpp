@@ -185,9 +185,10 @@ Plan make_plan(const std::vector<string>& args, bool cxx, const Layout& layout,
 
   // Settings: defaults, then the environment, then the command line (the last occurrence wins).
   Settings& s = plan.settings;
-  std::optional<string> schemes, timestamps;
+  std::optional<string> schemes, timestamps, countdown;
   if (const char* e = getenv("SAMPLER_CC_SCHEMES"); e && *e) schemes = e;
   if (const char* e = getenv("SAMPLER_CC_TIMESTAMPS"); e && *e) timestamps = e;
+  if (const char* e = getenv("SAMPLER_CC_COUNTDOWN"); e && *e) countdown = e;
   if (const char* e = getenv("SAMPLER_CC_DISABLE"); e && *e && string_view(e) != "0") s.enabled = false;
   if (const char* e = getenv("SAMPLER_CC_STATIC_RUNTIME"); e && *e && string_view(e) != "0") s.static_runtime = true;
 
@@ -198,6 +199,8 @@ Plan make_plan(const std::vector<string>& args, bool cxx, const Layout& layout,
       schemes = a.substr(18);
     } else if (starts_with(a, "-fsampler-timestamps=")) {
       timestamps = a.substr(21);
+    } else if (starts_with(a, "-fsampler-countdown=")) {
+      countdown = a.substr(20);
     } else if (a == "-fno-sampler") {
       s.enabled = false;
     } else if (a == "-fsampler") {
@@ -224,13 +227,16 @@ Plan make_plan(const std::vector<string>& args, bool cxx, const Layout& layout,
                    "                              also float-kinds, bounds, g-object-unref, coverage, and\n"
                    "                              atoms, which 'all' leaves out)\n"
                    "  -fsampler-timestamps=WHEN   none, first, last or both (default none)\n"
+                   "  -fsampler-countdown=CHECK   region (default): one countdown check per acyclic region\n"
+                   "                              of code, which runs an uninstrumented copy when no site in\n"
+                   "                              it can sample; site: one check at every site\n"
                    "  -fno-sampler                compile without instrumentation (libsampler is still linked)\n"
                    "  -fsampler                   undo -fno-sampler\n"
                    "  -static-libsampler          link libsampler.a instead of libsampler.so\n"
                    "  --help                      print this help and exit\n"
                    "  --version                   print the driver's and clang's versions and exit\n\n"
-                   "Environment: SAMPLER_CC_SCHEMES, SAMPLER_CC_TIMESTAMPS, SAMPLER_CC_DISABLE=1,\n"
-                   "SAMPLER_CC_STATIC_RUNTIME=1 (the command line wins), SAMPLER_CLANG / SAMPLER_CLANGXX (the\n"
+                   "Environment: SAMPLER_CC_SCHEMES, SAMPLER_CC_TIMESTAMPS, SAMPLER_CC_COUNTDOWN,\n"
+                   "SAMPLER_CC_DISABLE=1, SAMPLER_CC_STATIC_RUNTIME=1 (the command line wins), SAMPLER_CLANG / SAMPLER_CLANGXX (the\n"
                    "compiler to run, default clang-19 / clang++-19).\n"
                    "Instrumented programs run as usual; SAMPLER_SPARSITY=100 SAMPLER_FILE=report.%p.txt turns\n"
                    "sampling on. See sampler-cc(1) and docs/instrumenting.md.\n";
@@ -255,6 +261,9 @@ Plan make_plan(const std::vector<string>& args, bool cxx, const Layout& layout,
   s.timestamps = timestamps.value_or("none");
   if (s.timestamps != "none" && s.timestamps != "first" && s.timestamps != "last" && s.timestamps != "both")
     return usage_error("invalid value '" + s.timestamps + "' for -fsampler-timestamps (none, first, last, both)");
+  s.countdown = countdown.value_or("region");
+  if (s.countdown != "region" && s.countdown != "site")
+    return usage_error("invalid value '" + s.countdown + "' for -fsampler-countdown (region, site)");
 
   const char* compiler = getenv(cxx ? "SAMPLER_CLANGXX" : "SAMPLER_CLANG");
   plan.argv.emplace_back(compiler && *compiler ? compiler : (cxx ? "clang++-19" : "clang-19"));
@@ -287,6 +296,7 @@ Plan make_plan(const std::vector<string>& args, bool cxx, const Layout& layout,
     plan.argv.push_back("-fpass-plugin=" + layout.plugin);
     plan.argv.push_back("-fplugin-arg-sampler-schemes=" + s.schemes);
     plan.argv.push_back("-fplugin-arg-sampler-timestamps=" + s.timestamps);
+    plan.argv.push_back("-fplugin-arg-sampler-countdown=" + s.countdown);
     // Sites are matched to the code by line and column: line tables at least, and columns always.
     if (!c.has_debug_option) plan.argv.push_back("-gline-tables-only");
     plan.argv.push_back("-gcolumn-info");

@@ -33,6 +33,7 @@ struct Settings {
   bool enabled = true;                ///< -fno-sampler turns instrumentation off (libsampler is still linked)
   std::string schemes;                ///< comma-separated, validated, `all` expanded
   std::string timestamps = "none";    ///< none, first, last or both
+  std::string countdown = "region";   ///< region (amortized check per acyclic region) or site
   bool static_runtime = false;        ///< -static-libsampler
 };
 

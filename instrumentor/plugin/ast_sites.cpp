@@ -757,6 +757,7 @@ class SitesAction : public PluginASTAction {
     state.ast_ran = true;
     state.schemes = schemes_;
     state.timestamps = timestamps_;
+    state.countdown = countdown_;
     return std::make_unique<SitesConsumer>(compiler);
   }
 
@@ -769,6 +770,8 @@ class SitesAction : public PluginASTAction {
           if (!name.empty()) schemes_.push_back(name);
       } else if (arg.rfind("timestamps=", 0) == 0) {
         timestamps_ = arg.substr(11);
+      } else if (arg.rfind("countdown=", 0) == 0) {
+        countdown_ = arg.substr(10);
       } else {
         DiagnosticsEngine& d = compiler.getDiagnostics();
         d.Report(d.getCustomDiagID(DiagnosticsEngine::Error, "sampler plugin: unknown argument '%0'")) << arg;
@@ -783,6 +786,7 @@ class SitesAction : public PluginASTAction {
  private:
   std::vector<std::string> schemes_ = {"function-entries", "branches", "returns", "scalar-pairs"};
   std::string timestamps_ = "none";
+  std::string countdown_ = "region";
 };
 
 }  // namespace

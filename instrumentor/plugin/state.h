@@ -57,6 +57,7 @@ struct UnitState {
   bool ast_ran = false;
   std::vector<std::string> schemes;  ///< enabled schemes (-fplugin-arg-sampler-schemes=)
   std::string timestamps = "none";   ///< -fplugin-arg-sampler-timestamps=
+  std::string countdown = "region";  ///< -fplugin-arg-sampler-countdown=: region (amortized) or site
   std::vector<BranchSite> branches;
   std::vector<PairSite> pairs;
   std::map<CallKey, std::vector<CallSite>> calls;

@@ -157,7 +157,13 @@ TEST(Driver, OwnOptionsAndEnvironment) {
   Plan every = f.plan({"-fsampler-schemes=coverage,branches,coverage", "-c", "a.c"});
   EXPECT_TRUE(every.warnings.empty());
   EXPECT_TRUE(has(every, "-fplugin-arg-sampler-schemes=coverage,branches"));
+  EXPECT_TRUE(has(f.plan({"-c", "a.c"}), "-fplugin-arg-sampler-countdown=region"));
+  EXPECT_TRUE(has(f.plan({"-fsampler-countdown=site", "-c", "a.c"}), "-fplugin-arg-sampler-countdown=site"));
+  EXPECT_EQ(f.plan({"-fsampler-countdown=sometimes", "a.c"}).exit_status, 2);
 
+  f.env["SAMPLER_CC_COUNTDOWN"] = "site";
+  EXPECT_TRUE(has(f.plan({"-c", "a.c"}), "-fplugin-arg-sampler-countdown=site"));
+  EXPECT_TRUE(has(f.plan({"-fsampler-countdown=region", "-c", "a.c"}), "-fplugin-arg-sampler-countdown=region"));
   f.env["SAMPLER_CC_SCHEMES"] = "returns";
   f.env["SAMPLER_CLANG"] = "/opt/clang";
   EXPECT_TRUE(has(f.plan({"-c", "a.c"}), "-fplugin-arg-sampler-schemes=returns"));

@@ -36,15 +36,37 @@ dwarf_agrees() {
     "$1" >dwarf.txt 2>&1 || fail "$1: sites disagree with the DWARF:$(echo; cat dwarf.txt)"
 }
 
+# same_sampling REGION_PROGRAM SITE_PROGRAM [ARGS...]: the same source built with -fsampler-countdown=region and
+# =site samples exactly the same sites at any sparsity (the same seed, the same countdowns): identical reports and
+# output at sparsities where both the clones without sites (countdown above a region's sites) and the
+# instrumented code run.
+same_sampling() {
+  local region=$1 site=$2 sparsity
+  shift 2
+  for sparsity in 2 3 5 10 1000; do
+    SAMPLER_SPARSITY=$sparsity SAMPLER_SEED=7 SAMPLER_FILE=region.report "./$region" "$@" >region.out 2>&1
+    SAMPLER_SPARSITY=$sparsity SAMPLER_SEED=7 SAMPLER_FILE=site.report "./$site" "$@" >site.out 2>&1
+    resolved "$region" region.report >region.txt 2>&1 && resolved "$site" site.report >site.txt 2>&1 ||
+      fail "sparsity $sparsity: a report does not resolve"
+    cmp -s region.txt site.txt && cmp -s region.out site.out ||
+      fail "sparsity $sparsity: region and site checks sample differently:$(echo; diff region.txt site.txt)"
+  done
+}
+
 cp "$programs"/* . || exit 1
 case $case_name in
 c_sites)
   # Every branch (each && and || operand), call and function entry of a C program, with its file (a header
   # too), line, function, text and exact counters; the same at -O0 and -O2.
+  # Both countdown checks (the amortized one per region, the default, and one per site) count exactly.
   for level in -O0 -O2; do
-    "$cc" -fsampler-schemes=$three $level -Wall -Werror sites.c -o sites || fail "sampler-cc $level sites.c failed"
-    check_sites sites sites.expected
-    [ "$(cat run.out)" = "3 130 2" ] || fail "$level: the program printed $(cat run.out)"
+    for countdown in region site; do
+      "$cc" -fsampler-schemes=$three -fsampler-countdown=$countdown $level -Wall -Werror sites.c \
+        -o sites-$countdown || fail "sampler-cc $level sites.c failed"
+      check_sites sites-$countdown sites.expected
+      [ "$(cat run.out)" = "3 130 2" ] || fail "$level $countdown: the program printed $(cat run.out)"
+    done
+    same_sampling sites-region sites-site
   done
   # Separate compilation and link, and the static runtime.
   SAMPLER_CC_SCHEMES=$three "$cc" -c sites.c -o sites.o && "$cc" -static-libsampler sites.o -o sites-static ||
@@ -55,10 +77,14 @@ c_sites)
 cxx_sites)
   # C++: templates, methods, lambdas, calls that are invokes, temporaries and condition variables.
   for level in -O0 -O2; do
-    "$cxx" -fsampler-schemes=$three $level -Wall -Werror sites.cpp -o sites-cpp || fail "sampler-c++ $level failed"
-    check_sites sites-cpp sites_cpp.expected
-    [ "$(cat run.out)" = "15" ] || fail "$level: the program printed $(cat run.out)"
-    dwarf_agrees sites-cpp
+    for countdown in region site; do
+      "$cxx" -fsampler-schemes=$three -fsampler-countdown=$countdown $level -Wall -Werror sites.cpp \
+        -o cpp-$countdown || fail "sampler-c++ $level failed"
+      check_sites cpp-$countdown sites_cpp.expected
+      [ "$(cat run.out)" = "15" ] || fail "$level $countdown: the program printed $(cat run.out)"
+      dwarf_agrees cpp-$countdown
+    done
+    same_sampling cpp-region cpp-site
     # Every scheme at once: the program still computes the same, and its report resolves.
     "$cxx" -fsampler-schemes=all $level -Wall -Werror sites.cpp -o sites-all || fail "sampler-c++ all $level failed"
     SAMPLER_SPARSITY=1 SAMPLER_FILE=report ./sites-all >run.out || fail "sites-all failed"
@@ -72,9 +98,17 @@ pairs)
   # scalar-pairs: the value just assigned against each same-typed variable in scope (parameters, locals
   # declared with an initialiser, globals) and each integer constant of the function; every lvalue kind.
   for level in -O0 -O2; do
-    "$cc" -fsampler-schemes=scalar-pairs $level -Wall -Werror pairs.c -o pairs || fail "sampler-cc $level pairs.c"
-    check_sites pairs pairs.expected
-    [ "$(cat run.out)" = "5 16" ] || fail "$level: the program printed $(cat run.out)"
+    for countdown in region site; do
+      SAMPLER_CC_COUNTDOWN=$countdown "$cc" -fsampler-schemes=scalar-pairs $level -Wall -Werror pairs.c \
+        -o pairs-$countdown || fail "sampler-cc $level pairs.c"
+      check_sites pairs-$countdown pairs.expected
+      [ "$(cat run.out)" = "5 16" ] || fail "$level $countdown: the program printed $(cat run.out)"
+    done
+    same_sampling pairs-region pairs-site
+    # The default schemes too: the pairs' checks and the branches' share regions.
+    "$cc" $level pairs.c -o all-region && "$cc" -fsampler-countdown=site $level pairs.c -o all-site ||
+      fail "sampler-cc $level pairs.c, default schemes"
+    same_sampling all-region all-site
   done
   ;;
 schemes)

@@ -554,3 +554,38 @@ TEST(ModuleMap, DescribesThisProcess) {
 
 }  // namespace
 }  // namespace sampler::runtime
+
+// SAMPLER_REGION / SAMPLER_REGION_PASSED (region_macros.c, C): from any countdown, the amortized stretch leaves
+// the same counters and the same countdown as the same stretch checked site by site, on each of its paths.
+extern "C" {
+int region_test_per_site(int x, int limit);
+int region_test_amortized(int x, int limit);
+size_t region_test_counters(uint64_t* out);
+}
+
+TEST(Sampling, RegionMacrosSampleAsPerSiteChecks) {
+  sampler_countdown = 1;
+  region_test_per_site(0, 0);  // initialises the runtime (from the environment) and this thread
+  sampler::runtime::configure_sampling(true, 1.0, true, 1);  // after a sample, the next opportunity samples
+  region_test_per_site(0, 0);
+  uint64_t before[9], per_site[9], amortized[9];
+  int fast_paths = 0;
+  for (int x : {-5, 3, 12, 13}) {
+    for (int64_t countdown = 1; countdown <= 7; ++countdown) {
+      ASSERT_EQ(region_test_counters(before), 9u);
+      sampler_countdown = countdown;
+      int expected = region_test_per_site(x, 12);
+      int64_t countdown_per_site = sampler_countdown;
+      region_test_counters(per_site);
+      sampler_countdown = countdown;
+      fast_paths += countdown > 4;
+      EXPECT_EQ(region_test_amortized(x, 12), expected) << x << " " << countdown;
+      EXPECT_EQ(sampler_countdown, countdown_per_site) << x << " " << countdown;
+      region_test_counters(amortized);
+      for (int i = 0; i < 9; ++i) {
+        EXPECT_EQ(amortized[i] - per_site[i], per_site[i] - before[i]) << x << " " << countdown << " value " << i;
+      }
+    }
+  }
+  EXPECT_GT(fast_paths, 0);
+}

@@ -19,6 +19,27 @@ extern "C" {
 /** The fast path: true (rarely) when this opportunity must go to the runtime. */
 #define SAMPLER_OPPORTUNITY() __builtin_expect(--sampler_countdown <= 0, 0)
 
+/** The amortized check (Liblit et al., PLDI 2003), for a stretch of code without loops or calls that passes at
+ *  most `k` sites on any path: true (likely) when none of them can sample, i.e. the countdown is above `k`. Then
+ *  run a copy of the stretch without its sites and, on each way out of it, SAMPLER_REGION_PASSED(n) with the
+ *  number of sites that path passed; otherwise run the instrumented stretch, site by site:
+ *
+ *      if (SAMPLER_REGION(3)) {
+ *        if (x > limit) { SAMPLER_REGION_PASSED(1); return -1; }   // the sites' plain conditions
+ *        ...;
+ *        SAMPLER_REGION_PASSED(3);
+ *      } else {
+ *        if (SAMPLER_BRANCH(over, x > limit)) return -1;            // the same code, instrumented
+ *        ...;
+ *      }
+ *
+ *  Every site samples exactly when the per-site check would have sampled it. A path that passes more than `k`
+ *  sites, or a count that is not the path's own, changes which sites sample (fewer: later sites sample less
+ *  often; more: more often). A call in the stretch that runs sites itself must come after SAMPLER_REGION_PASSED.
+ *  Both are C expressions with no function call: no runtime code runs unless a site samples. */
+#define SAMPLER_REGION(k) __builtin_expect(sampler_countdown > (int64_t)(k), 1)
+#define SAMPLER_REGION_PASSED(n) ((void)(sampler_countdown -= (int64_t)(n)))
+
 /** Any counter scheme and generic N-tuples: one observation in `column`. */
 static inline void sampler_count(struct sampler_scheme* scheme, uint32_t site, uint32_t column) {
   if (SAMPLER_OPPORTUNITY()) sampler_take_counter(scheme, site, column);

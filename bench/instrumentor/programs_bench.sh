@@ -1,0 +1,160 @@
+#!/usr/bin/env bash
+# The cost of sampler-cc on real programs' CPU-bound work (issue 9's speed goals): Debian's gzip and bzip2, fetched
+# with `apt-get source` (nothing is committed), each built three times with the same flags: by plain clang-19, by
+# sampler-cc with the amortized countdown (-fsampler-countdown=region, the default) and by sampler-cc with one check
+# per site (-fsampler-countdown=site). Then `gzip -9` / `bzip2 -9` of the same ~100 MB input, sampling off, at
+# SAMPLER_SPARSITY=1000 and 100, the runs of every build interleaved, the best user CPU time of REPS kept (the
+# machine is shared: user time, and the best of several, are the least disturbed by other work).
+# Prints per program: each build's time (make, CPU seconds), .text size, sites, and each run's user time and its
+# ratio to plain clang's. The goals: sampling off <= 1.03x, 1/1000 <= 1.05x, 1/100 <= 1.15x, compile time <= 2x.
+#
+# Usage: bench/instrumentor/programs_bench.sh [--build BUILD_DIR] [--work DIR] [--reps N] [--megabytes M]
+#                                             [PROGRAM...]
+#   BUILD_DIR: the suite's build tree, with sampler-cc built (default build/)
+#   DIR: sources, builds and input (default BUILD_DIR/programs-bench; the builds are redone each run)
+#   PROGRAM: gzip and/or bzip2 (default both)
+# Not run by ctest (minutes long, needs the network for apt-get source); see docs/performance.md.
+set -uo pipefail
+top=$(cd "$(dirname "$0")/../.." && pwd)
+build=$top/build
+work=
+reps=3
+megabytes=100
+while [ $# -gt 0 ]; do
+  case $1 in
+  --build) build=$2; shift 2 ;;
+  --work) work=$2; shift 2 ;;
+  --reps) reps=$2; shift 2 ;;
+  --megabytes) megabytes=$2; shift 2 ;;
+  -h | --help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+  -*) echo "programs_bench.sh: unknown option $1" >&2; exit 2 ;;
+  *) break ;;
+  esac
+done
+programs=("$@")
+[ ${#programs[@]} -eq 0 ] && programs=(gzip bzip2)
+build=$(cd "$build" && pwd) || exit 2
+work=${work:-$build/programs-bench}
+cc=$build/instrumentor/sampler-cc
+[ -x "$cc" ] || { echo "programs_bench.sh: $cc is not built" >&2; exit 2; }
+note() { echo "programs-bench: $*" >&2; }
+mkdir -p "$work" || exit 1
+
+# apt-get source needs a deb-src entry (scripts/real-programs.sh adds one the same way).
+if ! grep -rqsE '^(deb-src|Types:.*deb-src)' /etc/apt/sources.list /etc/apt/sources.list.d/; then
+  sudo=""
+  [ "$(id -u)" -ne 0 ] && sudo=sudo
+  codename=$(. /etc/os-release && echo "$VERSION_CODENAME")
+  note "adding a deb-src entry for $codename"
+  printf 'Types: deb-src\nURIs: http://deb.debian.org/debian\nSuites: %s\nComponents: main\n%s\n' "$codename" \
+    'Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg' |
+    $sudo tee /etc/apt/sources.list.d/sampler-deb-src.sources >/dev/null
+  $sudo apt-get update -qq
+fi
+
+# The input: /usr/include and /usr/share/doc as one tar (text and some binary), repeated up to M megabytes.
+input=$work/input.tar
+if [ ! -s "$input" ] || [ "$(stat -c %s "$input")" -ne $((megabytes * 1048576)) ]; then
+  note "making a ${megabytes} MB input"
+  tar -cf "$work/one.tar" /usr/include /usr/share/doc 2>/dev/null
+  copies=$((megabytes * 1048576 / $(stat -c %s "$work/one.tar") + 1))
+  for ((i = 0; i < copies; ++i)); do cat "$work/one.tar"; done 2>/dev/null | head -c $((megabytes * 1048576)) >"$input"
+  rm -f "$work/one.tar"
+fi
+
+cpu_seconds() {  # LOG COMMAND...: CPU seconds (user + system) of the command and its children; output to LOG
+  local log=$1 status
+  shift
+  /usr/bin/time -o "$work/time.out" -f '%U %S' "$@" >"$log" 2>&1
+  status=$?
+  awk '{ print $1 + $2 }' "$work/time.out"
+  return $status
+}
+user_seconds() {  # user seconds of: the program reading the input, writing nowhere (environment first)
+  /usr/bin/time -o "$work/time.out" -f '%U' env "$@" <"$input" >/dev/null 2>&1 ||
+    { echo "programs_bench.sh: $* failed" >&2; exit 1; }
+  cat "$work/time.out"
+}
+text_size() { size -A "$1" | awk '$1 == ".text" { print $2 }'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }'; }
+
+# build PROGRAM SOURCE DIR CC EXTRA_CFLAGS: configure (gzip) or the Makefile (bzip2), then make, timed.
+build_one() {
+  local program=$1 source=$2 dir=$3 compiler=$4 flags=$5
+  rm -rf "$dir" && cp -a "$source" "$dir" || return 1
+  cd "$dir" || return 1
+  case $program in
+  gzip)
+    ./configure CC="$compiler" CFLAGS="-g -O2 $flags" >configure.log 2>&1 || return 1
+    make_seconds=$(cpu_seconds make.log make -j1 MAKEINFO=true) || return 1
+    binary=$dir/gzip
+    ;;
+  bzip2)
+    make_seconds=$(cpu_seconds make.log make -j1 bzip2 CC="$compiler" \
+      CFLAGS="-Wall -Winline -O2 -g -D_FILE_OFFSET_BITS=64 $flags") || return 1
+    binary=$dir/bzip2  # linked with the libbz2.so built beside it: run with LD_LIBRARY_PATH=$dir
+    ;;
+  esac
+  [ -x "$binary" ] || return 1
+}
+
+for program in "${programs[@]}"; do
+  fetch=$work/$program/fetch
+  if [ -z "$(find "$fetch" -mindepth 1 -maxdepth 1 -type d 2>/dev/null | head -1)" ]; then
+    note "$program: apt-get source"
+    mkdir -p "$fetch" && (cd "$fetch" && apt-get source -qq "$program" >fetch.log 2>&1) ||
+      { echo "programs_bench.sh: apt-get source $program failed" >&2; exit 1; }
+  fi
+  source=$(find "$fetch" -mindepth 1 -maxdepth 1 -type d | head -1)
+  declare -A binary_of=() make_of=() text_of=()
+  for variant in plain region site; do
+    note "$program: building ($variant)"
+    case $variant in
+    plain) build_one "$program" "$source" "$work/$program/$variant" clang-19 "" ;;
+    region) build_one "$program" "$source" "$work/$program/$variant" "$cc" "-fsampler-countdown=region" ;;
+    site) build_one "$program" "$source" "$work/$program/$variant" "$cc" "-fsampler-countdown=site" ;;
+    esac || { echo "programs_bench.sh: the $variant build of $program failed (see $work/$program/$variant)" >&2; exit 1; }
+    binary_of[$variant]=$binary
+    make_of[$variant]=$make_seconds
+    text_of[$variant]=$(text_size "$binary")
+  done
+  sites=$("$build/tools/extract-section" .debug_site_info "${binary_of[region]}" 2>/dev/null |
+    awk '/^<sites/ { match($0, /scheme="[^"]*"/); s = substr($0, RSTART + 8, RLENGTH - 9); next }
+         /^<\/sites>/ { next } { n[s]++ } END { for (k in n) printf "%s %d, ", k, n[k] }')
+
+  # The runs: every configuration once per round, REPS rounds, the best kept.
+  configs=("plain|" "region|" "site|" "region|SAMPLER_SPARSITY=1000" "site|SAMPLER_SPARSITY=1000"
+    "region|SAMPLER_SPARSITY=100" "site|SAMPLER_SPARSITY=100")
+  declare -A best=()
+  for ((round = 1; round <= reps; ++round)); do
+    note "$program: round $round of $reps"
+    for config in "${configs[@]}"; do
+      variant=${config%%|*}
+      environment=${config#*|}
+      # Debian's bzip2 links its own libbz2.so, which must be the one just built, not the system's.
+      t=$(user_seconds LD_LIBRARY_PATH="$(dirname "${binary_of[$variant]}")" SAMPLER_FILE=/dev/null $environment \
+        "${binary_of[$variant]}" -9 -c)
+      if [ -z "${best[$config]:-}" ] || awk -v a="$t" -v b="${best[$config]}" 'BEGIN { exit !(a < b) }'; then
+        best[$config]=$t
+      fi
+    done
+  done
+
+  plain=${best["plain|"]}
+  echo "== $program -9 -c of ${megabytes} MB, best user time of $reps (sites: ${sites%, })"
+  printf '%-34s %8s %7s\n' "build and sampling" "user s" "ratio"
+  for config in "${configs[@]}"; do
+    variant=${config%%|*}
+    environment=${config#*|}
+    case $environment in "") label="off" ;; *) label="1/${environment#SAMPLER_SPARSITY=}" ;; esac
+    [ "$variant" = plain ] && label="clang-19"
+    printf '%-34s %8s %7s\n' "$variant, $label" "${best[$config]}" "$(ratio "${best[$config]}" "$plain")x"
+  done
+  printf '%-34s %8s %7s %10s %7s\n' "build" "make s" "ratio" ".text B" "ratio"
+  for variant in plain region site; do
+    printf '%-34s %8s %7s %10s %7s\n' "$variant" "${make_of[$variant]}" \
+      "$(ratio "${make_of[$variant]}" "${make_of[plain]}")x" "${text_of[$variant]}" \
+      "$(ratio "${text_of[$variant]}" "${text_of[plain]}")x"
+  done
+  unset binary_of make_of text_of best
+done
