@@ -162,7 +162,9 @@ class Instrumenter {
 
   static bool is_marker(const CallBase& call) {
     const Function* callee = call.getCalledFunction();
-    return callee && (callee->getName() == kBranchMarker || callee->getName() == kPairsMarker);
+    if (!callee) return false;
+    StringRef name = callee->getName();
+    return name == kBranchMarker || name == kPairsMarker || name == kValueMarker || name == kAtomMarker;
   }
 
   // A call that may run sites (of this unit or another): the countdown must be in memory before it, and read
