@@ -8,14 +8,7 @@
 namespace sampler::symbfile {
 namespace {
 
-// Field numbers of symbfile.proto.
-constexpr uint32_t kRangeLength = 2, kRangeFuncStr = 3, kRangeFileStr = 4, kRangeCallLine = 5,
-                   kRangeCallFileStr = 6, kRangeDepth = 7, kRangeLineTable = 8, kRangeSetElfVa = 12;
-constexpr uint32_t kLineTableOffset = 1, kLineTableLineNumber = 2;
-constexpr uint32_t kPadFunc = 2, kPadFile = 3, kPadLine = 4, kPadSetElfVa = 5;
-constexpr uint32_t kStringTableStrings = 1;
-
-constexpr std::string_view kMagic = "symbfile";
+using namespace field;
 
 /// A cursor over protobuf bytes that remembers where its bytes lie in the file (for errors).
 class Cursor {

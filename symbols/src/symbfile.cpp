@@ -21,17 +21,14 @@
 #include <unordered_map>
 
 #include "sections/gsym.h"
+#include "sections/symbfile.h"
 #include "symbols/llvm_demangle.h"
 
 namespace sampler::symbols {
 namespace {
 
-// Field numbers of symbfile.proto.
-constexpr uint32_t kRangeLength = 2, kRangeFuncStr = 3, kRangeFileStr = 4, kRangeCallLine = 5,
-                   kRangeCallFileStr = 6, kRangeDepth = 7, kRangeLineTable = 8, kRangeSetElfVa = 12;
-constexpr uint32_t kLineTableOffset = 1, kLineTableLineNumber = 2;
-constexpr uint32_t kPadFunc = 2, kPadFile = 3, kPadLine = 4, kPadSetElfVa = 5;
-constexpr uint32_t kStringTableStrings = 1;
+using namespace symbfile::field;
+using symbfile::MessageType;
 
 /// Protobuf wire format, the little of it a symbfile needs.
 class Proto {
@@ -63,7 +60,7 @@ class Proto {
 };
 
 /// Appends one length- and type-prefixed message (symbfile.proto, "General format").
-void append_message(std::string& file, SymbfileMessage type, const std::string& message) {
+void append_message(std::string& file, MessageType type, const std::string& message) {
   Proto prefix;
   prefix.varint(message.size());
   prefix.varint(static_cast<uint32_t>(type));
@@ -72,8 +69,8 @@ void append_message(std::string& file, SymbfileMessage type, const std::string& 
 }
 
 std::string start_file() {
-  std::string file = "symbfile";
-  append_message(file, SymbfileMessage::kHeader, "");
+  std::string file(symbfile::kMagic);
+  append_message(file, MessageType::kHeader, "");
   return file;
 }
 
@@ -119,7 +116,7 @@ void append_range(std::string& file, const AddressRange& range, const std::strin
     table.packed(kLineTableLineNumber, numbers);
     m.bytes(kRangeLineTable, table.data);
   }
-  append_message(file, SymbfileMessage::kRangeV1, m.data);
+  append_message(file, MessageType::kRangeV1, m.data);
 }
 
 std::vector<Span> spans_of(const std::vector<InlineCall>& calls) {
@@ -189,8 +186,8 @@ std::string write_symbfile_returnpads(const std::vector<uint64_t>& pads, const s
   }
   Proto table;
   for (const std::string& s : strings) table.bytes(kStringTableStrings, s);
-  append_message(file, SymbfileMessage::kStringTableV1, table.data);
-  for (const std::string& r : records) append_message(file, SymbfileMessage::kReturnPadV1, r);
+  append_message(file, MessageType::kStringTableV1, table.data);
+  for (const std::string& r : records) append_message(file, MessageType::kReturnPadV1, r);
   return file;
 }
 

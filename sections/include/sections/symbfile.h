@@ -31,6 +31,18 @@ enum class Kind { kRanges, kReturnPads };
 /// Protobuf message types (symbfile.proto, MessageType).
 enum class MessageType : uint32_t { kHeader = 1, kRangeV1 = 2, kReturnPadV1 = 3, kStringTableV1 = 4 };
 
+/// What a symbfile starts with.
+inline constexpr std::string_view kMagic = "symbfile";
+
+/// Field numbers of symbfile.proto's messages, for this reader and for the writer in symbols/.
+namespace field {
+inline constexpr uint32_t kRangeLength = 2, kRangeFuncStr = 3, kRangeFileStr = 4, kRangeCallLine = 5,
+                          kRangeCallFileStr = 6, kRangeDepth = 7, kRangeLineTable = 8, kRangeSetElfVa = 12;
+inline constexpr uint32_t kLineTableOffset = 1, kLineTableLineNumber = 2;
+inline constexpr uint32_t kPadFunc = 2, kPadFile = 3, kPadLine = 4, kPadSetElfVa = 5;
+inline constexpr uint32_t kStringTableStrings = 1;
+}  // namespace field
+
 /// The most frames one return pad may hold, like GSYM's inline depth limit.
 constexpr size_t kMaxPadFrames = gsym::kMaxInlineDepth + 1;
 

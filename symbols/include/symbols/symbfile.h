@@ -19,9 +19,6 @@
 
 namespace sampler::symbols {
 
-/// Protobuf message types of a symbfile (symbfile.proto, MessageType).
-enum class SymbfileMessage : uint32_t { kHeader = 1, kRangeV1 = 2, kReturnPadV1 = 3, kStringTableV1 = 4 };
-
 /// The "ranges" symbfile of `functions`. Names are demangled (symbfile.proto: "Demangled name").
 std::string write_symbfile_ranges(const std::vector<Function>& functions);
 
