@@ -56,20 +56,8 @@ failures=0
 fail() { echo "FAIL ($program): $*" >&2; failures=$((failures + 1)); }
 note() { echo "real-programs: $*" >&2; }
 
-sudo=""
-[ "$(id -u)" -ne 0 ] && sudo=sudo
-# apt-get source needs a deb-src entry; Debian's default images have none.
-ensure_deb_src() {
-  if ! grep -rqsE '^(deb-src|Types:.*deb-src)' /etc/apt/sources.list /etc/apt/sources.list.d/; then
-    local codename
-    codename=$(. /etc/os-release && echo "$VERSION_CODENAME")
-    note "adding a deb-src entry for $codename"
-    printf 'Types: deb-src\nURIs: http://deb.debian.org/debian\nSuites: %s\nComponents: main\n%s\n' "$codename" \
-      'Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg' |
-      $sudo tee /etc/apt/sources.list.d/sampler-deb-src.sources >/dev/null
-    $sudo apt-get update -qq
-  fi
-}
+# shellcheck source=debian-source.sh
+. "$top/scripts/debian-source.sh"
 
 # elf_files DIR: the ELF executables and shared objects built under DIR.
 elf_files() {
@@ -172,7 +160,7 @@ EOS
 seconds() { date +%s.%N; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }'; }
 
-ensure_deb_src
+ensure_deb_src || exit 1
 rm -rf "$work" && mkdir -p "$work" || exit 1
 keep_sites_compiler keep-sites-cc "$drivers/sampler-cc"
 keep_sites_compiler keep-sites-c++ "$drivers/sampler-c++"
@@ -180,12 +168,10 @@ summary=()
 for program in "${programs[@]}"; do
   note "$program: fetching the source"
   dir=$work/$program
-  mkdir -p "$dir/fetch" && cd "$dir/fetch" || exit 1
-  if ! apt-get source -qq "$program" >fetch.log 2>&1; then
-    fail "apt-get source $program: $(tail -3 fetch.log)"
+  if ! source=$(fetch_debian_source "$program" "$dir/fetch"); then
+    fail "cannot fetch the source"
     continue
   fi
-  source=$(find "$dir/fetch" -mindepth 1 -maxdepth 1 -type d | head -1)
   cp -a "$source" "$dir/plain" && cp -a "$source" "$dir/instrumented" || exit 1
 
   note "$program: building with clang-19"

@@ -40,17 +40,9 @@ cc=$build/instrumentor/sampler-cc
 note() { echo "programs-bench: $*" >&2; }
 mkdir -p "$work" || exit 1
 
-# apt-get source needs a deb-src entry (scripts/real-programs.sh adds one the same way).
-if ! grep -rqsE '^(deb-src|Types:.*deb-src)' /etc/apt/sources.list /etc/apt/sources.list.d/; then
-  sudo=""
-  [ "$(id -u)" -ne 0 ] && sudo=sudo
-  codename=$(. /etc/os-release && echo "$VERSION_CODENAME")
-  note "adding a deb-src entry for $codename"
-  printf 'Types: deb-src\nURIs: http://deb.debian.org/debian\nSuites: %s\nComponents: main\n%s\n' "$codename" \
-    'Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg' |
-    $sudo tee /etc/apt/sources.list.d/sampler-deb-src.sources >/dev/null
-  $sudo apt-get update -qq
-fi
+# shellcheck source=../../scripts/debian-source.sh
+. "$(dirname "$0")/../../scripts/debian-source.sh"
+ensure_deb_src || exit 1
 
 # The input: /usr/include and /usr/share/doc as one tar (text and some binary), repeated up to M megabytes.
 input=$work/input.tar
@@ -99,13 +91,7 @@ build_one() {
 }
 
 for program in "${programs[@]}"; do
-  fetch=$work/$program/fetch
-  if [ -z "$(find "$fetch" -mindepth 1 -maxdepth 1 -type d 2>/dev/null | head -1)" ]; then
-    note "$program: apt-get source"
-    mkdir -p "$fetch" && (cd "$fetch" && apt-get source -qq "$program" >fetch.log 2>&1) ||
-      { echo "programs_bench.sh: apt-get source $program failed" >&2; exit 1; }
-  fi
-  source=$(find "$fetch" -mindepth 1 -maxdepth 1 -type d | head -1)
+  source=$(fetch_debian_source "$program" "$work/$program/fetch") || exit 1
   declare -A binary_of=() make_of=() text_of=()
   for variant in plain region site; do
     note "$program: building ($variant)"
