@@ -11,7 +11,8 @@
 #   fuzz   BUILD_DIR-fuzz: scripts/fuzz.sh 30, every fuzz target for 30 seconds
 # One more stage runs only when SAMPLER_REAL_PROGRAMS=1:
 #   real   scripts/real-programs.sh on BUILD_DIR: real Debian programs built with sampler-cc, their own test suites
-#          run instrumented (the ctest label real-programs, when configured with -DSAMPLER_REAL_PROGRAMS=ON)
+#          run instrumented (the ctest label real-programs, when configured with -DSAMPLER_REAL_PROGRAMS=ON); then
+#          scripts/real-symbols.sh: gzip built -O2 -g, our GSYM against llvm-symbolizer and llvm-gsymutil
 # Each stage first checks that what it uses is there and comes from a package scripts/setup.sh installs
 # (scripts/setup.sh --check STAGE). Every stage runs even if an earlier one failed; the time of each is printed at
 # the end; the exit status is 1 if any failed.
@@ -89,7 +90,7 @@ fuzz() {
 
 # Needs the plain stage's build (sampler-cc and the tools).
 real() {
-  "$top/scripts/real-programs.sh" --build "$build"
+  "$top/scripts/real-programs.sh" --build "$build" && "$top/scripts/real-symbols.sh" --build "$build"
 }
 
 stage plain plain

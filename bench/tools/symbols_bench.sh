@@ -11,6 +11,9 @@
 #                output; and in-process GSYM lookups (bench/sections/gsym_bench, no output); goal: >= 10x
 #   markup       the same addresses as one crash stack: resolve-backtrace --symbols vs
 #                resolve-backtrace | llvm-symbolizer-19 --filter-markup; frames per second
+# With BIG_BINARY=FILE in the environment (a debug binary of about 50 MB: the issue's conversion goal names one),
+# the conversion is also timed on FILE, and nothing else is done with it (make_big_debug_binary.sh makes one from
+# a build tree).
 # Before timing, the outputs are checked equal (lookups: byte for byte; markup: frame lines without columns).
 # Times are the best of RUNS (default 3), output to /dev/null, in CPU time (user + system: on a shared machine the
 # wall clock measures the neighbours).
@@ -43,6 +46,18 @@ llvm1_ns=$(best_ns --cpu "$gsymutil" --convert "$binary" --out-file "$work/llvm1
 echo "conversion: sampler-symbols gsym $(seconds "$ours_ns") s   llvm-gsymutil --convert $(seconds "$llvm_ns") s" \
   "(1 thread: $(seconds "$llvm1_ns") s)   ratio $(ratio "$ours_ns" "$llvm_ns") (goal <= 2)," \
   "$(ratio "$ours_ns" "$llvm1_ns") against one thread"
+
+if [ -n "${BIG_BINARY:-}" ]; then
+  mkdir -p "$work/big"
+  ours_ns=$(best_ns --cpu "$symbols" gsym "$BIG_BINARY" -o "$work/big")
+  llvm_ns=$(best_ns --cpu "$gsymutil" --convert "$BIG_BINARY" --out-file "$work/big.gsym")
+  llvm1_ns=$(best_ns --cpu "$gsymutil" --convert "$BIG_BINARY" --out-file "$work/big1.gsym" --num-threads=1)
+  echo "conversion of BIG_BINARY $BIG_BINARY ($(stat -c %s "$BIG_BINARY") bytes): sampler-symbols gsym" \
+    "$(seconds "$ours_ns") s   llvm-gsymutil --convert $(seconds "$llvm_ns") s (1 thread: $(seconds "$llvm1_ns")" \
+    "s)   ratio $(ratio "$ours_ns" "$llvm_ns") (goal <= 2), $(ratio "$ours_ns" "$llvm1_ns") against one thread;" \
+    "GSYM $(stat -c %s "$work"/big/*.gsym) bytes, llvm-gsymutil's $(stat -c %s "$work/big.gsym") bytes"
+  rm -rf "$work/big" "$work/big.gsym" "$work/big1.gsym"
+fi
 
 # ---- size
 gsym=$work/syms/$id.gsym

@@ -550,6 +550,31 @@ bool Reader::cached_row(LineTableCache& cache, uint64_t pos, uint64_t end, uint6
   return true;
 }
 
+void Reader::index_children(LineTableCache::Tree& tree) {
+  for (uint32_t i = 0; i < tree.nodes.size(); ++i) {
+    LineTableCache::Node& parent = tree.nodes[i];
+    parent.spans_begin = static_cast<uint32_t>(tree.child_spans.size());
+    bool disjoint = true;
+    for (uint32_t child = i + 1; child < parent.subtree_end; child = tree.nodes[child].subtree_end) {
+      const LineTableCache::Node& n = tree.nodes[child];
+      for (uint32_t r = n.ranges_begin; r < n.ranges_end; ++r) {
+        const auto [start, size] = tree.ranges[r];
+        if (size == 0) continue;                     // holds no address
+        if (start + size < start) disjoint = false;  // wraps around: left to the ordered walk
+        tree.child_spans.push_back({start, start + size, child});
+      }
+    }
+    parent.spans_end = static_cast<uint32_t>(tree.child_spans.size());
+    const auto first = tree.child_spans.begin() + parent.spans_begin;
+    const auto last = tree.child_spans.end();
+    std::sort(first, last, [](const auto& a, const auto& b) { return a.start < b.start; });
+    for (auto it = first; it != last && disjoint; ++it) {
+      if (it != first && it->start < std::prev(it)->end) disjoint = false;
+    }
+    parent.disjoint_children = disjoint;
+  }
+}
+
 bool Reader::cached_inline(LineTableCache& cache, uint64_t pos, uint64_t end, uint64_t base, uint64_t address,
                            std::vector<Location>& frames, Error& error, bool& failed) const {
   auto found = cache.trees_.find(pos);
@@ -565,6 +590,15 @@ bool Reader::cached_inline(LineTableCache& cache, uint64_t pos, uint64_t end, ui
     uint64_t p = pos;
     // Only a tree that decodes whole is cached; the byte walk answers (or fails) for the others.
     if (!d.decode_node(p, end, base, tree, 0) || !d.ok()) return false;
+    index_children(tree);
+    // Strings found once per tree, not at each lookup; a node whose strings are not found fails at lookup.
+    for (LineTableCache::Node& n : tree.nodes) {
+      FileEntry file;
+      n.resolved = file_at(n.call_file, file, n.at + 5, ignored) &&
+                   string_or_error(n.name, n.at + 1, n.name_text, ignored);
+      n.call_dir = file.dir;
+      n.call_file_name = file.file;
+    }
     if (cache.trees_.size() >= cache.max_functions_) cache.trees_.clear();
     found = cache.trees_.emplace(pos, std::move(tree)).first;
   }
@@ -580,18 +614,31 @@ bool Reader::cached_inline(LineTableCache& cache, uint64_t pos, uint64_t end, ui
   if (tree.nodes.empty() || !contains(tree.nodes[0])) return true;
   path.push_back(0);
   for (uint32_t i = 0;;) {
-    uint32_t child = i + 1;
-    while (child < tree.nodes[i].subtree_end && !contains(tree.nodes[child])) child = tree.nodes[child].subtree_end;
-    if (child >= tree.nodes[i].subtree_end) break;
+    const LineTableCache::Node& parent = tree.nodes[i];
+    uint32_t child = parent.subtree_end;
+    if (parent.disjoint_children) {
+      // Functions inlining hundreds of calls: the last span starting at or before the address is the only one
+      // that can hold it.
+      const auto first = tree.child_spans.begin() + parent.spans_begin;
+      const auto last = tree.child_spans.begin() + parent.spans_end;
+      auto it = std::upper_bound(first, last, address,
+                                 [](uint64_t a, const LineTableCache::ChildSpan& s) { return a < s.start; });
+      if (it != first && address < std::prev(it)->end) child = std::prev(it)->child;
+    } else {
+      child = i + 1;
+      while (child < parent.subtree_end && !contains(tree.nodes[child])) child = tree.nodes[child].subtree_end;
+    }
+    if (child >= parent.subtree_end) break;
     path.push_back(child);
     i = child;
   }
   // Innermost first, as the byte walk applies them on its way back up.
   for (size_t k = path.size(); k-- > 0;) {
     const LineTableCache::Node& n = tree.nodes[path[k]];
-    FileEntry file;
-    std::string_view name_text;
-    if (!file_at(n.call_file, file, n.at + 5, error) || !string_or_error(n.name, n.at + 1, name_text, error)) {
+    FileEntry file{n.call_dir, n.call_file_name};
+    std::string_view name_text = n.name_text;
+    if (!n.resolved &&
+        (!file_at(n.call_file, file, n.at + 5, error) || !string_or_error(n.name, n.at + 1, name_text, error))) {
       failed = true;
       return true;
     }

@@ -18,6 +18,7 @@
 #include "collector/launcher.h"
 #include "collector/symbols_api.h"
 #include "sections/gsym.h"
+#include "sections/line_reader.h"
 #include "symbols/dwarf_to_gsym.h"
 #include "symbols/symbolize.h"
 #include "tool.h"
@@ -208,7 +209,10 @@ int lookup(const sampler::tool::CommandLine& command, sampler::tool::StderrSink&
   if (command.operands.size() > 2) {
     for (size_t i = 2; i < command.operands.size(); ++i) one(command.operands[i]);
   } else {
-    for (std::string line; std::getline(std::cin, line);) one(line);
+    // Read in large blocks (iostreams' getline read a character at a time); strtoull needs a terminated copy.
+    LineReader input(0, "<stdin>", sink);
+    std::string line;
+    for (std::string_view view; input.next(view);) one(line.assign(view));
   }
   const bool written = tool::finish_output(output, sink);
   return !written || sink.errors() > 0 ? tool::kExitDataError : tool::kExitSuccess;

@@ -90,11 +90,24 @@ class LineTableCache {
     uint64_t call_file;
     uint64_t call_line;
     uint64_t at;  // file offset of the node's has-children byte (for errors, as the byte walk reports them)
+    // This node's children's ranges in Tree::child_spans, sorted by start; searched by halves when
+    // `disjoint_children` (at most one child holds an address), else walked in order like the bytes.
+    uint32_t spans_begin, spans_end;
+    bool disjoint_children;
+    // The name and call file's strings, found once when the tree is decoded (resolved: all three found).
+    bool resolved;
+    std::string_view name_text, call_dir, call_file_name;
+  };
+  /// One range of a child: [start, end) belongs to node `child`.
+  struct ChildSpan {
+    uint64_t start, end;
+    uint32_t child;
   };
   struct Tree {
     uint64_t base = 0;
     std::vector<Node> nodes;
     std::vector<std::pair<uint64_t, uint64_t>> ranges;  // [start, start + size)
+    std::vector<ChildSpan> child_spans;
   };
   size_t max_functions_;
   std::unordered_map<uint64_t, Table> tables_;  // by the line table's file offset
@@ -136,6 +149,7 @@ class Reader {
   bool cached_row(LineTableCache& cache, uint64_t pos, uint64_t end, uint64_t base, uint64_t address,
                   std::optional<LineTableCache::Row>& row) const;
   /// The inline frames from a cached tree; false (nothing changed) if the tree does not decode whole.
+  static void index_children(LineTableCache::Tree& tree);
   bool cached_inline(LineTableCache& cache, uint64_t pos, uint64_t end, uint64_t base, uint64_t address,
                      std::vector<Location>& frames, Error& error, bool& failed) const;
   friend class FunctionDecoder;
