@@ -12,7 +12,7 @@
 #   BUILD_DIR: the suite's build tree (default build/), with sampler-symbols built
 #   DIR: where sources and builds go (default BUILD_DIR/real-symbols; emptied first)
 #   PROGRAM: Debian source packages (default: gzip; bc 1.07 and gperf 3.1 do not build with clang-19 as shipped)
-# Needs apt-get source: adds a deb-src entry as scripts/real-programs.sh does (its ensure_deb_src, reused).
+# Needs apt-get source: adds a deb-src entry if there is none (scripts/debian-source.sh; root or sudo).
 # Not in the default ctest run: the test real_symbols has the label real-programs (-DSAMPLER_REAL_PROGRAMS=ON).
 # Exit status 0 when every check held for every program, 1 otherwise.
 set -uo pipefail
@@ -43,27 +43,22 @@ failures=0
 fail() { echo "FAIL ($program): $*" >&2; failures=$((failures + 1)); }
 note() { echo "real-symbols: $*" >&2; }
 
-sudo=""
-[ "$(id -u)" -ne 0 ] && sudo=sudo
-# One implementation of the deb-src setup: scripts/real-programs.sh's function, taken from that script.
-eval "$(sed -n '/^ensure_deb_src() {$/,/^}$/p' "$top/scripts/real-programs.sh")"
-declare -F ensure_deb_src >/dev/null || { echo "real-symbols.sh: no ensure_deb_src in real-programs.sh" >&2; exit 2; }
+# shellcheck source=debian-source.sh
+. "$top/scripts/debian-source.sh"
 
 # Debian's patches can leave a Makefile.am newer than its Makefile.in: build with the generated files shipped.
 no_autotools="ACLOCAL=true AUTOCONF=true AUTOMAKE=true AUTOHEADER=true"
 
-ensure_deb_src
+ensure_deb_src || exit 1
 rm -rf "$work" && mkdir -p "$work" || exit 1
 summary=()
 for program in "${programs[@]}"; do
   note "$program: fetching the source"
   dir=$work/$program
-  mkdir -p "$dir/fetch" && cd "$dir/fetch" || exit 1
-  if ! apt-get source -qq "$program" >fetch.log 2>&1; then
-    fail "apt-get source $program: $(tail -3 fetch.log)"
+  if ! source=$(fetch_debian_source "$program" "$dir/fetch"); then
+    fail "cannot fetch the source"
     continue
   fi
-  source=$(find "$dir/fetch" -mindepth 1 -maxdepth 1 -type d | head -1)
   note "$program: building with clang-19 -O2 -g"
   if ! (cd "$source" && CC=clang-19 CXX=clang++-19 CFLAGS='-O2 -g' CXXFLAGS='-O2 -g' ./configure -q \
     >configure.log 2>&1 && make -j"$jobs" MAKEINFO=true $no_autotools >make.log 2>&1); then
