@@ -288,7 +288,7 @@ Response Collector::failure(int status, std::string_view code, std::string_view 
   response.status = status;
   std::string uuid = new_uuid();
   response.body = "{\"success\": false, \"status\": " + std::to_string(status) + ", \"uuid\": \"" + uuid +
-                  "\", \"error\": {\"code\": " + json_string(code) + ", \"message\": " + json_string(message) + "}}\n";
+                  "\", \"error\": {\"Code\": " + json_string(code) + ", \"Text\": " + json_string(message) + "}}\n";
   // The log line escapes like the answer: nothing a client sends reaches the log raw.
   response.log = uuid + " " + std::to_string(status) + " " + std::string(code) +
                  (app.empty() ? std::string() : " app=" + json_string(app)) + " " + json_string(message);

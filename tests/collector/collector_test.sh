@@ -18,7 +18,7 @@ expect_answer() {
   if [ "$1" = 200 ]; then
     grep -q '^{"success": true, "status": 200, "id": ' answer || fail "answer: $(cat answer)"
   else
-    grep -q "^{\"success\": false, \"status\": $1, \"uuid\": \"[0-9a-f-]\{36\}\", \"error\": {\"code\": \"$2\"" answer ||
+    grep -q "^{\"success\": false, \"status\": $1, \"uuid\": \"[0-9a-f-]\{36\}\", \"error\": {\"Code\": \"$2\"" answer ||
       fail "answer: $(cat answer)"
     local uuid
     uuid=$(sed 's/.*"uuid": "\([0-9a-f-]*\)".*/\1/' answer)
@@ -70,7 +70,7 @@ case $case_name in
     start_server sqlite:reports.db
     printf '<report id="outcome">\nrun-id\tx\n</report>\nstray text\n' >stray
     upload good-key stray && expect_answer 400 bad-report
-    grep -q '"message": "line 4: text outside a subreport' answer || fail "answer: $(cat answer)"
+    grep -q '"Text": "line 4: text outside a subreport' answer || fail "answer: $(cat answer)"
     printf '<report id="samples">\n</report>\n' >no-outcome
     upload good-key no-outcome && expect_answer 400 bad-report
     head -c 20000 /dev/urandom >binary

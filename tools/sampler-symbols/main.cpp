@@ -118,9 +118,10 @@ bool uploads_of(const std::string& path, const sampler::symbols::ConvertOptions&
 
 /// The message of a collector's JSON failure answer, or the answer itself.
 std::string answer_message(const std::string& answer) {
-  const size_t at = answer.find("\"message\": \"");
+  const std::string_view key = "\"Text\": \"";
+  const size_t at = answer.find(key);
   if (at == std::string::npos) return answer;
-  const size_t begin = at + 12;
+  const size_t begin = at + key.size();
   size_t end = begin;
   while (end < answer.size() && answer[end] != '"') end += answer[end] == '\\' ? 2 : 1;
   return answer.substr(begin, end - begin);
