@@ -11,7 +11,8 @@
 # and prints per program: sites per scheme, the build-time ratio and the size ratio (text of the main binary).
 # At SAMPLER_SPARSITY=1 every site calls the runtime (20-30 times slower): the few tests that feed the program
 # gigabytes (gzip's list-big compresses a 4 GiB file) are left out of that pass, and only of that one (the
-# table `bounded` below); they run at the other sparsities.
+# table `bounded` below); they run at the other sparsities. Tests that read memory the program no longer owns
+# (the table `undefined`) run, but their results are not compared: the runtime's calls change what is there.
 # A program whose `make check` runs nothing (bc) gets a workload instead (the table `workload`), whose output
 # must be the same instrumented as plain.
 #
@@ -49,6 +50,10 @@ done
 jobs=$(nproc)
 # Tests left out of the sparsity-1 pass, per program (paths in the source tree): too long at every site.
 declare -A bounded=([gzip]="tests/list-big")
+# Tests whose instrumented results are not compared: they read a dead stack frame, whose bytes any call made in
+# between overwrites (gnulib's test-explicit_bzero checks that an earlier call's frame still holds zeros; a sampled
+# site's call into the runtime writes that stack area).
+declare -A undefined=([sed]="gnulib-tests/test-explicit_bzero" [grep]="gnulib-tests/test-explicit_bzero")
 # Programs whose `make check` runs no test (bc's): a workload run after it, in the build tree, whose output must
 # be the same instrumented as plain (recorded as the test "workload").
 declare -A workload=([bc]='printf "scale=500\n4*a(1)\ne(1)\nl(10)\nsqrt(2)\n" | bc/bc -l')
@@ -220,6 +225,8 @@ for program in "${programs[@]}"; do
     left_out=""
     [ "$sparsity" = 1 ] && left_out=${bounded[$program]:-}
     [ -n "$left_out" ] && note "$program: left out at sparsity 1: $left_out"
+    not_compared=${undefined[$program]:-}
+    [ -n "$not_compared" ] && note "$program: run but not compared: $not_compared"
     start=$(seconds)
     : >"$dir/kept.sites"
     run_check "$dir/instrumented" --without "$left_out" SAMPLER_SPARSITY="$sparsity" \
@@ -233,12 +240,12 @@ for program in "${programs[@]}"; do
     while read -r name result; do
       [ "$name" = make-check-status ] && continue
       [ "$result" = PASS ] || continue
-      case " $left_out " in *" ${name%.trs} "*) continue ;; esac
+      case " $left_out $not_compared " in *" ${name%.trs} "*) continue ;; esac
       got=$(awk -v n="$name" '$1 == n { print $2 }' "$dir/instrumented/results")
       [ "$got" = PASS ] ||
         fail "sparsity $sparsity: test $name passes uninstrumented, gives '${got:-nothing}' instrumented"
     done <"$dir/plain/results"
-    if [ -z "$left_out" ] && grep -qx 'make-check-status 0' "$dir/plain/results" &&
+    if [ -z "$left_out$not_compared" ] && grep -qx 'make-check-status 0' "$dir/plain/results" &&
       ! grep -qx 'make-check-status 0' "$dir/instrumented/results"; then
       fail "sparsity $sparsity: make check passes uninstrumented, fails instrumented ($dir/instrumented/check.log)"
     fi

@@ -54,6 +54,7 @@ requirements=(
   "plain curl cmd:curl"                                         # the collector's black-box tests
   "plain openssl cmd:openssl"                                   # a certificate for the HTTPS upload test
   "real dpkg-dev cmd:dpkg-source"  # apt-get source, for scripts/real-programs.sh
+  "real autopoint cmd:autopoint"  # autoreconf of trees whose Makefile.am Debian patched (grep uses gettext)
   "real time file:/usr/bin/time"   # GNU time: the CPU times of bench/instrumentor/programs_bench.sh
   "asan libgcc-12-dev file:/usr/lib/gcc/x86_64-linux-gnu/12/libasan.so"
   "asan libgcc-12-dev file:/usr/lib/gcc/x86_64-linux-gnu/12/libubsan.so"
