@@ -276,17 +276,26 @@ Plan make_plan(const std::vector<string>& args, bool cxx, const Layout& layout,
   }
 
   // Classify what clang will do, looking inside response files (which still go to clang as they are).
-  std::vector<string> expanded;
-  std::function<void(const string&, int)> expand = [&](const string& a, int depth) {
-    if (a.size() > 1 && a[0] == '@' && depth < 16) {
+  // A file that names itself (directly or through others) is not read again on that chain, as clang refuses
+  // recursive response files; and at most kMaxResponseFiles are read in all, so that files naming several others
+  // cannot make the work grow exponentially.
+  constexpr size_t kMaxResponseFiles = 1024;
+  size_t files_read = 0;
+  std::vector<string> expanded, chain;
+  std::function<void(const string&)> expand = [&](const string& a) {
+    if (a.size() > 1 && a[0] == '@' && files_read < kMaxResponseFiles &&
+        std::find(chain.begin(), chain.end(), a) == chain.end()) {
       if (auto text = read_file(a.substr(1))) {
-        for (const string& w : split_response_file(*text)) expand(w, depth + 1);
+        ++files_read;
+        chain.push_back(a);
+        for (const string& w : split_response_file(*text)) expand(w);
+        chain.pop_back();
         return;
       }
     }
     expanded.push_back(a);
   };
-  for (const string& a : passed) expand(a, 0);
+  for (const string& a : passed) expand(a);
   plan.classification = classify(expanded);
   const Classification& c = plan.classification;
 

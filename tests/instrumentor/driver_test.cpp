@@ -134,6 +134,16 @@ TEST(Driver, ResponseFilesAreReadForClassificationAndPassedAsTheyAre) {
   EXPECT_TRUE(has(f.plan({"@missing", "-c", "a.c"}), "@missing"));
   f.files["self"] = "@self";  // recursion is bounded
   f.plan({"@self"});
+  // Files that each name several others would take exponential work with a depth bound alone (a fuzzer's
+  // input did): a file is not read again on its own chain, and 1024 files are read at most.
+  int reads = 0;
+  Plan wide = make_plan({"@a", "-c", "x.c"}, false, kLayout, [](const char*) -> const char* { return nullptr; },
+                        [&reads](const std::string&) -> std::optional<std::string> {
+                          ++reads;
+                          return std::string("@a @b @c @d @e @f @g @h -O2");
+                        });
+  EXPECT_LE(reads, 1024);
+  EXPECT_TRUE(instruments(wide));
 }
 
 TEST(Driver, OwnOptionsAndEnvironment) {
