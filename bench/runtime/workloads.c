@@ -164,8 +164,8 @@ uint64_t WORKLOAD(records)(const uint8_t* buffer, size_t size, uint32_t* tallies
 #ifndef SAMPLER_UNINSTRUMENTED
 /* records with the amortized check (SAMPLER_REGION, <sampler/record.h>): one check per record, whose code passes at
  * most 5 sites; when the countdown is above 5 the record is parsed by the plain code, which takes off the countdown
- * the sites its path passed (2 when the record does not fit, 3 if it is not intact, 4 with an unknown tag, else 5); else by the
- * instrumented code, site by site. The same sites sample as in records_instrumented. */
+ * the sites its path passed (2 when the record does not fit, 3 if it is not intact, 4 with an unknown tag, else
+ * 5); else by the instrumented code, site by site. The same sites sample as in records_instrumented. */
 uint64_t records_region(const uint8_t* buffer, size_t size, uint32_t* tallies) {
   uint64_t checksum = 0;
   uint32_t previous = 0;
