@@ -60,53 +60,30 @@ size_t DiagnosticList::error_count() const {
 
 size_t DiagnosticList::warning_count() const { return items.size() - error_count(); }
 
-void append_escaped(std::string& out, std::string_view text) {
+namespace {
+
+enum class Escape { kTerminal, kJson };
+
+// The one walker behind both escapings: runs of bytes that need no escaping are copied at once, well-formed UTF-8
+// is kept, and every other byte is written in hex (\xNN for a terminal, \u00XX in JSON).
+void append_escaped_as(std::string& out, std::string_view text, Escape escape) {
   static const char kHex[] = "0123456789abcdef";
+  const bool json = escape == Escape::kJson;
+  auto plain = [json](unsigned char c) {
+    return json ? c >= 0x20 && c < 0x7f && c != '"' && c != '\\' : (c >= 0x20 && c < 0x7f) || c == '\t';
+  };
   size_t i = 0;
   while (i < text.size()) {
     const auto c = static_cast<unsigned char>(text[i]);
-    if ((c >= 0x20 && c < 0x7f) || c == '\t') {
-      // Runs of plain text are copied at once.
+    if (plain(c)) {
       size_t end = i + 1;
-      while (end < text.size()) {
-        const auto next = static_cast<unsigned char>(text[end]);
-        if (!((next >= 0x20 && next < 0x7f) || next == '\t')) break;
-        ++end;
-      }
+      while (end < text.size() && plain(static_cast<unsigned char>(text[end]))) ++end;
       out.append(text, i, end - i);
       i = end;
       continue;
     }
-    if (c >= 0x80) {
-      if (size_t length = utf8_sequence(text.substr(i)); length != 0) {
-        out.append(text, i, length);
-        i += length;
-        continue;
-      }
-    }
-    out += "\\x";
-    out += kHex[c >> 4];
-    out += kHex[c & 15];
-    ++i;
-  }
-}
-
-std::string escape_control_characters(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  append_escaped(out, text);
-  return out;
-}
-
-std::string json_string(std::string_view text) {
-  static const char kHex[] = "0123456789abcdef";
-  std::string out = "\"";
-  out.reserve(text.size() + 2);
-  size_t i = 0;
-  while (i < text.size()) {
-    const auto c = static_cast<unsigned char>(text[i]);
-    if (c >= 0x20 && c < 0x7f) {
-      if (c == '"' || c == '\\') out += '\\';
+    if (json && (c == '"' || c == '\\')) {
+      out += '\\';
       out += static_cast<char>(c);
       ++i;
       continue;
@@ -118,11 +95,28 @@ std::string json_string(std::string_view text) {
         continue;
       }
     }
-    out += "\\u00";
+    out += json ? "\\u00" : "\\x";
     out += kHex[c >> 4];
     out += kHex[c & 15];
     ++i;
   }
+}
+
+}  // namespace
+
+void append_escaped(std::string& out, std::string_view text) { append_escaped_as(out, text, Escape::kTerminal); }
+
+std::string escape_control_characters(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  append_escaped(out, text);
+  return out;
+}
+
+std::string json_string(std::string_view text) {
+  std::string out = "\"";
+  out.reserve(text.size() + 2);
+  append_escaped_as(out, text, Escape::kJson);
   return out + '"';
 }
 
