@@ -63,7 +63,8 @@ the rest.</p>
 @ROUNDS@</ol>
 
 <h2>Crash groups</h2>
-<p>Crashing runs grouped by the signal and the top frames of their stacks: function (source file:line) where symbols are known (--symbols, or the symbols pushed to the collector), else module and module-relative address.</p>
+<p>Crashing runs grouped by the signal and the top frames of their stacks: function (source file:line) where symbols
+are known (--symbols, or the symbols pushed to the collector), else module and module-relative address.</p>
 <table id="crashes">
 <thead><tr><th>group</th><th>runs</th><th>signature</th></tr></thead>
 <tbody>

@@ -95,7 +95,8 @@ class BatchCounter {
       word += value;
       std::memcpy(at, &word, 8);
     } else {
-      for (int lane = 0; lane < 4; ++lane) at[lane] = static_cast<uint16_t>(at[lane] + ((value >> (16 * lane)) & 0xffff));
+      for (int lane = 0; lane < 4; ++lane)
+        at[lane] = static_cast<uint16_t>(at[lane] + ((value >> (16 * lane)) & 0xffff));
     }
   }
 

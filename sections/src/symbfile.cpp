@@ -109,7 +109,8 @@ bool next_key(Cursor& c, uint32_t& field, uint32_t& wire_type, gsym::Error& erro
   const uint64_t at = c.offset();
   uint64_t key = 0;
   if (!c.varint(key, error)) return false;
-  if (key >> 3 == 0 || key >> 3 > UINT32_MAX) return Cursor::fail(error, at, "a protobuf field number of 0 or too large");
+  if (key >> 3 == 0 || key >> 3 > UINT32_MAX)
+    return Cursor::fail(error, at, "a protobuf field number of 0 or too large");
   field = static_cast<uint32_t>(key >> 3);
   wire_type = static_cast<uint32_t>(key & 7);
   return true;
@@ -334,7 +335,8 @@ std::optional<File> File::parse(std::string_view bytes, Kind kind, gsym::Error& 
   for (size_t i = 0; i < file.ranges_.size(); ++i) {
     if (file.ranges_[i].depth == 0) file.functions_.push_back(static_cast<uint32_t>(i));
   }
-  std::stable_sort(file.pads_.begin(), file.pads_.end(), [](const Pad& a, const Pad& b) { return a.address < b.address; });
+  std::stable_sort(file.pads_.begin(), file.pads_.end(),
+                   [](const Pad& a, const Pad& b) { return a.address < b.address; });
   return file;
 }
 

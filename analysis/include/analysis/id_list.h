@@ -137,8 +137,10 @@ inline void encode_bits(std::span<const uint64_t> words, std::span<const WordRan
     put_varint(out, 0);
     return;
   }
-  const uint32_t first = static_cast<uint32_t>(first_word * 64 + static_cast<size_t>(std::countr_zero(words[first_word])));
-  const uint32_t last = static_cast<uint32_t>(last_word * 64 + 63 - static_cast<size_t>(std::countl_zero(words[last_word])));
+  const size_t first_bit = static_cast<size_t>(std::countr_zero(words[first_word]));
+  const size_t last_bit = 63 - static_cast<size_t>(std::countl_zero(words[last_word]));
+  const uint32_t first = static_cast<uint32_t>(first_word * 64 + first_bit);
+  const uint32_t last = static_cast<uint32_t>(last_word * 64 + last_bit);
   const size_t bytes = (static_cast<size_t>(last - first) >> 3) + 1;
   if (varint_size(first) + varint_size(bytes) + bytes < count) {  // encode()'s choice
     put_varint(out, count << 1 | 1);
