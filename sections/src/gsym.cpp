@@ -534,7 +534,7 @@ const LineTableCache::Function* Reader::cached_function(LineTableCache& cache, u
   uint32_t slot = cache.slots_[index];
   if (slot == LineTableCache::kNotDecoded) {
     if (cache.functions_.size() >= cache.max_functions_) {
-      std::fill(cache.slots_.begin(), cache.slots_.end(), LineTableCache::kNotDecoded);
+      for (const LineTableCache::Function& f : cache.functions_) cache.slots_[f.index] = LineTableCache::kNotDecoded;
       cache.functions_.clear();
     }
     LineTableCache::Function function;
@@ -558,6 +558,7 @@ bool Reader::decode_function(uint32_t index, LineTableCache::Function& function)
   Error ignored;
   FunctionDecoder d(*this, ignored);
   uint32_t name = 0;
+  function.index = index;
   function.start = address_at(index);
   if (!d.u32(pos, end, function.size, "") || !d.u32(pos, end, name, "") || name == 0 ||
       !string_or_error(name, 0, function.name, ignored)) {

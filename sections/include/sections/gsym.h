@@ -106,6 +106,7 @@ class LineTableCache {
   /// One function info with at most one line table and one inline info, all of which decoded (others, and
   /// malformed ones, take the byte walk, which reports the error where it lies).
   struct Function {
+    uint32_t index = 0;  // in the address table
     uint64_t start = 0;
     uint32_t size = 0;
     std::string_view name;
@@ -126,7 +127,7 @@ class LineTableCache {
 
   size_t max_functions_;
   const void* reader_ = nullptr;    // the bytes of the Reader the slots are for
-  std::vector<uint32_t> slots_;     // by address index: kNotDecoded, kByteWalk, or 2 + index in functions_
+  std::vector<uint32_t> slots_;     // by address index: kNotDecoded, kByteWalk (kept), or 2 + index in functions_
   std::vector<Function> functions_;
   std::vector<File> files_;         // by file index
 };
