@@ -626,9 +626,14 @@ Found Reader::cached_lookup(LineTableCache& cache, const LineTableCache::Functio
   }
   if (row > 0) {
     const auto [file_index, line] = function.row_file_line[row - 1];
+    FileEntry entry;
+    if (file_index >= cache.files_.size()) {
+      // A row without a file opcode has file 1, which the file table may lack: file_at names the error.
+      file_at(file_index, entry, function.end, error);
+      return Found::kError;
+    }
     LineTableCache::File& file = cache.files_[file_index];
     if (!file.resolved) {
-      FileEntry entry;
       if (!file_at(file_index, entry, function.end, error)) return Found::kError;
       file = {true, entry.dir, entry.file};
     }
