@@ -113,8 +113,31 @@ bool KeyTable::load(std::string_view text, std::string& error) {
       return false;
     }
     Entry entry;
-    entry.app = line.substr(0, tab);
+    entry.holder.app = line.substr(0, tab);
     std::string_view key = line.substr(tab + 1);
+    if (const size_t second = key.find('\t'); second != std::string_view::npos) {
+      std::string_view what = key.substr(second + 1);
+      key = key.substr(0, second);
+      entry.holder.reports = false;
+      for (;;) {
+        const std::string_view word = what.substr(0, what.find(','));
+        if (word == "reports") {
+          entry.holder.reports = true;
+        } else if (word == "symbols") {
+          entry.holder.symbols = true;
+        } else {
+          error = "line " + std::to_string(number) + ": unknown upload '" + std::string(word) +
+                  "' after the key (expected reports, symbols or both: reports,symbols)";
+          return false;
+        }
+        if (word.size() == what.size()) break;
+        what.remove_prefix(word.size() + 1);
+      }
+      if (key.empty()) {
+        error = "line " + std::to_string(number) + ": expected APP<TAB>KEY";
+        return false;
+      }
+    }
     if (key.starts_with("sha256:")) {
       std::string_view digits = key.substr(7);
       if (digits.size() != 64) {
@@ -137,7 +160,7 @@ bool KeyTable::load(std::string_view text, std::string& error) {
   return true;
 }
 
-std::optional<std::string> KeyTable::authenticate(std::string_view authorization) const {
+std::optional<KeyTable::Holder> KeyTable::authenticate(std::string_view authorization) const {
   constexpr std::string_view kScheme = "APIKey ";
   if (!authorization.starts_with(kScheme)) return std::nullopt;
   std::array<unsigned char, 32> presented = sha256(authorization.substr(kScheme.size()));
@@ -148,7 +171,7 @@ std::optional<std::string> KeyTable::authenticate(std::string_view authorization
     if (same && found == nullptr) found = &entry;
   }
   if (found == nullptr) return std::nullopt;
-  return found->app;
+  return found->holder;
 }
 
 bool RateLimiter::allow(const std::string& key, double now) {
@@ -325,18 +348,22 @@ Response Collector::handle(const Request& request, double now) {
 }
 
 Response Collector::upload(const Request& request, double now) {
-  std::optional<std::string> app = keys_.authenticate(request.authorization);
-  if (!app) return failure(401, "unauthorized", "missing or unknown API key (Authorization: APIKey KEY)");
-  if (!rate_.allow(*app, now)) return failure(429, "rate-limited", "too many uploads for this API key", *app);
+  const std::optional<KeyTable::Holder> holder = keys_.authenticate(request.authorization);
+  if (!holder) return failure(401, "unauthorized", "missing or unknown API key (Authorization: APIKey KEY)");
+  const std::string& app = holder->app;
+  if (!holder->reports) {
+    return failure(403, "not-allowed", "this API key may not upload reports (keys.tsv: reports)", app);
+  }
+  if (!rate_.allow(app, now)) return failure(429, "rate-limited", "too many uploads for this API key", app);
   if (request.body_too_large) {
     return failure(413, "body-too-large",
-                   "the request body is larger than " + std::to_string(limits_.max_body_bytes) + " bytes", *app);
+                   "the request body is larger than " + std::to_string(limits_.max_body_bytes) + " bytes", app);
   }
   std::string_view type = request.content_type.substr(0, request.content_type.find(';'));
   if (!type.empty() && type != "text/plain" && type != "application/octet-stream" && type != "application/gzip" &&
       type != "application/x-gzip") {
     return failure(415, "unsupported-media-type",
-                   "Content-Type must be text/plain, application/gzip or application/octet-stream", *app);
+                   "Content-Type must be text/plain, application/gzip or application/octet-stream", app);
   }
   bytes_ += request.body.size();
   std::string text, error;
@@ -344,18 +371,18 @@ Response Collector::upload(const Request& request, double now) {
   switch (decode_body(request.body, request.content_encoding, limits_.max_report_bytes, text, error,
                       &one_gzip_member)) {
     case DecodeStatus::kOk: break;
-    case DecodeStatus::kTooLarge: return failure(413, "report-too-large", error, *app);
-    case DecodeStatus::kCorrupt: return failure(400, "bad-encoding", error, *app);
+    case DecodeStatus::kTooLarge: return failure(413, "report-too-large", error, app);
+    case DecodeStatus::kCorrupt: return failure(400, "bad-encoding", error, app);
   }
   ValidReport report;
-  if (!validate_report(text, report, error)) return failure(400, "bad-report", error, *app);
-  if (!report.outcome.app.empty() && report.outcome.app != *app) {
+  if (!validate_report(text, report, error)) return failure(400, "bad-report", error, app);
+  if (!report.outcome.app.empty() && report.outcome.app != app) {
     return failure(403, "wrong-app", "the outcome names application '" + report.outcome.app +
-                                         "' but the API key is for '" + *app + "'", *app);
+                                         "' but the API key is for '" + app + "'", app);
   }
   store::Run run;
   run.run_id = report.outcome.run_id;
-  run.app = *app;
+  run.app = app;
   run.version = report.outcome.version;
   run.exit_status = report.outcome.exit_status;
   run.signal = report.outcome.signal;
@@ -365,7 +392,7 @@ Response Collector::upload(const Request& request, double now) {
   // The upload's gzip is stored as it came: compressing the report again cost more than all the rest.
   if (one_gzip_member) run.gzip_body = request.body;
   store::PutStatus status = store_.put(run, error);
-  if (status == store::PutStatus::kError) return failure(503, "storage-error", error, *app);
+  if (status == store::PutStatus::kError) return failure(503, "storage-error", error, app);
   bool duplicate = status == store::PutStatus::kDuplicate;
   ++(duplicate ? duplicates_ : stored_);
   Response response;

@@ -142,30 +142,34 @@ Response Collector::upload_symbols(const Request& request, double now) {
   if (kind != "gsym" && kind != "ranges" && kind != "returnpads") {
     return failure(404, "not-found", "no such path (POST /api/symbols-gsym, -ranges or -returnpads)");
   }
-  std::optional<std::string> app = keys_.authenticate(request.authorization);
-  if (!app) return failure(401, "unauthorized", "missing or unknown API key (Authorization: APIKey KEY)");
-  if (!rate_.allow(*app, now)) return failure(429, "rate-limited", "too many uploads for this API key", *app);
+  const std::optional<KeyTable::Holder> holder = keys_.authenticate(request.authorization);
+  if (!holder) return failure(401, "unauthorized", "missing or unknown API key (Authorization: APIKey KEY)");
+  const std::string& app = holder->app;
+  if (!holder->symbols) {
+    return failure(403, "not-allowed", "this API key may not push symbols (keys.tsv: symbols)", app);
+  }
+  if (!rate_.allow(app, now)) return failure(429, "rate-limited", "too many uploads for this API key", app);
   if (request.body_too_large) {
     return failure(413, "body-too-large",
                    "the request body is larger than " + std::to_string(limits_.max_body_bytes) +
                        " bytes: send the file in more parts (FilePart, FileParts)",
-                   *app);
+                   app);
   }
   std::string build_id, error;
-  if (!decode_file_id(request.file_id, build_id, error)) return failure(400, "bad-file-id", error, *app);
+  if (!decode_file_id(request.file_id, build_id, error)) return failure(400, "bad-file-id", error, app);
   std::optional<uint32_t> parts = request.file_parts.empty() ? 1 : header_number(request.file_parts);
   std::optional<uint32_t> part = request.file_part.empty() ? 0 : header_number(request.file_part);
   if (!parts || *parts == 0 || *parts > symbol_parts_.max_parts()) {
     return failure(400, "bad-file-parts",
-                   "FileParts must be a number from 1 to " + std::to_string(symbol_parts_.max_parts()), *app);
+                   "FileParts must be a number from 1 to " + std::to_string(symbol_parts_.max_parts()), app);
   }
   if (!part || *part >= *parts) {
-    return failure(400, "bad-file-part", "FilePart must be a number from 0 to FileParts - 1", *app);
+    return failure(400, "bad-file-part", "FilePart must be a number from 0 to FileParts - 1", app);
   }
   const std::string id_hex = hex(build_id);
   std::string file;
   uint32_t received = 0;
-  switch (symbol_parts_.add(*app + '\n' + std::string(kind) + '\n' + id_hex, *part, *parts, request.body, now, file,
+  switch (symbol_parts_.add(app + '\n' + std::string(kind) + '\n' + id_hex, *part, *parts, request.body, now, file,
                             received, error)) {
     case SymbolAssembler::Status::kIncomplete: {
       Response response;
@@ -174,20 +178,20 @@ Response Collector::upload_symbols(const Request& request, double now) {
                       std::to_string(*parts) + "}\n";
       return response;
     }
-    case SymbolAssembler::Status::kBad: return failure(400, "bad-file-parts", error, *app);
+    case SymbolAssembler::Status::kBad: return failure(400, "bad-file-parts", error, app);
     case SymbolAssembler::Status::kTooLarge:
       return failure(413, "symbols-too-large",
-                     "the symbol file is larger than " + std::to_string(limits_.max_symbol_bytes) + " bytes", *app);
+                     "the symbol file is larger than " + std::to_string(limits_.max_symbol_bytes) + " bytes", app);
     case SymbolAssembler::Status::kBusy:
-      return failure(503, "symbols-busy", "too many partial symbol uploads under way: try again later", *app);
+      return failure(503, "symbols-busy", "too many partial symbol uploads under way: try again later", app);
     case SymbolAssembler::Status::kComplete: break;
   }
   if (std::string problem = check_symbol_file(kind, file, build_id); !problem.empty()) {
-    return failure(400, "bad-symbols", problem, *app);
+    return failure(400, "bad-symbols", problem, app);
   }
-  store::SymbolFile stored{id_hex, std::string(kind), *app, 0, std::move(file)};
+  store::SymbolFile stored{id_hex, std::string(kind), app, 0, std::move(file)};
   store::PutStatus status = store_.put_symbols(stored, error);
-  if (status == store::PutStatus::kError) return failure(503, "storage-error", error, *app);
+  if (status == store::PutStatus::kError) return failure(503, "storage-error", error, app);
   Response response;
   response.body = "{\"success\": true, \"status\": 200, \"build_id\": \"" + id_hex + "\", \"kind\": \"" +
                   std::string(kind) + "\", \"duplicate\": " +

@@ -11,6 +11,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
+#include <bit>
 #include <cerrno>
 #include <cstring>
 
@@ -20,6 +22,17 @@ namespace sampler::gsym {
 namespace {
 
 using checked::ByteOrder;
+
+template <typename T>
+T byteswap(T value) {
+  if constexpr (sizeof(T) == 2) {
+    return __builtin_bswap16(value);
+  } else if constexpr (sizeof(T) == 4) {
+    return __builtin_bswap32(value);
+  } else {
+    return __builtin_bswap64(value);
+  }
+}
 
 // The line table's opcodes (LLVM LineTable.h).
 constexpr uint8_t kEndSequence = 0;
@@ -376,14 +389,19 @@ std::optional<Reader> Reader::open(std::string_view bytes, Error& error) {
 }
 
 uint64_t Reader::address_at(uint32_t index) const {
-  const uint64_t at = address_table_ + uint64_t{index} * address_size_;
-  const ByteOrder order = little_ ? ByteOrder::kLittle : ByteOrder::kBig;
+  // The hot loop of every lookup's binary search: plain loads, since open() checked the table's extent.
+  const char* at = bytes_.data() + address_table_ + uint64_t{index} * address_size_;
+  auto load = [&](auto value) -> uint64_t {
+    std::memcpy(&value, at, sizeof value);
+    if (little_ != (std::endian::native == std::endian::little)) value = byteswap(value);
+    return value;
+  };
   uint64_t offset = 0;
   switch (address_size_) {
-    case 1: offset = *checked::read_uint<uint8_t>(bytes_, at, order); break;
-    case 2: offset = *checked::read_uint<uint16_t>(bytes_, at, order); break;
-    case 4: offset = *checked::read_uint<uint32_t>(bytes_, at, order); break;
-    default: offset = *checked::read_uint<uint64_t>(bytes_, at, order); break;
+    case 1: offset = static_cast<uint8_t>(*at); break;
+    case 2: offset = load(uint16_t{0}); break;
+    case 4: offset = load(uint32_t{0}); break;
+    default: offset = load(uint64_t{0}); break;
   }
   return base_address_ + offset;
 }
@@ -432,11 +450,15 @@ Found Reader::lookup(uint64_t address, LookupResult& result, Error& error, LineT
     }
   }
   if (low == 0) return Found::kNo;
-  return lookup_at(low - 1, address, result, error, cache);
+  if (cache != nullptr) {
+    if (const LineTableCache::Function* function = cached_function(*cache, low - 1)) {
+      return cached_lookup(*cache, *function, address, result, error);
+    }
+  }
+  return lookup_at(low - 1, address, result, error);
 }
 
-Found Reader::lookup_at(uint32_t index, uint64_t address, LookupResult& result, Error& error,
-                        LineTableCache* cache) const {
+Found Reader::lookup_at(uint32_t index, uint64_t address, LookupResult& result, Error& error) const {
   const ByteOrder order = little_ ? ByteOrder::kLittle : ByteOrder::kBig;
   const uint64_t entry = info_offsets_ + uint64_t{index} * 4;
   uint64_t pos = *checked::read_uint<uint32_t>(bytes_, entry, order);
@@ -477,9 +499,7 @@ Found Reader::lookup_at(uint32_t index, uint64_t address, LookupResult& result, 
     const uint64_t record_end = pos + length;
     if (type == static_cast<uint32_t>(InfoType::kEndOfList)) break;
     if (type == static_cast<uint32_t>(InfoType::kLineTable)) {
-      if (cache == nullptr || !cached_row(*cache, pos, record_end, start, address, row)) {
-        if (!d.line_table(pos, record_end, start, address, row)) return Found::kError;
-      }
+      if (!d.line_table(pos, record_end, start, address, row)) return Found::kError;
     } else if (type == static_cast<uint32_t>(InfoType::kInlineInfo)) {
       inline_info = {pos, record_end};
     }  // other types: records a later version added; skipped as the format intends
@@ -497,57 +517,136 @@ Found Reader::lookup_at(uint32_t index, uint64_t address, LookupResult& result, 
   result.frames.push_back(location);
   // Inline frames only with a line entry (as LLVM does: the inline chain needs the innermost line).
   if (row && inline_info) {
-    bool failed = false;
-    if (cache == nullptr ||
-        !cached_inline(*cache, inline_info->first, inline_info->second, start, address, result.frames, error,
-                       failed)) {
-      uint64_t p = inline_info->first;
-      d.inline_lookup(p, inline_info->second, start, address, result.frames, 0);
-      if (!d.ok()) return Found::kError;
-    } else if (failed) {
-      return Found::kError;
-    }
+    uint64_t p = inline_info->first;
+    d.inline_lookup(p, inline_info->second, start, address, result.frames, 0);
+    if (!d.ok()) return Found::kError;
   }
   return Found::kYes;
 }
 
-bool Reader::cached_row(LineTableCache& cache, uint64_t pos, uint64_t end, uint64_t base, uint64_t address,
-                        std::optional<LineTableCache::Row>& row) const {
-  auto found = cache.tables_.find(pos);
-  if (found != cache.tables_.end() && found->second.base != base) {
-    cache.tables_.erase(found);
-    found = cache.tables_.end();
+const LineTableCache::Function* Reader::cached_function(LineTableCache& cache, uint32_t index) const {
+  if (cache.reader_ != bytes_.data() || cache.slots_.size() != address_count_) {
+    cache.reader_ = bytes_.data();
+    cache.slots_.assign(address_count_, LineTableCache::kNotDecoded);
+    cache.functions_.clear();
+    cache.files_.assign(file_count_, {});
   }
-  if (found == cache.tables_.end()) {
-    // Decoded whole once; a table that does not decode to its end is left to the early-stopping decoder, which
-    // answers (or fails) exactly as without a cache.
-    LineTableCache::Table table;
-    table.base = base;
-    Error ignored;
-    FunctionDecoder d(*this, ignored);
-    std::optional<FunctionDecoder::Row> last;
-    if (!d.line_table(pos, end, base, std::nullopt, last, &table.rows)) return false;
-    for (size_t i = 1; i < table.rows.size(); ++i) {
-      if (table.rows[i].address < table.rows[i - 1].address) table.sorted = false;
+  uint32_t slot = cache.slots_[index];
+  if (slot == LineTableCache::kNotDecoded) {
+    if (cache.functions_.size() >= cache.max_functions_) {
+      for (const LineTableCache::Function& f : cache.functions_) cache.slots_[f.index] = LineTableCache::kNotDecoded;
+      cache.functions_.clear();
     }
-    if (cache.tables_.size() >= cache.max_functions_) cache.tables_.clear();
-    found = cache.tables_.emplace(pos, std::move(table)).first;
-  }
-  // Like the decoder, leave `row` as it was when no row is at or before the address (a function info may hold
-  // several line tables: the last with such a row counts).
-  const auto& rows = found->second.rows;
-  if (found->second.sorted) {
-    // The last row at or before the address: what the decoder's scan stops on.
-    auto it = std::upper_bound(rows.begin(), rows.end(), address,
-                               [](uint64_t a, const LineTableCache::Row& r) { return a < r.address; });
-    if (it != rows.begin()) row = *std::prev(it);
-  } else {
-    for (const auto& r : rows) {
-      if (r.address > address) break;
-      row = r;
+    LineTableCache::Function function;
+    if (decode_function(index, function)) {
+      cache.functions_.push_back(std::move(function));
+      slot = static_cast<uint32_t>(cache.functions_.size() + 1);
+    } else {
+      slot = LineTableCache::kByteWalk;
     }
+    cache.slots_[index] = slot;
   }
+  return slot == LineTableCache::kByteWalk ? nullptr : &cache.functions_[slot - 2];
+}
+
+bool Reader::decode_function(uint32_t index, LineTableCache::Function& function) const {
+  // Any problem leaves the function to the byte walk, which answers (or fails) exactly as without a cache.
+  const ByteOrder order = little_ ? ByteOrder::kLittle : ByteOrder::kBig;
+  uint64_t pos = *checked::read_uint<uint32_t>(bytes_, info_offsets_ + uint64_t{index} * 4, order);
+  const uint64_t end = bytes_.size();
+  if (pos >= end) return false;
+  Error ignored;
+  FunctionDecoder d(*this, ignored);
+  uint32_t name = 0;
+  function.index = index;
+  function.start = address_at(index);
+  if (!d.u32(pos, end, function.size, "") || !d.u32(pos, end, name, "") || name == 0 ||
+      !string_or_error(name, 0, function.name, ignored)) {
+    return false;
+  }
+  for (;;) {
+    uint32_t type = 0;
+    uint32_t length = 0;
+    if (!d.u32(pos, end, type, "") || !d.u32(pos, end, length, "") || !checked::range_fits(pos, length, end)) {
+      return false;
+    }
+    const uint64_t record_end = pos + length;
+    if (type == static_cast<uint32_t>(InfoType::kEndOfList)) break;
+    if (type == static_cast<uint32_t>(InfoType::kLineTable)) {
+      // Several line tables (the last with a row at or before the address counts) are left to the byte walk.
+      if (function.has_rows) return false;
+      function.has_rows = true;
+      std::vector<LineTableCache::Row> rows;
+      std::optional<FunctionDecoder::Row> last;
+      if (!d.line_table(pos, record_end, function.start, std::nullopt, last, &rows)) return false;
+      function.row_addresses.reserve(rows.size());
+      function.row_file_line.reserve(rows.size());
+      for (size_t i = 0; i < rows.size(); ++i) {
+        if (i > 0 && rows[i].address < rows[i - 1].address) function.sorted = false;
+        function.row_addresses.push_back(rows[i].address);
+        // The decoder checked the file index against the file table's 32-bit count.
+        function.row_file_line.emplace_back(static_cast<uint32_t>(rows[i].file), rows[i].line);
+      }
+    } else if (type == static_cast<uint32_t>(InfoType::kInlineInfo)) {
+      if (function.has_tree) return false;
+      function.has_tree = true;
+      uint64_t p = pos;
+      if (!d.decode_node(p, record_end, function.start, function.tree, 0) || !d.ok()) return false;
+      index_children(function.tree);
+      // Strings found once per tree, not at each lookup; a node whose strings are not found fails at lookup.
+      for (LineTableCache::Node& n : function.tree.nodes) {
+        FileEntry file;
+        n.resolved = file_at(n.call_file, file, n.at + 5, ignored) &&
+                     string_or_error(n.name, n.at + 1, n.name_text, ignored);
+        n.call_dir = file.dir;
+        n.call_file_name = file.file;
+      }
+    }
+    pos = record_end;
+  }
+  function.end = pos;
   return true;
+}
+
+Found Reader::cached_lookup(LineTableCache& cache, const LineTableCache::Function& function, uint64_t address,
+                            LookupResult& result, Error& error) const {
+  if (function.size != 0 && address - function.start >= function.size) return Found::kNo;
+  Location location;
+  location.name = function.name;
+  location.offset = address - function.start;
+  result.start = function.start;
+  result.size = function.size;
+  // The row the decoder's scan stops on: the last at or before the address.
+  const std::vector<uint64_t>& addresses = function.row_addresses;
+  size_t row = 0;  // one past the row found; 0: none
+  if (function.sorted) {
+    row = static_cast<size_t>(std::upper_bound(addresses.begin(), addresses.end(), address) - addresses.begin());
+  } else {
+    while (row < addresses.size() && addresses[row] <= address) ++row;
+  }
+  if (row > 0) {
+    const auto [file_index, line] = function.row_file_line[row - 1];
+    FileEntry entry;
+    if (file_index >= cache.files_.size()) {
+      // A row without a file opcode has file 1, which the file table may lack: file_at names the error.
+      file_at(file_index, entry, function.end, error);
+      return Found::kError;
+    }
+    LineTableCache::File& file = cache.files_[file_index];
+    if (!file.resolved) {
+      if (!file_at(file_index, entry, function.end, error)) return Found::kError;
+      file = {true, entry.dir, entry.file};
+    }
+    location.dir = file.dir;
+    location.file = file.name;
+    location.line = line;
+  }
+  result.frames.push_back(location);
+  // Inline frames only with a line entry (as LLVM does: the inline chain needs the innermost line).
+  if (row > 0 && function.has_tree && !cached_inline(function.tree, address, result.frames, error)) {
+    return Found::kError;
+  }
+  return Found::kYes;
 }
 
 void Reader::index_children(LineTableCache::Tree& tree) {
@@ -575,44 +674,20 @@ void Reader::index_children(LineTableCache::Tree& tree) {
   }
 }
 
-bool Reader::cached_inline(LineTableCache& cache, uint64_t pos, uint64_t end, uint64_t base, uint64_t address,
-                           std::vector<Location>& frames, Error& error, bool& failed) const {
-  auto found = cache.trees_.find(pos);
-  if (found != cache.trees_.end() && found->second.base != base) {
-    cache.trees_.erase(found);
-    found = cache.trees_.end();
-  }
-  if (found == cache.trees_.end()) {
-    LineTableCache::Tree tree;
-    tree.base = base;
-    Error ignored;
-    FunctionDecoder d(*this, ignored);
-    uint64_t p = pos;
-    // Only a tree that decodes whole is cached; the byte walk answers (or fails) for the others.
-    if (!d.decode_node(p, end, base, tree, 0) || !d.ok()) return false;
-    index_children(tree);
-    // Strings found once per tree, not at each lookup; a node whose strings are not found fails at lookup.
-    for (LineTableCache::Node& n : tree.nodes) {
-      FileEntry file;
-      n.resolved = file_at(n.call_file, file, n.at + 5, ignored) &&
-                   string_or_error(n.name, n.at + 1, n.name_text, ignored);
-      n.call_dir = file.dir;
-      n.call_file_name = file.file;
-    }
-    if (cache.trees_.size() >= cache.max_functions_) cache.trees_.clear();
-    found = cache.trees_.emplace(pos, std::move(tree)).first;
-  }
-  const LineTableCache::Tree& tree = found->second;
+bool Reader::cached_inline(const LineTableCache::Tree& tree, uint64_t address, std::vector<Location>& frames,
+                           Error& error) const {
   auto contains = [&](const LineTableCache::Node& n) {
     for (uint32_t r = n.ranges_begin; r < n.ranges_end; ++r) {
       if (address >= tree.ranges[r].first && address - tree.ranges[r].first < tree.ranges[r].second) return true;
     }
     return false;
   };
-  // The path of nodes holding the address: at each level the first child that holds it (as the byte walk).
-  std::vector<uint32_t> path;
+  // The path of nodes holding the address: at each level the first child that holds it (as the byte walk). The
+  // decoder bounds the depth.
+  std::array<uint32_t, kMaxInlineDepth + 1> path;
+  size_t depth = 0;
   if (tree.nodes.empty() || !contains(tree.nodes[0])) return true;
-  path.push_back(0);
+  path[depth++] = 0;
   for (uint32_t i = 0;;) {
     const LineTableCache::Node& parent = tree.nodes[i];
     uint32_t child = parent.subtree_end;
@@ -629,18 +704,17 @@ bool Reader::cached_inline(LineTableCache& cache, uint64_t pos, uint64_t end, ui
       while (child < parent.subtree_end && !contains(tree.nodes[child])) child = tree.nodes[child].subtree_end;
     }
     if (child >= parent.subtree_end) break;
-    path.push_back(child);
+    path[depth++] = child;
     i = child;
   }
   // Innermost first, as the byte walk applies them on its way back up.
-  for (size_t k = path.size(); k-- > 0;) {
+  for (size_t k = depth; k-- > 0;) {
     const LineTableCache::Node& n = tree.nodes[path[k]];
     FileEntry file{n.call_dir, n.call_file_name};
     std::string_view name_text = n.name_text;
     if (!n.resolved &&
         (!file_at(n.call_file, file, n.at + 5, error) || !string_or_error(n.name, n.at + 1, name_text, error))) {
-      failed = true;
-      return true;
+      return false;
     }
     if (!file.dir.empty() || !file.file.empty()) {
       Location caller = frames.back();

@@ -1,6 +1,8 @@
 // llvm-symbolizer's plain output for GSYM lookups (symbols/symbolize.h).
 #include "symbols/symbolize.h"
 
+#include <charconv>
+
 namespace sampler::symbols {
 
 void append_llvm_style(const gsym::LookupResult* result, std::string& out) {
@@ -18,9 +20,11 @@ void append_llvm_style(const gsym::LookupResult* result, std::string& out) {
       if (!frame.dir.empty()) out += '/';
       out.append(frame.file);
     }
-    out += ':';
-    out += std::to_string(frame.line);
-    out += '\n';
+    char digits[16];
+    digits[0] = ':';
+    char* end = std::to_chars(digits + 1, digits + sizeof digits - 1, frame.line).ptr;
+    *end++ = '\n';
+    out.append(digits, end);
   }
   out += '\n';
 }

@@ -37,12 +37,41 @@ TEST(KeyTable, AuthenticatesPlainAndHashedKeys) {
   std::string error;
   ASSERT_TRUE(keys.load("# keys\nalpha\tk1\n\nbeta\tsha256:" + hash_key_hex("k2") + "\r\n", error)) << error;
   EXPECT_EQ(keys.size(), 2u);
-  EXPECT_EQ(keys.authenticate("APIKey k1"), "alpha");
-  EXPECT_EQ(keys.authenticate("APIKey k2"), "beta");
+  EXPECT_EQ(keys.authenticate("APIKey k1")->app, "alpha");
+  EXPECT_EQ(keys.authenticate("APIKey k2")->app, "beta");
   EXPECT_EQ(keys.authenticate("APIKey k3"), std::nullopt);
   EXPECT_EQ(keys.authenticate("Bearer k1"), std::nullopt);
   EXPECT_EQ(keys.authenticate(""), std::nullopt);
   EXPECT_EQ(keys.authenticate("APIKey sha256:" + hash_key_hex("k2")), std::nullopt);  // the hash is not the key
+}
+
+TEST(KeyTable, ReportsOnlyUnlessTheLineSaysWhatTheKeyMayUpload) {
+  KeyTable keys;
+  std::string error;
+  ASSERT_TRUE(keys.load("a\tplain\nb\tboth\treports,symbols\nc\tbuild\tsymbols\nd\tsha256:" +
+                            hash_key_hex("hashed") + "\tsymbols,reports\r\ne\tr\treports\n",
+                        error))
+      << error;
+  auto expect = [&](std::string_view key, std::string_view app, bool reports, bool symbols) {
+    const auto holder = keys.authenticate("APIKey " + std::string(key));
+    ASSERT_TRUE(holder.has_value()) << key;
+    EXPECT_EQ(holder->app, app) << key;
+    EXPECT_EQ(holder->reports, reports) << key;
+    EXPECT_EQ(holder->symbols, symbols) << key;
+  };
+  expect("plain", "a", true, false);
+  expect("both", "b", true, true);
+  expect("build", "c", false, true);
+  expect("hashed", "d", true, true);
+  expect("r", "e", true, false);
+  EXPECT_EQ(keys.authenticate("APIKey build\tsymbols"), std::nullopt);  // the column is not part of the key
+  EXPECT_FALSE(KeyTable().load("a\tk\tsymbol\n", error));
+  EXPECT_EQ(error, "line 1: unknown upload 'symbol' after the key (expected reports, symbols or both: reports,symbols)");
+  EXPECT_FALSE(KeyTable().load("a\tk\t\n", error));
+  EXPECT_EQ(error, "line 1: unknown upload '' after the key (expected reports, symbols or both: reports,symbols)");
+  EXPECT_FALSE(KeyTable().load("a\tk\treports,\n", error));
+  EXPECT_FALSE(KeyTable().load("a\t\tsymbols\n", error));
+  EXPECT_EQ(error, "line 1: expected APP<TAB>KEY");
 }
 
 TEST(KeyTable, RejectsMalformedLines) {
@@ -225,6 +254,26 @@ class CollectorTest : public ::testing::Test {
   std::unique_ptr<store::Store> store_;
   std::unique_ptr<Collector> collector_;
 };
+
+TEST_F(CollectorTest, KeysForSymbolsOnlyMayNotUploadReports) {
+  KeyTable keys;
+  std::string error;
+  ASSERT_TRUE(keys.load("app\tbuild\tsymbols\n", error)) << error;
+  Collector collector(*store_, std::move(keys), Limits());
+  Request request;
+  request.method = "POST";
+  request.path = "/api/reports";
+  request.authorization = "APIKey build";
+  request.content_type = "text/plain";
+  const std::string body = report("run1");
+  request.body = body;
+  Response refused = collector.handle(request, 0);
+  EXPECT_EQ(refused.status, 403);
+  EXPECT_NE(refused.body.find("\"Code\": \"not-allowed\", \"Text\": \"this API key may not upload reports"),
+            std::string::npos)
+      << refused.body;
+  EXPECT_EQ(store_->count(error), 0);
+}
 
 TEST_F(CollectorTest, StoresOnceAndAnswersInJson) {
   Response first = post(report("run1"));

@@ -32,7 +32,8 @@ class SymbolsApiTest : public ::testing::Test {
     store_ = store::open_store("sqlite:" + (dir_ / "r.db").string(), error);
     ASSERT_NE(store_, nullptr) << error;
     KeyTable keys;
-    ASSERT_TRUE(keys.load("app\tgood\n", error));
+    // "good" may push symbols; "reporter" is an application's key as its users get it: reports only.
+    ASSERT_TRUE(keys.load("app\tgood\treports,symbols\napp\treporter\n", error)) << error;
     Limits limits;
     limits.max_body_bytes = 4096;
     limits.max_symbol_bytes = 64 * 1024;
@@ -200,6 +201,24 @@ TEST_F(SymbolsApiTest, FailuresSayWhatIsWrong) {
   Response mismatch = post("ranges", "symbfile", id, "1", "4");
   EXPECT_EQ(mismatch.status, 400);
   EXPECT_NE(mismatch.body.find("differs"), std::string::npos) << mismatch.body;
+}
+
+TEST_F(SymbolsApiTest, KeysWithoutTheSymbolsPermissionGet403) {
+  const std::string gsym = symbols::write_gsym(functions(), kBuildId);
+  Response refused = post("gsym", gsym, encode_file_id(kBuildId), "", "", 0, "APIKey reporter");
+  EXPECT_EQ(refused.status, 403);
+  // seed 002's failure answer: success false, the status, a uuid that the log line repeats, Code and Text.
+  EXPECT_TRUE(refused.body.starts_with("{\"success\": false, \"status\": 403, \"uuid\": \"")) << refused.body;
+  EXPECT_NE(refused.body.find("\"error\": {\"Code\": \"not-allowed\", \"Text\": \"this API key may not push "
+                              "symbols (keys.tsv: symbols)\"}}"),
+            std::string::npos)
+      << refused.body;
+  const std::string uuid = refused.body.substr(refused.body.find("\"uuid\": \"") + 9, 36);
+  EXPECT_TRUE(refused.log.starts_with(uuid + " 403 not-allowed app=\"app\"")) << refused.log;
+  EXPECT_EQ(stored("gsym"), "");
+  // The same file from the key that may push it.
+  EXPECT_EQ(post("gsym", gsym, encode_file_id(kBuildId)).status, 200);
+  EXPECT_EQ(stored("gsym"), gsym);
 }
 
 TEST_F(SymbolsApiTest, SizeLimitsAnswer413And503) {

@@ -25,6 +25,15 @@ for t in "${tools[@]}"; do
   [ "$(cat "$SCRATCH/version.out")" = "$t (sampler) $VERSION" ] || fail "bin/$t --version: $(cat "$SCRATCH/version.out")"
 done
 
+# sampler-symbols' helper for gsym and push (docs/decisions.md): beside it, internal, so no bin/ link or man page;
+# run through the bin/ link, sampler-symbols finds it.
+[ -x "$PREFIX/lib/sampler/tools/sampler-symbols-convert" ] || fail "lib/sampler/tools/sampler-symbols-convert missing"
+[ -e "$PREFIX/bin/sampler-symbols-convert" ] && fail "bin/sampler-symbols-convert: an internal helper got a link"
+mkdir -p "$SCRATCH/syms"
+"$PREFIX/bin/sampler-symbols" gsym -o "$SCRATCH/syms" "$PREFIX/lib/sampler/tools/sampler-symbol-dir" \
+  >"$SCRATCH/gsym.out" 2>&1 || fail "bin/sampler-symbols gsym: $(cat "$SCRATCH/gsym.out")"
+ls "$SCRATCH"/syms/*.gsym >/dev/null 2>&1 || fail "bin/sampler-symbols gsym wrote no GSYM file"
+
 [ -f "$PREFIX/lib/systemd/system/sampler-collector.service" ] || fail "lib/systemd/system/sampler-collector.service missing"
 
 for h in sampler.h abi.h record.h unit.h; do

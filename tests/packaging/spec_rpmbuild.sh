@@ -56,7 +56,7 @@ for t in extract-section extract-report resolveSamples resolveTimestamps resolve
   sampler-analyze sampler-symbols; do
   has sampler "/usr/lib/sampler/tools/$t" "/usr/bin/$t" "/usr/share/man/man1/$t.1"
 done
-has sampler /usr/lib/sampler/sites
+has sampler /usr/lib/sampler/sites /usr/lib/sampler/tools/sampler-symbols-convert
 has sampler-libs "$libdir/libsampler.so.0" "$libdir/libsampler.so.$VERSION"
 has sampler-devel /usr/include/sampler/sampler.h "$libdir/libsampler.so" "$libdir/cmake/Sampler/SamplerConfig.cmake" \
   "$libdir/pkgconfig/sampler.pc" /usr/lib/rpm/macros.d/macros.sampler

@@ -314,6 +314,33 @@ TEST(Gsym, BadStringAndFileIndexesAreErrors) {
   EXPECT_FALSE(r->verify(error));
 }
 
+TEST(Gsym, RowsPastTheFileTableAreErrorsWithOrWithoutACache) {
+  // main's rows without a file opcode keep file 1 (its "set file 2" becomes "advance line 0"), and the file
+  // table holds file 0 only: the line table decodes, but its rows name no file.
+  std::string file = sample_file();
+  const size_t set_file = file.find(std::string("\x02\x10\x01\x02", 4));
+  ASSERT_NE(set_file, std::string::npos);
+  file[set_file + 2] = '\x03';
+  file[set_file + 3] = '\x00';
+  ASSERT_EQ(file[60], '\x03');  // the file count, after the 48-byte header, 2 addresses and 2 offsets
+  file[60] = '\x01';
+  Error error;
+  auto r = Reader::open(file, error);
+  ASSERT_TRUE(r) << error.message;
+  LineTableCache cache;
+  for (int pass = 0; pass < 2; ++pass) {
+    LookupResult plain;
+    LookupResult cached;
+    Error e1;
+    Error e2;
+    ASSERT_EQ(r->lookup(0x1004, plain, e1), Found::kError);
+    ASSERT_EQ(r->lookup(0x1004, cached, e2, &cache), Found::kError);
+    EXPECT_EQ(e1.message, "file index 1 past the file table (1 files)");
+    EXPECT_EQ(e2.message, e1.message);
+    EXPECT_EQ(e2.offset, e1.offset);
+  }
+}
+
 TEST(Gsym, DeepInlineNestingIsBounded) {
   // main's inline info nests 10000 levels deep, each covering the address.
   Bytes in;

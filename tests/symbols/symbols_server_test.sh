@@ -1,7 +1,8 @@
 #!/bin/bash
 # Symbols on the collector (issue 13), black-box: a real sampler-collector on 127.0.0.1, `sampler-symbols push`
 # as the client, sampler-run uploading the demo's crashes, sampler-analyze reading them from the database.
-#   push          push in many small parts, the same again (duplicates), a bad key, a refused file, no server
+#   push          push in many small parts, the same again (duplicates), a bad key, a key for reports only, a
+#                 refused file, no server
 #   crash_groups  the issue's "done when": crashes uploaded by sampler-run appear in sampler-analyze's HTML page
 #                 (loaded in headless Chromium) with function names and source lines, symbolized from the
 #                 pushed symbols; the same page from --symbols DIR, and addresses only without symbols
@@ -11,7 +12,8 @@ case_name=$1
 wordfreq=$2
 source "$SOURCE_DIR/tests/tools/blackbox.sh"
 source "$SOURCE_DIR/tests/collector/server.sh"
-printf 'wordfreq\tgood-key\n' >keys.tsv
+# good-key: reports and symbols (sampler-run and sampler-symbols push); user-key: reports only (the default).
+printf 'wordfreq\tgood-key\treports,symbols\nwordfreq\tuser-key\n' >keys.tsv
 export XDG_CACHE_HOME=$SCRATCH/cache XDG_CONFIG_HOME=$SCRATCH/config HOME=$SCRATCH
 unset SAMPLER_UPLOAD_URL SAMPLER_API_KEY SAMPLER_SPARSITY SAMPLER_SEED
 S=$TOOLS/sampler-symbols
@@ -39,6 +41,8 @@ case $case_name in
     done
     run "$S" push --url "$url" --api-key wrong-key "$id.gsym"
     expect 1 '' "sampler-symbols: '$id.gsym': error: the collector answered 401: missing or unknown API key (Authorization: APIKey KEY)\n"
+    run "$S" push --url "$url" --api-key user-key "$id.gsym"
+    expect 1 '' "sampler-symbols: '$id.gsym': error: the collector answered 403: this API key may not push symbols (keys.tsv: symbols)\n"
     # A file the collector refuses: its answer names what is wrong.
     head -c 100 "$id.ranges.symbfile" >"$id.returnpads.symbfile"
     run "$S" push --url "$url" --api-key good-key "$id.returnpads.symbfile"

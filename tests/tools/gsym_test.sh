@@ -2,7 +2,7 @@
 # sampler-symbols and the GSYM reader against LLVM (issue 13, "Correctness"). Usage:
 #   gsym_test.sh CASE SYMBOLIZER GSYMUTIL BINARY...
 # with TOOLS and SCRATCH in the environment (see tests/tools/CMakeLists.txt). BINARY...: ELF files with DWARF and a
-# build ID (the examples, and sampler-symbols itself: C++ built -O2 -g, with deep inlining).
+# build ID (the examples, and sampler-symbols-convert: C++ built -O2 -g, with deep inlining).
 #   symbolizer        every frame of COUNT random addresses inside function symbols, through our GSYM, equals
 #                     llvm-symbolizer --no-demangle on the binary (function, file, line; GSYM holds no column)
 #   llvm_reads_ours   llvm-gsymutil's lookups in our files equal ours
@@ -13,6 +13,8 @@
 #   resolve_inline    the same over a body of 2000 legacy frames at random addresses of the last BINARY (inlined
 #                     frames "#N.1" included)
 #   errors            a file without a build ID, a file that is not ELF, a damaged GSYM: messages and statuses
+#   lookup_alone      sampler-symbols does not load libLLVM (lookups start fast), and looks up alone, copied
+#                     without sampler-symbols-convert, which gsym then names as missing
 #   usage             --help, --version, usage errors
 set -u
 case_name=$1
@@ -187,6 +189,24 @@ errors)
   [ "$status" = 1 ] || fail "resolve-backtrace --symbols with a damaged file: exit status $status"
   [ "$(grep -c "bad/$id.gsym': error: byte 0: not a GSYM file" err)" = 1 ] || fail "damaged GSYM message: $(cat err)"
   grep -qx '    #1    0x0000000000002001 (app+0x1001)' out || fail "frame without symbols: $(cat out)"
+  ;;
+lookup_alone)
+  ldd "$TOOLS/sampler-symbols" >ldd.out || fail "ldd sampler-symbols failed"
+  grep -q 'libLLVM' ldd.out && fail "sampler-symbols loads libLLVM: $(grep libLLVM ldd.out)"
+  grep -q 'libLLVM' <(ldd "$TOOLS/sampler-symbols-convert") || fail "sampler-symbols-convert without libLLVM?"
+  mkdir -p syms alone
+  "$TOOLS/sampler-symbols" gsym "${binaries[0]}" -o syms 2>err || fail "gsym through the converter: $(cat err)"
+  cp "$TOOLS/sampler-symbols" alone/
+  addresses "${binaries[0]}" 50 3 >addrs
+  "$TOOLS/sampler-symbols" lookup syms/*.gsym <addrs >expected
+  alone/sampler-symbols lookup syms/*.gsym <addrs >ours 2>err || fail "lookup alone failed: $(cat err)"
+  check_file "lookup without the converter" expected ours
+  grep -q '^[A-Za-z_]' ours || fail "no function named: $(head ours)"
+  alone/sampler-symbols gsym "${binaries[0]}" -o syms >out 2>err
+  status=$?
+  [ "$status" = 1 ] || fail "gsym without the converter: exit status $status, expected 1"
+  grep -q "^sampler-symbols: '.*/alone/sampler-symbols-convert': error: cannot run it (gsym and push need it): No such file" \
+    err || fail "gsym without the converter: $(cat err)"
   ;;
 usage)
   "$TOOLS/sampler-symbols" --help >out 2>err || fail "--help failed"

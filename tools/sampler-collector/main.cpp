@@ -30,7 +30,9 @@ namespace collector = sampler::collector;
 constexpr tool::Option kServeOptions[] = {
     {"listen", 'l', "HOST:PORT", "address to listen on (port 0: any free port; the bound one is printed)"},
     {"database", 'd', "URL", "sqlite:PATH or postgresql://... (required)"},
-    {"keys", 'k', "TSV", "API keys: lines APP<TAB>KEY, KEY plain or sha256:HEX (required)"},
+    {"keys", 'k', "TSV",
+     "API keys: lines APP<TAB>KEY[<TAB>reports,symbols], KEY plain or sha256:HEX; without the third column a "
+     "key may upload reports only (required)"},
     {"max-body", 0, "BYTES", "largest request body accepted (default 4194304; larger: 413)"},
     {"max-report", 0, "BYTES", "largest report after gunzip (default 67108864; larger: 413)"},
     {"max-symbols", 0, "BYTES", "largest symbol file, all its parts together (default 536870912; larger: 413)"},

@@ -38,20 +38,28 @@ struct Limits {
   double symbol_part_timeout_seconds = 600;  ///< a partial file without a new part for this long is dropped
 };
 
-/// API keys from keys.tsv (APP<TAB>KEY per line, '#' comments). Keys are kept only as SHA-256 hashes; a KEY
-/// written as "sha256:HEX" is already one, so the file itself need not hold secrets.
+/// API keys from keys.tsv (APP<TAB>KEY[<TAB>WHAT] per line, '#' comments). Keys are kept only as SHA-256 hashes; a
+/// KEY written as "sha256:HEX" is already one, so the file itself need not hold secrets. WHAT is what the key may
+/// upload, comma-separated: "reports" (POST /api/reports), "symbols" (POST /api/symbols-*); without it, reports
+/// only: an application's key reaches all its users, who must not replace its symbols (docs/decisions.md).
 class KeyTable {
  public:
+  /// Whom a key names and what it may upload.
+  struct Holder {
+    std::string app;
+    bool reports = true;
+    bool symbols = false;
+  };
   /// Parses the file's text; returns false and sets `error` ("line N: ...") on a malformed line.
   bool load(std::string_view text, std::string& error);
-  /// The application whose key the Authorization header ("APIKey KEY") carries, or nullopt. The presented
-  /// key's hash is compared with every stored hash in constant time, without stopping at a match.
-  std::optional<std::string> authenticate(std::string_view authorization) const;
+  /// The holder of the key the Authorization header ("APIKey KEY") carries, or nullopt. The presented key's hash
+  /// is compared with every stored hash in constant time, without stopping at a match.
+  std::optional<Holder> authenticate(std::string_view authorization) const;
   size_t size() const { return entries_.size(); }
 
  private:
   struct Entry {
-    std::string app;
+    Holder holder;
     std::array<unsigned char, 32> hash;
   };
   std::vector<Entry> entries_;

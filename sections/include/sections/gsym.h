@@ -18,7 +18,6 @@
 #include <optional>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
 namespace sampler::gsym {
@@ -57,9 +56,11 @@ struct LookupResult {
 
 enum class Found { kYes, kNo, kError };
 
-/// Decoded line tables of recently used functions, so that repeated lookups in one function binary-search its
-/// rows instead of decoding them again (as llvm-symbolizer keeps DWARF line tables once parsed). Bounded: at most
-/// `max_functions` tables; when full it is emptied. One per thread (lookups through it are not thread-safe).
+/// Function infos of recently used functions, decoded whole (name, line table, inline tree, their strings), so
+/// that repeated lookups in one function binary-search its rows and walk its tree instead of decoding its bytes
+/// again (as llvm-symbolizer keeps DWARF line tables once parsed). Found by the index of the address table entry,
+/// with no hashing. Bounded: at most `max_functions` functions; when full it is emptied. One per Reader (it is
+/// emptied when used with another) and per thread (lookups through it are not thread-safe).
 class LineTableCache {
  public:
   explicit LineTableCache(size_t max_functions = 4096) : max_functions_(max_functions) {}
@@ -74,13 +75,6 @@ class LineTableCache {
  private:
   friend class Reader;
   friend class FunctionDecoder;
-  // Decoded addresses depend on the function's start as well as the bytes (two address entries may share one
-  // function info): each entry remembers the start it was decoded for.
-  struct Table {
-    uint64_t base = 0;
-    bool sorted = true;  // rows in ascending address order (always, unless an address wrapped around)
-    std::vector<Row> rows;
-  };
   /// An inline tree decoded in depth-first order: node i's descendants are i+1 .. subtree_end-1.
   struct Node {
     uint64_t first_start;
@@ -104,14 +98,37 @@ class LineTableCache {
     uint32_t child;
   };
   struct Tree {
-    uint64_t base = 0;
     std::vector<Node> nodes;
     std::vector<std::pair<uint64_t, uint64_t>> ranges;  // [start, start + size)
     std::vector<ChildSpan> child_spans;
   };
+  /// One function info with at most one line table and one inline info, all of which decoded (others, and
+  /// malformed ones, take the byte walk, which reports the error where it lies).
+  struct Function {
+    uint32_t index = 0;  // in the address table
+    uint64_t start = 0;
+    uint32_t size = 0;
+    std::string_view name;
+    uint64_t end = 0;  // the offset after its end-of-list record (where the byte walk names a row's bad file)
+    bool has_rows = false;
+    bool sorted = true;                  // rows in ascending address order (unless an address wrapped around)
+    std::vector<uint64_t> row_addresses;  // apart from the rest of the rows: the binary search reads only these
+    std::vector<std::pair<uint32_t, uint32_t>> row_file_line;
+    bool has_tree = false;
+    Tree tree;
+  };
+  struct File {
+    bool resolved = false;
+    std::string_view dir, name;
+  };
+  static constexpr uint32_t kNotDecoded = 0;
+  static constexpr uint32_t kByteWalk = 1;  // slot value of a function info the cache does not hold
+
   size_t max_functions_;
-  std::unordered_map<uint64_t, Table> tables_;  // by the line table's file offset
-  std::unordered_map<uint64_t, Tree> trees_;    // by the inline info's file offset
+  const void* reader_ = nullptr;    // the bytes of the Reader the slots are for
+  std::vector<uint32_t> slots_;     // by address index: kNotDecoded, kByteWalk (kept), or 2 + index in functions_
+  std::vector<Function> functions_;
+  std::vector<File> files_;         // by file index
 };
 
 /// A GSYM file over bytes the caller keeps alive (a mapping or a buffer).
@@ -144,14 +161,16 @@ class Reader {
   };
   bool file_at(uint64_t index, FileEntry& entry, uint64_t where, Error& error) const;
   bool string_or_error(uint32_t offset, uint64_t where, std::string_view& out, Error& error) const;
-  Found lookup_at(uint32_t index, uint64_t address, LookupResult& result, Error& error,
-                  LineTableCache* cache) const;
-  bool cached_row(LineTableCache& cache, uint64_t pos, uint64_t end, uint64_t base, uint64_t address,
-                  std::optional<LineTableCache::Row>& row) const;
-  /// The inline frames from a cached tree; false (nothing changed) if the tree does not decode whole.
+  Found lookup_at(uint32_t index, uint64_t address, LookupResult& result, Error& error) const;
+  /// The cached decoding of function info `index`, decoding it first; nullptr if it takes the byte walk.
+  const LineTableCache::Function* cached_function(LineTableCache& cache, uint32_t index) const;
+  bool decode_function(uint32_t index, LineTableCache::Function& function) const;
+  Found cached_lookup(LineTableCache& cache, const LineTableCache::Function& function, uint64_t address,
+                      LookupResult& result, Error& error) const;
   static void index_children(LineTableCache::Tree& tree);
-  bool cached_inline(LineTableCache& cache, uint64_t pos, uint64_t end, uint64_t base, uint64_t address,
-                     std::vector<Location>& frames, Error& error, bool& failed) const;
+  /// Adds the inline frames of `address` from a cached tree; false and `error` if a node's strings are bad.
+  bool cached_inline(const LineTableCache::Tree& tree, uint64_t address, std::vector<Location>& frames,
+                     Error& error) const;
   friend class FunctionDecoder;
 
   std::string_view bytes_;
