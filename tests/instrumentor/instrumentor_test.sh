@@ -67,6 +67,11 @@ c_sites)
       [ "$(cat run.out)" = "3 130 2" ] || fail "$level $countdown: the program printed $(cat run.out)"
     done
     same_sampling sites-region sites-site
+    # Code from macro expansions: the predicate as written where the macro is used (glibc's isalpha, the
+    # program's own macros, a macro's argument), not its expansion.
+    "$cc" -fsampler-schemes=branches $level -Wall -Werror macros.c -o macros || fail "sampler-cc $level macros.c"
+    check_sites macros macros.expected
+    [ "$(cat run.out)" = "9 4" ] || fail "$level macros.c: the program printed $(cat run.out)"
   done
   # Separate compilation and link, and the static runtime.
   SAMPLER_CC_SCHEMES=$three "$cc" -c sites.c -o sites.o && "$cc" -static-libsampler sites.o -o sites-static ||
