@@ -311,6 +311,9 @@ class BodyVisitor : public RecursiveASTVisitor<BodyVisitor> {
         slots_[assign] = {&child, false};
       else if (auto* step = dyn_cast_or_null<UnaryOperator>(child); step && step->isIncrementDecrementOp())
         slots_[step] = {&child, discarded(s, child)};
+      else if (auto* comma = dyn_cast_or_null<BinaryOperator>(child);
+               (isa_and_nonnull<ParenExpr>(child) || (comma && comma->getOpcode() == BO_Comma)) && discarded(s, child))
+        discarded_.insert(child);  // the value of its (right) operand is not used either: `i++, j--`, `(i++)`
     }
     return true;
   }
@@ -397,11 +400,12 @@ class BodyVisitor : public RecursiveASTVisitor<BodyVisitor> {
     return CallExpr::Create(c, pointer, args, c.BoolTy, VK_PRValue, cond->getEndLoc(), FPOptionsOverride());
   }
 
-  // Whether `child`'s value is unused: a statement of its own, a for's increment, the left of a comma, a cast
-  // to void.
-  static bool discarded(Stmt* parent, Stmt* child) {
+  // Whether `child`'s value is unused: a statement of its own, a for's increment, the left of a comma (or its
+  // right, when the comma's own value is unused), a cast to void.
+  bool discarded(Stmt* parent, Stmt* child) const {
     if (auto* comma = dyn_cast<BinaryOperator>(parent))
-      return comma->getOpcode() == BO_Comma && comma->getLHS() == child;
+      return comma->getOpcode() == BO_Comma && (comma->getLHS() == child || discarded_.count(comma));
+    if (isa<ParenExpr>(parent)) return discarded_.count(parent);
     if (auto* cast = dyn_cast<CastExpr>(parent)) return cast->getType()->isVoidType();
     if (isa<Expr>(parent)) return false;
     if (auto* f = dyn_cast<ForStmt>(parent)) return child == f->getInc() || child == f->getBody();
@@ -737,6 +741,7 @@ class BodyVisitor : public RecursiveASTVisitor<BodyVisitor> {
     bool discarded;  // the value of the expression held is not used
   };
   std::map<Stmt*, Slot> slots_;
+  std::set<const Stmt*> discarded_;  // comma operators and parentheses whose value is unused
   std::map<Stmt*, Stmt**> child_slots_;  // atoms: where each expression is held
   std::vector<std::vector<VarDecl*>> scopes_;
   std::vector<llvm::APSInt> constants_;

@@ -114,6 +114,10 @@ pairs)
     "$cc" $level pairs.c -o all-region && "$cc" -fsampler-countdown=site $level pairs.c -o all-site ||
       fail "sampler-cc $level pairs.c, default schemes"
     same_sampling all-region all-site
+    # A comma whose value is unused (a for's increment `i++, j--`): its right operand is an assignment too.
+    "$cc" -fsampler-schemes=scalar-pairs,bounds $level -Wall -Werror comma.c -o comma || fail "sampler-cc $level comma.c"
+    check_sites comma comma.expected
+    [ "$(cat run.out)" = "5 6 71" ] || fail "$level comma.c: the program printed $(cat run.out)"
   done
   ;;
 schemes)
