@@ -135,6 +135,30 @@ schemes)
       fail "$level: sites or counters differ:$(echo; diff schemes.expected resolved.txt)"
     dwarf_agrees schemes
   done
+  # coverage has the same sites and counts at every -O level, in C and C++: blocks.c (break, continue, the end
+  # of an `if` before a loop, out of scopes with locals) and sites.cpp (condition variables: `if (int* p = ...)`,
+  # `while (int* q = ...)`), where clang makes other blocks at -O1+ to end locals' lifetimes.
+  for driver in "$cc" "$cxx -x c++"; do
+    for level in -O0 -O1 -O2; do
+      # shellcheck disable=SC2086
+      $driver -fsampler-schemes=coverage $level -Wall -Werror blocks.c -o blocks$level || fail "$driver $level blocks.c"
+      rm -f report
+      SAMPLER_SPARSITY=1 SAMPLER_FILE=report "./blocks$level" >run.out || fail "blocks $level exited with $?"
+      [ "$(cat run.out)" = 100 ] || fail "$driver $level blocks.c: the program printed $(cat run.out)"
+      resolved "blocks$level" report >"blocks$level.txt" || fail "resolveSamples blocks $level"
+    done
+    for level in -O1 -O2; do
+      cmp -s blocks-O0.txt "blocks$level.txt" ||
+        fail "$driver: coverage differs between -O0 and $level:$(echo; diff blocks-O0.txt "blocks$level.txt")"
+    done
+  done
+  for level in -O0 -O2; do
+    "$cxx" -fsampler-schemes=coverage $level -c sites.cpp -o "cpp$level.o" &&
+      "$TOOLS/extract-section" .debug_site_info "cpp$level.o" | grep -v '^<' >"cpp$level.sites" ||
+      fail "sampler-c++ $level sites.cpp"
+  done
+  [ -s cpp-O0.sites ] && cmp -s cpp-O0.sites cpp-O2.sites ||
+    fail "sites.cpp: coverage sites differ between -O0 and -O2:$(echo; diff cpp-O0.sites cpp-O2.sites)"
   # `all` leaves atoms out; naming it adds it.
   "$cc" -fsampler-schemes=all -c schemes.c -o all.o && "$TOOLS/extract-section" .debug_site_info all.o >all.sites ||
     fail "-fsampler-schemes=all"
