@@ -101,6 +101,16 @@ CharSourceRange written_range(SourceLocation begin, SourceLocation end, const So
   return {};
 }
 
+// Whether the token at `loc` was written in a macro's body rather than by the program (in a macro's argument,
+// however deep, it was the program's).
+bool written_by_macro(SourceLocation loc, const SourceManager& sm) {
+  for (unsigned depth = 0; loc.isMacroID() && depth < 64; ++depth) {
+    if (!sm.isMacroArgExpansion(loc)) return true;
+    loc = sm.getImmediateSpellingLoc(loc);
+  }
+  return false;
+}
+
 // The source text of an expression as the user wrote it (written_range), or, when it has none, clang's printing
 // of it. Parentheses a macro's body put around it are the macro's, not the programmer's: left out.
 std::string source_text(const Expr* e, ASTContext& context) {
@@ -220,6 +230,8 @@ class BodyVisitor : public RecursiveASTVisitor<BodyVisitor> {
       site.text = source_text(op->getArg(0), context_);  // the object called, as written: `is_odd` in is_odd(x)
     else if (isa<CXXOperatorCallExpr>(call) && direct)
       site.text = direct->getNameAsString();  // operator==: the operator's name
+    else if (direct && written_by_macro(callee->getExprLoc(), context_.getSourceManager()))
+      site.text = direct->getNameAsString();  // a call a macro makes (isalpha's): the function it calls
     else
       site.text = source_text(callee, context_);
     site.is_signed = type->isSignedIntegerOrEnumerationType();

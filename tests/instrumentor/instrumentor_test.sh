@@ -68,8 +68,9 @@ c_sites)
     done
     same_sampling sites-region sites-site
     # Code from macro expansions: the predicate as written where the macro is used (glibc's isalpha, the
-    # program's own macros, a macro's argument), not its expansion.
-    "$cc" -fsampler-schemes=branches $level -Wall -Werror macros.c -o macros || fail "sampler-cc $level macros.c"
+    # program's own macros, a macro's argument), not its expansion; a call a macro makes names its callee.
+    "$cc" -fsampler-schemes=branches,returns $level -Wall -Werror macros.c -o macros ||
+      fail "sampler-cc $level macros.c"
     check_sites macros macros.expected
     [ "$(cat run.out)" = "9 4" ] || fail "$level macros.c: the program printed $(cat run.out)"
   done

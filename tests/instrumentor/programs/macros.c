@@ -1,6 +1,7 @@
 /* Branches in code from macro expansions: each site's text is the predicate as the programmer wrote it, not what
  * the macros expand to (macros.expected): glibc's isalpha(c), a macro of the program's own, and a macro's argument
- * (what the hand-instrumentation macro SAMPLER_BRANCH becomes when compiled out). */
+ * (what the hand-instrumentation macro SAMPLER_BRANCH becomes when compiled out). The call isalpha hides is
+ * named by its callee, __ctype_b_loc. */
 #include <ctype.h>
 #include <stdio.h>
 #define LIMIT 3
