@@ -116,7 +116,8 @@ pairs)
       fail "sampler-cc $level pairs.c, default schemes"
     same_sampling all-region all-site
     # A comma whose value is unused (a for's increment `i++, j--`): its right operand is an assignment too.
-    "$cc" -fsampler-schemes=scalar-pairs,bounds $level -Wall -Werror comma.c -o comma || fail "sampler-cc $level comma.c"
+    "$cc" -fsampler-schemes=scalar-pairs,bounds $level -Wall -Werror comma.c -o comma ||
+      fail "sampler-cc $level comma.c"
     check_sites comma comma.expected
     [ "$(cat run.out)" = "5 6 71" ] || fail "$level comma.c: the program printed $(cat run.out)"
   done
@@ -142,7 +143,8 @@ schemes)
   for driver in "$cc" "$cxx -x c++"; do
     for level in -O0 -O1 -O2; do
       # shellcheck disable=SC2086
-      $driver -fsampler-schemes=coverage $level -Wall -Werror blocks.c -o blocks$level || fail "$driver $level blocks.c"
+      $driver -fsampler-schemes=coverage $level -Wall -Werror blocks.c -o "blocks$level" ||
+        fail "$driver $level blocks.c"
       rm -f report
       SAMPLER_SPARSITY=1 SAMPLER_FILE=report "./blocks$level" >run.out || fail "blocks $level exited with $?"
       [ "$(cat run.out)" = 100 ] || fail "$driver $level blocks.c: the program printed $(cat run.out)"
