@@ -64,25 +64,26 @@ fi
 
 tools=$build/tools
 hand=$build/examples/sampler-example-wordfreq
-program=$hand
-auto=false
-if [ -x "$build/instrumentor/sampler-cc" ]; then
-  # The source automatically instrumented: sampler-cc at its default schemes, the hand macros compiled out.
-  # Compiled from examples/ so that the sites name the file as wordfreq.c. Built on every run, so that the
-  # program always comes from the current sampler-cc (a second or two).
-  auto=true
-  program=$build/examples/sampler-example-wordfreq-auto
-  (cd "$top/examples" && "$build/instrumentor/sampler-cc" -DSAMPLER_UNINSTRUMENTED -I"$top/runtime/include" -O2 \
-    wordfreq.c -o "$program") >"$build/demo-sampler-cc.log" 2>&1 || { cat "$build/demo-sampler-cc.log" >&2; exit 1; }
-fi
-name=$(basename "$program")
-for file in "$hand" "$program" "$tools/extract-section" "$tools/extract-report" "$tools/resolveSamples" \
+for file in "$hand" "$tools/extract-section" "$tools/extract-report" "$tools/resolveSamples" \
   "$tools/resolve-backtrace" "$tools/sampler-analyze" "$tools/sampler-run" "$tools/sampler-collector"; do
   [ -x "$file" ] || { echo "demo: $file is not built (run without --no-build)" >&2; exit 1; }
 done
 symbolizer=$(command -v llvm-symbolizer-19 || echo /usr/lib/llvm-19/bin/llvm-symbolizer)
 work=$build/demo
 rm -rf "$work" && mkdir -p "$work/inputs" "$work/runs" && cd "$work"
+program=$hand
+auto=false
+if [ -x "$build/instrumentor/sampler-cc" ]; then
+  # The source automatically instrumented: sampler-cc at its default schemes, the hand macros compiled out.
+  # Compiled from examples/ so that the sites name the file as wordfreq.c; into the demo's directory, not among
+  # the build's examples (whose site lists the tests compare with the sources'). Built on every run, so that
+  # the program always comes from the current sampler-cc (a second or two).
+  auto=true
+  program=$work/sampler-example-wordfreq-auto
+  (cd "$top/examples" && "$build/instrumentor/sampler-cc" -DSAMPLER_UNINSTRUMENTED -I"$top/runtime/include" -O2 \
+    wordfreq.c -o "$program") >sampler-cc.log 2>&1 || { cat sampler-cc.log >&2; exit 1; }
+fi
+name=$(basename "$program")
 
 # ---- 1. The site information ---------------------------------------------------------------------------
 # count_sites FILE: "N sites in K schemes: scheme n, ..." of a site information file.
