@@ -175,8 +175,8 @@ static int by_count(const void* left, const void* right) {
   const struct entry* y = *(const struct entry* const*)right;
   unsigned a = x->count, b = y->count;
   SAMPLER_SCALAR_PAIR_UNSIGNED(counts_compared, a, b);
-  if (a != b) return a > b ? -1 : 1;
-  return x < y ? -1 : x > y;
+  if (a != b) return (a < b) - (a > b);
+  return (x > y) - (x < y);
 }
 
 static int is_vowel(char letter) { return letter != '\0' && strchr("aeiou", letter) != NULL; }
@@ -233,8 +233,9 @@ static int generate(unsigned long seed) {
   unsigned longest = 8 + next_random(25); /* 8 to 32 letters */
   unsigned size = 150 + next_random(MAX_VOCABULARY - 150);
   for (unsigned v = 0; v < size; ++v) {
-    /* Word 0 has the longest length; the others 1 to `longest` letters, consonants and vowels alternating. */
-    unsigned length = v == 0 ? longest : 1 + next_random(longest);
+    /* Words 0 to 7 have the longest length; the others, as in real text, are short: 1 to 12 letters (at most
+     * `longest`). Consonants and vowels alternate. */
+    unsigned length = v < 8 ? longest : 1 + next_random(longest < 12 ? longest : 12);
     unsigned vowel_first = next_random(2);
     for (unsigned i = 0; i < length; ++i) {
       vocabulary[v][i] = (i + vowel_first) % 2 ? "bcdfghjklmnprstvz"[next_random(17)] : "aeiou"[next_random(5)];

@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # The README's first command: the whole sampler story, Cooperative Bug Isolation style, on the bundled word counter
-# (examples/wordfreq.c), which crashes on some inputs and not on others. The story runs on its hand-instrumented
-# build (the macros of <sampler/unit.h>, whose sites were chosen for it); step 1 also builds the same source with
-# sampler-cc, which instruments it automatically (hand macros compiled out), where sampler-cc is built.
+# (examples/wordfreq.c), which crashes on some inputs and not on others. The story runs on the program as
+# sampler-cc, the drop-in clang-19, instruments it automatically (every branch, call, assignment and function
+# entry; the source's hand-instrumentation macros compiled out). Where sampler-cc is not built (no LLVM/Clang 19
+# development files, or a sanitizer build) it runs on the hand-instrumented build of the same source (the macros
+# of <sampler/unit.h>, which the examples keep to test the ABI).
 # Installs what is missing (scripts/setup.sh), builds what the story needs, then:
-#   1. extracts the program's site information (extract-section .debug_site_info);
+#   1. builds the program with sampler-cc and extracts its site information (extract-section .debug_site_info);
 #   2. starts a collector (sampler-collector, SQLite, on a free loopback port) and runs the program on 40
 #      different made-up texts through sampler-run, sparsity 100 and a distinct seed each, which uploads each
 #      report with its outcome: some runs crash;
@@ -26,7 +28,7 @@ while [ $# -gt 0 ]; do
   case $1 in
     --no-setup) setup=false ;;
     --no-build) build_it=false ;;
-    -h | --help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "demo: unknown option $1 (try --help)" >&2; exit 2 ;;
     *) break ;;
   esac
@@ -61,52 +63,59 @@ if $build_it; then
 fi
 
 tools=$build/tools
-program=$build/examples/sampler-example-wordfreq
-auto=""
-if [ -x "$build/instrumentor/sampler-cc" ]; then
-  # The same source, automatically instrumented: sampler-cc at its default schemes, the hand macros compiled out.
-  # Compiled from examples/ so that the sites name the file as wordfreq.c.
-  auto=$build/examples/sampler-example-wordfreq-auto
-  if $build_it || [ ! -x "$auto" ]; then
-    (cd "$top/examples" && "$build/instrumentor/sampler-cc" -DSAMPLER_UNINSTRUMENTED -I"$top/runtime/include" -O2 \
-      wordfreq.c -o "$auto") >"$build/demo-sampler-cc.log" 2>&1 || { cat "$build/demo-sampler-cc.log" >&2; exit 1; }
-  fi
-fi
-for file in "$program" "$tools/extract-section" "$tools/extract-report" "$tools/resolveSamples" \
+hand=$build/examples/sampler-example-wordfreq
+for file in "$hand" "$tools/extract-section" "$tools/extract-report" "$tools/resolveSamples" \
   "$tools/resolve-backtrace" "$tools/sampler-analyze" "$tools/sampler-run" "$tools/sampler-collector"; do
   [ -x "$file" ] || { echo "demo: $file is not built (run without --no-build)" >&2; exit 1; }
 done
 symbolizer=$(command -v llvm-symbolizer-19 || echo /usr/lib/llvm-19/bin/llvm-symbolizer)
 work=$build/demo
 rm -rf "$work" && mkdir -p "$work/inputs" "$work/runs" && cd "$work"
+program=$hand
+auto=false
+if [ -x "$build/instrumentor/sampler-cc" ]; then
+  # The source automatically instrumented: sampler-cc at its default schemes, the hand macros compiled out.
+  # Compiled from examples/ so that the sites name the file as wordfreq.c; into the demo's directory, not among
+  # the build's examples (whose site lists the tests compare with the sources'). Built on every run, so that
+  # the program always comes from the current sampler-cc (a second or two).
+  auto=true
+  program=$work/sampler-example-wordfreq-auto
+  (cd "$top/examples" && "$build/instrumentor/sampler-cc" -DSAMPLER_UNINSTRUMENTED -I"$top/runtime/include" -O2 \
+    wordfreq.c -o "$program") >sampler-cc.log 2>&1 || { cat sampler-cc.log >&2; exit 1; }
+fi
+name=$(basename "$program")
 
 # ---- 1. The site information ---------------------------------------------------------------------------
-say "1. The site information the build left in the program's .debug_site_info section"
-note "The program: examples/wordfreq.c, a word counter (sampler-example-wordfreq FILE), instrumented by hand."
-note "\$ extract-section .debug_site_info examples/sampler-example-wordfreq > wordfreq.sites"
-"$tools/extract-section" .debug_site_info "$program" >wordfreq.sites
-awk -F'\t' '/^<sites /{ match($0, /scheme="[^"]*"/); s = substr($0, RSTART + 8, RLENGTH - 9); order[++n] = s; next }
-  /^<\/sites>/ { next } { count[s]++; total++ }
-  END { printf "%d sites in %d schemes:", total, n
-        for (i = 1; i <= n; i++) printf " %s %d%s", order[i], count[order[i]], i < n ? "," : "\n" }' \
-  wordfreq.sites | fold -s -w 110 | sed "s/ *$//" | indent
-note "for example (file, line, function, CFG node, then the scheme's own fields):"
-awk '/^<sites .*scheme="branches"/ { on = 1; next } /^</ { on = 0 } on && n++ < 3' wordfreq.sites | indent
-if [ -n "$auto" ]; then
-  note "The same source instrumented automatically, with no hand macros (sampler-cc, the drop-in clang-19):"
-  note "\$ cd examples && sampler-cc -DSAMPLER_UNINSTRUMENTED -O2 wordfreq.c -o sampler-example-wordfreq-auto"
-  "$tools/extract-section" .debug_site_info "$auto" >wordfreq-auto.sites
+# count_sites FILE: "N sites in K schemes: scheme n, ..." of a site information file.
+count_sites() {
   awk '/^<sites /{ match($0, /scheme="[^"]*"/); s = substr($0, RSTART + 8, RLENGTH - 9); if (!(s in count)) order[++n] = s
          count[s] += 0; next }
     /^<\/sites>/ { next } { count[s]++; total++ }
     END { printf "%d sites in %d schemes:", total, n
-          for (i = 1; i <= n; i++) printf " %s %d%s", order[i], count[order[i]], i < n ? "," : "\n" }' \
-    wordfreq-auto.sites | fold -s -w 110 | sed "s/ *$//" | indent
-  "$program" --generate 1 >auto-input.txt
-  SAMPLER_SPARSITY=1 SAMPLER_FILE=auto-report.txt "$auto" auto-input.txt >/dev/null
-  "$tools/extract-report" samples <auto-report.txt | "$tools/resolveSamples" wordfreq-auto.sites >auto-resolved.txt
-  note "one run of it at SAMPLER_SPARSITY=1 (every site, every time), resolved; a few of its sites with counters:"
-  awk -F'\t' '$3 == "branches" && $NF > 0' auto-resolved.txt | cut -f3- | head -3 | indent
+          for (i = 1; i <= n; i++) printf " %s %d%s", order[i], count[order[i]], i < n ? "," : "\n" }' "$1" |
+    fold -s -w 110 | sed "s/ *$//" | indent
+}
+say "1. The site information the build left in the program's .debug_site_info section"
+if $auto; then
+  note "The program: examples/wordfreq.c, a word counter ($name FILE), built by sampler-cc, the drop-in"
+  note "clang-19, at its default schemes: every branch, call, assignment and function entry of the source is a"
+  note "site, with no change to the source (its hand-instrumentation macros, which the examples keep to test"
+  note "libsampler's ABI, are compiled out with -DSAMPLER_UNINSTRUMENTED):"
+  note "\$ cd examples && sampler-cc -DSAMPLER_UNINSTRUMENTED -O2 wordfreq.c -o $name"
+else
+  note "The program: examples/wordfreq.c, a word counter ($name FILE), instrumented by hand (the macros of"
+  note "<sampler/unit.h>): sampler-cc is not built here (no LLVM/Clang 19 development files, or a sanitizer build)."
+fi
+note "\$ extract-section .debug_site_info $name > wordfreq.sites"
+"$tools/extract-section" .debug_site_info "$program" >wordfreq.sites
+count_sites wordfreq.sites
+note "the branches of count_word(), for example (file, line, function, CFG node, then the predicate as written):"
+awk -F'\t' '/^<sites .*scheme="branches"/ { on = 1; next } /^</ { on = 0 } on && $3 == "count_word" && n++ < 4' \
+  wordfreq.sites | indent
+if $auto; then
+  "$tools/extract-section" .debug_site_info "$hand" >wordfreq-hand.sites
+  hand_sites=$(grep -vc '^<' wordfreq-hand.sites)
+  note "(The same source instrumented by hand, sampler-example-wordfreq, has $hand_sites sites, chosen for it.)"
 fi
 
 # ---- 2. The runs -----------------------------------------------------------------------------------------
@@ -125,10 +134,10 @@ note "\$ sampler-collector serve --listen 127.0.0.1:0 --database sqlite:reports.
 note "${listening}   (keys.tsv: wordfreq<TAB>demo-key)"
 # sampler-run's state (its --show-last copy, its spool) stays in the demo's directory.
 export XDG_CACHE_HOME=$work/cache XDG_CONFIG_HOME=$work/config
-note "Each input is a made-up text of 4000 words (sampler-example-wordfreq --generate SEED > inputs/text-SEED.txt);"
+note "Each input is a made-up text of 4000 words ($name --generate SEED > inputs/text-SEED.txt);"
 note "each run goes through the launcher, which adds the outcome and uploads the report (gzip):"
 note "\$ sampler-run --app wordfreq --version 1.0 --upload $url --api-key demo-key --sparsity 100 \\"
-note "      --seed SEED -- sampler-example-wordfreq inputs/text-SEED.txt"
+note "      --seed SEED -- $name inputs/text-SEED.txt"
 note "and 'sampler-run --show-last > runs/run-SEED.txt' shows what was sent."
 "$program" --generate 1 >inputs/text-1.txt
 note "inputs/text-1.txt begins: $(head -c 64 inputs/text-1.txt | head -1) ..."
@@ -150,7 +159,7 @@ for seed in $(seq 1 $runs); do
     outcome=clean
     shown="exit 0"
   else
-    echo "demo: 'sampler-example-wordfreq inputs/text-$seed.txt' exited with status $status" >&2
+    echo "demo: '$name inputs/text-$seed.txt' exited with status $status" >&2
     exit 1
   fi
   [ -s "$report" ] || { echo "demo: run $seed wrote no report" >&2; exit 1; }
@@ -172,8 +181,8 @@ say "3. A report's samples, joined with the sites they count"
 note "\$ extract-report samples < runs/run-1.txt | resolveSamples wordfreq.sites"
 "$tools/extract-report" samples <runs/run-1.txt >runs/samples-1.txt
 "$tools/resolveSamples" wordfreq.sites <runs/samples-1.txt >runs/resolved-1.txt
-note "the branches of run 1 (FILE, unit, scheme, the site's fields, then its counters: false, true):"
-awk -F'\t' '$3 == "branches"' runs/resolved-1.txt | cut -f3- | head -4 | indent
+note "the branches of count_word() in run 1 (FILE, unit, scheme, the site's fields, then its counters: false, true):"
+awk -F'\t' '$3 == "branches" && $6 == "count_word"' runs/resolved-1.txt | cut -f3- | head -4 | indent
 
 # ---- 4. Which predicates go with the crashes -------------------------------------------------------------
 say "4. The predicates that predict the crash: sampler-analyze over the $runs runs the collector stored"

@@ -57,12 +57,69 @@ namespace {
 
 using namespace clang;
 
-// The source text of an expression as the user wrote it (macro invocations included), or, when its range cannot
-// be mapped to one stretch of a file (it starts and ends in different macro expansions), clang's printing of it.
+// The stretch of a file where the tokens `begin` to `end` were written, as the programmer sees them: where
+// both come from one argument of a macro, the argument as written (`x > LIMIT` in `CHECK(x > LIMIT)`); where
+// they come from a macro's body, the whole invocation (`isalpha(c)`, not the expansion glibc's header makes of it).
+// Invalid if they have no common place in one file.
+CharSourceRange written_range(SourceLocation begin, SourceLocation end, const SourceManager& sm,
+                              const LangOptions& options, unsigned depth = 0) {
+  CharSourceRange range = Lexer::makeFileCharRange(CharSourceRange::getTokenRange(begin, end), sm, options);
+  if (range.isValid() || depth > 16 || begin.isInvalid() || end.isInvalid()) return range;
+  // Each end's places, from its token out to the file, through the expansions that hold it (an argument's token
+  // first to where the argument is used in the macro's body).
+  auto places = [&](SourceLocation loc, bool at_end) {
+    std::vector<SourceLocation> out = {loc};
+    while (loc.isMacroID() && out.size() < 64) {
+      CharSourceRange expansion = sm.getImmediateExpansionRange(loc);
+      loc = at_end ? expansion.getEnd() : expansion.getBegin();
+      out.push_back(loc);
+    }
+    return out;
+  };
+  std::vector<SourceLocation> from = places(begin, false), to = places(end, true);
+  // The innermost buffer (a file, or one macro expansion) where both ends have a place.
+  for (size_t i = 0; i < from.size(); ++i) {
+    FileID buffer = sm.getFileID(from[i]);
+    for (size_t j = 0; j < to.size(); ++j) {
+      if (sm.getFileID(to[j]) != buffer) continue;
+      if (buffer.isInvalid() || !sm.getSLocEntry(buffer).isExpansion()) {
+        if (sm.isBeforeInTranslationUnit(to[j], from[i])) return {};
+        return Lexer::makeFileCharRange(CharSourceRange::getTokenRange(from[i], to[j]), sm, options);
+      }
+      const SrcMgr::ExpansionInfo& expansion = sm.getSLocEntry(buffer).getExpansion();
+      if (expansion.isMacroArgExpansion())  // both in one argument: where it was written
+        return written_range(sm.getImmediateSpellingLoc(from[i]), sm.getImmediateSpellingLoc(to[j]), sm, options,
+                             depth + 1);
+      if (i > 0 && j > 0 && from[i] == to[j] && sm.isMacroArgExpansion(from[i - 1]) &&
+          sm.isMacroArgExpansion(to[j - 1]))  // both from the same use of one argument in this macro's body
+        return written_range(sm.getImmediateSpellingLoc(from[i - 1]), sm.getImmediateSpellingLoc(to[j - 1]), sm,
+                             options, depth + 1);
+      // In the macro's own text: the whole invocation.
+      return written_range(expansion.getExpansionLocStart(), expansion.getExpansionLocEnd(), sm, options, depth + 1);
+    }
+  }
+  return {};
+}
+
+// Whether the token at `loc` was written in a macro's body rather than by the program (in a macro's argument,
+// however deep, it was the program's).
+bool written_by_macro(SourceLocation loc, const SourceManager& sm) {
+  for (unsigned depth = 0; loc.isMacroID() && depth < 64; ++depth) {
+    if (!sm.isMacroArgExpansion(loc)) return true;
+    loc = sm.getImmediateSpellingLoc(loc);
+  }
+  return false;
+}
+
+// The source text of an expression as the user wrote it (written_range), or, when it has none, clang's printing
+// of it. Parentheses a macro's body put around it are the macro's, not the programmer's: left out.
 std::string source_text(const Expr* e, ASTContext& context) {
   const SourceManager& sm = context.getSourceManager();
-  CharSourceRange range = Lexer::makeFileCharRange(CharSourceRange::getTokenRange(e->getSourceRange()), sm,
-                                                   context.getLangOpts());
+  while (const auto* paren = dyn_cast<ParenExpr>(e->IgnoreImplicit())) {
+    if (!sm.isMacroBodyExpansion(paren->getLParen()) || !sm.isMacroBodyExpansion(paren->getRParen())) break;
+    e = paren->getSubExpr();
+  }
+  CharSourceRange range = written_range(e->getBeginLoc(), e->getEndLoc(), sm, context.getLangOpts());
   if (range.isValid()) {
     bool invalid = false;
     StringRef text = Lexer::getSourceText(range, sm, context.getLangOpts(), &invalid);
@@ -173,6 +230,8 @@ class BodyVisitor : public RecursiveASTVisitor<BodyVisitor> {
       site.text = source_text(op->getArg(0), context_);  // the object called, as written: `is_odd` in is_odd(x)
     else if (isa<CXXOperatorCallExpr>(call) && direct)
       site.text = direct->getNameAsString();  // operator==: the operator's name
+    else if (direct && written_by_macro(callee->getExprLoc(), context_.getSourceManager()))
+      site.text = direct->getNameAsString();  // a call a macro makes (isalpha's): the function it calls
     else
       site.text = source_text(callee, context_);
     site.is_signed = type->isSignedIntegerOrEnumerationType();
@@ -264,6 +323,9 @@ class BodyVisitor : public RecursiveASTVisitor<BodyVisitor> {
         slots_[assign] = {&child, false};
       else if (auto* step = dyn_cast_or_null<UnaryOperator>(child); step && step->isIncrementDecrementOp())
         slots_[step] = {&child, discarded(s, child)};
+      else if (auto* comma = dyn_cast_or_null<BinaryOperator>(child);
+               (isa_and_nonnull<ParenExpr>(child) || (comma && comma->getOpcode() == BO_Comma)) && discarded(s, child))
+        discarded_.insert(child);  // the value of its (right) operand is not used either: `i++, j--`, `(i++)`
     }
     return true;
   }
@@ -350,11 +412,12 @@ class BodyVisitor : public RecursiveASTVisitor<BodyVisitor> {
     return CallExpr::Create(c, pointer, args, c.BoolTy, VK_PRValue, cond->getEndLoc(), FPOptionsOverride());
   }
 
-  // Whether `child`'s value is unused: a statement of its own, a for's increment, the left of a comma, a cast
-  // to void.
-  static bool discarded(Stmt* parent, Stmt* child) {
+  // Whether `child`'s value is unused: a statement of its own, a for's increment, the left of a comma (or its
+  // right, when the comma's own value is unused), a cast to void.
+  bool discarded(Stmt* parent, Stmt* child) const {
     if (auto* comma = dyn_cast<BinaryOperator>(parent))
-      return comma->getOpcode() == BO_Comma && comma->getLHS() == child;
+      return comma->getOpcode() == BO_Comma && (comma->getLHS() == child || discarded_.count(comma));
+    if (isa<ParenExpr>(parent)) return discarded_.count(parent);
     if (auto* cast = dyn_cast<CastExpr>(parent)) return cast->getType()->isVoidType();
     if (isa<Expr>(parent)) return false;
     if (auto* f = dyn_cast<ForStmt>(parent)) return child == f->getInc() || child == f->getBody();
@@ -690,6 +753,7 @@ class BodyVisitor : public RecursiveASTVisitor<BodyVisitor> {
     bool discarded;  // the value of the expression held is not used
   };
   std::map<Stmt*, Slot> slots_;
+  std::set<const Stmt*> discarded_;  // comma operators and parentheses whose value is unused
   std::map<Stmt*, Stmt**> child_slots_;  // atoms: where each expression is held
   std::vector<std::vector<VarDecl*>> scopes_;
   std::vector<llvm::APSInt> constants_;

@@ -29,34 +29,32 @@ bool cleanup_slot(const Value* v) {
   return true;
 }
 
-// A block clang made only to leave a scope through its cleanups (lifetime ends, setting or testing the cleanup
-// destination, or a lone branch to where the cleanup switch sends it): no statement of the source.
-bool lifetime_cleanup(BasicBlock& block) {
-  bool cleanup = false;
+// A block without code of its own: nothing but jumps (an unconditional branch, or a switch on clang's cleanup
+// destination), the ends and starts of locals' lifetimes, and the cleanup destination's bookkeeping. Such blocks
+// differ between -O0 and -O1+ (lifetime markers exist only at -O1+, and with them the blocks that leave a scope
+// through its cleanups), while the blocks with code are the same: `break`, `continue` and the end of an `if`
+// before a loop are a lone branch at -O0 and a cleanup at -O2, in C and C++ alike. None of them is a site. A
+// branch that gives a value to a phi of its target is code: the arm `1` of `z > 0 ? z : 1`.
+bool without_code(BasicBlock& block) {
+  for (BasicBlock* next : successors(&block))
+    for (PHINode& phi : next->phis())
+      if (phi.getBasicBlockIndex(&block) >= 0) return false;
   for (Instruction& inst : block) {
-    if (isa<DbgInfoIntrinsic>(inst)) continue;
+    if (isa<DbgInfoIntrinsic>(inst) || isa<AllocaInst>(inst)) continue;
     if (auto* intrinsic = dyn_cast<IntrinsicInst>(&inst)) {
-      if (intrinsic->getIntrinsicID() != Intrinsic::lifetime_end) return false;
-      cleanup = true;
+      if (!intrinsic->isLifetimeStartOrEnd()) return false;
     } else if (auto* store = dyn_cast<StoreInst>(&inst)) {
       if (!cleanup_slot(store->getPointerOperand())) return false;
-      cleanup = true;
     } else if (auto* load = dyn_cast<LoadInst>(&inst)) {
       if (!cleanup_slot(load->getPointerOperand())) return false;
-      cleanup = true;
     } else if (auto* branch = dyn_cast<BranchInst>(&inst)) {
       if (branch->isConditional()) return false;
-    } else if (!isa<SwitchInst>(inst)) {
+    } else if (auto* choice = dyn_cast<SwitchInst>(&inst)) {
+      auto* destination = dyn_cast<LoadInst>(choice->getCondition());
+      if (!destination || !cleanup_slot(destination->getPointerOperand())) return false;
+    } else {
       return false;
     }
-  }
-  if (cleanup) return true;
-  // A lone branch: a case of a cleanup switch.
-  if (pred_empty(&block)) return false;
-  for (BasicBlock* from : predecessors(&block)) {
-    auto* choice = dyn_cast<SwitchInst>(from->getTerminator());
-    auto* load = choice ? dyn_cast<LoadInst>(choice->getCondition()) : nullptr;
-    if (!load || !cleanup_slot(load->getPointerOperand())) return false;
   }
   return true;
 }
@@ -85,7 +83,7 @@ std::vector<std::pair<BasicBlock*, const DILocation*>> source_blocks(Function& f
         break;
       }
     }
-    if (where && !lifetime_cleanup(block)) blocks.emplace_back(&block, where);
+    if (where && !without_code(block)) blocks.emplace_back(&block, where);
   }
   return blocks;
 }

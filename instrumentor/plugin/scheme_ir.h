@@ -14,9 +14,9 @@
 namespace sampler::plugin {
 
 /// coverage: the blocks of `f` that come from the source, in order, each with its first source location. Not
-/// the blocks only exception handling reaches (landing pads, their cleanups), nor the ones clang adds at -O1 and
-/// above only to end locals' lifetimes on the way out of a scope (so that a C function has the same sites at
-/// every -O level), nor blocks without any source line.
+/// the blocks only exception handling reaches (landing pads, their cleanups), nor blocks without code of their
+/// own (only jumps, locals' lifetimes and clang's cleanup bookkeeping, which differ between -O0 and -O1+: so
+/// that a function has the same sites at every -O level, in C and C++), nor blocks without any source line.
 std::vector<std::pair<llvm::BasicBlock*, const llvm::DILocation*>> source_blocks(llvm::Function& f);
 
 /// g-object-unref: emits at `b` the column of sampler_classify_g_object_unref for `object`, computed as GLib

@@ -67,6 +67,12 @@ c_sites)
       [ "$(cat run.out)" = "3 130 2" ] || fail "$level $countdown: the program printed $(cat run.out)"
     done
     same_sampling sites-region sites-site
+    # Code from macro expansions: the predicate as written where the macro is used (glibc's isalpha, the
+    # program's own macros, a macro's argument), not its expansion; a call a macro makes names its callee.
+    "$cc" -fsampler-schemes=branches,returns $level -Wall -Werror macros.c -o macros ||
+      fail "sampler-cc $level macros.c"
+    check_sites macros macros.expected
+    [ "$(cat run.out)" = "9 4" ] || fail "$level macros.c: the program printed $(cat run.out)"
   done
   # Separate compilation and link, and the static runtime.
   SAMPLER_CC_SCHEMES=$three "$cc" -c sites.c -o sites.o && "$cc" -static-libsampler sites.o -o sites-static ||
@@ -109,6 +115,11 @@ pairs)
     "$cc" $level pairs.c -o all-region && "$cc" -fsampler-countdown=site $level pairs.c -o all-site ||
       fail "sampler-cc $level pairs.c, default schemes"
     same_sampling all-region all-site
+    # A comma whose value is unused (a for's increment `i++, j--`): its right operand is an assignment too.
+    "$cc" -fsampler-schemes=scalar-pairs,bounds $level -Wall -Werror comma.c -o comma ||
+      fail "sampler-cc $level comma.c"
+    check_sites comma comma.expected
+    [ "$(cat run.out)" = "5 6 71" ] || fail "$level comma.c: the program printed $(cat run.out)"
   done
   ;;
 schemes)
@@ -126,6 +137,31 @@ schemes)
       fail "$level: sites or counters differ:$(echo; diff schemes.expected resolved.txt)"
     dwarf_agrees schemes
   done
+  # coverage has the same sites and counts at every -O level, in C and C++: blocks.c (break, continue, the end
+  # of an `if` before a loop, out of scopes with locals) and sites.cpp (condition variables: `if (int* p = ...)`,
+  # `while (int* q = ...)`), where clang makes other blocks at -O1+ to end locals' lifetimes.
+  for driver in "$cc" "$cxx -x c++"; do
+    for level in -O0 -O1 -O2; do
+      # shellcheck disable=SC2086
+      $driver -fsampler-schemes=coverage $level -Wall -Werror blocks.c -o "blocks$level" ||
+        fail "$driver $level blocks.c"
+      rm -f report
+      SAMPLER_SPARSITY=1 SAMPLER_FILE=report "./blocks$level" >run.out || fail "blocks $level exited with $?"
+      [ "$(cat run.out)" = 100 ] || fail "$driver $level blocks.c: the program printed $(cat run.out)"
+      resolved "blocks$level" report >"blocks$level.txt" || fail "resolveSamples blocks $level"
+    done
+    for level in -O1 -O2; do
+      cmp -s blocks-O0.txt "blocks$level.txt" ||
+        fail "$driver: coverage differs between -O0 and $level:$(echo; diff blocks-O0.txt "blocks$level.txt")"
+    done
+  done
+  for level in -O0 -O2; do
+    "$cxx" -fsampler-schemes=coverage $level -c sites.cpp -o "cpp$level.o" &&
+      "$TOOLS/extract-section" .debug_site_info "cpp$level.o" | grep -v '^<' >"cpp$level.sites" ||
+      fail "sampler-c++ $level sites.cpp"
+  done
+  [ -s cpp-O0.sites ] && cmp -s cpp-O0.sites cpp-O2.sites ||
+    fail "sites.cpp: coverage sites differ between -O0 and -O2:$(echo; diff cpp-O0.sites cpp-O2.sites)"
   # `all` leaves atoms out; naming it adds it.
   "$cc" -fsampler-schemes=all -c schemes.c -o all.o && "$TOOLS/extract-section" .debug_site_info all.o >all.sites ||
     fail "-fsampler-schemes=all"
