@@ -13,7 +13,8 @@
 #   BUILD_DIR: the suite's build tree, with sampler-cc built (default build/)
 #   DIR: sources, builds and input (default BUILD_DIR/programs-bench; the builds are redone each run)
 #   --compile-only: only the compile time: plain and region builds alternated REPS times, the least CPU kept
-#   PROGRAM: gzip and/or bzip2 (default both)
+#   PROGRAM: gzip and/or bzip2 (default both); bc with --compile-only (its parser, one function bison made, is
+#            where compile time grows)
 # Not run by ctest (minutes long, needs the network for apt-get source); see docs/performance.md.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -29,13 +30,17 @@ while [ $# -gt 0 ]; do
   --reps) reps=$2; shift 2 ;;
   --megabytes) megabytes=$2; shift 2 ;;
   --compile-only) compile_only=1; shift ;;
-  -h | --help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+  -h | --help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
   -*) echo "programs_bench.sh: unknown option $1" >&2; exit 2 ;;
   *) break ;;
   esac
 done
 programs=("$@")
 [ ${#programs[@]} -eq 0 ] && programs=(gzip bzip2)
+for program in "${programs[@]}"; do
+  [ "$program" = bc ] && [ "$compile_only" = 0 ] &&
+    { echo "programs_bench.sh: bc is measured with --compile-only (it has no -9 -c workload)" >&2; exit 2; }
+done
 build=$(cd "$build" && pwd) || exit 2
 work=${work:-$build/programs-bench}
 cc=$build/instrumentor/sampler-cc
@@ -83,6 +88,16 @@ build_one() {
     ./configure CC="$compiler" CFLAGS="-g -O2 $flags" >configure.log 2>&1 || return 1
     make_seconds=$(cpu_seconds make.log make -j1 MAKEINFO=true) || return 1
     binary=$dir/gzip
+    ;;
+  bc)
+    # Debian's patches add a source to a Makefile.am: regenerated first, as Debian's build does. Old C that
+    # clang 16+ rejects (dc calls functions it never declares) is let through, as in scripts/real-programs.sh.
+    if [ -n "$(find . -name Makefile.am -newer configure)" ]; then autoreconf -fi >autoreconf.log 2>&1 || return 1; fi
+    ./configure CC="$compiler" CFLAGS="-g -O2 -Wno-error=implicit-function-declaration -Wno-error=implicit-int \
+      -Wno-error=int-conversion $flags" >configure.log 2>&1 || return 1
+    make_seconds=$(cpu_seconds make.log make -j1 MAKEINFO=true ACLOCAL=true AUTOMAKE=true AUTOCONF=true \
+      AUTOHEADER=true) || return 1
+    binary=$dir/bc/bc
     ;;
   bzip2)
     make_seconds=$(cpu_seconds make.log make -j1 bzip2 CC="$compiler" \
