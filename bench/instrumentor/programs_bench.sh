@@ -9,10 +9,12 @@
 # ratio to plain clang's. The goals: sampling off <= 1.03x, 1/1000 <= 1.05x, 1/100 <= 1.15x, compile time <= 2x.
 #
 # Usage: bench/instrumentor/programs_bench.sh [--build BUILD_DIR] [--work DIR] [--reps N] [--megabytes M]
-#                                             [PROGRAM...]
+#                                             [--compile-only] [PROGRAM...]
 #   BUILD_DIR: the suite's build tree, with sampler-cc built (default build/)
 #   DIR: sources, builds and input (default BUILD_DIR/programs-bench; the builds are redone each run)
-#   PROGRAM: gzip and/or bzip2 (default both)
+#   --compile-only: only the compile time: plain and region builds alternated REPS times, the least CPU kept
+#   PROGRAM: gzip and/or bzip2 (default both); bc with --compile-only (its parser, one function bison made, is
+#            where compile time grows)
 # Not run by ctest (minutes long, needs the network for apt-get source); see docs/performance.md.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -20,19 +22,25 @@ build=$top/build
 work=
 reps=3
 megabytes=100
+compile_only=0
 while [ $# -gt 0 ]; do
   case $1 in
   --build) build=$2; shift 2 ;;
   --work) work=$2; shift 2 ;;
   --reps) reps=$2; shift 2 ;;
   --megabytes) megabytes=$2; shift 2 ;;
-  -h | --help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+  --compile-only) compile_only=1; shift ;;
+  -h | --help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
   -*) echo "programs_bench.sh: unknown option $1" >&2; exit 2 ;;
   *) break ;;
   esac
 done
 programs=("$@")
 [ ${#programs[@]} -eq 0 ] && programs=(gzip bzip2)
+for program in "${programs[@]}"; do
+  [ "$program" = bc ] && [ "$compile_only" = 0 ] &&
+    { echo "programs_bench.sh: bc is measured with --compile-only (it has no -9 -c workload)" >&2; exit 2; }
+done
 build=$(cd "$build" && pwd) || exit 2
 work=${work:-$build/programs-bench}
 cc=$build/instrumentor/sampler-cc
@@ -46,7 +54,7 @@ ensure_deb_src || exit 1
 
 # The input: /usr/include and /usr/share/doc as one tar (text and some binary), repeated up to M megabytes.
 input=$work/input.tar
-if [ ! -s "$input" ] || [ "$(stat -c %s "$input")" -ne $((megabytes * 1048576)) ]; then
+if [ "$compile_only" = 0 ] && { [ ! -s "$input" ] || [ "$(stat -c %s "$input")" -ne $((megabytes * 1048576)) ]; }; then
   note "making a ${megabytes} MB input"
   tar -cf "$work/one.tar" /usr/include /usr/share/doc 2>/dev/null
   copies=$((megabytes * 1048576 / $(stat -c %s "$work/one.tar") + 1))
@@ -81,6 +89,16 @@ build_one() {
     make_seconds=$(cpu_seconds make.log make -j1 MAKEINFO=true) || return 1
     binary=$dir/gzip
     ;;
+  bc)
+    # Debian's patches add a source to a Makefile.am: regenerated first, as Debian's build does. Old C that
+    # clang 16+ rejects (dc calls functions it never declares) is let through, as in scripts/real-programs.sh.
+    if [ -n "$(find . -name Makefile.am -newer configure)" ]; then autoreconf -fi >autoreconf.log 2>&1 || return 1; fi
+    ./configure CC="$compiler" CFLAGS="-g -O2 -Wno-error=implicit-function-declaration -Wno-error=implicit-int \
+      -Wno-error=int-conversion $flags" >configure.log 2>&1 || return 1
+    make_seconds=$(cpu_seconds make.log make -j1 MAKEINFO=true ACLOCAL=true AUTOMAKE=true AUTOCONF=true \
+      AUTOHEADER=true) || return 1
+    binary=$dir/bc/bc
+    ;;
   bzip2)
     make_seconds=$(cpu_seconds make.log make -j1 bzip2 CC="$compiler" \
       CFLAGS="-Wall -Winline -O2 -g -D_FILE_OFFSET_BITS=64 $flags") || return 1
@@ -93,6 +111,36 @@ build_one() {
 for program in "${programs[@]}"; do
   source=$(fetch_debian_source "$program" "$work/$program/fetch") || exit 1
   declare -A binary_of=() make_of=() text_of=()
+  if [ "$compile_only" = 1 ]; then
+    # Compile time alone: plain and region builds alternated (the machine's load hits both alike), least CPU kept.
+    for ((round = 1; round <= reps; ++round)); do
+      for variant in plain region; do
+        note "$program: building ($variant), round $round of $reps"
+        case $variant in
+        plain) build_one "$program" "$source" "$work/$program/$variant" clang-19 "" ;;
+        region) build_one "$program" "$source" "$work/$program/$variant" "$cc" "" ;;
+        esac || { echo "programs_bench.sh: the $variant build of $program failed (see $work/$program/$variant)" >&2; exit 1; }
+        if [ -z "${make_of[$variant]:-}" ] ||
+          awk -v a="$make_seconds" -v b="${make_of[$variant]}" 'BEGIN { exit !(a < b) }'; then
+          make_of[$variant]=$make_seconds
+        fi
+        text_of[$variant]=$(text_size "$binary")
+        binary_of[$variant]=$binary
+      done
+    done
+    sites=$("$build/tools/extract-section" .debug_site_info "${binary_of[region]}" 2>/dev/null |
+      awk '/^<sites/ { match($0, /scheme="[^"]*"/); s = substr($0, RSTART + 8, RLENGTH - 9); next }
+           /^<\/sites>/ { next } { n[s]++ } END { for (k in n) printf "%s %d, ", k, n[k] }')
+    echo "== $program build, least make CPU of $reps alternated rounds (sites: ${sites%, })"
+    printf '%-34s %8s %7s %10s %7s\n' "build" "make s" "ratio" ".text B" "ratio"
+    for variant in plain region; do
+      printf '%-34s %8s %7s %10s %7s\n' "$variant" "${make_of[$variant]}" \
+        "$(ratio "${make_of[$variant]}" "${make_of[plain]}")x" "${text_of[$variant]}" \
+        "$(ratio "${text_of[$variant]}" "${text_of[plain]}")x"
+    done
+    unset binary_of make_of text_of
+    continue
+  fi
   for variant in plain region site; do
     note "$program: building ($variant)"
     case $variant in

@@ -185,10 +185,11 @@ Plan make_plan(const std::vector<string>& args, bool cxx, const Layout& layout,
 
   // Settings: defaults, then the environment, then the command line (the last occurrence wins).
   Settings& s = plan.settings;
-  std::optional<string> schemes, timestamps, countdown;
+  std::optional<string> schemes, timestamps, countdown, max_pairs;
   if (const char* e = getenv("SAMPLER_CC_SCHEMES"); e && *e) schemes = e;
   if (const char* e = getenv("SAMPLER_CC_TIMESTAMPS"); e && *e) timestamps = e;
   if (const char* e = getenv("SAMPLER_CC_COUNTDOWN"); e && *e) countdown = e;
+  if (const char* e = getenv("SAMPLER_CC_MAX_PAIRS"); e && *e) max_pairs = e;
   if (const char* e = getenv("SAMPLER_CC_DISABLE"); e && *e && string_view(e) != "0") s.enabled = false;
   if (const char* e = getenv("SAMPLER_CC_STATIC_RUNTIME"); e && *e && string_view(e) != "0") s.static_runtime = true;
 
@@ -201,6 +202,8 @@ Plan make_plan(const std::vector<string>& args, bool cxx, const Layout& layout,
       timestamps = a.substr(21);
     } else if (starts_with(a, "-fsampler-countdown=")) {
       countdown = a.substr(20);
+    } else if (starts_with(a, "-fsampler-max-pairs=")) {
+      max_pairs = a.substr(20);
     } else if (a == "-fno-sampler") {
       s.enabled = false;
     } else if (a == "-fsampler") {
@@ -230,14 +233,19 @@ Plan make_plan(const std::vector<string>& args, bool cxx, const Layout& layout,
                    "  -fsampler-countdown=CHECK   region (default): one countdown check per acyclic region\n"
                    "                              of code, which runs an uninstrumented copy when no site in\n"
                    "                              it can sample; site: one check at every site\n"
+                   "  -fsampler-max-pairs=N       scalar-pairs sites per function at most (default " +
+                   std::to_string(sampler::plugin::kDefaultMaxPairs) +
+                   ";\n"
+                   "                              0: no bound); beyond it the constants written least often\n"
+                   "                              go first, then the globals\n"
                    "  -fno-sampler                compile without instrumentation (libsampler is still linked)\n"
                    "  -fsampler                   undo -fno-sampler\n"
                    "  -static-libsampler          link libsampler.a instead of libsampler.so\n"
                    "  --help                      print this help and exit\n"
                    "  --version                   print the driver's and clang's versions and exit\n\n"
                    "Environment: SAMPLER_CC_SCHEMES, SAMPLER_CC_TIMESTAMPS, SAMPLER_CC_COUNTDOWN,\n"
-                   "SAMPLER_CC_DISABLE=1, SAMPLER_CC_STATIC_RUNTIME=1 (the command line wins), SAMPLER_CLANG / SAMPLER_CLANGXX (the\n"
-                   "compiler to run, default clang-19 / clang++-19).\n"
+                   "SAMPLER_CC_MAX_PAIRS, SAMPLER_CC_DISABLE=1, SAMPLER_CC_STATIC_RUNTIME=1 (the command line\n"
+                   "wins), SAMPLER_CLANG / SAMPLER_CLANGXX (the compiler to run, default clang-19 / clang++-19).\n"
                    "Instrumented programs run as usual; SAMPLER_SPARSITY=100 SAMPLER_FILE=report.%p.txt turns\n"
                    "sampling on. See sampler-cc(1) and docs/instrumenting.md.\n";
     return plan;
@@ -264,6 +272,13 @@ Plan make_plan(const std::vector<string>& args, bool cxx, const Layout& layout,
   s.countdown = countdown.value_or("region");
   if (s.countdown != "region" && s.countdown != "site")
     return usage_error("invalid value '" + s.countdown + "' for -fsampler-countdown (region, site)");
+
+  if (max_pairs) {
+    const string& n = *max_pairs;
+    if (n.empty() || n.size() > 9 || n.find_first_not_of("0123456789") != string::npos)
+      return usage_error("invalid value '" + n + "' for -fsampler-max-pairs (a number of sites, 0 to 999999999)");
+    s.max_pairs = static_cast<unsigned>(std::stoul(n));
+  }
 
   const char* compiler = getenv(cxx ? "SAMPLER_CLANGXX" : "SAMPLER_CLANG");
   plan.argv.emplace_back(compiler && *compiler ? compiler : (cxx ? "clang++-19" : "clang-19"));
@@ -306,6 +321,7 @@ Plan make_plan(const std::vector<string>& args, bool cxx, const Layout& layout,
     plan.argv.push_back("-fplugin-arg-sampler-schemes=" + s.schemes);
     plan.argv.push_back("-fplugin-arg-sampler-timestamps=" + s.timestamps);
     plan.argv.push_back("-fplugin-arg-sampler-countdown=" + s.countdown);
+    plan.argv.push_back("-fplugin-arg-sampler-max-pairs=" + std::to_string(s.max_pairs));
     // Sites are matched to the code by line and column: line tables at least, and columns always.
     if (!c.has_debug_option) plan.argv.push_back("-gline-tables-only");
     plan.argv.push_back("-gcolumn-info");

@@ -2,6 +2,7 @@
 // that the classification can be tested (and fuzzed) without running a compiler. main.cpp only executes the plan.
 #pragma once
 
+#include "../plugin/state.h"  // kDefaultMaxPairs: the plugin's default, which the help states
 #include <functional>
 #include <optional>
 #include <string>
@@ -34,6 +35,7 @@ struct Settings {
   std::string schemes;                ///< comma-separated, validated, `all` expanded
   std::string timestamps = "none";    ///< none, first, last or both
   std::string countdown = "region";   ///< region (amortized check per acyclic region) or site
+  unsigned max_pairs = sampler::plugin::kDefaultMaxPairs;  ///< scalar-pairs sites per function at most; 0: all
   bool static_runtime = false;        ///< -static-libsampler
 };
 

@@ -18,6 +18,8 @@
 #include <clang/Lex/Lexer.h>
 #include <llvm/Support/Path.h>
 
+#include <algorithm>
+#include <climits>
 #include <map>
 #include <memory>
 #include <set>
@@ -147,6 +149,13 @@ bool is_short_circuit(const Expr* e) {
 
 // Finds the sites of one function body (visiting lambdas inside it too) and wraps each branch condition.
 class BodyVisitor : public RecursiveASTVisitor<BodyVisitor> {
+  // One other operand of a scalar-pairs site: a variable (local-init or global) or constants_[constant].
+  struct PairOperand {
+    enum Kind { Local, Global, Constant } kind;
+    const VarDecl* variable;  // Local, Global
+    unsigned constant;        // Constant
+  };
+
   // An assignment (or an initialised declaration, ++, --) to instrument for scalar-pairs, float-kinds and
   // bounds, found by the traversal, rewritten after it. `assign` is null for a declaration: the assignment of its
   // initialiser to the variable is made when it is rewritten (`int x = e;` -> `int x = (x = e, markers, x);`).
@@ -154,9 +163,15 @@ class BodyVisitor : public RecursiveASTVisitor<BodyVisitor> {
     Stmt** slot;
     Expr* assign;
     Expr* lhs;
-    std::vector<Expr*> others;
-    unsigned first;
+    std::vector<Expr*> others;  // the scalar-pairs operands kept (finish_pairs), in the order of their sites
+    unsigned first = 0;         // the site (state.pairs) of others[0]
     std::vector<unsigned> values;  // float-kinds and bounds sites (state.values) of the value assigned
+    // scalar-pairs: the site's lvalue fields, and every other operand that may be compared with it (the
+    // per-function bound, finish_pairs, decides which are kept).
+    std::string text, scope, form;
+    bool is_signed = false;
+    SourceLocation loc;
+    std::vector<PairOperand> candidates;
   };
 
  public:
@@ -260,7 +275,9 @@ class BodyVisitor : public RecursiveASTVisitor<BodyVisitor> {
   void wrap_all() {
     // Innermost first (the reverse of the order found): a declaration's initialiser may itself be an
     // instrumented assignment held in the same slot (`int y = x = 3;` in C), and each rewrite reads its slot now.
-    for (auto p = pending_pairs_.rbegin(); p != pending_pairs_.rend(); ++p) *p->slot = wrap_pairs(*p);
+    finish_pairs();
+    for (auto p = pending_pairs_.rbegin(); p != pending_pairs_.rend(); ++p)
+      if (!p->others.empty() || !p->values.empty()) *p->slot = wrap_pairs(*p);
     pending_pairs_.clear();
     for (auto& [slot, site] : pending_atoms_) *slot = wrap_atom(cast<Expr>(*slot), site);
     pending_atoms_.clear();
@@ -274,6 +291,7 @@ class BodyVisitor : public RecursiveASTVisitor<BodyVisitor> {
     scopes_.assign(1, {});
     for (ParmVarDecl* p : f->parameters()) scopes_.back().push_back(p);
     constants_.clear();
+    constant_counts_.clear();
     if (pairs_ && f->getBody()) collect_constants(f->getBody());
   }
 
@@ -502,15 +520,21 @@ class BodyVisitor : public RecursiveASTVisitor<BodyVisitor> {
     return go_on;
   }
 
-  // The integer constants written in the function, each value once, in order of appearance.
+  // The integer constants written in the function, each value once, in order of appearance, and how many times
+  // each is written (the per-function bound drops the rarest first).
   void collect_constants(Stmt* body) {
     struct Finder : RecursiveASTVisitor<Finder> {
       std::vector<llvm::APSInt> values;
+      std::vector<unsigned> counts;
       bool VisitIntegerLiteral(IntegerLiteral* literal) {
         llvm::APSInt v(literal->getValue(), literal->getType()->isUnsignedIntegerType());
-        for (const llvm::APSInt& known : values)
-          if (llvm::APSInt::isSameValue(known, v)) return true;
+        for (size_t i = 0; i < values.size(); ++i)
+          if (llvm::APSInt::isSameValue(values[i], v)) {
+            ++counts[i];
+            return true;
+          }
         values.push_back(v);
+        counts.push_back(1);
         return true;
       }
       bool TraverseDecl(Decl* d) {
@@ -519,6 +543,7 @@ class BodyVisitor : public RecursiveASTVisitor<BodyVisitor> {
     } finder;
     finder.TraverseStmt(body);
     constants_ = std::move(finder.values);
+    constant_counts_ = std::move(finder.counts);
   }
 
   static bool pair_type(QualType type) {
@@ -581,7 +606,7 @@ class BodyVisitor : public RecursiveASTVisitor<BodyVisitor> {
     QualType canonical = type.getCanonicalType().getUnqualifiedType();
     const VarDecl* assigned = declared;
     if (const auto* ref = dyn_cast<DeclRefExpr>(lhs->IgnoreParens())) assigned = dyn_cast<VarDecl>(ref->getDecl());
-    PendingPair pending{slot, op, lhs, {}, static_cast<unsigned>(state_.pairs.size()), {}};
+    PendingPair pending{slot, op, lhs};
     auto [scope, form] = lvalue_kind(lhs);
     std::string text = declared ? declared->getNameAsString() : source_text(lhs, context_);
     bool is_signed = canonical->isSignedIntegerOrEnumerationType();
@@ -594,30 +619,137 @@ class BodyVisitor : public RecursiveASTVisitor<BodyVisitor> {
       state_.values.push_back({"bounds", {field_text_of(text), scope, form}, is_signed, bound_type(canonical)});
     }
     if (integral && pairs_) {
-      auto add = [&](std::string other, std::string kind, Expr* value) {
-        state_.pairs.push_back({text, scope, form, std::move(other), std::move(kind), is_signed});
-        pending.others.push_back(value);
-      };
-      auto same = [&](const VarDecl* v) {
-        return v != assigned && pair_type(v->getType()) && !v->getType()->isReferenceType() &&
-               context_.hasSameType(v->getType().getCanonicalType().getUnqualifiedType(), canonical);
-      };
-      for (const auto& scope_vars : scopes_)
-        for (VarDecl* v : scope_vars)
-          if (same(v)) add(v->getNameAsString(), "local-init", reference(v, loc));
-      if (globals_)
-        for (VarDecl* v : *globals_)
-          if (same(v) && !v->getType()->isReferenceType()) add(v->getNameAsString(), "global", reference(v, loc));
-      if (canonical->isIntegralOrEnumerationType())
-        for (const llvm::APSInt& constant : constants_) {
+      pending.text = std::move(text);
+      pending.scope = std::move(scope);
+      pending.form = std::move(form);
+      pending.is_signed = is_signed;
+      pending.loc = loc;
+      pending.candidates = pair_operands(op, declared, assigned, canonical);
+    }
+    if (!pending.candidates.empty() || !pending.values.empty()) pending_pairs_.push_back(std::move(pending));
+  }
+
+  // The other operands of the scalar-pairs sites of an assignment to `assigned` (a variable, or null) of type
+  // `canonical`, in the order of their sites: the variables in scope (outer scopes first), the globals, the
+  // constants. Left out, because the comparison's outcome is fixed at compile time, so that its predicates can
+  // never predict a bug (docs/decisions.md, "scalar-pairs leaves out pairs that cannot predict"):
+  //  - every constant, when the value assigned is itself a constant (`x = 0;`, `int n = sizeof buf;`);
+  //  - a constant outside the range of the lvalue's type, as the site compares them (`c` an unsigned char
+  //    against 70000: always less; at the range's ends, as `c` against 255, two outcomes remain: kept);
+  //  - the variable copied (`x = y;`, `int x = y;`: always equal);
+  //  - a variable hidden by an inner one of the same name (not in scope by that name; its site would have the
+  //    text of the visible one) and a global declared again (one variable, one site).
+  std::vector<PairOperand> pair_operands(Expr* op, const VarDecl* declared, const VarDecl* assigned,
+                                         QualType canonical) {
+    const Expr* value = nullptr;
+    if (declared)
+      value = declared->getInit();
+    else if (const auto* store = dyn_cast_or_null<BinaryOperator>(op); store && store->getOpcode() == BO_Assign)
+      value = store->getRHS();
+    const VarDecl* copied = nullptr;
+    bool constant_value = false;
+    if (value && !value->isValueDependent() && !value->isTypeDependent()) {
+      if (const auto* ref = dyn_cast<DeclRefExpr>(value->IgnoreParenImpCasts()))
+        if (const auto* v = dyn_cast<VarDecl>(ref->getDecl())) copied = v->getCanonicalDecl();
+      Expr::EvalResult result;
+      constant_value = value->EvaluateAsInt(result, context_);
+    }
+    auto same = [&](const VarDecl* v) {
+      return v != assigned && v->getCanonicalDecl() != copied && pair_type(v->getType()) &&
+             !v->getType()->isReferenceType() &&
+             context_.hasSameType(v->getType().getCanonicalType().getUnqualifiedType(), canonical);
+    };
+    // The names of the locals in scope, innermost first: the variable each name refers to here.
+    std::map<std::string, const VarDecl*> visible;
+    for (auto scope = scopes_.rbegin(); scope != scopes_.rend(); ++scope)
+      for (auto v = scope->rbegin(); v != scope->rend(); ++v) visible.emplace((*v)->getNameAsString(), *v);
+    auto hidden = [&](const VarDecl* v) {
+      std::string name = v->getNameAsString();
+      if (name.empty()) return false;  // an unnamed parameter: hides nothing, hidden by nothing
+      auto found = visible.find(name);
+      return found != visible.end() && found->second != v;
+    };
+    std::vector<PairOperand> operands;
+    for (const auto& scope_vars : scopes_)
+      for (VarDecl* v : scope_vars)
+        if (same(v) && !hidden(v)) operands.push_back({PairOperand::Local, v, 0});
+    if (globals_) {
+      std::set<const VarDecl*> seen;
+      for (VarDecl* v : *globals_)
+        if (same(v) && !hidden(v) && seen.insert(v->getCanonicalDecl()).second)
+          operands.push_back({PairOperand::Global, v, 0});
+    }
+    if (canonical->isIntegralOrEnumerationType() && !constant_value)
+      for (unsigned i = 0; i < constants_.size(); ++i)
+        if (!out_of_range(constants_[i], canonical)) operands.push_back({PairOperand::Constant, nullptr, i});
+    return operands;
+  }
+
+  // Whether every value of `type` compares the same way with `constant`, both widened to 64 bits as the site
+  // compares them (as signed values if the type is signed): the constant lies outside the type's range.
+  bool out_of_range(const llvm::APSInt& constant, QualType type) const {
+    unsigned bits = context_.getIntWidth(type);
+    if (bits >= 64) return false;
+    llvm::APInt wide = constant.isUnsigned() ? constant.zextOrTrunc(64) : constant.sextOrTrunc(64);
+    return type->isSignedIntegerOrEnumerationType() ? !wide.isSignedIntN(bits) : !wide.isIntN(bits);
+  }
+
+  // The scalar-pairs sites of the function, once it has been walked: every candidate operand, unless the
+  // function has more than the bound (-fsampler-max-pairs, UnitState::max_pairs; 0: none). Then, until the rest
+  // fits: the constants written least often in the function first, all constants of one count at a time (a
+  // constant written once, such as a line number of an assertion macro or a case label of a generated parser,
+  // is less likely a value that means something to the program than one written many times); then the
+  // globals; and if the variables in scope alone are still too many, the assignments in source order keep
+  // theirs until the bound is reached (docs/instrumenting.md section 0).
+  void finish_pairs() {
+    size_t total = 0, global_uses = 0;
+    std::vector<size_t> uses(constants_.size());
+    for (const PendingPair& p : pending_pairs_)
+      for (const PairOperand& o : p.candidates) {
+        ++total;
+        if (o.kind == PairOperand::Constant) ++uses[o.constant];
+        if (o.kind == PairOperand::Global) ++global_uses;
+      }
+    std::vector<bool> keep_constant(constants_.size(), true);
+    bool keep_globals = true;
+    size_t limit = state_.max_pairs;
+    if (limit != 0 && total > limit) {
+      std::set<unsigned> counts(constant_counts_.begin(), constant_counts_.end());
+      for (auto count = counts.begin(); count != counts.end() && total > limit; ++count)
+        for (unsigned i = 0; i < constants_.size(); ++i)
+          if (constant_counts_[i] == *count) {
+            keep_constant[i] = false;
+            total -= uses[i];
+          }
+      if (total > limit) keep_globals = false;
+    }
+    size_t budget = limit != 0 ? limit : SIZE_MAX;
+    for (PendingPair& p : pending_pairs_) {
+      std::vector<const PairOperand*> kept;
+      for (const PairOperand& o : p.candidates)
+        if (o.kind == PairOperand::Local || (o.kind == PairOperand::Global && keep_globals) ||
+            (o.kind == PairOperand::Constant && keep_constant[o.constant]))
+          kept.push_back(&o);
+      if (kept.size() > budget) budget = 0;  // the bound is reached: no pairs for this or any later assignment
+      if (budget == 0) continue;
+      budget -= kept.size();
+      p.first = static_cast<unsigned>(state_.pairs.size());
+      for (const PairOperand* o : kept) {
+        if (o->kind == PairOperand::Constant) {
+          const llvm::APSInt& constant = constants_[o->constant];
           llvm::SmallString<24> digits;
           constant.toString(digits);
           QualType literal_type = constant.isUnsigned() ? context_.UnsignedLongLongTy : context_.LongLongTy;
           llvm::APInt wide = constant.isUnsigned() ? constant.zextOrTrunc(64) : constant.sextOrTrunc(64);
-          add(digits.str().str(), "const", IntegerLiteral::Create(context_, wide, literal_type, loc));
+          state_.pairs.push_back({p.text, p.scope, p.form, digits.str().str(), "const", p.is_signed});
+          p.others.push_back(IntegerLiteral::Create(context_, wide, literal_type, p.loc));
+        } else {
+          state_.pairs.push_back({p.text, p.scope, p.form, o->variable->getNameAsString(),
+                                  o->kind == PairOperand::Local ? "local-init" : "global", p.is_signed});
+          p.others.push_back(reference(o->variable, p.loc));
         }
+      }
     }
-    if (!pending.others.empty() || !pending.values.empty()) pending_pairs_.push_back(std::move(pending));
   }
 
   static std::string field_text_of(const std::string& text) { return text.empty() ? "?" : text; }
@@ -757,6 +889,7 @@ class BodyVisitor : public RecursiveASTVisitor<BodyVisitor> {
   std::map<Stmt*, Stmt**> child_slots_;  // atoms: where each expression is held
   std::vector<std::vector<VarDecl*>> scopes_;
   std::vector<llvm::APSInt> constants_;
+  std::vector<unsigned> constant_counts_;  // how many times each of constants_ is written in the function
   const std::vector<VarDecl*>* globals_ = nullptr;
 };
 
@@ -822,6 +955,7 @@ class SitesAction : public PluginASTAction {
     state.schemes = schemes_;
     state.timestamps = timestamps_;
     state.countdown = countdown_;
+    state.max_pairs = max_pairs_;
     return std::make_unique<SitesConsumer>(compiler);
   }
 
@@ -836,6 +970,9 @@ class SitesAction : public PluginASTAction {
         timestamps_ = arg.substr(11);
       } else if (arg.rfind("countdown=", 0) == 0) {
         countdown_ = arg.substr(10);
+      } else if (arg.rfind("max-pairs=", 0) == 0 && arg.size() > 10 && arg.size() <= 19 &&
+                 arg.find_first_not_of("0123456789", 10) == std::string::npos) {
+        max_pairs_ = static_cast<unsigned>(std::min<unsigned long long>(std::stoull(arg.substr(10)), UINT_MAX));
       } else {
         DiagnosticsEngine& d = compiler.getDiagnostics();
         d.Report(d.getCustomDiagID(DiagnosticsEngine::Error, "sampler plugin: unknown argument '%0'")) << arg;
@@ -851,6 +988,7 @@ class SitesAction : public PluginASTAction {
   std::vector<std::string> schemes_ = {"function-entries", "branches", "returns", "scalar-pairs"};
   std::string timestamps_ = "none";
   std::string countdown_ = "region";
+  unsigned max_pairs_ = kDefaultMaxPairs;
 };
 
 }  // namespace

@@ -53,11 +53,16 @@ struct ValueSite {
 /// it), the debug information splits a directory off it; the base name is the same in both.
 using CallKey = std::tuple<std::string, unsigned, unsigned>;
 
+/// The default bound on the scalar-pairs sites of one function (sampler-cc -fsampler-max-pairs=N; 0: no bound).
+/// docs/instrumenting.md section 0 says which sites go first; docs/performance.md why this number.
+inline constexpr unsigned kDefaultMaxPairs = 2000;
+
 struct UnitState {
   bool ast_ran = false;
   std::vector<std::string> schemes;  ///< enabled schemes (-fplugin-arg-sampler-schemes=)
   std::string timestamps = "none";   ///< -fplugin-arg-sampler-timestamps=
   std::string countdown = "region";  ///< -fplugin-arg-sampler-countdown=: region (amortized) or site
+  unsigned max_pairs = kDefaultMaxPairs;  ///< -fplugin-arg-sampler-max-pairs=: scalar-pairs sites per function, 0: all
   std::vector<BranchSite> branches;
   std::vector<PairSite> pairs;
   std::map<CallKey, std::vector<CallSite>> calls;

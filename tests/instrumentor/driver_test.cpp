@@ -170,10 +170,28 @@ TEST(Driver, OwnOptionsAndEnvironment) {
   EXPECT_TRUE(has(f.plan({"-c", "a.c"}), "-fplugin-arg-sampler-countdown=region"));
   EXPECT_TRUE(has(f.plan({"-fsampler-countdown=site", "-c", "a.c"}), "-fplugin-arg-sampler-countdown=site"));
   EXPECT_EQ(f.plan({"-fsampler-countdown=sometimes", "a.c"}).exit_status, 2);
+  // The bound on scalar-pairs sites per function: the plugin's default unless given; 0 is no bound.
+  EXPECT_TRUE(has(f.plan({"-c", "a.c"}),
+                  "-fplugin-arg-sampler-max-pairs=" + std::to_string(sampler::plugin::kDefaultMaxPairs)));
+  EXPECT_TRUE(has(f.plan({"-fsampler-max-pairs=0", "-c", "a.c"}), "-fplugin-arg-sampler-max-pairs=0"));
+  EXPECT_TRUE(has(f.plan({"-fsampler-max-pairs=50000", "-c", "a.c"}), "-fplugin-arg-sampler-max-pairs=50000"));
+  for (const char* bad_bound : {"-fsampler-max-pairs=", "-fsampler-max-pairs=-1", "-fsampler-max-pairs=12x",
+                                "-fsampler-max-pairs=99999999999999999999"}) {
+    Plan refused = f.plan({bad_bound, "-c", "a.c"});
+    EXPECT_EQ(refused.exit_status, 2) << bad_bound;
+    EXPECT_NE(refused.message.find("-fsampler-max-pairs"), std::string::npos) << bad_bound;
+  }
+  EXPECT_NE(f.plan({"--help"}).message.find("-fsampler-max-pairs=N"), std::string::npos);
 
   f.env["SAMPLER_CC_COUNTDOWN"] = "site";
   EXPECT_TRUE(has(f.plan({"-c", "a.c"}), "-fplugin-arg-sampler-countdown=site"));
   EXPECT_TRUE(has(f.plan({"-fsampler-countdown=region", "-c", "a.c"}), "-fplugin-arg-sampler-countdown=region"));
+  f.env["SAMPLER_CC_MAX_PAIRS"] = "300";
+  EXPECT_TRUE(has(f.plan({"-c", "a.c"}), "-fplugin-arg-sampler-max-pairs=300"));
+  EXPECT_TRUE(has(f.plan({"-fsampler-max-pairs=7", "-c", "a.c"}), "-fplugin-arg-sampler-max-pairs=7"));
+  f.env["SAMPLER_CC_MAX_PAIRS"] = "lots";
+  EXPECT_EQ(f.plan({"-c", "a.c"}).exit_status, 2);
+  f.env.erase("SAMPLER_CC_MAX_PAIRS");
   f.env["SAMPLER_CC_SCHEMES"] = "returns";
   f.env["SAMPLER_CLANG"] = "/opt/clang";
   EXPECT_TRUE(has(f.plan({"-c", "a.c"}), "-fplugin-arg-sampler-schemes=returns"));

@@ -102,7 +102,9 @@ cxx_sites)
   ;;
 pairs)
   # scalar-pairs: the value just assigned against each same-typed variable in scope (parameters, locals
-  # declared with an initialiser, globals) and each integer constant of the function; every lvalue kind.
+  # declared with an initialiser, globals) and each integer constant of the function; every lvalue kind. Not
+  # the pairs whose outcome is fixed (pairs_rules): `best = 0` and `i = 0` have no constant pairs, `best = v`
+  # no pair with v, `t = s` none at all.
   for level in -O0 -O2; do
     for countdown in region site; do
       SAMPLER_CC_COUNTDOWN=$countdown "$cc" -fsampler-schemes=scalar-pairs $level -Wall -Werror pairs.c \
@@ -121,6 +123,36 @@ pairs)
     check_sites comma comma.expected
     [ "$(cat run.out)" = "5 6 71" ] || fail "$level comma.c: the program printed $(cat run.out)"
   done
+  ;;
+pairs_rules)
+  # Pairs whose outcome is fixed at compile time are not sites: a constant value against constants, constants
+  # outside the lvalue type's range, a variable against its copy, hidden variables, a global declared twice.
+  # And the per-function bound (-fsampler-max-pairs): bounded() has 60 candidates, 10 assignments of a, g and
+  # the constants 3 (written 3 times), 5 (twice), 9 and 11 (once each).
+  for level in -O0 -O2; do
+    "$cc" -fsampler-schemes=scalar-pairs -fsampler-max-pairs=40 $level -Wall -Werror pairs_rules.c -o rules ||
+      fail "sampler-cc $level pairs_rules.c"
+    check_sites rules pairs_rules.expected
+    [ "$(cat run.out)" = "100 83 69" ] || fail "$level: the program printed $(cat run.out)"
+  done
+  # bounded()'s sites at each bound: the operands kept, and how many sites.
+  operands() {
+    "$TOOLS/extract-section" .debug_site_info "$1" |
+      awk -F'\t' '$3 == "bounded" { n++; if (!seen[$8]++) list = list " " $8 } END { print n list }'
+  }
+  for case in "0|60 a g 3 5 9 11" "40|40 a g 3 5" "30|30 a g 3" "25|20 a g" "15|10 a" "4|4 a"; do
+    bound=${case%%|*}
+    SAMPLER_CC_MAX_PAIRS=$bound "$cc" -fsampler-schemes=scalar-pairs -O1 pairs_rules.c -o bounded-$bound ||
+      fail "sampler-cc with the bound $bound"
+    [ "$(operands bounded-$bound)" = "${case#*|}" ] ||
+      fail "bound $bound: $(operands bounded-$bound), not ${case#*|}"
+  done
+  # At the bound 4 the first assignments keep theirs (source order): lines 30 to 33.
+  [ "$("$TOOLS/extract-section" .debug_site_info bounded-4 | awk -F'\t' '$3 == "bounded" { printf "%s ", $2 }')" = \
+    "30 31 32 33 " ] || fail "bound 4: not the first four assignments"
+  # The default bound is far above these functions: the same sites as with no bound.
+  "$cc" -fsampler-schemes=scalar-pairs -O1 pairs_rules.c -o default-bound || fail "sampler-cc, default bound"
+  [ "$(operands default-bound)" = "60 a g 3 5 9 11" ] || fail "default bound: $(operands default-bound)"
   ;;
 schemes)
   # float-kinds, bounds, coverage and atoms: every kind of float and bound type, every way of assigning
