@@ -38,7 +38,7 @@ work=${work:-$build/programs-bench}
 cc=$build/instrumentor/sampler-cc
 [ -x "$cc" ] || { echo "programs_bench.sh: $cc is not built" >&2; exit 2; }
 note() { echo "programs-bench: $*" >&2; }
-mkdir -p "$work" || exit 1
+mkdir -p "$work" && work=$(cd "$work" && pwd) || exit 1  # absolute: the builds run in their own directories
 
 # shellcheck source=../../scripts/debian-source.sh
 . "$(dirname "$0")/../../scripts/debian-source.sh"
