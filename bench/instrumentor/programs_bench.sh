@@ -5,8 +5,8 @@
 # per site (-fsampler-countdown=site). Then `gzip -9` / `bzip2 -9` of the same ~100 MB input, sampling off, at
 # SAMPLER_SPARSITY=1000 and 100, the runs of every build interleaved, the best user CPU time of REPS kept (the
 # machine is shared: user time, and the best of several, are the least disturbed by other work).
-# Prints per program: each build's time (make, CPU seconds), .text size, sites, and each run's user time and its
-# ratio to plain clang's. The goals: sampling off <= 1.03x, 1/1000 <= 1.05x, 1/100 <= 1.15x, compile time <= 2x.
+# Prints per program: each build's time (make, CPU seconds), .text size and sites (bzip2: with its libbz2.so),
+# and each run's user time and its ratio to plain clang's. The goals: sampling off <= 1.03x, 1/1000 <= 1.05x, 1/100 <= 1.15x, compile time <= 2x.
 #
 # Usage: bench/instrumentor/programs_bench.sh [--build BUILD_DIR] [--work DIR] [--reps N] [--megabytes M]
 #                                             [--compile-only] [PROGRAM...]
@@ -46,7 +46,7 @@ work=${work:-$build/programs-bench}
 cc=$build/instrumentor/sampler-cc
 [ -x "$cc" ] || { echo "programs_bench.sh: $cc is not built" >&2; exit 2; }
 note() { echo "programs-bench: $*" >&2; }
-mkdir -p "$work" || exit 1
+mkdir -p "$work" && work=$(cd "$work" && pwd) || exit 1  # absolute: the builds run in their own directories
 
 # shellcheck source=../../scripts/debian-source.sh
 . "$(dirname "$0")/../../scripts/debian-source.sh"
@@ -75,7 +75,7 @@ user_seconds() {  # user seconds of: the program reading the input, writing nowh
     { echo "programs_bench.sh: $* failed" >&2; exit 1; }
   cat "$work/time.out"
 }
-text_size() { size -A "$1" | awk '$1 == ".text" { print $2 }'; }
+text_size() { size -A "$@" | awk '$1 == ".text" { n += $2 } END { print n }'; }  # summed over the files
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }'; }
 
 # build PROGRAM SOURCE DIR CC EXTRA_CFLAGS: configure (gzip) or the Makefile (bzip2), then make, timed.
@@ -88,6 +88,7 @@ build_one() {
     ./configure CC="$compiler" CFLAGS="-g -O2 $flags" >configure.log 2>&1 || return 1
     make_seconds=$(cpu_seconds make.log make -j1 MAKEINFO=true) || return 1
     binary=$dir/gzip
+    code_files=("$binary")
     ;;
   bc)
     # Debian's patches add a source to a Makefile.am: regenerated first, as Debian's build does. Old C that
@@ -103,6 +104,8 @@ build_one() {
     make_seconds=$(cpu_seconds make.log make -j1 bzip2 CC="$compiler" \
       CFLAGS="-Wall -Winline -O2 -g -D_FILE_OFFSET_BITS=64 $flags") || return 1
     binary=$dir/bzip2  # linked with the libbz2.so built beside it: run with LD_LIBRARY_PATH=$dir
+    code_files=("$binary" "$dir/libbz2.so.1.0.4")  # the work is in the library
+    [ -f "${code_files[1]}" ] || return 1
     ;;
   esac
   [ -x "$binary" ] || return 1
@@ -150,9 +153,10 @@ for program in "${programs[@]}"; do
     esac || { echo "programs_bench.sh: the $variant build of $program failed (see $work/$program/$variant)" >&2; exit 1; }
     binary_of[$variant]=$binary
     make_of[$variant]=$make_seconds
-    text_of[$variant]=$(text_size "$binary")
+    text_of[$variant]=$(text_size "${code_files[@]}")
+    [ "$variant" = region ] && region_files=("${code_files[@]}")
   done
-  sites=$("$build/tools/extract-section" .debug_site_info "${binary_of[region]}" 2>/dev/null |
+  sites=$(for file in "${region_files[@]}"; do "$build/tools/extract-section" .debug_site_info "$file"; done 2>/dev/null |
     awk '/^<sites/ { match($0, /scheme="[^"]*"/); s = substr($0, RSTART + 8, RLENGTH - 9); next }
          /^<\/sites>/ { next } { n[s]++ } END { for (k in n) printf "%s %d, ", k, n[k] }')
 

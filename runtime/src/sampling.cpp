@@ -33,9 +33,20 @@ Configuration g_config;
 uint32_t g_thread_count = 0;
 uint64_t g_clock = 0;
 
-/// One thread's generator: xoshiro256** (Blackman and Vigna), seeded through splitmix64.
+/// Logarithms drawn ahead per thread. The logarithm is most of the cost of a draw, and on the slow path it is
+/// also on the critical path (the next countdown waits for it); a batch of independent ones overlaps in the CPU
+/// and costs a fraction of the same logarithms one at a time. Small, because it lives in initial-exec TLS, which
+/// a dlopen()ed libsampler.so takes from the loader's static reserve (about 1.5 KB for every library).
+constexpr uint32_t kBankSize = 16;
+
+/// One thread's generator: xoshiro256** (Blackman and Vigna), seeded through splitmix64, and its bank: the
+/// natural logarithms ln(u) of the next uniform variates u in (0, 1], in the generator's order. The bank holds
+/// logarithms, not countdowns, so that a countdown still takes the sparsity in force when it is drawn, and the
+/// countdowns are the very ones drawing each u at the time would give (the same SAMPLER_SEED, the same samples).
 struct ThreadState {
   uint64_t s[4];
+  double bank[kBankSize];
+  uint32_t banked;  ///< entries of `bank` not used yet, the last ones (0: empty; zero-initialised)
   bool seeded;
   bool entered;  ///< the thread has been through its first entry into the runtime (prepare_thread_for_crashes)
 };
@@ -84,10 +95,52 @@ void seed_thread(ThreadState& t) {
   t.seeded = true;
 }
 
+/// A uniform variate in (0, 1] from 64 random bits: 53 of them, never 0.
+double uniform(uint64_t bits) { return static_cast<double>((bits >> 11) + 1) * 0x1.0p-53; }
+
+/// 1 / ln(1 - 1/sparsity), the configured one when it is that sparsity's.
+double inverse_log_q(double sparsity) {
+  return (sparsity == g_config.sparsity && g_config.inverse_log_q != 0.0) ? g_config.inverse_log_q
+                                                                          : 1.0 / natural_log1p(-1.0 / sparsity);
+}
+
+/// Inverse transform: with u uniform in (0, 1], 1 + floor(ln u / ln(1 - p)) is geometric with parameter p.
+int64_t countdown_from_log(double log_u, double inverse_log_q) {
+  if (log_u == 0.0) return 1;  // u = 1: the next opportunity (and no 0 * infinity below for a sparsity near 2^1024)
+  double skip = log_u * inverse_log_q;  // > 0: both factors are < 0
+  // Saturated before the conversion, which is undefined for a value out of range (and for NaN): a huge sparsity
+  // gives a huge skip, never a wrapped or negative one.
+  if (!(skip < static_cast<double>(kNever))) return kNever;
+  if (!(skip >= 1.0)) return 1;
+  return 1 + static_cast<int64_t>(skip);
+}
+
+/// Fills the bank: out of line, once per kBankSize samples. The uniforms come first (the generator is a chain),
+/// then the logarithms, which are independent of one another. A signal handler that samples while this runs
+/// refills the bank itself; either way `banked` is set only after the entries it counts are written.
+__attribute__((noinline)) void refill_bank(ThreadState& t) {
+  double u[kBankSize];
+  for (double& x : u) x = uniform(next_bits(t));
+  // Used from the last entry down: bank[kBankSize - 1] is the first drawn.
+  for (uint32_t i = 0; i < kBankSize; ++i) t.bank[kBankSize - 1 - i] = natural_log(u[i]);
+  t.banked = kBankSize;
+}
+
+/// The logarithm of the thread's next uniform variate.
+double next_log(ThreadState& t) {
+  uint32_t banked = t.banked;
+  if (__builtin_expect(banked == 0, 0)) {
+    refill_bank(t);
+    banked = kBankSize;
+  }
+  t.banked = banked - 1;
+  return t.bank[banked - 1];
+}
+
 int64_t draw(ThreadState& t) {
   if (!g_config.enabled) return kNever;
   if (g_config.sparsity <= 1.0) return 1;
-  return geometric_countdown(next_bits(t), g_config.sparsity);
+  return countdown_from_log(next_log(t), inverse_log_q(g_config.sparsity));
 }
 
 }  // namespace
@@ -105,10 +158,9 @@ void configure_sampling(bool enabled, double sparsity, bool seeded, uint64_t see
 double natural_log(double x) {
   // x = m * 2^e with m in [sqrt(1/2), sqrt(2)); ln(m) = 2 atanh(z), z = (m - 1) / (m + 1), |z| < 0.172, so the
   // odd series in z converges to double precision within 12 terms.
-  // This runs once per sample, on the slow path's critical path (the next countdown waits for it), so it is
-  // written for latency: no data-dependent branch (whether m is above sqrt(2) is a coin toss for a uniform u, so
-  // a branch there mispredicts on half the draws), and the series by Estrin's scheme (pairs, then pairs of pairs):
-  // a chain of 4 multiply-adds after z2 instead of Horner's 11.
+  // This runs once per sample (in batches: refill_bank), so it has no data-dependent branch (whether m is above
+  // sqrt(2) is a coin toss for a uniform u, so a branch there mispredicts on half the draws), and the series is
+  // by Estrin's scheme (pairs, then pairs of pairs): a chain of 4 multiply-adds after z2 instead of Horner's 11.
   uint64_t bits;
   __builtin_memcpy(&bits, &x, sizeof bits);
   uint64_t mantissa = bits & 0x000fffffffffffffull;
@@ -144,19 +196,7 @@ double natural_log1p(double x) {
 
 int64_t geometric_countdown(uint64_t bits, double sparsity) {
   if (sparsity <= 1.0) return 1;
-  // Inverse transform: with u uniform in (0, 1], 1 + floor(ln u / ln(1 - p)) is geometric with parameter p.
-  double u = static_cast<double>((bits >> 11) + 1) * 0x1.0p-53;
-  double inverse_log_q = (sparsity == g_config.sparsity && g_config.inverse_log_q != 0.0)
-                             ? g_config.inverse_log_q
-                             : 1.0 / natural_log1p(-1.0 / sparsity);
-  double log_u = natural_log(u);
-  if (log_u == 0.0) return 1;  // u = 1: the next opportunity (and no 0 * infinity below for a sparsity near 2^1024)
-  double skip = log_u * inverse_log_q;  // > 0: both factors are < 0
-  // Saturated before the conversion, which is undefined for a value out of range (and for NaN): a huge sparsity
-  // gives a huge skip, never a wrapped or negative one.
-  if (!(skip < static_cast<double>(kNever))) return kNever;
-  if (!(skip >= 1.0)) return 1;
-  return 1 + static_cast<int64_t>(skip);
+  return countdown_from_log(natural_log(uniform(bits)), inverse_log_q(sparsity));
 }
 
 bool take_opportunity() {

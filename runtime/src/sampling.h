@@ -4,6 +4,7 @@
 // seeded lazily at the thread's first opportunity from SAMPLER_SEED and a thread index (or from the system's
 // entropy), without wrapping pthread_create. Each opportunity is taken independently with probability
 // 1/SPARSITY: the countdown to the next sample is drawn from the geometric distribution with that parameter.
+// The logarithms the draws need are computed ahead, kBankSize at a time, into a per-thread bank (sampling.cpp).
 #pragma once
 
 #include <stdint.h>

@@ -8,6 +8,7 @@
 #include <limits>
 #include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "module_map.h"
@@ -227,6 +228,134 @@ TEST(Sampling, ProbabilityOfTheFirstOpportunity) {
   const int draws = 1000000;
   for (int i = 0; i < draws; ++i) ones += geometric_countdown(splitmix(x), 10.0) == 1;
   EXPECT_NEAR(ones, draws / 10.0, 5 * std::sqrt(draws * 0.1 * 0.9));
+}
+
+/// The runtime's generator, written out again: xoshiro256** seeded through splitmix64 as seed_thread seeds the
+/// thread of index `index` under SAMPLER_SEED=`seed`. The reference the banked draws must equal.
+struct ReferenceGenerator {
+  uint64_t s[4];
+  ReferenceGenerator(uint64_t seed, uint32_t index) {
+    uint64_t x = seed ^ (0xd1b54a32d192ed03ull * (uint64_t{index} + 1));
+    for (uint64_t& word : s) word = splitmix(x);
+  }
+  static uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+  uint64_t next() {
+    uint64_t result = rotl(s[1] * 5, 7) * 9;
+    uint64_t shifted = s[1] << 17;
+    s[2] ^= s[0];
+    s[3] ^= s[1];
+    s[1] ^= s[2];
+    s[0] ^= s[3];
+    s[2] ^= shifted;
+    s[3] = rotl(s[3], 45);
+    return result;
+  }
+};
+
+/// Runs `body` on a new thread (a fresh countdown, generator and bank), after the runtime's own initialisation,
+/// so that the configuration the test sets is not replaced by the environment's.
+template <typename Body>
+void on_new_thread(Body body) {
+  sampler_countdown = 0;
+  sampler_sample_now();  // initialises the runtime on this thread
+  std::thread thread(body);
+  thread.join();
+}
+
+TEST(Sampling, BankedDrawsAreTheGeneratorsCountdownsInOrder) {
+  // The countdowns a thread draws (through its bank of logarithms) are, one for one, the geometric countdowns of
+  // its generator's successive outputs at the sparsity in force at each draw: the same SAMPLER_SEED gives the
+  // same samples as drawing each countdown on its own did, across refills of the bank and sparsity changes
+  // between them (a change takes effect at the next draw; the calling thread's next opportunity draws at once).
+  on_new_thread([] {
+    configure_sampling(true, 7.0, true, 4242);
+    uint32_t index = seeded_thread_count();
+    ReferenceGenerator reference(4242, index);
+    // Opportunity numbers of the samples, expected and seen.
+    std::vector<uint64_t> expected, seen;
+    uint64_t opportunity = 0, next_sample = 0;
+    double sparsity = 7.0;
+    auto run = [&](int samples) {
+      for (int taken = 0; taken < samples;) {
+        ++opportunity;
+        if (sampler_sample_now() != 0) {
+          seen.push_back(opportunity);
+          ++taken;
+        }
+      }
+    };
+    // A new thread's first opportunity draws the first countdown: its first sample is that many opportunities in.
+    next_sample = static_cast<uint64_t>(geometric_countdown(reference.next(), sparsity));
+    for (int i = 0; i < 100; ++i) {
+      expected.push_back(next_sample);
+      next_sample += static_cast<uint64_t>(geometric_countdown(reference.next(), sparsity));
+    }
+    run(100);
+    ASSERT_EQ(seen, expected);
+    // The sparsity changes (the configured seed no longer matters to a seeded thread): the next opportunity
+    // samples and draws with the new sparsity, and so on.
+    for (double changed : {1000.0, 2.0, 1.0, 33.0}) {
+      configure_sampling(true, changed, true, 4242);
+      sparsity = changed;
+      next_sample = opportunity + 1;
+      for (int i = 0; i < 37; ++i) {
+        expected.push_back(next_sample);
+        next_sample += static_cast<uint64_t>(geometric_countdown(sparsity > 1.0 ? reference.next() : 0, sparsity));
+      }
+      run(37);
+      ASSERT_EQ(seen, expected) << changed;
+    }
+  });
+}
+
+TEST(Sampling, SampledOpportunitiesAreGeometric) {
+  // Through the fast path and the bank: the gaps between samples are geometric with p = 1/S (mean S, variance
+  // (1 - p) / p^2, P(gap = 1) = p), within 5 standard errors.
+  for (double sparsity : {2.0, 10.0, 1000.0}) {
+    on_new_thread([sparsity] {
+      configure_sampling(true, sparsity, true, 77);
+      const int gaps = sparsity < 10 ? 1000000 : sparsity < 1000 ? 200000 : 20000;
+      uint64_t gap = 0;
+      double sum = 0, squares = 0;
+      int ones = 0;
+      sampler_sample_now();  // the sample right after configuring; the gaps count from there
+      for (int n = 0; n < gaps;) {
+        ++gap;
+        if (sampler_sample_now() == 0) continue;
+        sum += static_cast<double>(gap);
+        squares += static_cast<double>(gap) * static_cast<double>(gap);
+        ones += gap == 1;
+        gap = 0;
+        ++n;
+      }
+      double p = 1.0 / sparsity, variance = (1 - p) / (p * p);
+      double mean = sum / gaps;
+      EXPECT_NEAR(mean, sparsity, 5 * std::sqrt(variance / gaps)) << sparsity;
+      EXPECT_NEAR((squares / gaps - mean * mean) / variance, 1.0, 0.05) << sparsity;
+      EXPECT_NEAR(ones, gaps * p, 5 * std::sqrt(gaps * p * (1 - p))) << sparsity;
+    });
+  }
+}
+
+TEST(Sampling, ThreadsDrawIndependentStreams) {
+  // Two threads under the same seed have different streams (the thread index is part of the seed), and each
+  // thread's stream is its own: the second thread's samples are the reference's for its index, whatever the
+  // first drew.
+  std::vector<uint64_t> first_samples[2];
+  for (auto& samples : first_samples) {
+    on_new_thread([&samples] {
+      configure_sampling(true, 50.0, true, 9);
+      ReferenceGenerator reference(9, seeded_thread_count());
+      uint64_t expected = static_cast<uint64_t>(geometric_countdown(reference.next(), 50.0));
+      for (uint64_t opportunity = 1; samples.size() < 40; ++opportunity) {
+        if (sampler_sample_now() == 0) continue;
+        samples.push_back(opportunity);
+        EXPECT_EQ(opportunity, expected);
+        expected += static_cast<uint64_t>(geometric_countdown(reference.next(), 50.0));
+      }
+    });
+  }
+  EXPECT_NE(first_samples[0], first_samples[1]);
 }
 
 // ------------------------------------------------------------------------------------------ classification
