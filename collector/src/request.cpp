@@ -347,18 +347,27 @@ Response Collector::handle(const Request& request, double now) {
   return response;
 }
 
-Response Collector::upload(const Request& request, double now) {
+std::optional<Response> Collector::admit(const Request& request, double now, bool KeyTable::Holder::*may,
+                                         std::string_view denied, std::string_view too_large_hint, std::string& app) {
   const std::optional<KeyTable::Holder> holder = keys_.authenticate(request.authorization);
   if (!holder) return failure(401, "unauthorized", "missing or unknown API key (Authorization: APIKey KEY)");
-  const std::string& app = holder->app;
-  if (!holder->reports) {
-    return failure(403, "not-allowed", "this API key may not upload reports (keys.tsv: reports)", app);
-  }
+  app = holder->app;
+  if (!((*holder).*may)) return failure(403, "not-allowed", denied, app);
   if (!rate_.allow(app, now)) return failure(429, "rate-limited", "too many uploads for this API key", app);
   if (request.body_too_large) {
     return failure(413, "body-too-large",
-                   "the request body is larger than " + std::to_string(limits_.max_body_bytes) + " bytes", app);
+                   "the request body is larger than " + std::to_string(limits_.max_body_bytes) + " bytes" +
+                       std::string(too_large_hint),
+                   app);
   }
+  return std::nullopt;
+}
+
+Response Collector::upload(const Request& request, double now) {
+  std::string app;
+  if (std::optional<Response> refused = admit(request, now, &KeyTable::Holder::reports,
+                                              "this API key may not upload reports (keys.tsv: reports)", "", app))
+    return *refused;
   std::string_view type = request.content_type.substr(0, request.content_type.find(';'));
   if (!type.empty() && type != "text/plain" && type != "application/octet-stream" && type != "application/gzip" &&
       type != "application/x-gzip") {

@@ -142,19 +142,11 @@ Response Collector::upload_symbols(const Request& request, double now) {
   if (kind != "gsym" && kind != "ranges" && kind != "returnpads") {
     return failure(404, "not-found", "no such path (POST /api/symbols-gsym, -ranges or -returnpads)");
   }
-  const std::optional<KeyTable::Holder> holder = keys_.authenticate(request.authorization);
-  if (!holder) return failure(401, "unauthorized", "missing or unknown API key (Authorization: APIKey KEY)");
-  const std::string& app = holder->app;
-  if (!holder->symbols) {
-    return failure(403, "not-allowed", "this API key may not push symbols (keys.tsv: symbols)", app);
-  }
-  if (!rate_.allow(app, now)) return failure(429, "rate-limited", "too many uploads for this API key", app);
-  if (request.body_too_large) {
-    return failure(413, "body-too-large",
-                   "the request body is larger than " + std::to_string(limits_.max_body_bytes) +
-                       " bytes: send the file in more parts (FilePart, FileParts)",
-                   app);
-  }
+  std::string app;
+  if (std::optional<Response> refused =
+          admit(request, now, &KeyTable::Holder::symbols, "this API key may not push symbols (keys.tsv: symbols)",
+                ": send the file in more parts (FilePart, FileParts)", app))
+    return *refused;
   std::string build_id, error;
   if (!decode_file_id(request.file_id, build_id, error)) return failure(400, "bad-file-id", error, app);
   std::optional<uint32_t> parts = request.file_parts.empty() ? 1 : header_number(request.file_parts);

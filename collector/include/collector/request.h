@@ -144,6 +144,10 @@ class Collector {
  private:
   Response upload(const Request& request, double now);
   Response upload_symbols(const Request& request, double now);  // collector/src/symbols_api.cpp
+  /// The checks every upload passes first, in order: a known key (else 401), allowed to do this (`may`; else 403
+  /// with `denied`), within its rate (429), a body within the limit (413, `too_large_hint` appended). Sets `app`.
+  std::optional<Response> admit(const Request& request, double now, bool KeyTable::Holder::*may,
+                                std::string_view denied, std::string_view too_large_hint, std::string& app);
   Response failure(int status, std::string_view code, std::string_view message, std::string_view app = {});
   std::string metrics() const;
 
