@@ -1,0 +1,464 @@
+// The plugin's lowering pass (site_marker.h): at the end of the optimisation pipeline, it replaces each site
+// marker by the fast path on the thread's countdown (docs/instrumenting.md section 4), per site or, by default,
+// per acyclic region (the original sampler's amortized countdown), and by the scheme's slow path.
+#include <llvm/ADT/PostOrderIterator.h>
+#include <llvm/IR/CFG.h>
+#include <llvm/IR/DebugInfo.h>
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/Instructions.h>
+#include <llvm/IR/IntrinsicInst.h>
+#include <llvm/IR/MDBuilder.h>
+#include <llvm/IR/Module.h>
+#include <llvm/IR/Verifier.h>
+#include <llvm/Transforms/Utils/BasicBlockUtils.h>
+#include <llvm/Transforms/Utils/Cloning.h>
+#include <llvm/Transforms/Utils/SSAUpdater.h>
+#include <llvm/Transforms/Utils/ValueMapper.h>
+
+#include <map>
+#include <set>
+#include <unordered_map>
+#include <vector>
+
+#include "scheme_ir.h"
+#include "site_marker.h"
+
+namespace sampler::plugin {
+namespace {
+
+using namespace llvm;
+
+// One site to lower: its fast path goes before its marker; `value` is what the slow path classifies.
+struct Point {
+  using Kind = SiteKind;
+  static constexpr Kind Entry = Kind::Entry, Branch = Kind::Branch, Return = Kind::Return, Pair = Kind::Pair,
+                        Assigned = Kind::Assigned, Atom = Kind::Atom, Unref = Kind::Unref;
+  Kind kind;
+  Value* scheme;  // its entry in the unit's scheme table (a choice of entries, in a marker the optimiser sank)
+  Value* site;    // its number in the scheme (or a choice of numbers)
+  Instruction* before;  // the marker
+  Value* value = nullptr;
+  bool is_signed = false;
+  Value* other = nullptr;  // scalar-pairs: what the value is compared with
+};
+
+class Lowering {
+ public:
+  Lowering(Module& module, bool amortized) : m_(module), context_(module.getContext()), amortized_(amortized) {}
+
+  bool run() {
+    std::vector<Function*> markers;
+    for (Function& f : m_)
+      if (auto kind = site_marker_kind(f)) {
+        markers.push_back(&f);
+        for (User* user : f.users())
+          if (auto* call = dyn_cast<CallInst>(user); call && call->getCalledFunction() == &f)
+            read(call, kind->first, kind->second);
+      }
+    if (markers.empty()) return false;
+    if (!points_.empty()) {
+      countdown_ = m_.getGlobalVariable("sampler_countdown");
+      if (!countdown_)
+        countdown_ = new GlobalVariable(m_, Type::getInt64Ty(context_), false, GlobalValue::ExternalLinkage,
+                                        nullptr, "sampler_countdown", nullptr, GlobalValue::InitialExecTLSModel);
+      if (amortized_) amortize();
+      for (size_t i = 0; i < points_.size();) {
+        // The pairs of one assignment share their marker: one check for all of them.
+        size_t end = i + 1;
+        while (end < points_.size() && points_[end].before == points_[i].before) ++end;
+        if (end - i > 1)
+          instrument_group(i, end);
+        else
+          instrument(points_[i]);
+        i = end;
+      }
+    }
+    for (Function* marker : markers) {
+      for (User* user : make_early_inc_range(marker->users())) cast<Instruction>(user)->eraseFromParent();
+      marker->eraseFromParent();
+    }
+    if (getenv("SAMPLER_PASS_VERIFY") && verifyModule(m_, &errs())) report_fatal_error("sampler: broken module");
+    return true;
+  }
+
+ private:
+  // site_marker.h: (scheme, value, site [, other] [, site, other]...).
+  void read(CallInst* call, SiteKind kind, bool is_signed) {
+    Point p{kind, call->getArgOperand(0), nullptr, call, call->getArgOperand(1), is_signed};
+    unsigned step = kind == Point::Pair ? 2 : 1;
+    for (unsigned i = 2; i + step <= call->arg_size(); i += step) {
+      p.site = call->getArgOperand(i);
+      if (step == 2) p.other = call->getArgOperand(i + 1);
+      points_.push_back(p);
+    }
+  }
+
+ public:
+  // ---- The amortized countdown (Liblit et al., PLDI 2003, "Amortized Coin Tossing") ----
+  //
+  // Each function's CFG is cut into acyclic regions at "threshold" points: the function's entry, the target of
+  // every retreating edge (loop headers), the code after every call that may run sites (any call but intrinsics
+  // and the markers), and any block reached from two regions. A region with at most k sites on any path, k >= 2,
+  // is cloned: at its entry, `countdown > k` (likely) runs the clone without sites, which counts the sites it
+  // passes in a local and stores the countdown back where it leaves the region (and before each call); otherwise
+  // the original runs, site by site, as with the per-site check. No site can sample on the fast side (the
+  // countdown stays >= 1 there), and the countdown drops by exactly the number of sites passed, so every site
+  // samples exactly when the per-site check would have sampled it: counts at sparsity 1 are the same, and so is
+  // the sampling at any sparsity.
+  static constexpr unsigned kMinRegionSites = 2;
+  // A function with more sites keeps the per-site check: LLVM's code generator (register coalescing, machine
+  // CSE) grows faster than linearly with a function's size, and the clones double it (a generated function of
+  // 3,000 sites took 7.8 s to compile amortized, 3.9 s per site, 0.6 s plain). gzip's largest has 2,124.
+  static constexpr size_t kMaxAmortizedSites = 4096;
+
+  static bool is_marker(const CallBase& call) {
+    const Function* callee = call.getCalledFunction();
+    return callee && site_marker_kind(*callee);
+  }
+
+  // A call that may run sites (of this unit or another): the countdown must be in memory before it, and read
+  // again after it.
+  static bool cuts_region(const Instruction& inst) {
+    auto* call = dyn_cast<CallBase>(&inst);
+    return call && !isa<IntrinsicInst>(call) && !is_marker(*call);
+  }
+
+  // What cloning cannot handle (or C never has): such a function keeps the per-site check everywhere.
+  static bool can_amortize(Function& f) {
+    if (f.isPresplitCoroutine()) return false;
+    for (BasicBlock& block : f) {
+      if (block.hasAddressTaken() || (block.isEHPad() && !block.isLandingPad())) return false;
+      for (Instruction& inst : block) {
+        if (isa<IndirectBrInst>(inst) || isa<CallBrInst>(inst)) return false;
+        if (auto* call = dyn_cast<CallBase>(&inst)) {
+          if (call->cannotDuplicate() || call->isConvergent()) return false;
+          if (auto* c = dyn_cast<CallInst>(call); c && c->isMustTailCall()) return false;
+        }
+      }
+    }
+    return true;
+  }
+
+  void amortize() {
+    std::map<Function*, std::vector<size_t>> by_function;
+    for (size_t i = 0; i < points_.size(); ++i) by_function[points_[i].before->getFunction()].push_back(i);
+    for (auto& [f, points] : by_function)
+      if (points.size() <= kMaxAmortizedSites && can_amortize(*f)) amortize(*f, points);
+  }
+
+  // One function's points, indexed for its regions (each region looks at its own instructions only, so that a
+  // function with 10^5 sites and many regions stays linear).
+  struct FunctionPoints {
+    std::unordered_map<const Instruction*, std::vector<size_t>> at;  // before -> points
+    std::unordered_map<const Value*, std::vector<std::pair<Value**, Instruction*>>> operands;
+  };
+
+  void amortize(Function& f, const std::vector<size_t>& indices) {
+    FunctionPoints points;
+    for (size_t i : indices) {
+      Point& p = points_[i];
+      points.at[p.before].push_back(i);
+      for (Value** operand : {&p.value, &p.other, &p.site, &p.scheme})
+        if (*operand && isa<Instruction>(*operand)) points.operands[*operand].emplace_back(operand, p.before);
+    }
+    // Cut after every call that may run sites, and after the entry block's allocas (they stay in the entry).
+    std::set<BasicBlock*> heads;
+    BasicBlock& entry = f.getEntryBlock();
+    Instruction* first = &*entry.getFirstInsertionPt();
+    while (isa<AllocaInst>(first)) first = first->getNextNode();
+    heads.insert(entry.splitBasicBlock(first, "sampler.entry"));
+    std::vector<Instruction*> cuts;
+    for (BasicBlock& block : f)
+      for (Instruction& inst : block)
+        if (cuts_region(inst)) {
+          if (inst.isTerminator()) {  // invoke
+            for (BasicBlock* next : successors(&block)) heads.insert(next);
+          } else {
+            cuts.push_back(inst.getNextNode());
+          }
+        }
+    for (Instruction* at : cuts) heads.insert(at->getParent()->splitBasicBlock(at, "sampler.after_call"));
+
+    // Regions, in reverse post-order: a block joins its predecessors' region if they all have the same one.
+    ReversePostOrderTraversal<Function*> rpo(&f);
+    std::map<BasicBlock*, unsigned> order;
+    for (BasicBlock* block : rpo) order.emplace(block, static_cast<unsigned>(order.size()));
+    std::map<BasicBlock*, unsigned> sites;
+    for (size_t i : indices) ++sites[points_[i].before->getParent()];
+    std::map<BasicBlock*, BasicBlock*> region_of;
+    std::map<BasicBlock*, unsigned> most;  // the most sites on a path from the region's head to the block's end
+    std::map<BasicBlock*, std::vector<BasicBlock*>> regions;  // head -> blocks in reverse post-order
+    std::vector<BasicBlock*> head_order;
+    for (BasicBlock* block : rpo) {
+      BasicBlock* region = nullptr;
+      bool head = heads.count(block) != 0 || block == &entry;
+      unsigned before = 0;
+      for (BasicBlock* pred : predecessors(block)) {
+        auto known = order.find(pred);
+        if (known == order.end() || known->second >= order[block]) {  // unreachable, or a retreating edge
+          head = true;
+          break;
+        }
+        BasicBlock* r = region_of[pred];
+        if (region && r != region) {
+          head = true;
+          break;
+        }
+        region = r;
+        before = std::max(before, most[pred]);
+      }
+      if (head || !region) {
+        region = block;
+        before = 0;
+        head_order.push_back(block);
+      }
+      region_of[block] = region;
+      most[block] = before + sites[block];
+      regions[region].push_back(block);
+    }
+    for (BasicBlock* head : head_order) {
+      std::vector<BasicBlock*>& blocks = regions[head];
+      unsigned k = 0;
+      for (BasicBlock* block : blocks) k = std::max(k, most[block]);
+      if (k >= kMinRegionSites && head != &entry) clone_region(f, blocks, k, points);
+    }
+  }
+
+  // blocks[0] is the region's head. Its phis (and landing pad) stay in a dispatch block that checks the countdown.
+  void clone_region(Function& f, std::vector<BasicBlock*> blocks, unsigned k, FunctionPoints& points) {
+    std::set<BasicBlock*> inside(blocks.begin(), blocks.end());
+    for (BasicBlock* block : blocks)
+      for (Instruction& inst : *block)
+        if (inst.getType()->isTokenTy()) return;  // a token cannot flow through a phi
+    BasicBlock* dispatch = blocks[0];
+    BasicBlock* body = dispatch->splitBasicBlock(dispatch->getFirstInsertionPt(), "sampler.region");
+    inside.erase(dispatch);
+    inside.insert(body);
+    blocks[0] = body;
+
+    ValueToValueMapTy map;
+    std::vector<BasicBlock*> clones;
+    for (BasicBlock* block : blocks) {
+      BasicBlock* clone = CloneBasicBlock(block, map, ".fast", &f);
+      map[block] = clone;
+      clones.push_back(clone);
+    }
+    remapInstructionsInBlocks(clones, map);
+    std::set<BasicBlock*> cloned(clones.begin(), clones.end());
+
+    Type* i64 = Type::getInt64Ty(context_);
+    if (!local_countdown_ || local_countdown_->getFunction() != &f) {
+      IRBuilder<> b(&*f.getEntryBlock().getFirstInsertionPt());
+      local_countdown_ = b.CreateAlloca(i64, nullptr, "sampler.local_countdown");
+    }
+    // The dispatch: countdown > k (likely) runs the clone.
+    Instruction* old_branch = dispatch->getTerminator();
+    IRBuilder<> b(old_branch);
+    b.SetCurrentDebugLocation(body->getFirstNonPHIOrDbg()->getDebugLoc());
+    Value* count = b.CreateLoad(i64, b.CreateThreadLocalAddress(countdown_), "sampler.countdown");
+    Value* fast = b.CreateICmpSGT(count, ConstantInt::get(i64, k), "sampler.region_fast");
+    b.CreateStore(count, local_countdown_);
+    b.CreateCondBr(fast, clones[0], body, MDBuilder(context_).createLikelyBranchWeights());
+    old_branch->eraseFromParent();
+
+    for (size_t i = 0; i < blocks.size(); ++i) {
+      BasicBlock* block = blocks[i];
+      BasicBlock* clone = clones[i];
+      // The clone's edges out of the region: the phis there get the clone's values.
+      bool leaves = succ_empty(clone);
+      for (BasicBlock* next : successors(clone)) {
+        if (cloned.count(next)) continue;
+        leaves = true;
+        for (PHINode& phi : next->phis()) {
+          Value* v = phi.getIncomingValueForBlock(block);
+          if (auto mapped = map.find(v); mapped != map.end()) v = mapped->second;
+          phi.addIncoming(v, clone);
+        }
+      }
+      // The countdown goes back to memory before a call and where the clone leaves the region.
+      Instruction* terminator = clone->getTerminator();
+      Instruction* store_before = nullptr;
+      if (cuts_region(*terminator)) {
+        store_before = terminator;
+      } else if (Instruction* previous = terminator->getPrevNode(); previous && cuts_region(*previous)) {
+        store_before = previous;
+      } else if (leaves) {
+        store_before = terminator;
+      }
+      if (store_before) {
+        IRBuilder<> s(store_before);
+        s.SetCurrentDebugLocation(store_before->getDebugLoc());
+        s.CreateStore(s.CreateLoad(i64, local_countdown_), s.CreateThreadLocalAddress(countdown_));
+      }
+    }
+
+    // Values made inside the region and used after it now have two definitions: the points' operands too (a
+    // call's value is classified after the call, in the next region).
+    for (BasicBlock* block : blocks) {
+      for (Instruction& inst : *block) {
+        std::vector<std::pair<Value**, BasicBlock*>> operands;  // of points after the region
+        if (auto found = points.operands.find(&inst); found != points.operands.end()) {
+          for (auto& [operand, before] : found->second) {
+            BasicBlock* where = before->getParent();
+            if (!inside.count(where) && !cloned.count(where)) operands.emplace_back(operand, where);
+          }
+        }
+        std::vector<Use*> outside;
+        for (Use& use : inst.uses()) {
+          auto* user = cast<Instruction>(use.getUser());
+          BasicBlock* where = user->getParent();
+          if (auto* phi = dyn_cast<PHINode>(user)) where = phi->getIncomingBlock(use);
+          if (!inside.count(where) && !cloned.count(where)) outside.push_back(&use);
+        }
+        if (outside.empty() && operands.empty()) continue;
+        auto* copy = cast<Instruction>(map[&inst]);
+        SSAUpdater updater;
+        updater.Initialize(inst.getType(), inst.getName());
+        updater.AddAvailableValue(block, &inst);
+        updater.AddAvailableValue(copy->getParent(), copy);
+        for (Use* use : outside) updater.RewriteUse(*use);
+        for (auto& [operand, where] : operands) *operand = updater.GetValueInMiddleOfBlock(where);
+        SmallVector<DbgVariableIntrinsic*, 2> intrinsics;
+        SmallVector<DbgVariableRecord*, 2> records;
+        findDbgUsers(intrinsics, &inst, &records);
+        for (DbgVariableIntrinsic* d : intrinsics)
+          if (!inside.count(d->getParent())) d->setKillLocation();
+        for (DbgVariableRecord* d : records)
+          if (!inside.count(d->getMarker()->getParent())) d->setKillLocation();
+      }
+    }
+
+    // The clone's sites: the local countdown drops by one each; its markers go.
+    for (BasicBlock* block : blocks)
+      for (Instruction& inst : *block)
+        if (auto found = points.at.find(&inst); found != points.at.end()) {
+          IRBuilder<> d(cast<Instruction>(map[&inst]));
+          Value* passed = d.CreateSub(d.CreateLoad(i64, local_countdown_), ConstantInt::get(i64, found->second.size()));
+          d.CreateStore(passed, local_countdown_);
+        }
+    for (BasicBlock* clone : clones)
+      for (Instruction& inst : make_early_inc_range(*clone))
+        if (auto* call = dyn_cast<CallBase>(&inst); call && is_marker(*call)) call->eraseFromParent();
+  }
+
+ private:
+  FunctionCallee runtime(const char* name, std::vector<Type*> params) {
+    params.insert(params.begin(), {PointerType::getUnqual(context_), Type::getInt32Ty(context_)});
+    FunctionCallee callee = m_.getOrInsertFunction(name, FunctionType::get(Type::getVoidTy(context_), params, false));
+    if (auto* f = dyn_cast<Function>(callee.getCallee())) f->addFnAttr(Attribute::NoUnwind);
+    return callee;
+  }
+
+  // k sites in a row with nothing between them (the pairs of one assignment): if the countdown is above k, none
+  // of them samples and it drops by k at once (weighted likely); otherwise each site in turn, as usual. The
+  // original sampler's amortized check, on the smallest region; the same sites sample as with k checks.
+  void instrument_group(size_t begin, size_t end) {
+    Instruction* before = points_[begin].before;
+    IRBuilder<> b(before);
+    b.SetCurrentDebugLocation(before->getDebugLoc());
+    Type* i64 = Type::getInt64Ty(context_);
+    Value* address = b.CreateThreadLocalAddress(countdown_);
+    Value* count = b.CreateLoad(i64, address, "sampler.countdown");
+    Constant* k = ConstantInt::get(i64, end - begin);
+    Value* skip = b.CreateICmpSGT(count, k, "sampler.skip");
+    Instruction* skip_term = nullptr;
+    Instruction* sites_term = nullptr;
+    SplitBlockAndInsertIfThenElse(skip, before, &skip_term, &sites_term,
+                                  MDBuilder(context_).createLikelyBranchWeights());
+    IRBuilder<> fast(skip_term);
+    fast.SetCurrentDebugLocation(before->getDebugLoc());
+    fast.CreateStore(fast.CreateSub(count, k), fast.CreateThreadLocalAddress(countdown_));
+    for (size_t i = begin; i < end; ++i) instrument(points_[i], sites_term);
+  }
+
+  // The fast path before p.before (or `at`): countdown - 1, stored; if <= 0 (weighted unlikely), the scheme's
+  // slow path.
+  void instrument(Point& p, Instruction* at = nullptr) {
+    IRBuilder<> b(at ? at : p.before);
+    DebugLoc loc = p.before->getDebugLoc();
+    b.SetCurrentDebugLocation(loc);
+    Type* i32 = Type::getInt32Ty(context_);
+    Type* i64 = Type::getInt64Ty(context_);
+    Value* address = b.CreateThreadLocalAddress(countdown_);
+    Value* count = b.CreateSub(b.CreateLoad(i64, address, "sampler.countdown"), ConstantInt::get(i64, 1));
+    b.CreateStore(count, address);
+    Value* take = b.CreateICmpSLE(count, ConstantInt::get(i64, 0), "sampler.take");
+    Instruction* then = SplitBlockAndInsertIfThen(take, at ? at : p.before, false,
+                                                  MDBuilder(context_).createUnlikelyBranchWeights());
+    IRBuilder<> slow(then);
+    slow.SetCurrentDebugLocation(loc);
+    Value* scheme_entry = p.scheme;
+    Value* site = p.site;
+    switch (p.kind) {
+      case Point::Entry:
+        slow.CreateCall(runtime("sampler_take_counter", {i32}), {scheme_entry, site, ConstantInt::get(i32, 0)});
+        break;
+      case Point::Branch:
+        slow.CreateCall(runtime("sampler_take_counter", {i32}),
+                        {scheme_entry, site, slow.CreateZExt(p.value, i32)});
+        break;
+      case Point::Return: {
+        Value* v = p.value;
+        bool is_signed = p.is_signed && v->getType()->isIntegerTy();
+        if (v->getType()->isPointerTy())
+          v = slow.CreatePtrToInt(v, i64);
+        else
+          v = is_signed ? slow.CreateSExt(v, i64) : slow.CreateZExt(v, i64);
+        slow.CreateCall(runtime(is_signed ? "sampler_take_sign" : "sampler_take_sign_unsigned", {i64}),
+                        {scheme_entry, site, v});
+        break;
+      }
+      case Point::Pair: {
+        auto wide = [&](Value* v) {
+          if (v->getType()->isPointerTy()) return slow.CreatePtrToInt(v, i64);
+          return p.is_signed ? slow.CreateSExtOrTrunc(v, i64) : slow.CreateZExtOrTrunc(v, i64);
+        };
+        bool is_signed = p.is_signed && !p.value->getType()->isPointerTy();
+        slow.CreateCall(runtime(is_signed ? "sampler_take_compare" : "sampler_take_compare_unsigned", {i64, i64}),
+                        {scheme_entry, site, wide(p.value), wide(p.other)});
+        break;
+      }
+      case Point::Assigned:
+      case Point::Atom:
+      case Point::Unref:
+        emit_value_slow_path(slow, p, scheme_entry, site);
+        break;
+    }
+  }
+
+  // The slow path of float-kinds, bounds, atoms and g-object-unref (docs/instrumenting.md section 4).
+  void emit_value_slow_path(IRBuilder<>& slow, Point& p, Value* scheme_entry, Value* site) {
+    Type* i32 = Type::getInt32Ty(context_);
+    Type* i64 = Type::getInt64Ty(context_);
+    PointerType* ptr = PointerType::getUnqual(context_);
+    Value* v = p.value;
+    if (p.kind == Point::Atom) {
+      slow.CreateCall(runtime("sampler_take_atom", {ptr}), {scheme_entry, site, v});
+    } else if (p.kind == Point::Unref) {
+      Value* column = g_object_unref_column(slow, m_, v);
+      slow.CreateCall(runtime("sampler_take_counter", {i32}), {scheme_entry, site, column});
+    } else if (v->getType()->isFloatingPointTy()) {
+      slow.CreateCall(runtime(float_kind_function(v->getType()), {v->getType()}), {scheme_entry, site, v});
+    } else {
+      // bounds: the value widened to 64 bits as its type asks (the AST widened integers already).
+      v = v->getType()->isPointerTy() ? slow.CreatePtrToInt(v, i64)
+          : p.is_signed               ? slow.CreateSExtOrTrunc(v, i64)
+                                      : slow.CreateZExtOrTrunc(v, i64);
+      slow.CreateCall(runtime("sampler_take_bound", {i64}), {scheme_entry, site, v});
+    }
+  }
+
+
+  Module& m_;
+  LLVMContext& context_;
+  bool amortized_;
+  std::vector<Point> points_;
+  GlobalVariable* countdown_ = nullptr;
+  AllocaInst* local_countdown_ = nullptr;  // the function's, for the clones of its regions
+};
+
+}  // namespace
+
+bool lower_sites(Module& module, bool amortized) { return Lowering(module, amortized).run(); }
+
+}  // namespace sampler::plugin
