@@ -5,6 +5,7 @@
 #include <llvm/IR/CFG.h>
 #include <llvm/IR/DebugInfo.h>
 #include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/InstIterator.h>
 #include <llvm/IR/Instructions.h>
 #include <llvm/IR/IntrinsicInst.h>
 #include <llvm/IR/MDBuilder.h>
@@ -15,6 +16,7 @@
 #include <llvm/Transforms/Utils/SSAUpdater.h>
 #include <llvm/Transforms/Utils/ValueMapper.h>
 
+#include <algorithm>
 #include <map>
 #include <set>
 #include <unordered_map>
@@ -47,15 +49,14 @@ class Lowering {
   Lowering(Module& module, bool amortized) : m_(module), context_(module.getContext()), amortized_(amortized) {}
 
   bool run() {
-    std::vector<Function*> markers;
     for (Function& f : m_)
       if (auto kind = site_marker_kind(f)) {
-        markers.push_back(&f);
         for (User* user : f.users())
           if (auto* call = dyn_cast<CallInst>(user); call && call->getCalledFunction() == &f)
             read(call, kind->first, kind->second);
       }
-    if (markers.empty()) return false;
+    if (markers_.empty()) return false;
+    forget_inaccessible_only();
     if (!points_.empty()) {
       countdown_ = m_.getGlobalVariable("sampler_countdown");
       if (!countdown_)
@@ -73,17 +74,30 @@ class Lowering {
         i = end;
       }
     }
-    for (Function* marker : markers) {
-      for (User* user : make_early_inc_range(marker->users())) cast<Instruction>(user)->eraseFromParent();
-      marker->eraseFromParent();
-    }
+    for (CallInst* marker : markers_) marker->eraseFromParent();
     if (getenv("SAMPLER_PASS_VERIFY") && verifyModule(m_, &errs())) report_fatal_error("sampler: broken module");
     return true;
   }
 
  private:
+  // The optimiser inferred from the markers that functions with sites (and their callers) touch no memory the
+  // program can reach; lowered, they write the thread's countdown, so the clean-up after the lowering (GVN) must
+  // not forward a countdown stored before such a call to a load after it.
+  void forget_inaccessible_only() {
+    auto pretends = [](MemoryEffects effects) {
+      return isModSet(effects.getModRef(IRMemLocation::InaccessibleMem)) && effects != MemoryEffects::unknown();
+    };
+    for (Function& f : m_) {
+      if (pretends(f.getMemoryEffects())) f.removeFnAttr(Attribute::Memory);
+      for (Instruction& inst : instructions(f))
+        if (auto* call = dyn_cast<CallBase>(&inst); call && pretends(call->getAttributes().getMemoryEffects()))
+          call->removeFnAttr(Attribute::Memory);
+    }
+  }
+
   // site_marker.h: (scheme, value, site [, other] [, site, other]...).
   void read(CallInst* call, SiteKind kind, bool is_signed) {
+    markers_.push_back(call);
     Point p{kind, call->getArgOperand(0), nullptr, call, call->getArgOperand(1), is_signed};
     unsigned step = kind == Point::Pair ? 2 : 1;
     for (unsigned i = 2; i + step <= call->arg_size(); i += step) {
@@ -216,20 +230,69 @@ class Lowering {
       most[block] = before + sites[block];
       regions[region].push_back(block);
     }
+    std::vector<std::pair<BasicBlock*, unsigned>> cloned;  // head, k
     for (BasicBlock* head : head_order) {
-      std::vector<BasicBlock*>& blocks = regions[head];
       unsigned k = 0;
-      for (BasicBlock* block : blocks) k = std::max(k, most[block]);
-      if (k >= kMinRegionSites && head != &entry) clone_region(f, blocks, k, points);
+      for (BasicBlock* block : regions[head]) k = std::max(k, most[block]);
+      if (k >= kMinRegionSites && head != &entry && !has_token(regions[head])) cloned.emplace_back(head, k);
+    }
+    dispatches_.clear();
+    reloads_.clear();
+    fast_blocks_.clear();
+    for (auto [head, k] : cloned) dispatches_.insert(head);
+    for (auto [head, k] : cloned) clone_region(f, regions[head], k, points);
+    chain_dispatches();
+  }
+
+  static bool has_token(const std::vector<BasicBlock*>& blocks) {  // a token cannot flow through a phi
+    for (BasicBlock* block : blocks)
+      for (Instruction& inst : *block)
+        if (inst.getType()->isTokenTy()) return true;
+    return false;
+  }
+
+  // A fast block that ends in a jump with no call before it hands its countdown to the region it jumps to in
+  // the function's local, not through the thread's variable: a loop whose body is one region keeps its
+  // countdown in a register on the fast side, and so does a chain of regions without calls.
+  static bool passes_countdown(BasicBlock* block) {
+    Instruction* terminator = block->getTerminator();
+    Instruction* previous = terminator->getPrevNode();
+    return isa<BranchInst, SwitchInst>(terminator) && !(previous && cuts_region(*previous));
+  }
+
+  // Each dispatch reads the local countdown. Where every edge into it comes from elsewhere than a fast block,
+  // it loads the thread's countdown into the local itself (as cloned); otherwise the edges that do not pass the
+  // countdown load it on their way.
+  void chain_dispatches() {
+    Type* i64 = Type::getInt64Ty(context_);
+    std::set<BasicBlock*> refreshed;
+    for (auto [dispatch, reload] : reloads_) {
+      std::vector<BasicBlock*> others;
+      bool chained = false;
+      for (BasicBlock* pred : predecessors(dispatch)) {
+        if (fast_blocks_.count(pred) && passes_countdown(pred))
+          chained = true;
+        else if (std::find(others.begin(), others.end(), pred) == others.end())
+          others.push_back(pred);
+      }
+      if (!chained) continue;
+      DebugLoc loc = reload->getDebugLoc();
+      reload->eraseFromParent();
+      for (BasicBlock* pred : others) {
+        Instruction* terminator = pred->getTerminator();
+        bool branch = isa<BranchInst, SwitchInst>(terminator);
+        if (branch && !refreshed.insert(pred).second) continue;
+        BasicBlock* where = branch ? pred : SplitEdge(pred, dispatch);
+        IRBuilder<> b(where->getTerminator());
+        b.SetCurrentDebugLocation(loc);
+        b.CreateStore(b.CreateLoad(i64, b.CreateThreadLocalAddress(countdown_)), local_countdown_);
+      }
     }
   }
 
   // blocks[0] is the region's head. Its phis (and landing pad) stay in a dispatch block that checks the countdown.
   void clone_region(Function& f, std::vector<BasicBlock*> blocks, unsigned k, FunctionPoints& points) {
     std::set<BasicBlock*> inside(blocks.begin(), blocks.end());
-    for (BasicBlock* block : blocks)
-      for (Instruction& inst : *block)
-        if (inst.getType()->isTokenTy()) return;  // a token cannot flow through a phi
     BasicBlock* dispatch = blocks[0];
     BasicBlock* body = dispatch->splitBasicBlock(dispatch->getFirstInsertionPt(), "sampler.region");
     inside.erase(dispatch);
@@ -245,20 +308,27 @@ class Lowering {
     }
     remapInstructionsInBlocks(clones, map);
     std::set<BasicBlock*> cloned(clones.begin(), clones.end());
+    fast_blocks_.insert(clones.begin(), clones.end());
 
     Type* i64 = Type::getInt64Ty(context_);
     if (!local_countdown_ || local_countdown_->getFunction() != &f) {
       IRBuilder<> b(&*f.getEntryBlock().getFirstInsertionPt());
       local_countdown_ = b.CreateAlloca(i64, nullptr, "sampler.local_countdown");
     }
-    // The dispatch: countdown > k (likely) runs the clone.
+    // The dispatch: countdown > k (likely) runs the clone; the original, site by site, reads the thread's.
     Instruction* old_branch = dispatch->getTerminator();
     IRBuilder<> b(old_branch);
     b.SetCurrentDebugLocation(body->getFirstNonPHIOrDbg()->getDebugLoc());
-    Value* count = b.CreateLoad(i64, b.CreateThreadLocalAddress(countdown_), "sampler.countdown");
+    reloads_.emplace_back(
+        dispatch, b.CreateStore(b.CreateLoad(i64, b.CreateThreadLocalAddress(countdown_)), local_countdown_));
+    Value* count = b.CreateLoad(i64, local_countdown_, "sampler.countdown");
     Value* fast = b.CreateICmpSGT(count, ConstantInt::get(i64, k), "sampler.region_fast");
-    b.CreateStore(count, local_countdown_);
-    b.CreateCondBr(fast, clones[0], body, MDBuilder(context_).createLikelyBranchWeights());
+    BasicBlock* slow = BasicBlock::Create(context_, "sampler.slow", &f, body);
+    IRBuilder<> to_slow(slow);
+    to_slow.SetCurrentDebugLocation(b.getCurrentDebugLocation());
+    to_slow.CreateStore(count, to_slow.CreateThreadLocalAddress(countdown_));
+    to_slow.CreateBr(body);
+    b.CreateCondBr(fast, clones[0], slow, MDBuilder(context_).createLikelyBranchWeights());
     old_branch->eraseFromParent();
 
     for (size_t i = 0; i < blocks.size(); ++i) {
@@ -275,20 +345,38 @@ class Lowering {
           phi.addIncoming(v, clone);
         }
       }
-      // The countdown goes back to memory before a call and where the clone leaves the region.
+      // The countdown goes back to memory before a call and where the clone leaves the region: on the edges
+      // that leave it, so that a path staying inside stores nothing.
       Instruction* terminator = clone->getTerminator();
-      Instruction* store_before = nullptr;
-      if (cuts_region(*terminator)) {
-        store_before = terminator;
-      } else if (Instruction* previous = terminator->getPrevNode(); previous && cuts_region(*previous)) {
-        store_before = previous;
-      } else if (leaves) {
-        store_before = terminator;
-      }
-      if (store_before) {
-        IRBuilder<> s(store_before);
-        s.SetCurrentDebugLocation(store_before->getDebugLoc());
+      auto store_countdown = [&](Instruction* before) {
+        IRBuilder<> s(before);
+        s.SetCurrentDebugLocation(terminator->getDebugLoc());
         s.CreateStore(s.CreateLoad(i64, local_countdown_), s.CreateThreadLocalAddress(countdown_));
+      };
+      if (cuts_region(*terminator)) {
+        store_countdown(terminator);
+      } else if (Instruction* previous = terminator->getPrevNode(); previous && cuts_region(*previous)) {
+        store_countdown(previous);
+      } else if (leaves && (succ_empty(clone) || !isa<BranchInst, SwitchInst>(terminator))) {
+        store_countdown(terminator);
+      } else if (leaves) {
+        std::vector<BasicBlock*> outside;
+        for (BasicBlock* next : successors(clone))
+          if (!cloned.count(next) && !dispatches_.count(next) &&
+              std::find(outside.begin(), outside.end(), next) == outside.end())
+            outside.push_back(next);
+        for (BasicBlock* next : outside) {
+          BasicBlock* exit = BasicBlock::Create(context_, "sampler.leave", &f, next);
+          IRBuilder<>(exit).CreateBr(next)->setDebugLoc(terminator->getDebugLoc());
+          store_countdown(exit->getTerminator());
+          terminator->replaceSuccessorWith(next, exit);
+          // The phis of `next` had one entry per edge from the clone: now one from the exit block.
+          for (PHINode& phi : next->phis()) {
+            Value* v = phi.getIncomingValueForBlock(clone);
+            while (phi.getBasicBlockIndex(clone) >= 0) phi.removeIncomingValue(clone, false);
+            phi.addIncoming(v, exit);
+          }
+        }
       }
     }
 
@@ -453,6 +541,10 @@ class Lowering {
   LLVMContext& context_;
   bool amortized_;
   std::vector<Point> points_;
+  std::vector<CallInst*> markers_;
+  std::set<BasicBlock*> dispatches_;  // the function's cloned regions' heads
+  std::vector<std::pair<BasicBlock*, Instruction*>> reloads_;  // each such head's load of the thread's countdown
+  std::set<BasicBlock*> fast_blocks_;                // the function's clones
   GlobalVariable* countdown_ = nullptr;
   AllocaInst* local_countdown_ = nullptr;  // the function's, for the clones of its regions
 };

@@ -25,6 +25,9 @@
 #include <llvm/Transforms/Utils/Cloning.h>
 #include <llvm/Transforms/Utils/ModuleUtils.h>
 #include <llvm/Transforms/Utils/Mem2Reg.h>
+#include <llvm/Transforms/InstCombine/InstCombine.h>
+#include <llvm/Transforms/Scalar/GVN.h>
+#include <llvm/Transforms/Scalar/SimplifyCFG.h>
 #include <llvm/Transforms/Utils/ValueMapper.h>
 
 #include <map>
@@ -486,7 +489,9 @@ struct LowerSitesPass : PassInfoMixin<LowerSitesPass> {
 }  // namespace sampler::plugin
 
 // Sites are collected where the code is as clang wrote it and lowered after the optimiser (site_marker.h says
-// why); mem2reg then gives each region's local countdown a register.
+// why). Then a short clean-up on the lowered code: mem2reg gives the local countdown a register, and
+// instcombine, simplifycfg and GVN merge the fast paths' adjacent countdown updates and forward the thread's
+// countdown from one region to the next (gzip -9 executes 15% fewer instructions with them, sampling off).
 extern "C" LLVM_ATTRIBUTE_WEAK ::llvm::PassPluginLibraryInfo llvmGetPassPluginInfo() {
   return {LLVM_PLUGIN_API_VERSION, "sampler", "0.1", [](llvm::PassBuilder& builder) {
             builder.registerPipelineStartEPCallback(
@@ -496,8 +501,13 @@ extern "C" LLVM_ATTRIBUTE_WEAK ::llvm::PassPluginLibraryInfo llvmGetPassPluginIn
             builder.registerOptimizerLastEPCallback(
                 [](llvm::ModulePassManager& manager, llvm::OptimizationLevel level) {
                   manager.addPass(sampler::plugin::LowerSitesPass());
-                  if (level != llvm::OptimizationLevel::O0)
-                    manager.addPass(llvm::createModuleToFunctionPassAdaptor(llvm::PromotePass()));
+                  if (level == llvm::OptimizationLevel::O0) return;
+                  llvm::FunctionPassManager cleanup;
+                  cleanup.addPass(llvm::PromotePass());
+                  cleanup.addPass(llvm::InstCombinePass());
+                  cleanup.addPass(llvm::SimplifyCFGPass());
+                  cleanup.addPass(llvm::GVNPass());
+                  manager.addPass(llvm::createModuleToFunctionPassAdaptor(std::move(cleanup)));
                 });
           }};
 }

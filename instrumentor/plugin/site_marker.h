@@ -56,8 +56,8 @@ inline std::optional<std::pair<SiteKind, bool>> site_marker_kind(const llvm::Fun
   return std::nullopt;
 }
 
-/// The lowering pass (lower.cpp): every marker of `module` becomes its fast and slow paths, per acyclic region
-/// when `amortized`, else per site. False when the module has no marker.
+/// The lowering (lower.cpp): every marker of `module` becomes its fast and slow paths, per acyclic region when
+/// `amortized`, else per site. False when there was no marker.
 bool lower_sites(llvm::Module& module, bool amortized);
 
 }  // namespace sampler::plugin

@@ -124,6 +124,23 @@ pairs)
     [ "$(cat run.out)" = "5 6 71" ] || fail "$level comma.c: the program printed $(cat run.out)"
   done
   ;;
+optimised)
+  # Sites are lowered after the optimiser: what it did with them must not change what samples. The same seed
+  # samples the same sites with the same values at -O0 (nothing optimised) and at -O2, where a callee's sites
+  # run between the caller's (calls.c) and where LLVM hoists a pure call out of a loop with sites (strstr.c).
+  for program in calls strstr; do
+    "$cc" -O0 $program.c -o $program-O0 && "$cc" -O2 $program.c -o $program-O2 &&
+      "$cc" -O2 -fsampler-countdown=site $program.c -o $program-O2-site || fail "sampler-cc $program.c failed"
+    same_sampling $program-O2 $program-O0
+    same_sampling $program-O2-site $program-O0
+  done
+  # The pure call left the loop: the instrumented program calls strstr once, as the plain one does (counted by
+  # a wrapper the linker puts between them).
+  clang-19 -O2 -c count_strstr.c -o count_strstr.o &&
+    "$cc" -O2 strstr.c count_strstr.o -Wl,--wrap=strstr -o strstr-counted || fail "the counted strstr.c failed"
+  ./strstr-counted >/dev/null 2>counted.txt
+  [ "$(cat counted.txt)" = "strstr calls: 1" ] || fail "strstr-counted: $(cat counted.txt) (LLVM kept it in the loop)"
+  ;;
 pairs_rules)
   # Pairs whose outcome is fixed at compile time are not sites: a constant value against constants, constants
   # outside the lvalue type's range, a variable against its copy, hidden variables, a global declared twice.
