@@ -63,6 +63,13 @@ class Lowering {
         countdown_ = new GlobalVariable(m_, Type::getInt64Ty(context_), false, GlobalValue::ExternalLinkage,
                                         nullptr, "sampler_countdown", nullptr, GlobalValue::InitialExecTLSModel);
       if (amortized_) amortize();
+      for (size_t i = 0, end; i < points_.size(); i = end) {  // each function's largest group of pairs
+        for (end = i + 1; end < points_.size() && points_[end].before == points_[i].before;) ++end;
+        if (points_[i].kind == Point::Pair) {
+          uint64_t& most = most_pairs_[points_[i].before->getFunction()];
+          most = std::max<uint64_t>(most, end - i);
+        }
+      }
       for (size_t i = 0; i < points_.size();) {
         // The pairs of one assignment share their marker: one check for all of them.
         size_t end = i + 1;
@@ -114,8 +121,9 @@ class Lowering {
   // every retreating edge (loop headers), the code after every call that may run sites (any call but intrinsics
   // and the markers), and any block reached from two regions. A region with at most k sites on any path, k >= 2,
   // is cloned: at its entry, `countdown > k` (likely) runs the clone without sites, which counts the sites it
-  // passes in a local and stores the countdown back where it leaves the region (and before each call); otherwise
-  // the original runs, site by site, as with the per-site check. No site can sample on the fast side (the
+  // passes in a local and stores the countdown back before each call and where it leaves the region (unless it
+  // jumps straight into another region's check, which reads the local); otherwise the thread's countdown is
+  // stored and the original runs, site by site, as with the per-site check. No site can sample on the fast side (the
   // countdown stays >= 1 there), and the countdown drops by exactly the number of sites passed, so every site
   // samples exactly when the per-site check would have sampled it: counts at sparsity 1 are the same, and so is
   // the sampling at any sparsity.
@@ -456,7 +464,48 @@ class Lowering {
     IRBuilder<> fast(skip_term);
     fast.SetCurrentDebugLocation(before->getDebugLoc());
     fast.CreateStore(fast.CreateSub(count, k), fast.CreateThreadLocalAddress(countdown_));
-    for (size_t i = begin; i < end; ++i) instrument(points_[i], sites_term);
+    if (!take_compares(begin, end, sites_term))
+      for (size_t i = begin; i < end; ++i) instrument(points_[i], sites_term);
+  }
+
+  // The pairs of one assignment, numbered first ... first + k - 1: their k fast and slow paths as one call of
+  // sampler_take_compares(), the operands in the function's array (k stores rather than k checks and calls: the
+  // code generator's time and the code's size go with the instructions, and pairs are most of them).
+  bool take_compares(size_t begin, size_t end, Instruction* at) {
+    const Point& p = points_[begin];
+    auto* first = dyn_cast<ConstantInt>(p.site);
+    if (p.kind != Point::Pair || !first) return false;
+    for (size_t i = begin; i < end; ++i) {
+      auto* site = dyn_cast<ConstantInt>(points_[i].site);
+      if (!site || site->getZExtValue() != first->getZExtValue() + (i - begin) || points_[i].scheme != p.scheme ||
+          points_[i].value != p.value)
+        return false;
+    }
+    Function* f = p.before->getFunction();
+    Type* i32 = Type::getInt32Ty(context_);
+    Type* i64 = Type::getInt64Ty(context_);
+    AllocaInst*& others = pair_operands_[f];
+    if (!others) {
+      IRBuilder<> entry(&*f->getEntryBlock().getFirstInsertionPt());
+      others = entry.CreateAlloca(ArrayType::get(i64, most_pairs_[f]), nullptr, "sampler.pair_operands");
+    }
+    IRBuilder<> slow(at);
+    slow.SetCurrentDebugLocation(p.before->getDebugLoc());
+    bool is_signed = p.is_signed && !p.value->getType()->isPointerTy();
+    auto wide = [&](Value* v) {
+      if (v->getType()->isPointerTy()) return slow.CreatePtrToInt(v, i64);
+      return is_signed ? slow.CreateSExtOrTrunc(v, i64) : slow.CreateZExtOrTrunc(v, i64);
+    };
+    for (size_t i = begin; i < end; ++i)
+      slow.CreateStore(wide(points_[i].other), slow.CreateConstInBoundsGEP2_64(others->getAllocatedType(), others, 0,
+                                                                              i - begin));
+    PointerType* ptr = PointerType::getUnqual(context_);
+    FunctionCallee take = m_.getOrInsertFunction(
+        is_signed ? "sampler_take_compares" : "sampler_take_compares_unsigned",
+        FunctionType::get(Type::getVoidTy(context_), {ptr, i32, i32, i64, ptr}, false));
+    if (auto* callee = dyn_cast<Function>(take.getCallee())) callee->addFnAttr(Attribute::NoUnwind);
+    slow.CreateCall(take, {p.scheme, first, ConstantInt::get(i32, end - begin), wide(p.value), others});
+    return true;
   }
 
   // The fast path before p.before (or `at`): countdown - 1, stored; if <= 0 (weighted unlikely), the scheme's
@@ -545,6 +594,8 @@ class Lowering {
   std::set<BasicBlock*> dispatches_;  // the function's cloned regions' heads
   std::vector<std::pair<BasicBlock*, Instruction*>> reloads_;  // each such head's load of the thread's countdown
   std::set<BasicBlock*> fast_blocks_;                // the function's clones
+  std::map<Function*, uint64_t> most_pairs_;         // the most pairs one assignment has, per function
+  std::map<Function*, AllocaInst*> pair_operands_;   // an array of that many, for sampler_take_compares()
   GlobalVariable* countdown_ = nullptr;
   AllocaInst* local_countdown_ = nullptr;  // the function's, for the clones of its regions
 };

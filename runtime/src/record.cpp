@@ -77,10 +77,28 @@ uint32_t classify(T value) {
   }
 }
 
+// The sites of sampler_take_compares() that sample, in order: each site takes one off the countdown and samples
+// when it reaches zero, so the sites before that pass without a look (the loop runs once per sample, not per site).
+template <typename Record>
+void take_group(uint32_t count, Record record) {
+  for (uint32_t i = 0; i < count; ++i) {
+    int64_t countdown = sampler_countdown;
+    uint64_t passing = countdown > 1 ? static_cast<uint64_t>(countdown - 1) : 0;
+    if (passing >= count - i) {
+      sampler_countdown = countdown - (count - i);
+      return;
+    }
+    i += static_cast<uint32_t>(passing);
+    sampler_countdown = 0;
+    if (take_opportunity()) record(i);
+  }
+}
+
 }  // namespace
 }  // namespace sampler::runtime
 
 using sampler::runtime::record_counter;
+using sampler::runtime::take_group;
 using sampler::runtime::take_opportunity;
 
 extern "C" {
@@ -104,6 +122,20 @@ SAMPLER_API void sampler_take_compare(sampler_scheme* scheme, uint32_t site, int
 SAMPLER_API void sampler_take_compare_unsigned(sampler_scheme* scheme, uint32_t site, uint64_t left,
                                                uint64_t right) {
   if (take_opportunity()) record_counter(scheme, site, static_cast<uint32_t>((left > right) - (left < right) + 1));
+}
+
+SAMPLER_API void sampler_take_compares(sampler_scheme* scheme, uint32_t first_site, uint32_t count, int64_t value,
+                                       const int64_t* others) {
+  take_group(count, [&](uint32_t i) {
+    record_counter(scheme, first_site + i, sampler_classify_compare(value, others[i]));
+  });
+}
+
+SAMPLER_API void sampler_take_compares_unsigned(sampler_scheme* scheme, uint32_t first_site, uint32_t count,
+                                                uint64_t value, const uint64_t* others) {
+  take_group(count, [&](uint32_t i) {
+    record_counter(scheme, first_site + i, static_cast<uint32_t>((value > others[i]) - (value < others[i]) + 1));
+  });
 }
 
 SAMPLER_API void sampler_take_float_kind(sampler_scheme* scheme, uint32_t site, float value) {

@@ -718,3 +718,46 @@ TEST(Sampling, RegionMacrosSampleAsPerSiteChecks) {
   }
   EXPECT_GT(fast_paths, 0);
 }
+
+// sampler_take_compares() stands for the fast paths of `count` pair sites (what sampler-cc emits for the pairs of
+// one assignment): from any countdown, the same sites sample with the same columns, and the countdown ends where
+// one check per site leaves it; signed and unsigned, operands below, equal to and above the value.
+TEST(Sampling, GroupOfComparesSamplesAsPerSiteChecks) {
+  constexpr uint32_t kSites = 7;
+  uint64_t group_values[kSites * 3] = {}, site_values[kSites * 3] = {};
+  sampler_scheme group_scheme = {"scalar-pairs", kSites, 3, SAMPLER_SCHEME_COUNTERS, 0, group_values, nullptr,
+                                 nullptr, nullptr};
+  sampler_scheme site_scheme = group_scheme;
+  site_scheme.values = site_values;
+  sampler_countdown = 1;
+  sampler_take_compare(&site_scheme, kSites, 0, 0);  // initialises the runtime and this thread (site out of range)
+  sampler::runtime::configure_sampling(true, 1.0, true, 1);  // after a sample, the next opportunity samples
+  const int64_t others[] = {-3, 5, 5, 40, -1, 0, 6};
+  int samples = 0;
+  for (bool is_signed : {true, false}) {
+    for (int64_t countdown = 1; countdown <= 9; ++countdown) {
+      for (uint32_t count = 1; count <= 6; ++count) {
+        sampler_countdown = countdown;
+        for (uint32_t i = 0; i < count; ++i)
+          if (--sampler_countdown <= 0) {
+            ++samples;
+            if (is_signed)
+              sampler_take_compare(&site_scheme, 1 + i, 5, others[i]);
+            else
+              sampler_take_compare_unsigned(&site_scheme, 1 + i, 5, static_cast<uint64_t>(others[i]));
+          }
+        int64_t per_site = sampler_countdown;
+        sampler_countdown = countdown;
+        if (is_signed)
+          sampler_take_compares(&group_scheme, 1, count, 5, others);
+        else
+          sampler_take_compares_unsigned(&group_scheme, 1, count, 5, reinterpret_cast<const uint64_t*>(others));
+        EXPECT_EQ(sampler_countdown, per_site) << countdown << " " << count;
+        for (uint32_t v = 0; v < kSites * 3; ++v) EXPECT_EQ(group_values[v], site_values[v]) << "value " << v;
+      }
+    }
+  }
+  EXPECT_GT(samples, 50);
+  EXPECT_GT(site_values[1 * 3 + 2], 0u);  // 5 > -3 (signed)
+  EXPECT_GT(site_values[1 * 3 + 0], 0u);  // 5 < 2^64 - 3 (unsigned)
+}

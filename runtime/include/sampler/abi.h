@@ -105,6 +105,16 @@ SAMPLER_API void sampler_take_compare(struct sampler_scheme* scheme, uint32_t si
 /** scalar-pairs over unsigned values or pointers. */
 SAMPLER_API void sampler_take_compare_unsigned(struct sampler_scheme* scheme, uint32_t site, uint64_t left,
                                                uint64_t right);
+/** scalar-pairs: the `count` sites first_site, first_site + 1, ... of one assignment, `value` against others[0],
+ *  others[1], ... Called in place of their `count` fast paths, when the countdown is not above `count`: each
+ *  site decrements the countdown and is taken as by sampler_take_compare() when it reaches zero, in order, so
+ *  the same sites sample as with one check each. One call instead of `count` keeps a compiler's code small
+ *  (sampler-cc uses it for the pairs of an assignment). */
+SAMPLER_API void sampler_take_compares(struct sampler_scheme* scheme, uint32_t first_site, uint32_t count,
+                                       int64_t value, const int64_t* others);
+/** sampler_take_compares() over unsigned values or pointers (as sampler_take_compare_unsigned()). */
+SAMPLER_API void sampler_take_compares_unsigned(struct sampler_scheme* scheme, uint32_t first_site, uint32_t count,
+                                                uint64_t value, const uint64_t* others);
 /** float-kinds: counts the kind of `value` among the nine of sampler_float_kind (classified in its own type). */
 SAMPLER_API void sampler_take_float_kind(struct sampler_scheme* scheme, uint32_t site, float value);
 SAMPLER_API void sampler_take_double_kind(struct sampler_scheme* scheme, uint32_t site, double value);
