@@ -469,9 +469,22 @@ class Collector {
   GlobalVariable* schemes_table_ = nullptr;
 };
 
+// Clang's ThinLTO compile step (-flto=thin -c): its module flags say split LTO unit, not full LTO.
+bool thin_lto_compile(const Module& module) {
+  auto* full = mdconst::extract_or_null<ConstantInt>(module.getModuleFlag("ThinLTO"));
+  return module.getModuleFlag("EnableSplitLTOUnit") && (!full || !full->isZero());
+}
+
 struct CollectSitesPass : PassInfoMixin<CollectSitesPass> {
   PreservedAnalyses run(Module& module, ModuleAnalysisManager&) {
-    return Collector(module).run() ? PreservedAnalyses::none() : PreservedAnalyses::all();
+    bool changed = Collector(module).run();
+    // LLVM 19's ThinLTO compile step ends before the optimiser's last stage, and the link-time optimiser does
+    // not load this plugin: there the sites are lowered at once, and the rest of the pipeline optimises them.
+    if (thin_lto_compile(module)) {
+      lower_sites(module, unit_state().countdown != "site");
+      unit_state() = UnitState();
+    }
+    return changed ? PreservedAnalyses::none() : PreservedAnalyses::all();
   }
   static bool isRequired() { return true; }  // also at -O0 and in optnone functions
 };

@@ -140,6 +140,14 @@ optimised)
     "$cc" -O2 strstr.c count_strstr.o -Wl,--wrap=strstr -o strstr-counted || fail "the counted strstr.c failed"
   ./strstr-counted >/dev/null 2>counted.txt
   [ "$(cat counted.txt)" = "strstr calls: 1" ] || fail "strstr-counted: $(cat counted.txt) (LLVM kept it in the loop)"
+  # LTO: the compile step's bitcode holds the lowered sites (the link-time optimiser does not load the plugin).
+  # LLVM 19 ends its ThinLTO compile step before the stage where the sites are lowered otherwise.
+  for lto in -flto -flto=thin; do
+    "$cc" -O2 $lto -c calls.c -o calls-lto.o || fail "sampler-cc $lto failed"
+    llvm-nm-19 calls-lto.o >lto-symbols.txt || fail "llvm-nm-19 calls-lto.o failed"
+    grep -q sampler_take_counter lto-symbols.txt && ! grep -q '__sampler\.site' lto-symbols.txt ||
+      fail "$lto: the bitcode does not call the runtime, or still has markers:$(echo; cat lto-symbols.txt)"
+  done
   ;;
 pairs_rules)
   # Pairs whose outcome is fixed at compile time are not sites: a constant value against constants, constants
