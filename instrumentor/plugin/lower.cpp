@@ -13,6 +13,7 @@
 #include <llvm/IR/Verifier.h>
 #include <llvm/Transforms/Utils/BasicBlockUtils.h>
 #include <llvm/Transforms/Utils/Cloning.h>
+#include <llvm/Transforms/Utils/Local.h>
 #include <llvm/Transforms/Utils/SSAUpdater.h>
 #include <llvm/Transforms/Utils/ValueMapper.h>
 
@@ -285,7 +286,9 @@ class Lowering {
       }
       if (!chained) continue;
       DebugLoc loc = reload->getDebugLoc();
+      auto* load = cast<Instruction>(reload->getOperand(0));
       reload->eraseFromParent();
+      RecursivelyDeleteTriviallyDeadInstructions(load);
       for (BasicBlock* pred : others) {
         Instruction* terminator = pred->getTerminator();
         bool branch = isa<BranchInst, SwitchInst>(terminator);
