@@ -448,6 +448,13 @@ class Lowering {
     return callee;
   }
 
+  // A value as the runtime takes it: 64 bits, sign- or zero-extended as its type asks; pointers as addresses.
+  Value* widen(IRBuilder<>& b, Value* v, bool is_signed) {
+    Type* i64 = Type::getInt64Ty(context_);
+    if (v->getType()->isPointerTy()) return b.CreatePtrToInt(v, i64);
+    return is_signed ? b.CreateSExtOrTrunc(v, i64) : b.CreateZExtOrTrunc(v, i64);
+  }
+
   // k sites in a row with nothing between them (the pairs of one assignment): if the countdown is above k, none
   // of them samples and it drops by k at once (weighted likely); otherwise each site in turn, as usual. The
   // original sampler's amortized check, on the smallest region; the same sites sample as with k checks.
@@ -495,19 +502,13 @@ class Lowering {
     IRBuilder<> slow(at);
     slow.SetCurrentDebugLocation(p.before->getDebugLoc());
     bool is_signed = p.is_signed && !p.value->getType()->isPointerTy();
-    auto wide = [&](Value* v) {
-      if (v->getType()->isPointerTy()) return slow.CreatePtrToInt(v, i64);
-      return is_signed ? slow.CreateSExtOrTrunc(v, i64) : slow.CreateZExtOrTrunc(v, i64);
-    };
     for (size_t i = begin; i < end; ++i)
-      slow.CreateStore(wide(points_[i].other), slow.CreateConstInBoundsGEP2_64(others->getAllocatedType(), others, 0,
-                                                                              i - begin));
-    PointerType* ptr = PointerType::getUnqual(context_);
-    FunctionCallee take = m_.getOrInsertFunction(
-        is_signed ? "sampler_take_compares" : "sampler_take_compares_unsigned",
-        FunctionType::get(Type::getVoidTy(context_), {ptr, i32, i32, i64, ptr}, false));
-    if (auto* callee = dyn_cast<Function>(take.getCallee())) callee->addFnAttr(Attribute::NoUnwind);
-    slow.CreateCall(take, {p.scheme, first, ConstantInt::get(i32, end - begin), wide(p.value), others});
+      slow.CreateStore(widen(slow, points_[i].other, is_signed),
+                       slow.CreateConstInBoundsGEP2_64(others->getAllocatedType(), others, 0, i - begin));
+    FunctionCallee take = runtime(is_signed ? "sampler_take_compares" : "sampler_take_compares_unsigned",
+                                  {i32, i64, PointerType::getUnqual(context_)});
+    slow.CreateCall(take, {p.scheme, first, ConstantInt::get(i32, end - begin), widen(slow, p.value, is_signed),
+                           others});
     return true;
   }
 
@@ -538,24 +539,15 @@ class Lowering {
                         {scheme_entry, site, slow.CreateZExt(p.value, i32)});
         break;
       case Point::Return: {
-        Value* v = p.value;
-        bool is_signed = p.is_signed && v->getType()->isIntegerTy();
-        if (v->getType()->isPointerTy())
-          v = slow.CreatePtrToInt(v, i64);
-        else
-          v = is_signed ? slow.CreateSExt(v, i64) : slow.CreateZExt(v, i64);
+        bool is_signed = p.is_signed && p.value->getType()->isIntegerTy();
         slow.CreateCall(runtime(is_signed ? "sampler_take_sign" : "sampler_take_sign_unsigned", {i64}),
-                        {scheme_entry, site, v});
+                        {scheme_entry, site, widen(slow, p.value, is_signed)});
         break;
       }
       case Point::Pair: {
-        auto wide = [&](Value* v) {
-          if (v->getType()->isPointerTy()) return slow.CreatePtrToInt(v, i64);
-          return p.is_signed ? slow.CreateSExtOrTrunc(v, i64) : slow.CreateZExtOrTrunc(v, i64);
-        };
         bool is_signed = p.is_signed && !p.value->getType()->isPointerTy();
         slow.CreateCall(runtime(is_signed ? "sampler_take_compare" : "sampler_take_compare_unsigned", {i64, i64}),
-                        {scheme_entry, site, wide(p.value), wide(p.other)});
+                        {scheme_entry, site, widen(slow, p.value, is_signed), widen(slow, p.other, is_signed)});
         break;
       }
       case Point::Assigned:
@@ -580,11 +572,8 @@ class Lowering {
     } else if (v->getType()->isFloatingPointTy()) {
       slow.CreateCall(runtime(float_kind_function(v->getType()), {v->getType()}), {scheme_entry, site, v});
     } else {
-      // bounds: the value widened to 64 bits as its type asks (the AST widened integers already).
-      v = v->getType()->isPointerTy() ? slow.CreatePtrToInt(v, i64)
-          : p.is_signed               ? slow.CreateSExtOrTrunc(v, i64)
-                                      : slow.CreateZExtOrTrunc(v, i64);
-      slow.CreateCall(runtime("sampler_take_bound", {i64}), {scheme_entry, site, v});
+      // bounds (the AST widened integers already).
+      slow.CreateCall(runtime("sampler_take_bound", {i64}), {scheme_entry, site, widen(slow, v, p.is_signed)});
     }
   }
 

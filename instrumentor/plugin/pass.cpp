@@ -467,15 +467,19 @@ bool thin_lto_compile(const Module& module) {
   return module.getModuleFlag("EnableSplitLTOUnit") && (!full || !full->isZero());
 }
 
+// Lowers the unit's sites with its settings, and ends the unit: the next one compiled in this process starts afresh.
+bool lower_unit(Module& module) {
+  bool changed = lower_sites(module, unit_state().countdown != "site");
+  unit_state() = UnitState();
+  return changed;
+}
+
 struct CollectSitesPass : PassInfoMixin<CollectSitesPass> {
   PreservedAnalyses run(Module& module, ModuleAnalysisManager&) {
     bool changed = Collector(module).run();
     // LLVM 19's ThinLTO compile step ends before the optimiser's last stage, and the link-time optimiser does
     // not load this plugin: there the sites are lowered at once, and the rest of the pipeline optimises them.
-    if (thin_lto_compile(module)) {
-      lower_sites(module, unit_state().countdown != "site");
-      unit_state() = UnitState();
-    }
+    if (thin_lto_compile(module)) lower_unit(module);
     return changed ? PreservedAnalyses::none() : PreservedAnalyses::all();
   }
   static bool isRequired() { return true; }  // also at -O0 and in optnone functions
@@ -483,9 +487,7 @@ struct CollectSitesPass : PassInfoMixin<CollectSitesPass> {
 
 struct LowerSitesPass : PassInfoMixin<LowerSitesPass> {
   PreservedAnalyses run(Module& module, ModuleAnalysisManager&) {
-    bool changed = lower_sites(module, unit_state().countdown != "site");
-    unit_state() = UnitState();  // the next unit compiled in this process starts afresh
-    return changed ? PreservedAnalyses::none() : PreservedAnalyses::all();
+    return lower_unit(module) ? PreservedAnalyses::none() : PreservedAnalyses::all();
   }
   static bool isRequired() { return true; }
 };

@@ -77,6 +77,11 @@ uint32_t classify(T value) {
   }
 }
 
+// sampler_classify_compare() over unsigned values: the column of less, equal, greater.
+uint32_t classify_unsigned_compare(uint64_t left, uint64_t right) {
+  return static_cast<uint32_t>((left > right) - (left < right) + 1);
+}
+
 // The sites of sampler_take_compares() that sample, in order: each site takes one off the countdown and samples
 // when it reaches zero, so the sites before that pass without a look (the loop runs once per sample, not per site).
 template <typename Record>
@@ -97,6 +102,7 @@ void take_group(uint32_t count, Record record) {
 }  // namespace
 }  // namespace sampler::runtime
 
+using sampler::runtime::classify_unsigned_compare;
 using sampler::runtime::record_counter;
 using sampler::runtime::take_group;
 using sampler::runtime::take_opportunity;
@@ -121,7 +127,7 @@ SAMPLER_API void sampler_take_compare(sampler_scheme* scheme, uint32_t site, int
 
 SAMPLER_API void sampler_take_compare_unsigned(sampler_scheme* scheme, uint32_t site, uint64_t left,
                                                uint64_t right) {
-  if (take_opportunity()) record_counter(scheme, site, static_cast<uint32_t>((left > right) - (left < right) + 1));
+  if (take_opportunity()) record_counter(scheme, site, classify_unsigned_compare(left, right));
 }
 
 SAMPLER_API void sampler_take_compares(sampler_scheme* scheme, uint32_t first_site, uint32_t count, int64_t value,
@@ -134,7 +140,7 @@ SAMPLER_API void sampler_take_compares(sampler_scheme* scheme, uint32_t first_si
 SAMPLER_API void sampler_take_compares_unsigned(sampler_scheme* scheme, uint32_t first_site, uint32_t count,
                                                 uint64_t value, const uint64_t* others) {
   take_group(count, [&](uint32_t i) {
-    record_counter(scheme, first_site + i, static_cast<uint32_t>((value > others[i]) - (value < others[i]) + 1));
+    record_counter(scheme, first_site + i, classify_unsigned_compare(value, others[i]));
   });
 }
 
