@@ -956,6 +956,8 @@ class SitesAction : public PluginASTAction {
     state.timestamps = timestamps_;
     state.countdown = countdown_;
     state.max_pairs = max_pairs_;
+    state.vectorize_loops = compiler.getCodeGenOpts().VectorizeLoop;
+    state.interleave_loops = compiler.getCodeGenOpts().UnrollLoops;
     return std::make_unique<SitesConsumer>(compiler);
   }
 

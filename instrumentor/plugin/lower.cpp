@@ -190,16 +190,18 @@ class Lowering {
     Instruction* first = &*entry.getFirstInsertionPt();
     while (isa<AllocaInst>(first)) first = first->getNextNode();
     heads.insert(entry.splitBasicBlock(first, "sampler.entry"));
+    std::set<BasicBlock*> unsampled = add_unsampled_copy(f);
     std::vector<Instruction*> cuts;
     for (BasicBlock& block : f)
-      for (Instruction& inst : block)
-        if (cuts_region(inst)) {
-          if (inst.isTerminator()) {  // invoke
-            for (BasicBlock* next : successors(&block)) heads.insert(next);
-          } else {
-            cuts.push_back(inst.getNextNode());
+      if (!unsampled.count(&block))
+        for (Instruction& inst : block)
+          if (cuts_region(inst)) {
+            if (inst.isTerminator()) {  // invoke
+              for (BasicBlock* next : successors(&block)) heads.insert(next);
+            } else {
+              cuts.push_back(inst.getNextNode());
+            }
           }
-        }
     for (Instruction* at : cuts) heads.insert(at->getParent()->splitBasicBlock(at, "sampler.after_call"));
 
     // Regions, in reverse post-order: a block joins its predecessors' region if they all have the same one.
@@ -251,6 +253,42 @@ class Lowering {
     for (auto [head, k] : cloned) dispatches_.insert(head);
     for (auto [head, k] : cloned) clone_region(f, regions[head], k, points);
     chain_dispatches();
+  }
+
+  // Sampling off, the countdown is out of reach (the runtime's 2^62, lowered by at most the sites run since): a
+  // thread whose countdown is at least 2^61 when it calls the function runs a copy of it without sites, checks or
+  // countdown, as fast as the program built without sampler-cc. With sampling on, no draw comes near 2^61 below a
+  // sparsity of about 10^18, where the sample a skipped opportunity could have been is not expected in years. The
+  // copy is made before the regions are cut and cloned, and returns its blocks (the entry, holding the allocas
+  // both copies use, branches to one or the other).
+  static constexpr int64_t kUnsampledCountdown = int64_t{1} << 61;
+
+  std::set<BasicBlock*> add_unsampled_copy(Function& f) {
+    BasicBlock& entry = f.getEntryBlock();
+    std::vector<BasicBlock*> blocks;
+    for (BasicBlock& block : f)
+      if (&block != &entry) blocks.push_back(&block);
+    ValueToValueMapTy map;
+    std::vector<BasicBlock*> copies;
+    for (BasicBlock* block : blocks) {
+      BasicBlock* copy = CloneBasicBlock(block, map, ".unsampled", &f);
+      map[block] = copy;
+      copies.push_back(copy);
+    }
+    remapInstructionsInBlocks(copies, map);
+    for (BasicBlock* copy : copies)
+      for (Instruction& inst : make_early_inc_range(*copy))
+        if (auto* call = dyn_cast<CallBase>(&inst); call && is_marker(*call)) call->eraseFromParent();
+    auto* jump = cast<BranchInst>(entry.getTerminator());
+    BasicBlock* sampled = jump->getSuccessor(0);
+    IRBuilder<> b(jump);
+    b.SetCurrentDebugLocation(sampled->getFirstNonPHIOrDbg()->getDebugLoc());
+    Type* i64 = Type::getInt64Ty(context_);
+    Value* off = b.CreateICmpSGE(b.CreateLoad(i64, b.CreateThreadLocalAddress(countdown_)),
+                                 ConstantInt::get(i64, kUnsampledCountdown), "sampler.off");
+    b.CreateCondBr(off, cast<BasicBlock>(map[sampled]), sampled);
+    jump->eraseFromParent();
+    return {copies.begin(), copies.end()};
   }
 
   static bool has_token(const std::vector<BasicBlock*>& blocks) {  // a token cannot flow through a phi

@@ -21,6 +21,7 @@
 #include <llvm/Transforms/InstCombine/InstCombine.h>
 #include <llvm/Transforms/Scalar/GVN.h>
 #include <llvm/Transforms/Scalar/SimplifyCFG.h>
+#include <llvm/Transforms/Vectorize/LoopVectorize.h>
 #include <llvm/Transforms/Utils/Mem2Reg.h>
 #include <llvm/Transforms/Utils/ModuleUtils.h>
 
@@ -499,6 +500,9 @@ struct LowerSitesPass : PassInfoMixin<LowerSitesPass> {
 // why). Then a short clean-up on the lowered code: mem2reg gives the local countdown a register, and
 // instcombine, simplifycfg and GVN merge the fast paths' adjacent countdown updates and forward the thread's
 // countdown from one region to the next (gzip -9 executes 15% fewer instructions with them, sampling off).
+// Where clang vectorizes loops (-O2 and above), the clean-up does too: the markers kept the optimiser's
+// vectorizer out of the loops with sites, and their copies without sites (lower.cpp) are plain loops again
+// (gzip's fill_window: 2.2M instructions instead of 51M, as built by plain clang).
 extern "C" LLVM_ATTRIBUTE_WEAK ::llvm::PassPluginLibraryInfo llvmGetPassPluginInfo() {
   return {LLVM_PLUGIN_API_VERSION, "sampler", "0.1", [](llvm::PassBuilder& builder) {
             builder.registerPipelineStartEPCallback(
@@ -514,6 +518,13 @@ extern "C" LLVM_ATTRIBUTE_WEAK ::llvm::PassPluginLibraryInfo llvmGetPassPluginIn
                   cleanup.addPass(llvm::InstCombinePass());
                   cleanup.addPass(llvm::SimplifyCFGPass());
                   cleanup.addPass(llvm::GVNPass());
+                  const sampler::plugin::UnitState& unit = sampler::plugin::unit_state();
+                  if (unit.vectorize_loops) {
+                    cleanup.addPass(llvm::LoopVectorizePass(
+                        llvm::LoopVectorizeOptions(!unit.interleave_loops, !unit.vectorize_loops)));
+                    cleanup.addPass(llvm::InstCombinePass());
+                    cleanup.addPass(llvm::SimplifyCFGPass());
+                  }
                   manager.addPass(llvm::createModuleToFunctionPassAdaptor(std::move(cleanup)));
                 });
           }};

@@ -6,7 +6,9 @@
 // paths and slow paths. In between, the optimiser sees a marker as a call that reads and writes only memory the
 // program cannot reach: the program's own loads, stores and pure calls move across it freely (a loop whose pure
 // call LLVM hoists stays hoisted; a store to the countdown would have kept it in the loop), and no marker is
-// removed, merged or made to run more often than the code it stands for.
+// removed, merged or made to run more often than the code it stands for. A unit that reads or writes the
+// countdown itself (the hand-instrumentation macros of <sampler/unit.h>, a test) must see each marker write it:
+// there the markers may touch any memory.
 #pragma once
 
 #include <llvm/IR/Function.h>
@@ -36,7 +38,9 @@ inline llvm::FunctionCallee site_marker(llvm::Module& m, SiteKind kind, bool is_
   llvm::FunctionCallee callee =
       m.getOrInsertFunction(name, llvm::FunctionType::get(llvm::Type::getVoidTy(context), true));
   if (auto* f = llvm::dyn_cast<llvm::Function>(callee.getCallee())) {
-    f->setMemoryEffects(llvm::MemoryEffects::inaccessibleMemOnly());
+    bool program_uses_countdown = m.getGlobalVariable("sampler_countdown") != nullptr;
+    f->setMemoryEffects(program_uses_countdown ? llvm::MemoryEffects::unknown()
+                                               : llvm::MemoryEffects::inaccessibleMemOnly());
     f->setDoesNotThrow();
     f->setWillReturn();
     f->setNoSync();

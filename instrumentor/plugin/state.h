@@ -63,6 +63,8 @@ struct UnitState {
   std::string timestamps = "none";   ///< -fplugin-arg-sampler-timestamps=
   std::string countdown = "region";  ///< -fplugin-arg-sampler-countdown=: region (amortized) or site
   unsigned max_pairs = kDefaultMaxPairs;  ///< -fplugin-arg-sampler-max-pairs=: scalar-pairs sites per function, 0: all
+  bool vectorize_loops = false;   ///< clang's -fvectorize (on at -O2 and above): the clean-up vectorizes too
+  bool interleave_loops = false;  ///< clang's loop interleaving (-funroll-loops, on at -O2 and above)
   std::vector<BranchSite> branches;
   std::vector<PairSite> pairs;
   std::map<CallKey, std::vector<CallSite>> calls;

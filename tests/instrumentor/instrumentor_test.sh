@@ -148,6 +148,15 @@ optimised)
     grep -q sampler_take_counter lto-symbols.txt && ! grep -q '__sampler\.site' lto-symbols.txt ||
       fail "$lto: the bitcode does not call the runtime, or still has markers:$(echo; cat lto-symbols.txt)"
   done
+  # Sampling off, a function runs its copy without sites (the countdown does not move); sampling on, at a
+  # sparsity whose countdowns stay in reach, it passes its 2 * 1000 + 1 sites. -O0 and -O2, the same.
+  for level in -O0 -O2; do
+    "$cc" $level -fsampler-schemes=branches unsampled.c -o unsampled || fail "sampler-cc $level unsampled.c"
+    off=$(./unsampled 1000) && on=$(SAMPLER_SPARSITY=1000000000000 SAMPLER_SEED=1 SAMPLER_FILE=on.report ./unsampled 1000) ||
+      fail "$level: unsampled failed"
+    [ "$off" = "332667 out-of-reach 0" ] || fail "$level: sampling off, the call moved the countdown: $off"
+    [ "$on" = "332667 in-reach 2001" ] || fail "$level: sampling on, the call did not pass its sites: $on"
+  done
   ;;
 pairs_rules)
   # Pairs whose outcome is fixed at compile time are not sites: a constant value against constants, constants
