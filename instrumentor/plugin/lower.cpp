@@ -2,6 +2,7 @@
 // marker by the fast path on the thread's countdown (docs/instrumenting.md section 4), per site or, by default,
 // per acyclic region (the original sampler's amortized countdown), and by the scheme's slow path.
 #include <llvm/ADT/PostOrderIterator.h>
+#include <llvm/Analysis/CFG.h>
 #include <llvm/IR/CFG.h>
 #include <llvm/IR/DebugInfo.h>
 #include <llvm/IR/IRBuilder.h>
@@ -190,7 +191,10 @@ class Lowering {
     Instruction* first = &*entry.getFirstInsertionPt();
     while (isa<AllocaInst>(first)) first = first->getNextNode();
     heads.insert(entry.splitBasicBlock(first, "sampler.entry"));
-    std::set<BasicBlock*> unsampled = add_unsampled_copy(f);
+    std::set<BasicBlock*> unsampled;
+    SmallVector<std::pair<const BasicBlock*, const BasicBlock*>, 8> back_edges;
+    FindFunctionBackedges(f, back_edges);
+    if (!back_edges.empty()) unsampled = add_unsampled_copy(f);
     std::vector<Instruction*> cuts;
     for (BasicBlock& block : f)
       if (!unsampled.count(&block))
@@ -256,11 +260,12 @@ class Lowering {
   }
 
   // Sampling off, the countdown is out of reach (the runtime's 2^62, lowered by at most the sites run since): a
-  // thread whose countdown is at least 2^61 when it calls the function runs a copy of it without sites, checks or
-  // countdown, as fast as the program built without sampler-cc. With sampling on, no draw comes near 2^61 below a
-  // sparsity of about 10^18, where the sample a skipped opportunity could have been is not expected in years. The
-  // copy is made before the regions are cut and cloned, and returns its blocks (the entry, holding the allocas
-  // both copies use, branches to one or the other).
+  // thread whose countdown is at least 2^61 when it calls a function with a loop runs a copy of it without sites,
+  // checks or countdown, as fast as the program built without sampler-cc (a function without loops checks about
+  // as often either way: once, and after each call). With sampling on, no draw comes near 2^61 below a sparsity
+  // of about 10^17, where the sample a skipped opportunity could have been is not expected in years. The copy is
+  // made before the regions are cut and cloned, and returns its blocks (the entry, holding the allocas both
+  // copies use, branches to one or the other).
   static constexpr int64_t kUnsampledCountdown = int64_t{1} << 61;
 
   std::set<BasicBlock*> add_unsampled_copy(Function& f) {

@@ -19,7 +19,8 @@ SAMPLER_API __thread int64_t sampler_countdown __attribute__((tls_model("initial
 namespace sampler::runtime {
 namespace {
 
-/// A countdown that is never reached in practice (2^62 opportunities).
+/// A countdown that is never reached in practice (2^62 opportunities). Sampling off sets it, and sampler-cc's
+/// functions run their copy without sites for any countdown from 2^61 (docs/instrumenting.md section 4).
 constexpr int64_t kNever = int64_t{1} << 62;
 
 struct Configuration {
