@@ -17,15 +17,20 @@ bool valid_site(const sampler_scheme* scheme, uint32_t site) {
 }
 
 /// Timestamps (logical clock, see sampling.h): the first sample of the site keeps its time, every sample moves
-/// the last one forward.
-void stamp(sampler_scheme* scheme, uint32_t site) {
-  if (scheme->first == nullptr && scheme->last == nullptr) return;
+/// the last one forward. Out of line: the schemes without timestamps pay only the inline test in stamp().
+__attribute__((noinline)) void stamp_times(sampler_scheme* scheme, uint32_t site) {
   uint64_t now = next_timestamp();
-  if (scheme->first != nullptr) {
+  // The first time is written once: a plain load sees it set on every later sample, where a compare-and-swap that
+  // would fail anyway is a locked instruction all the same.
+  if (scheme->first != nullptr && load_relaxed(&scheme->first[site]) == 0) {
     uint64_t expected = 0;
     compare_exchange(&scheme->first[site], expected, now);
   }
   if (scheme->last != nullptr) fetch_max_relaxed(&scheme->last[site], now);
+}
+
+inline void stamp(sampler_scheme* scheme, uint32_t site) {
+  if (scheme->first != nullptr || scheme->last != nullptr) stamp_times(scheme, site);
 }
 
 void record_counter(sampler_scheme* scheme, uint32_t site, uint32_t column) {
