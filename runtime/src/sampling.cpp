@@ -30,6 +30,8 @@ struct Configuration {
   /// slow path of take_opportunity decides (no sample, or every opportunity).
   double draw_factor = 0;
   uint64_t seed = 0;
+  /// Counts the calls of configure_sampling(): a bank's countdowns are those of the configuration of its generation.
+  uint32_t generation = 0;
 };
 Configuration g_config;
 uint32_t g_thread_count = 0;
@@ -43,11 +45,16 @@ constexpr uint32_t kBankSize = 16;
 
 /// One thread's generator: xoshiro256** (Blackman and Vigna), seeded through splitmix64, and its bank: the
 /// natural logarithms ln(u) of the next uniform variates u in (0, 1], in the generator's order. The bank holds
-/// logarithms, not countdowns, so that a countdown still takes the sparsity in force when it is drawn, and the
-/// countdowns are the very ones drawing each u at the time would give (the same SAMPLER_SEED, the same samples).
+/// logarithms, so that a countdown still takes the sparsity in force when it is drawn, and the countdowns are the
+/// very ones drawing each u at the time would give (the same SAMPLER_SEED, the same samples). Beside them, the
+/// countdowns at the sparsity of the refill, used while the configuration is still that one: the sample then only
+/// copies one, and the countdown's dependency chain (which the program's sites extend) holds no multiplication
+/// and no conversion.
 struct ThreadState {
   uint64_t s[4];
   double bank[kBankSize];
+  int64_t countdowns[kBankSize];  ///< countdown_from_log(bank[i], the draw factor of configuration bank_generation)
+  uint32_t bank_generation;
   uint32_t banked;  ///< entries of `bank` not used yet, the last ones (0: empty; zero-initialised)
   bool seeded;
   bool entered;  ///< the thread has been through its first entry into the runtime (prepare_thread_for_crashes)
@@ -245,35 +252,46 @@ __attribute__((always_inline)) inline double log_of(double x) {
 }
 
 /// Fills the bank: out of line, once per kBankSize samples. The uniforms come first (the generator is a chain),
-/// then the logarithms, which are independent of one another. A signal handler that samples while this runs
-/// refills the bank itself; either way `banked` is set only after the entries it counts are written.
-__attribute__((noinline)) void refill_bank(ThreadState& t) {
+/// then the logarithms and countdowns, which are independent of one another. A signal handler that samples while
+/// this runs refills the bank itself; either way `banked` is set only after the entries it counts are written.
+__attribute__((noinline)) void refill_bank(ThreadState& t, double factor) {
   double u[kBankSize];
   for (double& x : u) x = uniform(next_bits(t));
   // Used from the last entry down: bank[kBankSize - 1] is the first drawn.
-  for (uint32_t i = 0; i < kBankSize; ++i) t.bank[kBankSize - 1 - i] = log_of(u[i]);
+  for (uint32_t i = 0; i < kBankSize; ++i) {
+    double log_u = log_of(u[i]);
+    t.bank[kBankSize - 1 - i] = log_u;
+    t.countdowns[kBankSize - 1 - i] = countdown_from_log(log_u, factor);
+  }
+  t.bank_generation = g_config.generation;
   t.banked = kBankSize;
 }
 
-/// The logarithm of the thread's next uniform variate.
-double next_log(ThreadState& t) {
+/// The countdown of a banked logarithm drawn under a configuration other than the bank's.
+__attribute__((noinline)) int64_t countdown_again(const ThreadState& t, uint32_t entry, double factor) {
+  return countdown_from_log(t.bank[entry], factor);
+}
+
+/// The thread's next countdown with the draw factor in force (`factor`, that of g_config).
+inline int64_t next_countdown(ThreadState& t, double factor) {
   uint32_t banked = t.banked;
   if (__builtin_expect(banked == 0, 0)) {
-    refill_bank(t);
+    refill_bank(t, factor);
     banked = kBankSize;
   }
   t.banked = banked - 1;
-  return t.bank[banked - 1];
+  if (__builtin_expect(t.bank_generation != g_config.generation, 0)) return countdown_again(t, banked - 1, factor);
+  return t.countdowns[banked - 1];
 }
 
 int64_t draw(ThreadState& t) {
   if (!g_config.enabled) return kNever;
   if (g_config.sparsity <= 1.0) return 1;  // every opportunity, and no variate drawn
-  return countdown_from_log(next_log(t), g_config.draw_factor);
+  return next_countdown(t, g_config.draw_factor);
 }
 
-/// take_opportunity() but for a sample of a ready thread at a sparsity above 1: a thread's first site, sampling off
-/// or at sparsity 1, and a runtime still initialising come here.
+/// take_opportunity() when the fast path cannot: a thread's first site, sampling off or at sparsity 1, a runtime
+/// still initialising, an empty bank, or a bank drawn under another configuration.
 __attribute__((noinline)) bool take_opportunity_slowly(ThreadState& t) {
   bool initialized = ensure_initialized();
   if (!t.entered) {
@@ -309,6 +327,7 @@ void configure_sampling(bool enabled, double sparsity, bool seeded, uint64_t see
   g_config.seeded = seeded;
   g_config.seed = seed;
   g_config.draw_factor = g_config.enabled && sparsity > 1.0 ? draw_factor_for(sparsity) : 0.0;
+  ++g_config.generation;
   // The calling thread draws again with the new parameters at its next opportunity.
   sampler_countdown = 0;
 }
@@ -331,11 +350,14 @@ int64_t geometric_countdown(uint64_t bits, double sparsity) {
 }
 
 bool take_opportunity() {
-  // The common case, in one test: the thread is ready (see ThreadState) and sampling is on at a sparsity above 1.
+  // The common case, in one test: the thread is ready (see ThreadState) and its bank holds countdowns drawn under
+  // the configuration in force (which therefore samples, above sparsity 1: only draw() fills the bank). A sample
+  // then copies the next one.
   ThreadState& t = t_state;
-  double factor = g_config.draw_factor;
-  if (__builtin_expect(t.ready && factor != 0.0, 1)) {
-    sampler_countdown = countdown_from_log(next_log(t), factor);
+  uint32_t banked = t.banked;
+  if (__builtin_expect(t.ready & (banked != 0) & (t.bank_generation == g_config.generation), 1)) {
+    t.banked = banked - 1;
+    sampler_countdown = t.countdowns[banked - 1];
     return true;
   }
   return take_opportunity_slowly(t);
