@@ -33,7 +33,7 @@ inline void stamp(sampler_scheme* scheme, uint32_t site) {
   if (scheme->first != nullptr || scheme->last != nullptr) stamp_times(scheme, site);
 }
 
-void record_counter(sampler_scheme* scheme, uint32_t site, uint32_t column) {
+__attribute__((always_inline)) inline void record_counter(sampler_scheme* scheme, uint32_t site, uint32_t column) {
   if (!valid_site(scheme, site) || scheme->kind != SAMPLER_SCHEME_COUNTERS || column >= scheme->columns) return;
   fetch_add_relaxed(&scheme->values[static_cast<uint64_t>(site) * scheme->columns + column], uint64_t{1});
   stamp(scheme, site);

@@ -17,6 +17,10 @@
 SAMPLER_API __thread int64_t sampler_countdown __attribute__((tls_model("initial-exec"))) = 0;
 
 namespace sampler::runtime {
+
+__thread ThreadState t_state __attribute__((tls_model("initial-exec")));
+uint32_t g_configuration = 0;
+
 namespace {
 
 /// A countdown that is never reached in practice (2^62 opportunities).
@@ -30,37 +34,10 @@ struct Configuration {
   /// slow path of take_opportunity decides (no sample, or every opportunity).
   double draw_factor = 0;
   uint64_t seed = 0;
-  /// Counts the calls of configure_sampling(): a bank's countdowns are those of the configuration of its generation.
-  uint32_t generation = 0;
 };
 Configuration g_config;
 uint32_t g_thread_count = 0;
 uint64_t g_clock = 0;
-
-/// Logarithms drawn ahead per thread. The logarithm is most of the cost of a draw, and on the slow path it is
-/// also on the critical path (the next countdown waits for it); a batch of independent ones overlaps in the CPU
-/// and costs a fraction of the same logarithms one at a time. Small, because it lives in initial-exec TLS, which
-/// a dlopen()ed libsampler.so takes from the loader's static reserve (about 1.5 KB for every library).
-constexpr uint32_t kBankSize = 16;
-
-/// One thread's generator: xoshiro256** (Blackman and Vigna), seeded through splitmix64, and its bank: the
-/// natural logarithms ln(u) of the next uniform variates u in (0, 1], in the generator's order. The bank holds
-/// logarithms, so that a countdown still takes the sparsity in force when it is drawn, and the countdowns are the
-/// very ones drawing each u at the time would give (the same SAMPLER_SEED, the same samples). Beside them, the
-/// countdowns at the sparsity of the refill, used while the configuration is still that one: the sample then only
-/// copies one, and the countdown's dependency chain (which the program's sites extend) holds no multiplication
-/// and no conversion.
-struct ThreadState {
-  uint64_t s[4];
-  double bank[kBankSize];
-  int64_t countdowns[kBankSize];  ///< countdown_from_log(bank[i], the draw factor of configuration bank_generation)
-  uint32_t bank_generation;
-  uint32_t banked;  ///< entries of `bank` not used yet, the last ones (0: empty; zero-initialised)
-  bool seeded;
-  bool entered;  ///< the thread has been through its first entry into the runtime (prepare_thread_for_crashes)
-  bool ready;    ///< entered and seeded, and the runtime's initialisation complete: only the draw is left to do
-};
-__thread ThreadState t_state __attribute__((tls_model("initial-exec")));
 
 uint64_t splitmix64(uint64_t& x) {
   uint64_t z = (x += 0x9e3779b97f4a7c15ull);
@@ -263,7 +240,7 @@ __attribute__((noinline)) void refill_bank(ThreadState& t, double factor) {
     t.bank[kBankSize - 1 - i] = log_u;
     t.countdowns[kBankSize - 1 - i] = countdown_from_log(log_u, factor);
   }
-  t.bank_generation = g_config.generation;
+  t.bank_generation = g_configuration;
   t.banked = kBankSize;
 }
 
@@ -280,7 +257,7 @@ inline int64_t next_countdown(ThreadState& t, double factor) {
     banked = kBankSize;
   }
   t.banked = banked - 1;
-  if (__builtin_expect(t.bank_generation != g_config.generation, 0)) return countdown_again(t, banked - 1, factor);
+  if (__builtin_expect(t.bank_generation != g_configuration, 0)) return countdown_again(t, banked - 1, factor);
   return t.countdowns[banked - 1];
 }
 
@@ -290,9 +267,12 @@ int64_t draw(ThreadState& t) {
   return next_countdown(t, g_config.draw_factor);
 }
 
+}  // namespace
+
 /// take_opportunity() when the fast path cannot: a thread's first site, sampling off or at sparsity 1, a runtime
 /// still initialising, an empty bank, or a bank drawn under another configuration.
-__attribute__((noinline)) bool take_opportunity_slowly(ThreadState& t) {
+bool take_opportunity_slowly() {
+  ThreadState& t = t_state;
   bool initialized = ensure_initialized();
   if (!t.entered) {
     // The thread's first site (its countdown starts at 0, whether sampling is on or not): its alternate signal
@@ -319,7 +299,6 @@ __attribute__((noinline)) bool take_opportunity_slowly(ThreadState& t) {
   return true;
 }
 
-}  // namespace
 
 void configure_sampling(bool enabled, double sparsity, bool seeded, uint64_t seed) {
   g_config.enabled = enabled && sparsity >= 1.0;
@@ -327,7 +306,7 @@ void configure_sampling(bool enabled, double sparsity, bool seeded, uint64_t see
   g_config.seeded = seeded;
   g_config.seed = seed;
   g_config.draw_factor = g_config.enabled && sparsity > 1.0 ? draw_factor_for(sparsity) : 0.0;
-  ++g_config.generation;
+  ++g_configuration;
   // The calling thread draws again with the new parameters at its next opportunity.
   sampler_countdown = 0;
 }
@@ -347,20 +326,6 @@ double natural_log1p(double x) {
 int64_t geometric_countdown(uint64_t bits, double sparsity) {
   if (sparsity <= 1.0) return 1;
   return countdown_from_log(natural_log(uniform(bits)), draw_factor_for(sparsity));
-}
-
-bool take_opportunity() {
-  // The common case, in one test: the thread is ready (see ThreadState) and its bank holds countdowns drawn under
-  // the configuration in force (which therefore samples, above sparsity 1: only draw() fills the bank). A sample
-  // then copies the next one.
-  ThreadState& t = t_state;
-  uint32_t banked = t.banked;
-  if (__builtin_expect(t.ready & (banked != 0) & (t.bank_generation == g_config.generation), 1)) {
-    t.banked = banked - 1;
-    sampler_countdown = t.countdowns[banked - 1];
-    return true;
-  }
-  return take_opportunity_slowly(t);
 }
 
 uint64_t next_timestamp() { return fetch_add_relaxed(&g_clock, uint64_t{1}) + 1; }
