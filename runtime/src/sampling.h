@@ -48,12 +48,11 @@ extern uint32_t g_configuration;
 /// take_opportunity() when its fast path cannot: the rest of it.
 bool take_opportunity_slowly();
 
-/// The slow path of an opportunity whose countdown reached zero: seeds the thread if needed, draws the next
-/// countdown, and says whether this opportunity is sampled. Inline, for the recording helpers.
-inline bool take_opportunity() {
-  // The common case, in one test: the thread is ready (see ThreadState) and its bank holds countdowns drawn under
-  // the configuration in force (which therefore samples, above sparsity 1: only the draw fills the bank). A sample
-  // then copies the next one.
+/// The fast path of take_opportunity(), alone: in one test, the thread is ready (see ThreadState) and its bank holds
+/// countdowns drawn under the configuration in force (which therefore samples, above sparsity 1: only the draw
+/// fills the bank). Then it sets the next countdown (this opportunity is sampled) and returns true; otherwise it
+/// changes nothing and take_opportunity_slowly() decides.
+inline bool draw_from_bank() {
   ThreadState& t = t_state;
   uint32_t banked = t.banked;
   if (__builtin_expect(t.ready & (banked != 0) & (t.bank_generation == g_configuration), 1)) {
@@ -61,10 +60,14 @@ inline bool take_opportunity() {
     sampler_countdown = t.countdowns[banked - 1];
     return true;
   }
-  return take_opportunity_slowly();
+  return false;
 }
 
-/// Natural logarithm for 0 < x <= 1 (and any positive normal x), without libm, accurate to a few ulp.
+/// The slow path of an opportunity whose countdown reached zero: seeds the thread if needed, draws the next
+/// countdown, and says whether this opportunity is sampled. Inline, for the recording helpers.
+inline bool take_opportunity() { return draw_from_bank() || take_opportunity_slowly(); }
+
+/// Natural logarithm for 0 < x <= 1 (and any positive normal x), without libm, within 1 ulp (table-driven).
 double natural_log(double x);
 
 /// ln(1 + x) for x > -1, accurate to a few ulp also where 1 + x rounds to 1 (libm's log1p, without libm).
