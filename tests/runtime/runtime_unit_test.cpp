@@ -789,3 +789,58 @@ TEST(Sampling, GroupOfComparesSamplesAsPerSiteChecks) {
   EXPECT_GT(site_values[1 * 3 + 2], 0u);  // 5 > -3 (signed)
   EXPECT_GT(site_values[1 * 3 + 0], 0u);  // 5 < 2^64 - 3 (unsigned)
 }
+
+TEST(Sampling, GroupOfComparesSamplesAsPerSiteChecksWhileDrawing) {
+  // As above, at sparsity 3, where the draws come from the bank (the group's straight-line case, one sample whose
+  // new countdown outlasts the group, and its other cases: several samples in a group, an empty bank mid-group).
+  // The thread's generator and bank are saved before the per-site run and put back before the group's, so both
+  // draw the same countdowns.
+  sampler::runtime::on_new_thread([] {
+    constexpr uint32_t kSites = 24;
+    uint64_t group_values[kSites * 3] = {}, site_values[kSites * 3] = {};
+    sampler_scheme group_scheme = {"scalar-pairs", kSites, 3, SAMPLER_SCHEME_COUNTERS, 0, group_values, nullptr,
+                                   nullptr, nullptr};
+    sampler_scheme site_scheme = group_scheme;
+    site_scheme.values = site_values;
+    sampler::runtime::configure_sampling(true, 3.0, true, 17);
+    sampler_countdown = 0;
+    sampler_sample_now();  // seeds the thread: a seeding is not undone by putting its state back
+    int64_t others[kSites];
+    for (uint32_t i = 0; i < kSites; ++i) others[i] = static_cast<int64_t>(i % 7) - 3;
+    int samples = 0, groups_with_several = 0;
+    for (int round = 0; round < 40; ++round) {
+      for (bool is_signed : {true, false}) {
+        for (int64_t countdown = 1; countdown <= 5; ++countdown) {
+          for (uint32_t count : {1u, 2u, 3u, 7u, 23u}) {
+            sampler::runtime::ThreadState before = sampler::runtime::t_state;
+            sampler_countdown = countdown;
+            int in_group = 0;
+            for (uint32_t i = 0; i < count; ++i)
+              if (--sampler_countdown <= 0) {
+                ++in_group;
+                if (is_signed)
+                  sampler_take_compare(&site_scheme, i, 0, others[i]);
+                else
+                  sampler_take_compare_unsigned(&site_scheme, i, 0, static_cast<uint64_t>(others[i]));
+              }
+            samples += in_group;
+            groups_with_several += in_group > 1;
+            int64_t per_site = sampler_countdown;
+            uint32_t banked = sampler::runtime::t_state.banked;
+            sampler::runtime::t_state = before;
+            sampler_countdown = countdown;
+            if (is_signed)
+              sampler_take_compares(&group_scheme, 0, count, 0, others);
+            else
+              sampler_take_compares_unsigned(&group_scheme, 0, count, 0, reinterpret_cast<const uint64_t*>(others));
+            ASSERT_EQ(sampler_countdown, per_site) << countdown << " " << count;
+            ASSERT_EQ(sampler::runtime::t_state.banked, banked) << countdown << " " << count;
+            for (uint32_t v = 0; v < kSites * 3; ++v) ASSERT_EQ(group_values[v], site_values[v]) << "value " << v;
+          }
+        }
+      }
+    }
+    EXPECT_GT(samples, 1000);
+    EXPECT_GT(groups_with_several, 100);
+  });
+}
