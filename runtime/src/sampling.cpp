@@ -30,8 +30,8 @@ struct Configuration {
   bool enabled = false;
   bool seeded = false;
   double sparsity = 0;
-  /// 1 / ln(1 - 1/sparsity) (draw_factor) when sampling is on at a sparsity above 1; 0 otherwise, and then the
-  /// slow path of take_opportunity decides (no sample, or every opportunity).
+  /// 1 / ln(1 - 1/sparsity) (draw_factor_for) when sampling is on at a sparsity above 1; 0 otherwise (then no
+  /// countdown is drawn from a logarithm: none reaches 0, or every one is 1).
   double draw_factor = 0;
   uint64_t seed = 0;
 };

@@ -17,10 +17,11 @@ namespace sampler::runtime {
 /// countdown with the new parameters; sampling off sets every later countdown out of reach.
 void configure_sampling(bool enabled, double sparsity, bool seeded, uint64_t seed);
 
-/// Logarithms drawn ahead per thread. The logarithm is most of the cost of a draw, and on the slow path it is
-/// also on the critical path (the next countdown waits for it); a batch of independent ones overlaps in the CPU
-/// and costs a fraction of the same logarithms one at a time. Small, because it lives in initial-exec TLS, which
-/// a dlopen()ed libsampler.so takes from the loader's static reserve (about 1.5 KB for every library).
+/// Logarithms (and their countdowns) drawn ahead per thread. The logarithm is most of the cost of a draw, and on
+/// the slow path it is also on the critical path (the next countdown waits for it); a batch of independent ones
+/// overlaps in the CPU and costs a fraction of the same logarithms one at a time. Small, because it lives in
+/// initial-exec TLS, which a dlopen()ed libsampler.so takes from the loader's static reserve (about 1.5 KB for
+/// every library): the whole ThreadState is about 300 bytes.
 constexpr uint32_t kBankSize = 16;
 
 /// One thread's generator: xoshiro256** (Blackman and Vigna), seeded through splitmix64, and its bank: the
@@ -40,6 +41,7 @@ struct ThreadState {
   bool entered;  ///< the thread has been through its first entry into the runtime (prepare_thread_for_crashes)
   bool ready;    ///< entered and seeded, and the runtime's initialisation complete: only the draw is left to do
 };
+static_assert(sizeof(ThreadState) <= 320, "initial-exec TLS: see kBankSize");
 extern __thread ThreadState t_state __attribute__((tls_model("initial-exec")));
 
 /// Counts the calls of configure_sampling(): a bank's countdowns are those of the configuration of its generation.
