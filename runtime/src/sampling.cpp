@@ -150,7 +150,7 @@ constexpr DoubleDouble log_of_centre(double c) {
 struct LogTableEntry {
   double centre;    ///< c, the bucket's middle (its bits are those of the middle pattern: few significant ones)
   double inverse;   ///< 1 / c rounded
-  double log_high;  ///< ln(c) = log_high + log_low
+  double log_high;  ///< ln(c) = log_high + log_low, log_high a multiple of 2^-42 (as kLn2High is)
   double log_low;
 };
 
@@ -165,7 +165,9 @@ constexpr LogTable make_log_table() {
     uint64_t centre_bits = kLogOffsetBits + (uint64_t{i} << (52 - kLogTableBits)) + (uint64_t{1} << (51 - kLogTableBits));
     double c = __builtin_bit_cast(double, centre_bits);
     DoubleDouble log_c = log_of_centre(c);
-    table.entries[i] = {c, 1.0 / c, log_c.hi, log_c.lo};
+    // On kLn2High's grid, so that k * kLn2High + log_high is exact (|ln c| < 1/2: the rounding is exact).
+    double high = static_cast<double>(static_cast<int64_t>(log_c.hi * 0x1p42 + (log_c.hi < 0 ? -0.5 : 0.5))) * 0x1p-42;
+    table.entries[i] = {c, 1.0 / c, high, (log_c.hi - high) + log_c.lo};
   }
   return table;
 }
@@ -215,13 +217,12 @@ __attribute__((always_inline)) inline double log_of(double x) {
   __builtin_memcpy(&z, &z_bits, sizeof z);
   double r = (z - entry.centre) * entry.inverse;  // z - c is exact (Sterbenz: z and c are within a factor of 2)
   double kd = static_cast<double>(k);
-  // hi + lo = k ln 2 + ln(c) + r, summed without loss: k * kLn2High is exact (kLn2High has 11 trailing zero bits),
-  // and each sum's rounding error is kept (|k ln 2| >= |ln c| when k != 0; |ln c| >= |r| outside the bucket of 1).
-  double k_ln2 = kd * kLn2High;
-  double w = k_ln2 + entry.log_high;
-  double w_error = (k_ln2 - w) + entry.log_high;
+  // hi + lo = k ln 2 + ln(c) + r, summed without loss: w is exact (kLn2High has 11 trailing zero bits, log_high
+  // is on the same grid, |w| < 2^10), and the rounding error of w + r is kept (|w| >= |r| but in the bucket of 1,
+  // where w = 0).
+  double w = kd * kLn2High + entry.log_high;
   double hi = w + r;
-  double lo = ((w - hi) + r) + w_error + kd * kLn2Low + entry.log_low;
+  double lo = ((w - hi) + r) + kd * kLn2Low + entry.log_low;
   // ln(1 + r) - r: Taylor terms r^2 .. r^7; the first left out is below 2^-59 |r| for |r| <= 2^-8. By pairs (Estrin).
   double r2 = r * r;
   double tail = r2 * ((-1.0 / 2 + r * (1.0 / 3)) + r2 * ((-1.0 / 4 + r * (1.0 / 5)) + r2 * (-1.0 / 6 + r * (1.0 / 7))));
