@@ -162,7 +162,8 @@ struct LogTable {
 constexpr LogTable make_log_table() {
   LogTable table{};
   for (uint32_t i = 0; i < kLogTableSize; ++i) {
-    uint64_t centre_bits = kLogOffsetBits + (uint64_t{i} << (52 - kLogTableBits)) + (uint64_t{1} << (51 - kLogTableBits));
+    uint64_t centre_bits =
+        kLogOffsetBits + (uint64_t{i} << (52 - kLogTableBits)) + (uint64_t{1} << (51 - kLogTableBits));
     double c = __builtin_bit_cast(double, centre_bits);
     DoubleDouble log_c = log_of_centre(c);
     // On kLn2High's grid, so that k * kLn2High + log_high is exact (|ln c| < 1/2: the rounding is exact).
