@@ -191,12 +191,12 @@ double draw_factor_for(double sparsity) {
 }
 
 /// Inverse transform: with u uniform in (0, 1], 1 + floor(ln u / ln(1 - p)) is geometric with parameter p.
-/// Branch-free: the skip ln(u) * factor is >= 0 (-0 for u = 1), at most +infinity, never NaN (both factors are
-/// finite), and it saturates at kNever before the conversion, which would be undefined out of range.
+/// No test of u == 1 or of NaN: the skip ln(u) * factor is >= 0 (-0 for u = 1), at most +infinity, never NaN (both
+/// factors are finite); it saturates at kNever before the conversion, which would be undefined out of range.
 int64_t countdown_from_log(double log_u, double factor) {
   double skip = log_u * factor;
   constexpr double kNeverAsDouble = static_cast<double>(kNever);
-  skip = skip < kNeverAsDouble ? skip : kNeverAsDouble;  // minsd
+  skip = skip < kNeverAsDouble ? skip : kNeverAsDouble;
   int64_t countdown = 1 + static_cast<int64_t>(skip);
   return countdown < kNever ? countdown : kNever;
 }
