@@ -17,18 +17,23 @@ bool valid_site(const sampler_scheme* scheme, uint32_t site) {
 }
 
 /// Timestamps (logical clock, see sampling.h): the first sample of the site keeps its time, every sample moves
-/// the last one forward.
-void stamp(sampler_scheme* scheme, uint32_t site) {
-  if (scheme->first == nullptr && scheme->last == nullptr) return;
+/// the last one forward. Out of line: the schemes without timestamps pay only the inline test in stamp().
+__attribute__((noinline)) void stamp_times(sampler_scheme* scheme, uint32_t site) {
   uint64_t now = next_timestamp();
-  if (scheme->first != nullptr) {
+  // The first time is written once: a plain load sees it set on every later sample, where a compare-and-swap that
+  // would fail anyway is a locked instruction all the same.
+  if (scheme->first != nullptr && load_relaxed(&scheme->first[site]) == 0) {
     uint64_t expected = 0;
     compare_exchange(&scheme->first[site], expected, now);
   }
   if (scheme->last != nullptr) fetch_max_relaxed(&scheme->last[site], now);
 }
 
-void record_counter(sampler_scheme* scheme, uint32_t site, uint32_t column) {
+inline void stamp(sampler_scheme* scheme, uint32_t site) {
+  if (scheme->first != nullptr || scheme->last != nullptr) stamp_times(scheme, site);
+}
+
+__attribute__((always_inline)) inline void record_counter(sampler_scheme* scheme, uint32_t site, uint32_t column) {
   if (!valid_site(scheme, site) || scheme->kind != SAMPLER_SCHEME_COUNTERS || column >= scheme->columns) return;
   fetch_add_relaxed(&scheme->values[static_cast<uint64_t>(site) * scheme->columns + column], uint64_t{1});
   stamp(scheme, site);
@@ -82,11 +87,21 @@ uint32_t classify_unsigned_compare(uint64_t left, uint64_t right) {
   return static_cast<uint32_t>((left > right) - (left < right) + 1);
 }
 
-// The sites of sampler_take_compares() that sample, in order: each site takes one off the countdown and samples
-// when it reaches zero, so the sites before that pass without a look (the loop runs once per sample, not per site).
-template <typename Record>
-void take_group(uint32_t count, Record record) {
-  for (uint32_t i = 0; i < count; ++i) {
+/// One pair site of a group: `value` against `other`, signed or unsigned (the group's bits, as passed).
+template <bool kSigned>
+inline void record_compare(sampler_scheme* scheme, uint32_t site, uint64_t value, uint64_t other) {
+  uint32_t column = kSigned ? sampler_classify_compare(static_cast<int64_t>(value), static_cast<int64_t>(other))
+                            : classify_unsigned_compare(value, other);
+  record_counter(scheme, site, column);
+}
+
+// The sites of sampler_take_compares() that sample, in order, from site `i` on: each site takes one off the
+// countdown and samples when it reaches zero, so the sites before that pass without a look (the loop runs once per
+// sample, not per site). `others` points to int64_t for the signed entry point (which may alias uint64_t).
+template <bool kSigned>
+__attribute__((noinline)) void take_group_from(uint32_t i, uint32_t count, sampler_scheme* scheme,
+                                               uint32_t first_site, uint64_t value, const uint64_t* others) {
+  for (; i < count; ++i) {
     int64_t countdown = sampler_countdown;
     uint64_t passing = countdown > 1 ? static_cast<uint64_t>(countdown - 1) : 0;
     if (passing >= count - i) {
@@ -95,8 +110,43 @@ void take_group(uint32_t count, Record record) {
     }
     i += static_cast<uint32_t>(passing);
     sampler_countdown = 0;
-    if (take_opportunity()) record(i);
+    if (take_opportunity()) record_compare<kSigned>(scheme, first_site + i, value, others[i]);
   }
+}
+
+/// Site i sampled (its countdown is drawn): records it, then the rest of the group.
+template <bool kSigned>
+__attribute__((noinline)) void record_then_take_group_from(uint32_t i, uint32_t count, sampler_scheme* scheme,
+                                                           uint32_t first_site, uint64_t value,
+                                                           const uint64_t* others) {
+  record_compare<kSigned>(scheme, first_site + i, value, others[i]);
+  take_group_from<kSigned>(i + 1, count, scheme, first_site, value, others);
+}
+
+// take_group_from(0, ...), with its common case first: one site of the group samples, by the fast path, and the
+// countdown it draws outlasts the rest of the group. Every call is a tail call (stamp_times, or the functions above
+// for the other cases, which go on from the same state), so the common case saves no registers.
+template <bool kSigned>
+inline void take_group(uint32_t count, sampler_scheme* scheme, uint32_t first_site, uint64_t value,
+                       const uint64_t* others) {
+  int64_t countdown = sampler_countdown;
+  uint64_t passing = countdown > 1 ? static_cast<uint64_t>(countdown - 1) : 0;
+  if (passing >= count) {
+    sampler_countdown = countdown - count;
+    return;
+  }
+  uint32_t i = static_cast<uint32_t>(passing);  // the site whose opportunity is taken
+  if (__builtin_expect(!draw_from_bank(), 0)) {
+    sampler_countdown = 1;  // site i samples (or not) in the loop as it would have here
+    return take_group_from<kSigned>(i, count, scheme, first_site, value, others);
+  }
+  uint32_t after = count - 1 - i;  // the sites after i, which the new countdown passes unless it ends among them
+  int64_t next = sampler_countdown;
+  if (__builtin_expect(next > static_cast<int64_t>(after), 1)) {
+    sampler_countdown = next - after;
+    return record_compare<kSigned>(scheme, first_site + i, value, others[i]);
+  }
+  return record_then_take_group_from<kSigned>(i, count, scheme, first_site, value, others);
 }
 
 }  // namespace
@@ -132,16 +182,12 @@ SAMPLER_API void sampler_take_compare_unsigned(sampler_scheme* scheme, uint32_t 
 
 SAMPLER_API void sampler_take_compares(sampler_scheme* scheme, uint32_t first_site, uint32_t count, int64_t value,
                                        const int64_t* others) {
-  take_group(count, [&](uint32_t i) {
-    record_counter(scheme, first_site + i, sampler_classify_compare(value, others[i]));
-  });
+  take_group<true>(count, scheme, first_site, static_cast<uint64_t>(value), reinterpret_cast<const uint64_t*>(others));
 }
 
 SAMPLER_API void sampler_take_compares_unsigned(sampler_scheme* scheme, uint32_t first_site, uint32_t count,
                                                 uint64_t value, const uint64_t* others) {
-  take_group(count, [&](uint32_t i) {
-    record_counter(scheme, first_site + i, classify_unsigned_compare(value, others[i]));
-  });
+  take_group<false>(count, scheme, first_site, value, others);
 }
 
 SAMPLER_API void sampler_take_float_kind(sampler_scheme* scheme, uint32_t site, float value) {

@@ -43,19 +43,20 @@ void initialize() {
 
 }  // namespace
 
-void ensure_initialized() {
-  if (load_acquire(&g_init_state) == kInitialized) return;
+bool ensure_initialized() {
+  if (load_acquire(&g_init_state) == kInitialized) return true;
   int expected = kNotInitialized;
   if (compare_exchange(&g_init_state, expected, int{kInitializing})) {
     store_release(&g_initializer, sys::gettid());
     initialize();
     store_release(&g_init_state, int{kInitialized});
-    return;
+    return true;
   }
   // Another thread is initialising: wait for it (bounded). This thread re-entering from initialisation itself
   // goes on at once, uninitialised, rather than wait for itself.
-  if (load_acquire(&g_initializer) == sys::gettid()) return;
+  if (load_acquire(&g_initializer) == sys::gettid()) return false;
   for (int spins = 0; spins < 100000 && load_acquire(&g_init_state) != kInitialized; ++spins) sys::sched_yield();
+  return load_acquire(&g_init_state) == kInitialized;
 }
 
 // Priority 101, the earliest: the settings are in place before the program's constructors run its sites.

@@ -15,8 +15,9 @@
 namespace sampler::runtime {
 
 /// Reads the settings and sets everything up, once; later calls return at once. Called by the runtime's
-/// constructor and, should a site or a unit come first, by them.
-void ensure_initialized();
+/// constructor and, should a site or a unit come first, by them. True when initialisation is complete (false on
+/// the initialising thread itself, re-entering, and after waiting too long for another thread).
+bool ensure_initialized();
 
 /// Unit states (sampler_unit::state). The crash path writes only units in kUnitRegistered: a unit being written
 /// was interrupted (its text is partly out), a reported one is already out.

@@ -17,6 +17,10 @@
 SAMPLER_API __thread int64_t sampler_countdown __attribute__((tls_model("initial-exec"))) = 0;
 
 namespace sampler::runtime {
+
+__thread ThreadState t_state __attribute__((tls_model("initial-exec")));
+uint32_t g_configuration = 0;
+
 namespace {
 
 /// A countdown that is never reached in practice (2^62 opportunities). Sampling off sets it, and sampler-cc's
@@ -27,31 +31,14 @@ struct Configuration {
   bool enabled = false;
   bool seeded = false;
   double sparsity = 0;
-  double inverse_log_q = 0;  // 1 / ln(1 - 1/sparsity), by log1p; unused when sparsity == 1
+  /// 1 / ln(1 - 1/sparsity) (draw_factor_for) when sampling is on at a sparsity above 1; 0 otherwise (then no
+  /// countdown is drawn from a logarithm: none reaches 0, or every one is 1).
+  double draw_factor = 0;
   uint64_t seed = 0;
 };
 Configuration g_config;
 uint32_t g_thread_count = 0;
 uint64_t g_clock = 0;
-
-/// Logarithms drawn ahead per thread. The logarithm is most of the cost of a draw, and on the slow path it is
-/// also on the critical path (the next countdown waits for it); a batch of independent ones overlaps in the CPU
-/// and costs a fraction of the same logarithms one at a time. Small, because it lives in initial-exec TLS, which
-/// a dlopen()ed libsampler.so takes from the loader's static reserve (about 1.5 KB for every library).
-constexpr uint32_t kBankSize = 16;
-
-/// One thread's generator: xoshiro256** (Blackman and Vigna), seeded through splitmix64, and its bank: the
-/// natural logarithms ln(u) of the next uniform variates u in (0, 1], in the generator's order. The bank holds
-/// logarithms, not countdowns, so that a countdown still takes the sparsity in force when it is drawn, and the
-/// countdowns are the very ones drawing each u at the time would give (the same SAMPLER_SEED, the same samples).
-struct ThreadState {
-  uint64_t s[4];
-  double bank[kBankSize];
-  uint32_t banked;  ///< entries of `bank` not used yet, the last ones (0: empty; zero-initialised)
-  bool seeded;
-  bool entered;  ///< the thread has been through its first entry into the runtime (prepare_thread_for_crashes)
-};
-__thread ThreadState t_state __attribute__((tls_model("initial-exec")));
 
 uint64_t splitmix64(uint64_t& x) {
   uint64_t z = (x += 0x9e3779b97f4a7c15ull);
@@ -96,113 +83,200 @@ void seed_thread(ThreadState& t) {
   t.seeded = true;
 }
 
+// --- The logarithm's table, computed at compile time (no libm, no start-up cost).
+
+constexpr uint32_t kLogTableBits = 7;
+constexpr uint32_t kLogTableSize = 1u << kLogTableBits;
+/// The bits of the lowest z, 0.685546875: z spans [that, twice that), the 128 buckets are equal spans of z's bit
+/// patterns, and the bucket holding 1 is centred on it (it spans [1 - 2^-9, 1 + 2^-8)).
+constexpr uint64_t kLogOffsetBits = 0x3fe6000000000000ull - (uint64_t{1} << (51 - kLogTableBits));
+/// ln 2 split: the high part has 11 zero bits at the end, so k * kLn2High is exact for every exponent k.
+constexpr double kLn2High = 0x1.62e42fefa3800p-1;
+constexpr double kLn2Low = 0x1.ef35793c76730p-45;
+
+/// Double-double arithmetic (a value is hi + lo, |lo| <= ulp(hi) / 2) for the table's logarithms, exact to about
+/// 2^-100: Dekker's products and Knuth's sums, which need no fused multiply-add.
+struct DoubleDouble {
+  double hi, lo;
+};
+
+constexpr DoubleDouble two_sum(double a, double b) {
+  double s = a + b;
+  double b_virtual = s - a;
+  return {s, (a - (s - b_virtual)) + (b - b_virtual)};
+}
+
+constexpr DoubleDouble split(double a) {
+  double t = 134217729.0 * a;  // 2^27 + 1
+  double hi = t - (t - a);
+  return {hi, a - hi};
+}
+
+constexpr DoubleDouble two_product(double a, double b) {
+  double p = a * b;
+  DoubleDouble x = split(a), y = split(b);
+  return {p, ((x.hi * y.hi - p) + x.hi * y.lo + x.lo * y.hi) + x.lo * y.lo};
+}
+
+constexpr DoubleDouble normalized(double hi, double lo) { return two_sum(hi, lo); }
+
+constexpr DoubleDouble operator+(DoubleDouble a, DoubleDouble b) {
+  DoubleDouble s = two_sum(a.hi, b.hi);
+  return normalized(s.hi, s.lo + a.lo + b.lo);
+}
+
+constexpr DoubleDouble operator*(DoubleDouble a, DoubleDouble b) {
+  DoubleDouble p = two_product(a.hi, b.hi);
+  return normalized(p.hi, p.lo + a.hi * b.lo + a.lo * b.hi);
+}
+
+/// n / d for doubles n, d, to double-double precision.
+constexpr DoubleDouble quotient(double n, double d) {
+  double q = n / d;
+  DoubleDouble back = two_product(q, d);
+  return normalized(q, ((n - back.hi) - back.lo) / d);
+}
+
+/// ln(c) for c in [0.5, 2] with few significant bits: 2 atanh(s), s = (c - 1) / (c + 1) (both exact), |s| < 1/3;
+/// 40 terms of the odd series leave less than 2^-120 out.
+constexpr DoubleDouble log_of_centre(double c) {
+  DoubleDouble s = quotient(c - 1.0, c + 1.0);
+  DoubleDouble s2 = s * s;
+  DoubleDouble series = quotient(1.0, 81.0);
+  for (int k = 39; k >= 0; --k) series = s2 * series + quotient(1.0, 2.0 * k + 1.0);
+  DoubleDouble result = s * series;
+  return {2.0 * result.hi, 2.0 * result.lo};
+}
+
+struct LogTableEntry {
+  double centre;    ///< c, the bucket's middle (its bits are those of the middle pattern: few significant ones)
+  double inverse;   ///< 1 / c rounded
+  double log_high;  ///< ln(c) = log_high + log_low, log_high a multiple of 2^-42 (as kLn2High is)
+  double log_low;
+};
+
+struct LogTable {
+  LogTableEntry entries[kLogTableSize];
+  constexpr const LogTableEntry& operator[](uint64_t i) const { return entries[i]; }
+};
+
+constexpr LogTable make_log_table() {
+  LogTable table{};
+  for (uint32_t i = 0; i < kLogTableSize; ++i) {
+    uint64_t centre_bits =
+        kLogOffsetBits + (uint64_t{i} << (52 - kLogTableBits)) + (uint64_t{1} << (51 - kLogTableBits));
+    double c = __builtin_bit_cast(double, centre_bits);
+    DoubleDouble log_c = log_of_centre(c);
+    // On kLn2High's grid, so that k * kLn2High + log_high is exact (|ln c| < 1/2: the rounding is exact).
+    double high = static_cast<double>(static_cast<int64_t>(log_c.hi * 0x1p42 + (log_c.hi < 0 ? -0.5 : 0.5))) * 0x1p-42;
+    table.entries[i] = {c, 1.0 / c, high, (log_c.hi - high) + log_c.lo};
+  }
+  return table;
+}
+
+// 32-byte entries, aligned: one cache line per logarithm.
+alignas(64) constexpr LogTable kLogTable = make_log_table();
+static_assert(kLogTable[(0x3ff0000000000000ull - kLogOffsetBits) >> (52 - kLogTableBits)].centre == 1.0,
+              "the bucket of 1 is centred on 1, where r is exact");
+static_assert(kLogTable[(0x3ff0000000000000ull - kLogOffsetBits) >> (52 - kLogTableBits)].log_high == 0.0);
+
 /// A uniform variate in (0, 1] from 64 random bits: 53 of them, never 0.
 double uniform(uint64_t bits) { return static_cast<double>((bits >> 11) + 1) * 0x1.0p-53; }
 
-/// 1 / ln(1 - 1/sparsity), the configured one when it is that sparsity's.
-double inverse_log_q(double sparsity) {
-  return (sparsity == g_config.sparsity && g_config.inverse_log_q != 0.0) ? g_config.inverse_log_q
-                                                                          : 1.0 / natural_log1p(-1.0 / sparsity);
+/// The factor of the draw at `sparsity` > 1: 1 / ln(1 - 1/sparsity), by log1p. Where that is -infinity (a
+/// sparsity near the largest double, whose reciprocal is subnormal) it is the most negative double instead, so that
+/// ln(u) * factor is never 0 * infinity (NaN) for u = 1; for every u < 1 (ln u <= -2^-53) it saturates as before.
+double draw_factor_for(double sparsity) {
+  double factor = 1.0 / natural_log1p(-1.0 / sparsity);
+  return factor > -__DBL_MAX__ ? factor : -__DBL_MAX__;
 }
 
 /// Inverse transform: with u uniform in (0, 1], 1 + floor(ln u / ln(1 - p)) is geometric with parameter p.
-int64_t countdown_from_log(double log_u, double inverse_log_q) {
-  if (log_u == 0.0) return 1;  // u = 1: the next opportunity (and no 0 * infinity below for a sparsity near 2^1024)
-  double skip = log_u * inverse_log_q;  // > 0: both factors are < 0
-  // Saturated before the conversion, which is undefined for a value out of range (and for NaN): a huge sparsity
-  // gives a huge skip, never a wrapped or negative one.
-  if (!(skip < static_cast<double>(kNever))) return kNever;
-  if (!(skip >= 1.0)) return 1;
-  return 1 + static_cast<int64_t>(skip);
+/// No test of u == 1 or of NaN: the skip ln(u) * factor is >= 0 (-0 for u = 1), at most +infinity, never NaN (both
+/// factors are finite); it saturates at kNever before the conversion, which would be undefined out of range.
+int64_t countdown_from_log(double log_u, double factor) {
+  double skip = log_u * factor;
+  constexpr double kNeverAsDouble = static_cast<double>(kNever);
+  skip = skip < kNeverAsDouble ? skip : kNeverAsDouble;
+  int64_t countdown = 1 + static_cast<int64_t>(skip);
+  return countdown < kNever ? countdown : kNever;
+}
+
+/// natural_log(), inlined where the bank is filled (its table loads and constants are then hoisted out of the
+/// loop, and the sixteen logarithms overlap).
+__attribute__((always_inline)) inline double log_of(double x) {
+  // Table-driven (the scheme of ARM's optimized-routines log): x = 2^k z with z in [0.6855, 1.371) taken from the
+  // bits, z in one of kLogTableSize buckets of centre c, and ln(x) = k ln 2 + ln(c) + ln(1 + r) with r = (z - c) / c,
+  // |r| <= 2^-8, so a short polynomial suffices. No division (the table has 1/c), no data-dependent branch (half of
+  // the uniforms would mispredict one), and r is exact in the bucket of 1 (c = 1), where ln(x) is smallest.
+  uint64_t bits;
+  __builtin_memcpy(&bits, &x, sizeof bits);
+  uint64_t offset_bits = bits - kLogOffsetBits;
+  const LogTableEntry& entry = kLogTable[(offset_bits >> (52 - kLogTableBits)) % kLogTableSize];
+  int64_t k = static_cast<int64_t>(offset_bits) >> 52;  // arithmetic shift: the exponent, possibly negative
+  uint64_t z_bits = bits - (offset_bits & (uint64_t{0xfff} << 52));
+  double z;
+  __builtin_memcpy(&z, &z_bits, sizeof z);
+  double r = (z - entry.centre) * entry.inverse;  // z - c is exact (Sterbenz: z and c are within a factor of 2)
+  double kd = static_cast<double>(k);
+  // hi + lo = k ln 2 + ln(c) + r, summed without loss: w is exact (kLn2High has 11 trailing zero bits, log_high
+  // is on the same grid, |w| < 2^10), and the rounding error of w + r is kept (|w| >= |r| but in the bucket of 1,
+  // where w = 0).
+  double w = kd * kLn2High + entry.log_high;
+  double hi = w + r;
+  double lo = ((w - hi) + r) + kd * kLn2Low + entry.log_low;
+  // ln(1 + r) - r: Taylor terms r^2 .. r^7; the first left out is below 2^-59 |r| for |r| <= 2^-8. By pairs (Estrin).
+  double r2 = r * r;
+  double tail = r2 * ((-1.0 / 2 + r * (1.0 / 3)) + r2 * ((-1.0 / 4 + r * (1.0 / 5)) + r2 * (-1.0 / 6 + r * (1.0 / 7))));
+  return hi + (lo + tail);
 }
 
 /// Fills the bank: out of line, once per kBankSize samples. The uniforms come first (the generator is a chain),
-/// then the logarithms, which are independent of one another. A signal handler that samples while this runs
-/// refills the bank itself; either way `banked` is set only after the entries it counts are written.
-__attribute__((noinline)) void refill_bank(ThreadState& t) {
+/// then the logarithms and countdowns, which are independent of one another. A signal handler that samples while
+/// this runs refills the bank itself; either way `banked` is set only after the entries it counts are written.
+__attribute__((noinline)) void refill_bank(ThreadState& t, double factor) {
   double u[kBankSize];
   for (double& x : u) x = uniform(next_bits(t));
   // Used from the last entry down: bank[kBankSize - 1] is the first drawn.
-  for (uint32_t i = 0; i < kBankSize; ++i) t.bank[kBankSize - 1 - i] = natural_log(u[i]);
+  for (uint32_t i = 0; i < kBankSize; ++i) {
+    double log_u = log_of(u[i]);
+    t.bank[kBankSize - 1 - i] = log_u;
+    t.countdowns[kBankSize - 1 - i] = countdown_from_log(log_u, factor);
+  }
+  t.bank_generation = g_configuration;
   t.banked = kBankSize;
 }
 
-/// The logarithm of the thread's next uniform variate.
-double next_log(ThreadState& t) {
+/// The countdown of a banked logarithm drawn under a configuration other than the bank's.
+__attribute__((noinline)) int64_t countdown_again(const ThreadState& t, uint32_t entry, double factor) {
+  return countdown_from_log(t.bank[entry], factor);
+}
+
+/// The thread's next countdown with the draw factor in force (`factor`, that of g_config).
+inline int64_t next_countdown(ThreadState& t, double factor) {
   uint32_t banked = t.banked;
   if (__builtin_expect(banked == 0, 0)) {
-    refill_bank(t);
+    refill_bank(t, factor);
     banked = kBankSize;
   }
   t.banked = banked - 1;
-  return t.bank[banked - 1];
+  if (__builtin_expect(t.bank_generation != g_configuration, 0)) return countdown_again(t, banked - 1, factor);
+  return t.countdowns[banked - 1];
 }
 
 int64_t draw(ThreadState& t) {
   if (!g_config.enabled) return kNever;
-  if (g_config.sparsity <= 1.0) return 1;
-  return countdown_from_log(next_log(t), inverse_log_q(g_config.sparsity));
+  if (g_config.sparsity <= 1.0) return 1;  // every opportunity, and no variate drawn
+  return next_countdown(t, g_config.draw_factor);
 }
 
 }  // namespace
 
-void configure_sampling(bool enabled, double sparsity, bool seeded, uint64_t seed) {
-  g_config.enabled = enabled && sparsity >= 1.0;
-  g_config.sparsity = sparsity;
-  g_config.seeded = seeded;
-  g_config.seed = seed;
-  g_config.inverse_log_q = sparsity > 1.0 ? 1.0 / natural_log1p(-1.0 / sparsity) : 0.0;
-  // The calling thread draws again with the new parameters at its next opportunity.
-  sampler_countdown = 0;
-}
-
-double natural_log(double x) {
-  // x = m * 2^e with m in [sqrt(1/2), sqrt(2)); ln(m) = 2 atanh(z), z = (m - 1) / (m + 1), |z| < 0.172, so the
-  // odd series in z converges to double precision within 12 terms.
-  // This runs once per sample (in batches: refill_bank), so it has no data-dependent branch (whether m is above
-  // sqrt(2) is a coin toss for a uniform u, so a branch there mispredicts on half the draws), and the series is
-  // by Estrin's scheme (pairs, then pairs of pairs): a chain of 4 multiply-adds after z2 instead of Horner's 11.
-  uint64_t bits;
-  __builtin_memcpy(&bits, &x, sizeof bits);
-  uint64_t mantissa = bits & 0x000fffffffffffffull;
-  // Mantissas above that of sqrt(2) rounded (0x6a09e667f3bcd) take the exponent 2^-1 instead of 2^0, so that
-  // m is in [sqrt(1/2), sqrt(2)]; compared as integers, which orders positive doubles' mantissas the same way.
-  uint64_t high = mantissa > 0x6a09e667f3bcdull ? 1 : 0;
-  int exponent = static_cast<int>((bits >> 52) & 0x7ff) - 1023 + static_cast<int>(high);
-  bits = mantissa | ((0x3ffull - high) << 52);
-  double m;
-  __builtin_memcpy(&m, &bits, sizeof m);
-  double z = (m - 1.0) / (m + 1.0);
-  double z2 = z * z;
-  double z4 = z2 * z2;
-  double z8 = z4 * z4;
-  // series = sum over k = 0..11 of z2^k / (2k + 1); 1/1, 1/3, ..., 1/23 written out (twelve divisions would be
-  // most of the function). The terms fall by a factor of 30 or more each, so the grouping costs no accuracy.
-  double p0 = 1.0 + z2 * (1.0 / 3), p1 = 1.0 / 5 + z2 * (1.0 / 7), p2 = 1.0 / 9 + z2 * (1.0 / 11);
-  double p3 = 1.0 / 13 + z2 * (1.0 / 15), p4 = 1.0 / 17 + z2 * (1.0 / 19), p5 = 1.0 / 21 + z2 * (1.0 / 23);
-  double q0 = p0 + z4 * p1, q1 = p2 + z4 * p3, q2 = p4 + z4 * p5;
-  double series = q0 + z8 * (q1 + z8 * q2);
-  return 2.0 * z * series + exponent * 0.69314718055994530942;
-}
-
-double natural_log1p(double x) {
-  // Goldberg's formula: with u = 1 + x rounded, ln(1 + x) = x * ln(u) / (u - 1), where u - 1 is exact; the
-  // rounding of u cancels out of the ratio. Where u rounds to 1 (|x| < 2^-53), ln(1 + x) is x to double precision.
-  // ln(1 - 1/S) by natural_log(1 - 1/S) would lose every digit from S = 2^53 on (1 - 1/S rounds to 1, its log to 0)
-  // and most of them well before.
-  double u = 1.0 + x;
-  if (u == 1.0) return x;
-  return natural_log(u) * x / (u - 1.0);
-}
-
-int64_t geometric_countdown(uint64_t bits, double sparsity) {
-  if (sparsity <= 1.0) return 1;
-  return countdown_from_log(natural_log(uniform(bits)), inverse_log_q(sparsity));
-}
-
-bool take_opportunity() {
-  ensure_initialized();
+/// take_opportunity() when the fast path cannot: a thread's first site, sampling off or at sparsity 1, a runtime
+/// still initialising, an empty bank, or a bank drawn under another configuration.
+bool take_opportunity_slowly() {
   ThreadState& t = t_state;
+  bool initialized = ensure_initialized();
   if (!t.entered) {
     // The thread's first site (its countdown starts at 0, whether sampling is on or not): its alternate signal
     // stack, so that a stack overflow on it is reported too.
@@ -216,14 +290,45 @@ bool take_opportunity() {
   if (!t.seeded) {
     // A new thread's first opportunity: it is the first of the countdown just drawn.
     seed_thread(t);
+    t.ready = initialized;
     int64_t first = draw(t);
     if (first > 1) {
       sampler_countdown = first - 1;
       return false;
     }
   }
+  t.ready = initialized;
   sampler_countdown = draw(t);
   return true;
+}
+
+
+void configure_sampling(bool enabled, double sparsity, bool seeded, uint64_t seed) {
+  g_config.enabled = enabled && sparsity >= 1.0;
+  g_config.sparsity = sparsity;
+  g_config.seeded = seeded;
+  g_config.seed = seed;
+  g_config.draw_factor = g_config.enabled && sparsity > 1.0 ? draw_factor_for(sparsity) : 0.0;
+  ++g_configuration;
+  // The calling thread draws again with the new parameters at its next opportunity.
+  sampler_countdown = 0;
+}
+
+double natural_log(double x) { return log_of(x); }
+
+double natural_log1p(double x) {
+  // Goldberg's formula: with u = 1 + x rounded, ln(1 + x) = x * ln(u) / (u - 1), where u - 1 is exact; the
+  // rounding of u cancels out of the ratio. Where u rounds to 1 (|x| < 2^-53), ln(1 + x) is x to double precision.
+  // ln(1 - 1/S) by natural_log(1 - 1/S) would lose every digit from S = 2^53 on (1 - 1/S rounds to 1, its log to 0)
+  // and most of them well before.
+  double u = 1.0 + x;
+  if (u == 1.0) return x;
+  return natural_log(u) * x / (u - 1.0);
+}
+
+int64_t geometric_countdown(uint64_t bits, double sparsity) {
+  if (sparsity <= 1.0) return 1;
+  return countdown_from_log(natural_log(uniform(bits)), draw_factor_for(sparsity));
 }
 
 uint64_t next_timestamp() { return fetch_add_relaxed(&g_clock, uint64_t{1}) + 1; }

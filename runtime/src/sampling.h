@@ -9,17 +9,67 @@
 
 #include <stdint.h>
 
+#include "sampler/abi.h"
+
 namespace sampler::runtime {
 
 /// Sets the sampling parameters. Threads seeded before the call keep their generator but draw their next
 /// countdown with the new parameters; sampling off sets every later countdown out of reach.
 void configure_sampling(bool enabled, double sparsity, bool seeded, uint64_t seed);
 
-/// The slow path of an opportunity whose countdown reached zero: seeds the thread if needed, draws the next
-/// countdown, and says whether this opportunity is sampled.
-bool take_opportunity();
+/// Logarithms (and their countdowns) drawn ahead per thread. The logarithm is most of the cost of a draw, and on
+/// the slow path it is also on the critical path (the next countdown waits for it); a batch of independent ones
+/// overlaps in the CPU and costs a fraction of the same logarithms one at a time. Small, because it lives in
+/// initial-exec TLS, which a dlopen()ed libsampler.so takes from the loader's static reserve (about 1.5 KB for
+/// every library): the whole ThreadState is about 300 bytes.
+constexpr uint32_t kBankSize = 16;
 
-/// Natural logarithm for 0 < x <= 1 (and any positive normal x), without libm, accurate to a few ulp.
+/// One thread's generator: xoshiro256** (Blackman and Vigna), seeded through splitmix64, and its bank: the
+/// natural logarithms ln(u) of the next uniform variates u in (0, 1], in the generator's order. The bank holds
+/// logarithms, so that a countdown still takes the sparsity in force when it is drawn, and the countdowns are the
+/// very ones drawing each u at the time would give (the same SAMPLER_SEED, the same samples). Beside them, the
+/// countdowns at the sparsity of the refill, used while the configuration is still that one: the sample then only
+/// copies one, and the countdown's dependency chain (which the program's sites extend) holds no multiplication
+/// and no conversion.
+struct ThreadState {
+  uint64_t s[4];
+  double bank[kBankSize];
+  int64_t countdowns[kBankSize];  ///< countdown_from_log(bank[i], the draw factor of configuration bank_generation)
+  uint32_t bank_generation;
+  uint32_t banked;  ///< entries of `bank` not used yet, the last ones (0: empty; zero-initialised)
+  bool seeded;
+  bool entered;  ///< the thread has been through its first entry into the runtime (prepare_thread_for_crashes)
+  bool ready;    ///< entered and seeded, and the runtime's initialisation complete: only the draw is left to do
+};
+static_assert(sizeof(ThreadState) <= 320, "initial-exec TLS: see kBankSize");
+extern __thread ThreadState t_state __attribute__((tls_model("initial-exec")));
+
+/// Counts the calls of configure_sampling(): a bank's countdowns are those of the configuration of its generation.
+extern uint32_t g_configuration;
+
+/// take_opportunity() when its fast path cannot: the rest of it.
+bool take_opportunity_slowly();
+
+/// The fast path of take_opportunity(), alone: in one test, the thread is ready (see ThreadState) and its bank holds
+/// countdowns drawn under the configuration in force (which therefore samples, above sparsity 1: only the draw
+/// fills the bank). Then it sets the next countdown (this opportunity is sampled) and returns true; otherwise it
+/// changes nothing and take_opportunity_slowly() decides.
+inline bool draw_from_bank() {
+  ThreadState& t = t_state;
+  uint32_t banked = t.banked;
+  if (__builtin_expect(t.ready & (banked != 0) & (t.bank_generation == g_configuration), 1)) {
+    t.banked = banked - 1;
+    sampler_countdown = t.countdowns[banked - 1];
+    return true;
+  }
+  return false;
+}
+
+/// The slow path of an opportunity whose countdown reached zero: seeds the thread if needed, draws the next
+/// countdown, and says whether this opportunity is sampled. Inline, for the recording helpers.
+inline bool take_opportunity() { return draw_from_bank() || take_opportunity_slowly(); }
+
+/// Natural logarithm for 0 < x <= 1 (and any positive normal x), without libm, within 1 ulp (table-driven).
 double natural_log(double x);
 
 /// ln(1 + x) for x > -1, accurate to a few ulp also where 1 + x rounds to 1 (libm's log1p, without libm).

@@ -143,6 +143,7 @@ TEST(Sampling, NaturalLog) {
                    1e300}) {
     EXPECT_NEAR(natural_log(x), std::log(x), 4e-16 * std::max(1.0, std::fabs(std::log(x)))) << x;
   }
+  EXPECT_EQ(natural_log(1.0), 0.0);
 }
 
 uint64_t splitmix(uint64_t& x) {
@@ -150,6 +151,33 @@ uint64_t splitmix(uint64_t& x) {
   z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
   z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
   return z ^ (z >> 31);
+}
+
+TEST(Sampling, NaturalLogIsAccurateOverTheUniforms) {
+  // Relative to libm's, within 2 ulp (both are within about 1 ulp of the exact value), over what the draws take:
+  // random uniforms (the runtime's conversion: multiples of 2^-53 in (0, 1]), the ones nearest 1 (the smallest
+  // logarithms, which need r exact), the smallest ones, every table bucket's edges and beyond [0.5, 2).
+  auto check = [](double x) {
+    double expected = std::log(x);
+    ASSERT_LE(std::fabs(natural_log(x) - expected), 4.5e-16 * std::fabs(expected)) << std::hexfloat << x;
+  };
+  uint64_t state = 31;
+  for (int i = 0; i < 2000000; ++i) check(static_cast<double>((splitmix(state) >> 11) + 1) * 0x1.0p-53);
+  for (int i = 0; i < 200000; ++i) {
+    uint64_t bits = splitmix(state) >> (11 + i % 50);  // below 2^53, of every size
+    check(1.0 - static_cast<double>(bits + 1) * 0x1.0p-53);
+    check(static_cast<double>(bits + 1) * 0x1.0p-53);
+  }
+  for (int i = 1; i < 100000; ++i) {
+    check(1.0 - i * 0x1.0p-53);
+    check(1.0 + i * 0x1.0p-52);
+  }
+  for (double x = 0x1.0p-12; x < 4.0; x += 0x1.0p-12) {  // every bucket's edges, and the values around them
+    check(x);
+    check(std::nextafter(x, 0.0));
+    check(std::nextafter(x, 8.0));
+  }
+  for (double x : {0x1.0p-1022, 1e-300, 1e300, 1.7976931348623157e308}) check(x);
 }
 
 TEST(Sampling, GeometricMeanAndVariance) {
@@ -760,4 +788,59 @@ TEST(Sampling, GroupOfComparesSamplesAsPerSiteChecks) {
   EXPECT_GT(samples, 50);
   EXPECT_GT(site_values[1 * 3 + 2], 0u);  // 5 > -3 (signed)
   EXPECT_GT(site_values[1 * 3 + 0], 0u);  // 5 < 2^64 - 3 (unsigned)
+}
+
+TEST(Sampling, GroupOfComparesSamplesAsPerSiteChecksWhileDrawing) {
+  // As above, at sparsity 3, where the draws come from the bank (the group's straight-line case, one sample whose
+  // new countdown outlasts the group, and its other cases: several samples in a group, an empty bank mid-group).
+  // The thread's generator and bank are saved before the per-site run and put back before the group's, so both
+  // draw the same countdowns.
+  sampler::runtime::on_new_thread([] {
+    constexpr uint32_t kSites = 24;
+    uint64_t group_values[kSites * 3] = {}, site_values[kSites * 3] = {};
+    sampler_scheme group_scheme = {"scalar-pairs", kSites, 3, SAMPLER_SCHEME_COUNTERS, 0, group_values, nullptr,
+                                   nullptr, nullptr};
+    sampler_scheme site_scheme = group_scheme;
+    site_scheme.values = site_values;
+    sampler::runtime::configure_sampling(true, 3.0, true, 17);
+    sampler_countdown = 0;
+    sampler_sample_now();  // seeds the thread: a seeding is not undone by putting its state back
+    int64_t others[kSites];
+    for (uint32_t i = 0; i < kSites; ++i) others[i] = static_cast<int64_t>(i % 7) - 3;
+    int samples = 0, groups_with_several = 0;
+    for (int round = 0; round < 40; ++round) {
+      for (bool is_signed : {true, false}) {
+        for (int64_t countdown = 1; countdown <= 5; ++countdown) {
+          for (uint32_t count : {1u, 2u, 3u, 7u, 23u}) {
+            sampler::runtime::ThreadState before = sampler::runtime::t_state;
+            sampler_countdown = countdown;
+            int in_group = 0;
+            for (uint32_t i = 0; i < count; ++i)
+              if (--sampler_countdown <= 0) {
+                ++in_group;
+                if (is_signed)
+                  sampler_take_compare(&site_scheme, i, 0, others[i]);
+                else
+                  sampler_take_compare_unsigned(&site_scheme, i, 0, static_cast<uint64_t>(others[i]));
+              }
+            samples += in_group;
+            groups_with_several += in_group > 1;
+            int64_t per_site = sampler_countdown;
+            uint32_t banked = sampler::runtime::t_state.banked;
+            sampler::runtime::t_state = before;
+            sampler_countdown = countdown;
+            if (is_signed)
+              sampler_take_compares(&group_scheme, 0, count, 0, others);
+            else
+              sampler_take_compares_unsigned(&group_scheme, 0, count, 0, reinterpret_cast<const uint64_t*>(others));
+            ASSERT_EQ(sampler_countdown, per_site) << countdown << " " << count;
+            ASSERT_EQ(sampler::runtime::t_state.banked, banked) << countdown << " " << count;
+            for (uint32_t v = 0; v < kSites * 3; ++v) ASSERT_EQ(group_values[v], site_values[v]) << "value " << v;
+          }
+        }
+      }
+    }
+    EXPECT_GT(samples, 1000);
+    EXPECT_GT(groups_with_several, 100);
+  });
 }
