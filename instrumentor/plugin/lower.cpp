@@ -64,7 +64,7 @@ class Lowering {
       if (!countdown_)
         countdown_ = new GlobalVariable(m_, Type::getInt64Ty(context_), false, GlobalValue::ExternalLinkage,
                                         nullptr, "sampler_countdown", nullptr, GlobalValue::InitialExecTLSModel);
-      if (amortized_) amortize();
+      copy_functions();
       for (size_t i = 0, end; i < points_.size(); i = end) {  // each function's largest group of pairs
         for (end = i + 1; end < points_.size() && points_[end].before == points_[i].before;) ++end;
         if (points_[i].kind == Point::Pair) {
@@ -163,11 +163,17 @@ class Lowering {
     return true;
   }
 
-  void amortize() {
+  // Each function that can be copied: its regions amortized, or (per-site checks) only its copy without sites.
+  void copy_functions() {
     std::map<Function*, std::vector<size_t>> by_function;
     for (size_t i = 0; i < points_.size(); ++i) by_function[points_[i].before->getFunction()].push_back(i);
     for (auto& [f, points] : by_function)
-      if (points.size() <= kMaxAmortizedSites && can_amortize(*f)) amortize(*f, points);
+      if (points.size() <= kMaxAmortizedSites && can_amortize(*f)) {
+        if (amortized_)
+          amortize(*f, points);
+        else
+          split_entry(*f);
+      }
   }
 
   // One function's points, indexed for its regions (each region looks at its own instructions only, so that a
@@ -188,13 +194,8 @@ class Lowering {
     // Cut after every call that may run sites, and after the entry block's allocas (they stay in the entry).
     std::set<BasicBlock*> heads;
     BasicBlock& entry = f.getEntryBlock();
-    Instruction* first = &*entry.getFirstInsertionPt();
-    while (isa<AllocaInst>(first)) first = first->getNextNode();
-    heads.insert(entry.splitBasicBlock(first, "sampler.entry"));
-    std::set<BasicBlock*> unsampled;
-    SmallVector<std::pair<const BasicBlock*, const BasicBlock*>, 8> back_edges;
-    FindFunctionBackedges(f, back_edges);
-    if (!back_edges.empty()) unsampled = add_unsampled_copy(f);
+    auto [body, unsampled] = split_entry(f);
+    heads.insert(body);
     std::vector<Instruction*> cuts;
     for (BasicBlock& block : f)
       if (!unsampled.count(&block))
@@ -267,6 +268,19 @@ class Lowering {
   // made before the regions are cut and cloned, and returns its blocks (the entry, holding the allocas both
   // copies use, branches to one or the other).
   static constexpr int64_t kUnsampledCountdown = int64_t{1} << 61;
+
+  // The function's entry split after its allocas; with a loop, the copy without sites. Returns the first block
+  // of the code with sites, and the copy's blocks.
+  std::pair<BasicBlock*, std::set<BasicBlock*>> split_entry(Function& f) {
+    BasicBlock& entry = f.getEntryBlock();
+    Instruction* first = &*entry.getFirstInsertionPt();
+    while (isa<AllocaInst>(first)) first = first->getNextNode();
+    BasicBlock* body = entry.splitBasicBlock(first, "sampler.entry");
+    SmallVector<std::pair<const BasicBlock*, const BasicBlock*>, 8> back_edges;
+    FindFunctionBackedges(f, back_edges);
+    if (back_edges.empty()) return {body, {}};
+    return {body, add_unsampled_copy(f)};
+  }
 
   std::set<BasicBlock*> add_unsampled_copy(Function& f) {
     BasicBlock& entry = f.getEntryBlock();

@@ -149,8 +149,8 @@ optimised)
       fail "$lto: the bitcode does not call the runtime, or still has markers:$(echo; cat lto-symbols.txt)"
   done
   # Sampling off, a function runs its copy without sites (the countdown does not move); sampling on, at a
-  # sparsity whose countdowns stay in reach, it passes its 2 * 1000 + 1 sites. -O0 and -O2, the same.
-  for level in -O0 -O2; do
+  # sparsity whose countdowns stay in reach, it passes its 2 * 1000 + 1 sites. -O0 and -O2, both checks.
+  for level in -O0 -O2 "-O2 -fsampler-countdown=site"; do
     "$cc" $level -fsampler-schemes=branches unsampled.c -o unsampled || fail "sampler-cc $level unsampled.c"
     off=$(./unsampled 1000) && on=$(SAMPLER_SPARSITY=1000000000000 SAMPLER_SEED=1 SAMPLER_FILE=on.report ./unsampled 1000) ||
       fail "$level: unsampled failed"
