@@ -520,8 +520,8 @@ extern "C" LLVM_ATTRIBUTE_WEAK ::llvm::PassPluginLibraryInfo llvmGetPassPluginIn
                   cleanup.addPass(llvm::GVNPass());
                   const sampler::plugin::UnitState& unit = sampler::plugin::unit_state();
                   if (unit.vectorize_loops) {
-                    cleanup.addPass(llvm::LoopVectorizePass(
-                        llvm::LoopVectorizeOptions(!unit.interleave_loops, !unit.vectorize_loops)));
+                    cleanup.addPass(llvm::LoopVectorizePass(llvm::LoopVectorizeOptions(
+                        /*InterleaveOnlyWhenForced=*/!unit.interleave_loops, /*VectorizeOnlyWhenForced=*/false)));
                     cleanup.addPass(llvm::InstCombinePass());
                     cleanup.addPass(llvm::SimplifyCFGPass());
                   }
