@@ -288,16 +288,8 @@ class Lowering {
     for (BasicBlock& block : f)
       if (&block != &entry) blocks.push_back(&block);
     ValueToValueMapTy map;
-    std::vector<BasicBlock*> copies;
-    for (BasicBlock* block : blocks) {
-      BasicBlock* copy = CloneBasicBlock(block, map, ".unsampled", &f);
-      map[block] = copy;
-      copies.push_back(copy);
-    }
-    remapInstructionsInBlocks(copies, map);
-    for (BasicBlock* copy : copies)
-      for (Instruction& inst : make_early_inc_range(*copy))
-        if (auto* call = dyn_cast<CallBase>(&inst); call && is_marker(*call)) call->eraseFromParent();
+    std::vector<BasicBlock*> copies = copy_blocks(f, blocks, ".unsampled", map);
+    erase_markers(copies);
     auto* jump = cast<BranchInst>(entry.getTerminator());
     BasicBlock* sampled = jump->getSuccessor(0);
     IRBuilder<> b(jump);
@@ -368,13 +360,7 @@ class Lowering {
     blocks[0] = body;
 
     ValueToValueMapTy map;
-    std::vector<BasicBlock*> clones;
-    for (BasicBlock* block : blocks) {
-      BasicBlock* clone = CloneBasicBlock(block, map, ".fast", &f);
-      map[block] = clone;
-      clones.push_back(clone);
-    }
-    remapInstructionsInBlocks(clones, map);
+    std::vector<BasicBlock*> clones = copy_blocks(f, blocks, ".fast", map);
     std::set<BasicBlock*> cloned(clones.begin(), clones.end());
     fast_blocks_.insert(clones.begin(), clones.end());
 
@@ -492,8 +478,26 @@ class Lowering {
           Value* passed = d.CreateSub(d.CreateLoad(i64, local_countdown_), ConstantInt::get(i64, found->second.size()));
           d.CreateStore(passed, local_countdown_);
         }
-    for (BasicBlock* clone : clones)
-      for (Instruction& inst : make_early_inc_range(*clone))
+    erase_markers(clones);
+  }
+
+  // Copies of `blocks` in `f`, named with `suffix`, their uses of one another's values and blocks remapped
+  // (`map`: original to copy).
+  static std::vector<BasicBlock*> copy_blocks(Function& f, const std::vector<BasicBlock*>& blocks,
+                                              const char* suffix, ValueToValueMapTy& map) {
+    std::vector<BasicBlock*> copies;
+    for (BasicBlock* block : blocks) {
+      BasicBlock* copy = CloneBasicBlock(block, map, suffix, &f);
+      map[block] = copy;
+      copies.push_back(copy);
+    }
+    remapInstructionsInBlocks(copies, map);
+    return copies;
+  }
+
+  static void erase_markers(const std::vector<BasicBlock*>& blocks) {
+    for (BasicBlock* block : blocks)
+      for (Instruction& inst : make_early_inc_range(*block))
         if (auto* call = dyn_cast<CallBase>(&inst); call && is_marker(*call)) call->eraseFromParent();
   }
 
