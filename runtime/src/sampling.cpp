@@ -302,7 +302,6 @@ bool take_opportunity_slowly() {
   return true;
 }
 
-
 void configure_sampling(bool enabled, double sparsity, bool seeded, uint64_t seed) {
   g_config.enabled = enabled && sparsity >= 1.0;
   g_config.sparsity = sparsity;
