@@ -83,7 +83,10 @@ class Lowering {
         i = end;
       }
     }
-    for (CallInst* marker : markers_) marker->eraseFromParent();
+    for (CallInst* marker : markers_) {
+      with_sites_.insert(marker->getFunction());
+      marker->eraseFromParent();
+    }
     if (getenv("SAMPLER_PASS_VERIFY") && verifyModule(m_, &errs())) report_fatal_error("sampler: broken module");
     return true;
   }
@@ -163,17 +166,20 @@ class Lowering {
     return true;
   }
 
-  // Each function that can be copied: its regions amortized, or (per-site checks) only its copy without sites.
+  // Each function with a loop gets its twin without sites, made before anything is lowered, and becomes the
+  // dispatch between the twin and its code with sites; then the regions of each function that can be copied are
+  // amortized.
   void copy_functions() {
     std::map<Function*, std::vector<size_t>> by_function;
     for (size_t i = 0; i < points_.size(); ++i) by_function[points_[i].before->getFunction()].push_back(i);
     for (auto& [f, points] : by_function)
-      if (points.size() <= kMaxAmortizedSites && can_amortize(*f)) {
-        if (amortized_)
-          amortize(*f, points);
-        else
-          split_entry(*f);
-      }
+      if (!f->hasAvailableExternallyLinkage() && has_loop(*f) && can_amortize(*f) && can_forward(*f))
+        twins_[f] = make_twin(*f);
+    for (auto& [f, twin] : twins_) call_twins(*twin);
+    for (auto& [f, points] : by_function) {
+      Function& sampled = twins_.count(f) ? dispatch(*f, points) : *f;
+      if (amortized_ && points.size() <= kMaxAmortizedSites && can_amortize(sampled)) amortize(sampled, points);
+    }
   }
 
   // One function's points, indexed for its regions (each region looks at its own instructions only, so that a
@@ -194,19 +200,18 @@ class Lowering {
     // Cut after every call that may run sites, and after the entry block's allocas (they stay in the entry).
     std::set<BasicBlock*> heads;
     BasicBlock& entry = f.getEntryBlock();
-    auto [body, unsampled] = split_entry(f);
+    BasicBlock* body = entry.splitBasicBlock(after_allocas(entry), "sampler.entry");
     heads.insert(body);
     std::vector<Instruction*> cuts;
     for (BasicBlock& block : f)
-      if (!unsampled.count(&block))
-        for (Instruction& inst : block)
-          if (cuts_region(inst)) {
-            if (inst.isTerminator()) {  // invoke
-              for (BasicBlock* next : successors(&block)) heads.insert(next);
-            } else {
-              cuts.push_back(inst.getNextNode());
-            }
+      for (Instruction& inst : block)
+        if (cuts_region(inst)) {
+          if (inst.isTerminator()) {  // invoke
+            for (BasicBlock* next : successors(&block)) heads.insert(next);
+          } else {
+            cuts.push_back(inst.getNextNode());
           }
+        }
     for (Instruction* at : cuts) heads.insert(at->getParent()->splitBasicBlock(at, "sampler.after_call"));
 
     // Regions, in reverse post-order: a block joins its predecessors' region if they all have the same one.
@@ -261,45 +266,120 @@ class Lowering {
   }
 
   // Sampling off, the countdown is out of reach (the runtime's 2^62, lowered by at most the sites run since): a
-  // thread whose countdown is at least 2^61 when it calls a function with a loop runs a copy of it without sites,
-  // checks or countdown, as fast as the program built without sampler-cc (a function without loops checks about
-  // as often either way: once, and after each call). With sampling on, no draw comes near 2^61 below a sparsity
-  // of about 10^17, where the sample a skipped opportunity could have been is not expected in years. The copy is
-  // made before the regions are cut and cloned, and returns its blocks (the entry, holding the allocas both
-  // copies use, branches to one or the other).
+  // thread whose countdown is at least 2^61 when it calls a function with a loop runs the function's twin
+  // without sites, checks or countdown, as fast as the program built without sampler-cc. The twin is a function
+  // of its own (its own registers and prologue, its loops vectorized again) and calls the twins of the unit's
+  // other functions directly, so a thread with sampling off checks once where it enters the unit's code with
+  // loops (a function without loops checks about as often either way: once, and after each call). With
+  // sampling on, no draw comes near 2^61 below a sparsity of about 10^17, where the sample a skipped opportunity
+  // could have been is not expected in years.
   static constexpr int64_t kUnsampledCountdown = int64_t{1} << 61;
 
-  // The function's entry split after its allocas; with a loop, the copy without sites. Returns the first block
-  // of the code with sites, and the copy's blocks.
-  std::pair<BasicBlock*, std::set<BasicBlock*>> split_entry(Function& f) {
-    BasicBlock& entry = f.getEntryBlock();
-    Instruction* first = &*entry.getFirstInsertionPt();
-    while (isa<AllocaInst>(first)) first = first->getNextNode();
-    BasicBlock* body = entry.splitBasicBlock(first, "sampler.entry");
+  static bool has_loop(Function& f) {
     SmallVector<std::pair<const BasicBlock*, const BasicBlock*>, 8> back_edges;
     FindFunctionBackedges(f, back_edges);
-    if (back_edges.empty()) return {body, {}};
-    return {body, add_unsampled_copy(f)};
+    return !back_edges.empty();
   }
 
-  std::set<BasicBlock*> add_unsampled_copy(Function& f) {
-    BasicBlock& entry = f.getEntryBlock();
-    std::vector<BasicBlock*> blocks;
-    for (BasicBlock& block : f)
-      if (&block != &entry) blocks.push_back(&block);
+  // A function whose arguments a guaranteed tail call (musttail) can hand on.
+  static bool can_forward(Function& f) {
+    if (f.isVarArg() || f.hasFnAttribute(Attribute::Naked)) return false;
+    for (Argument& arg : f.args())
+      if (arg.hasInAllocaAttr() || arg.hasPreallocatedAttr() || arg.hasSwiftErrorAttr()) return false;
+    return true;
+  }
+
+  // A function local to the unit beside f, named f.SUFFIX, in f's comdat (discarded with f's group when the
+  // linker keeps another unit's f). Private: no symbol, so that llvm-symbolizer, which prefers the symbol
+  // table's name to DWARF's, names its code f as DWARF does, and a crash's stack reads the same whichever of
+  // the two ran.
+  static void make_local(Function& copy, Function& f, const char* suffix) {
+    copy.setName(f.getName() + suffix);
+    copy.setLinkage(GlobalValue::PrivateLinkage);
+    copy.setVisibility(GlobalValue::DefaultVisibility);
+    copy.setDLLStorageClass(GlobalValue::DefaultStorageClass);
+    copy.setUnnamedAddr(GlobalValue::UnnamedAddr::Global);
+    copy.setComdat(f.getComdat());
+  }
+
+  // The twin: f cloned, with a debug subprogram of its own (backtraces and debuggers name it as f), its markers
+  // gone.
+  Function* make_twin(Function& f) {
     ValueToValueMapTy map;
-    std::vector<BasicBlock*> copies = copy_blocks(f, blocks, ".unsampled", map);
-    erase_markers(copies);
-    auto* jump = cast<BranchInst>(entry.getTerminator());
-    BasicBlock* sampled = jump->getSuccessor(0);
-    IRBuilder<> b(jump);
-    b.SetCurrentDebugLocation(sampled->getFirstNonPHIOrDbg()->getDebugLoc());
+    Function* twin = CloneFunction(&f, map);
+    make_local(*twin, f, ".unsampled");
+    std::vector<BasicBlock*> blocks;
+    for (BasicBlock& block : *twin) blocks.push_back(&block);
+    erase_markers(blocks);
+    return twin;
+  }
+
+  // The twin's calls of the unit's functions that have twins go to those twins: no check on the way.
+  void call_twins(Function& twin) {
+    for (Instruction& inst : instructions(twin))
+      if (auto* call = dyn_cast<CallBase>(&inst))
+        if (auto found = twins_.find(call->getCalledFunction()); found != twins_.end())
+          call->setCalledFunction(found->second);
+  }
+
+  // f's code with sites moves to a function of its own, f.sampled, and f (its address, its symbol) becomes the
+  // dispatch: a guaranteed tail call of the twin when the thread's countdown is out of reach, of f.sampled
+  // otherwise. Neither shares a prologue with the other, or a register with the check. Returns f.sampled
+  // (`indices`: f's points, whose operands may be f's arguments).
+  Function& dispatch(Function& f, const std::vector<size_t>& indices) {
+    Function* sampled = Function::Create(f.getFunctionType(), f.getLinkage(), f.getAddressSpace(), "", &m_);
+    sampled->copyAttributesFrom(&f);
+    make_local(*sampled, f, ".sampled");
+    sampled->setSubprogram(f.getSubprogram());
+    f.setSubprogram(nullptr);
+    sampled->splice(sampled->end(), &f);
+    std::map<Value*, Value*> moved;
+    for (auto [from, to] : zip(f.args(), sampled->args())) {
+      to.takeName(&from);
+      from.replaceAllUsesWith(&to);
+      moved[&from] = &to;
+    }
+    for (size_t i : indices)  // the points hold values, not uses
+      for (Value** operand : {&points_[i].value, &points_[i].other, &points_[i].site, &points_[i].scheme})
+        if (auto found = moved.find(*operand); found != moved.end()) *operand = found->second;
+    if (f.hasPersonalityFn()) f.setPersonalityFn(nullptr);
+
+    BasicBlock* entry = BasicBlock::Create(context_, "sampler.dispatch", &f);
+    BasicBlock* off = BasicBlock::Create(context_, "sampler.unsampled", &f);
+    BasicBlock* on = BasicBlock::Create(context_, "sampler.sampled", &f);
+    IRBuilder<> b(entry);
     Type* i64 = Type::getInt64Ty(context_);
-    Value* off = b.CreateICmpSGE(b.CreateLoad(i64, b.CreateThreadLocalAddress(countdown_)),
-                                 ConstantInt::get(i64, kUnsampledCountdown), "sampler.off");
-    b.CreateCondBr(off, cast<BasicBlock>(map[sampled]), sampled);
-    jump->eraseFromParent();
-    return {copies.begin(), copies.end()};
+    Value* out_of_reach = b.CreateICmpSGE(b.CreateLoad(i64, b.CreateThreadLocalAddress(countdown_)),
+                                          ConstantInt::get(i64, kUnsampledCountdown), "sampler.off");
+    b.CreateCondBr(out_of_reach, off, on);
+    std::vector<Value*> args;
+    for (Argument& arg : f.args()) args.push_back(&arg);
+    for (auto [block, callee] : {std::pair{off, twins_[&f]}, std::pair{on, sampled}}) {
+      IRBuilder<> tail(block);
+      CallInst* call = tail.CreateCall(callee, args);
+      call->setTailCallKind(CallInst::TCK_MustTail);
+      call->setCallingConv(f.getCallingConv());
+      call->setAttributes(call_attributes(f));
+      if (f.getReturnType()->isVoidTy())
+        tail.CreateRetVoid();
+      else
+        tail.CreateRet(call);
+    }
+    return *sampled;
+  }
+
+  // f's return and parameter attributes, for a call that hands f's arguments on (musttail wants them alike).
+  AttributeList call_attributes(Function& f) {
+    AttributeList attributes = f.getAttributes();
+    std::vector<AttributeSet> params;
+    for (unsigned i = 0; i < f.arg_size(); ++i) params.push_back(attributes.getParamAttrs(i));
+    return AttributeList::get(context_, AttributeSet(), attributes.getRetAttrs(), params);
+  }
+
+  static Instruction* after_allocas(BasicBlock& entry) {
+    Instruction* first = &*entry.getFirstInsertionPt();
+    while (isa<AllocaInst>(first)) first = first->getNextNode();
+    return first;
   }
 
   static bool has_token(const std::vector<BasicBlock*>& blocks) {  // a token cannot flow through a phi
@@ -495,10 +575,25 @@ class Lowering {
     return copies;
   }
 
+  // The markers of `blocks` erased, and what only they used (the other operands of a pair, a sign's widening).
   static void erase_markers(const std::vector<BasicBlock*>& blocks) {
+    std::vector<CallBase*> markers;
     for (BasicBlock* block : blocks)
-      for (Instruction& inst : make_early_inc_range(*block))
-        if (auto* call = dyn_cast<CallBase>(&inst); call && is_marker(*call)) call->eraseFromParent();
+      for (Instruction& inst : *block)
+        if (auto* call = dyn_cast<CallBase>(&inst); call && is_marker(*call)) markers.push_back(call);
+    SmallVector<WeakTrackingVH, 16> operands;
+    for (CallBase* marker : markers) {
+      for (Value* operand : marker->args())
+        if (isa<Instruction>(operand)) operands.emplace_back(operand);
+      marker->eraseFromParent();
+    }
+    RecursivelyDeleteTriviallyDeadInstructionsPermissive(operands);
+  }
+
+  // The functions whose sites were lowered, and their twins.
+  void functions(std::vector<Function*>& with_sites, std::vector<Function*>& twins) const {
+    with_sites.assign(with_sites_.begin(), with_sites_.end());
+    for (auto& [f, twin] : twins_) twins.push_back(twin);
   }
 
  private:
@@ -649,12 +744,20 @@ class Lowering {
   std::set<BasicBlock*> fast_blocks_;                // the function's clones
   std::map<Function*, uint64_t> most_pairs_;         // the most pairs one assignment has, per function
   std::map<Function*, AllocaInst*> pair_operands_;   // an array of that many, for sampler_take_compares()
+  std::map<Function*, Function*> twins_;              // function -> its twin without sites
+  std::set<Function*> with_sites_;                    // the functions whose markers were lowered
   GlobalVariable* countdown_ = nullptr;
   AllocaInst* local_countdown_ = nullptr;  // the function's, for the clones of its regions
 };
 
 }  // namespace
 
-bool lower_sites(Module& module, bool amortized) { return Lowering(module, amortized).run(); }
+LoweredSites lower_sites(Module& module, bool amortized) {
+  Lowering lowering(module, amortized);
+  LoweredSites result;
+  result.changed = lowering.run();
+  lowering.functions(result.with_sites, result.twins);
+  return result;
+}
 
 }  // namespace sampler::plugin

@@ -469,10 +469,10 @@ bool thin_lto_compile(const Module& module) {
 }
 
 // Lowers the unit's sites with its settings, and ends the unit: the next one compiled in this process starts afresh.
-bool lower_unit(Module& module) {
-  bool changed = lower_sites(module, unit_state().countdown != "site");
+LoweredSites lower_unit(Module& module) {
+  LoweredSites lowered = lower_sites(module, unit_state().countdown != "site");
   unit_state() = UnitState();
-  return changed;
+  return lowered;
 }
 
 struct CollectSitesPass : PassInfoMixin<CollectSitesPass> {
@@ -486,9 +486,39 @@ struct CollectSitesPass : PassInfoMixin<CollectSitesPass> {
   static bool isRequired() { return true; }  // also at -O0 and in optnone functions
 };
 
+// The lowering, then (when optimising) a short clean-up of what it made, and only of that: mem2reg gives the
+// local countdown a register, and instcombine, simplifycfg and GVN merge the fast paths' adjacent countdown
+// updates and forward the thread's countdown from one region to the next (gzip -9 executes 15% fewer
+// instructions with them, sampling off). The twins without sites (lower.cpp) are the program's code without the
+// markers, which kept the optimiser from speculating branches into selects and the vectorizer out of their
+// loops: simplifycfg and instcombine, and where clang vectorizes loops (-O2 and above), the loop vectorizer
+// (gzip's fill_window: 2.2M instructions instead of 51M, as built by plain clang).
 struct LowerSitesPass : PassInfoMixin<LowerSitesPass> {
-  PreservedAnalyses run(Module& module, ModuleAnalysisManager&) {
-    return lower_unit(module) ? PreservedAnalyses::none() : PreservedAnalyses::all();
+  bool optimising;
+  PreservedAnalyses run(Module& module, ModuleAnalysisManager& analyses) {
+    bool vectorize = unit_state().vectorize_loops, interleave = unit_state().interleave_loops;
+    LoweredSites lowered = lower_unit(module);
+    if (!lowered.changed) return PreservedAnalyses::all();
+    if (!optimising) return PreservedAnalyses::none();
+    FunctionPassManager sites;
+    sites.addPass(PromotePass());
+    sites.addPass(InstCombinePass());
+    sites.addPass(SimplifyCFGPass());
+    sites.addPass(GVNPass());
+    FunctionPassManager twins;
+    if (vectorize)
+      twins.addPass(LoopVectorizePass(LoopVectorizeOptions(/*InterleaveOnlyWhenForced=*/!interleave,
+                                                           /*VectorizeOnlyWhenForced=*/false)));
+    twins.addPass(InstCombinePass());
+    twins.addPass(SimplifyCFGPass());
+    FunctionAnalysisManager& functions = analyses.getResult<FunctionAnalysisManagerModuleProxy>(module).getManager();
+    auto clean = [&](FunctionPassManager& passes, Function* f) {
+      functions.invalidate(*f, PreservedAnalyses::none());  // the lowering changed it
+      functions.invalidate(*f, passes.run(*f, functions));
+    };
+    for (Function* f : lowered.with_sites) clean(sites, f);
+    for (Function* f : lowered.twins) clean(twins, f);
+    return PreservedAnalyses::none();
   }
   static bool isRequired() { return true; }
 };
@@ -497,12 +527,7 @@ struct LowerSitesPass : PassInfoMixin<LowerSitesPass> {
 }  // namespace sampler::plugin
 
 // Sites are collected where the code is as clang wrote it and lowered after the optimiser (site_marker.h says
-// why). Then a short clean-up on the lowered code: mem2reg gives the local countdown a register, and
-// instcombine, simplifycfg and GVN merge the fast paths' adjacent countdown updates and forward the thread's
-// countdown from one region to the next (gzip -9 executes 15% fewer instructions with them, sampling off).
-// Where clang vectorizes loops (-O2 and above), the clean-up does too: the markers kept the optimiser's
-// vectorizer out of the loops with sites, and their copies without sites (lower.cpp) are plain loops again
-// (gzip's fill_window: 2.2M instructions instead of 51M, as built by plain clang).
+// why).
 extern "C" LLVM_ATTRIBUTE_WEAK ::llvm::PassPluginLibraryInfo llvmGetPassPluginInfo() {
   return {LLVM_PLUGIN_API_VERSION, "sampler", "0.1", [](llvm::PassBuilder& builder) {
             builder.registerPipelineStartEPCallback(
@@ -511,21 +536,7 @@ extern "C" LLVM_ATTRIBUTE_WEAK ::llvm::PassPluginLibraryInfo llvmGetPassPluginIn
                 });
             builder.registerOptimizerLastEPCallback(
                 [](llvm::ModulePassManager& manager, llvm::OptimizationLevel level) {
-                  manager.addPass(sampler::plugin::LowerSitesPass());
-                  if (level == llvm::OptimizationLevel::O0) return;
-                  llvm::FunctionPassManager cleanup;
-                  cleanup.addPass(llvm::PromotePass());
-                  cleanup.addPass(llvm::InstCombinePass());
-                  cleanup.addPass(llvm::SimplifyCFGPass());
-                  cleanup.addPass(llvm::GVNPass());
-                  const sampler::plugin::UnitState& unit = sampler::plugin::unit_state();
-                  if (unit.vectorize_loops) {
-                    cleanup.addPass(llvm::LoopVectorizePass(llvm::LoopVectorizeOptions(
-                        /*InterleaveOnlyWhenForced=*/!unit.interleave_loops, /*VectorizeOnlyWhenForced=*/false)));
-                    cleanup.addPass(llvm::InstCombinePass());
-                    cleanup.addPass(llvm::SimplifyCFGPass());
-                  }
-                  manager.addPass(llvm::createModuleToFunctionPassAdaptor(std::move(cleanup)));
+                  manager.addPass(sampler::plugin::LowerSitesPass{{}, level != llvm::OptimizationLevel::O0});
                 });
           }};
 }

@@ -18,6 +18,7 @@
 #include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 namespace sampler::plugin {
 
@@ -60,8 +61,15 @@ inline std::optional<std::pair<SiteKind, bool>> site_marker_kind(const llvm::Fun
   return std::nullopt;
 }
 
+/// What the lowering changed: the functions whose markers it lowered, and the twins without sites it made.
+struct LoweredSites {
+  bool changed = false;  // false when there was no marker
+  std::vector<llvm::Function*> with_sites;
+  std::vector<llvm::Function*> twins;
+};
+
 /// The lowering (lower.cpp): every marker of `module` becomes its fast and slow paths, per acyclic region when
-/// `amortized`, else per site. False when there was no marker.
-bool lower_sites(llvm::Module& module, bool amortized);
+/// `amortized`, else per site.
+LoweredSites lower_sites(llvm::Module& module, bool amortized);
 
 }  // namespace sampler::plugin
