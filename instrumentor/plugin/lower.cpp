@@ -314,12 +314,17 @@ class Lowering {
     return twin;
   }
 
-  // The twin's calls of the unit's functions that have twins go to those twins: no check on the way.
+  // The twin's calls of the unit's functions that have twins go to those twins: no check on the way. Not when
+  // the callee's twin is in a comdat group the caller is not in (the linker may discard that group, and keep
+  // another unit's f), nor when the linker or the loader may replace f (weak).
   void call_twins(Function& twin) {
     for (Instruction& inst : instructions(twin))
       if (auto* call = dyn_cast<CallBase>(&inst))
-        if (auto found = twins_.find(call->getCalledFunction()); found != twins_.end())
-          call->setCalledFunction(found->second);
+        if (auto found = twins_.find(call->getCalledFunction()); found != twins_.end()) {
+          const Comdat* group = found->second->getComdat();
+          if (!found->first->isInterposable() && (!group || group == twin.getComdat()))
+            call->setCalledFunction(found->second);
+        }
   }
 
   // f's code with sites moves to a function of its own, f.sampled, and f (its address, its symbol) becomes the

@@ -24,7 +24,7 @@ uint32_t g_configuration = 0;
 namespace {
 
 /// A countdown that is never reached in practice (2^62 opportunities). Sampling off sets it, and sampler-cc's
-/// functions run their copy without sites for any countdown from 2^61 (docs/instrumenting.md section 4).
+/// functions run their twin without sites for any countdown from 2^61 (docs/instrumenting.md section 4).
 constexpr int64_t kNever = int64_t{1} << 62;
 
 struct Configuration {

@@ -148,7 +148,7 @@ optimised)
     grep -q sampler_take_counter lto-symbols.txt && ! grep -q '__sampler\.site' lto-symbols.txt ||
       fail "$lto: the bitcode does not call the runtime, or still has markers:$(echo; cat lto-symbols.txt)"
   done
-  # Sampling off, a function runs its copy without sites (the countdown does not move); sampling on, at a
+  # Sampling off, a function runs its twin without sites (the countdown does not move); sampling on, at a
   # sparsity whose countdowns stay in reach, it passes its 2 * 1000 + 1 sites. -O0 and -O2, both checks.
   for level in -O0 -O2 "-O2 -fsampler-countdown=site"; do
     "$cc" $level -fsampler-schemes=branches unsampled.c -o unsampled || fail "sampler-cc $level unsampled.c"
@@ -156,6 +156,22 @@ optimised)
       fail "$level: unsampled failed"
     [ "$off" = "332667 out-of-reach 0" ] || fail "$level: sampling off, the call moved the countdown: $off"
     [ "$on" = "332667 in-reach 2001" ] || fail "$level: sampling on, the call did not pass its sites: $on"
+    [ "$(./unsampled 1000 twice | head -1)" = 948702 ] || fail "$level: sums() computed $(./unsampled 1000 twice)"
+    # The twins have no symbol (llvm-symbolizer names their code by DWARF, as the function), and the twin of
+    # sums() calls sum()'s, not sum(), which would check the countdown again.
+    nm unsampled | grep -q 'sampled' && fail "$level: the twins have symbols: $(nm unsampled | grep sampled)"
+    "$cc" $level -fsampler-schemes=branches -S unsampled.c -o unsampled.s || fail "sampler-cc $level -S unsampled.c"
+    awk '/^\.Lsums\.unsampled:/ { twin = 1 } twin && /\.cfi_endproc/ { exit } twin' unsampled.s >twin.s
+    grep -Eq 'call[a-z]*[[:space:]]+\.Lsum\.unsampled' twin.s ||
+      fail "$level: the twin of sums() does not call sum()'s twin:$(echo; cat twin.s)"
+  done
+  # C++: an inline function with a loop in two units. Each unit emits it and its twin in its comdat group, and
+  # the linker keeps one group: the twin of odd_in_squares() (outside the group) calls count_odd(), not the twin
+  # in the group the linker may discard.
+  for level in -O0 -O2; do
+    "$cxx" $level -Wall -Werror twins_a.cpp twins_b.cpp -o twins || fail "sampler-c++ $level twins_a.cpp twins_b.cpp"
+    [ "$(./twins 1001)" = "500 500" ] && [ "$(SAMPLER_SPARSITY=1 SAMPLER_FILE=twins.report ./twins 1001)" = "500 500" ] ||
+      fail "$level: twins printed $(./twins 1001)"
   done
   ;;
 pairs_rules)
