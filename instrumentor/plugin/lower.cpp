@@ -641,7 +641,10 @@ class Lowering {
 
   // The pairs of one assignment, numbered first ... first + k - 1: their k fast and slow paths as one call of
   // sampler_take_compares(), the operands in the function's array (k stores rather than k checks and calls: the
-  // code generator's time and the code's size go with the instructions, and pairs are most of them).
+  // code generator's time and the code's size go with the instructions, and pairs are most of them). The
+  // constants the group ends with (the AST half puts the function's constants last) go to read-only data
+  // instead, shared by the groups that end alike, and the call is sampler_take_compares_constants(): most
+  // operands are constants (bzip2's library: 86 %), and each was a store of its own.
   bool take_compares(size_t begin, size_t end, Instruction* at) {
     const Point& p = points_[begin];
     auto* first = dyn_cast<ConstantInt>(p.site);
@@ -655,21 +658,47 @@ class Lowering {
     Function* f = p.before->getFunction();
     Type* i32 = Type::getInt32Ty(context_);
     Type* i64 = Type::getInt64Ty(context_);
-    AllocaInst*& others = pair_operands_[f];
-    if (!others) {
-      IRBuilder<> entry(&*f->getEntryBlock().getFirstInsertionPt());
-      others = entry.CreateAlloca(ArrayType::get(i64, most_pairs_[f]), nullptr, "sampler.pair_operands");
-    }
+    PointerType* ptr = PointerType::getUnqual(context_);
+    bool is_signed = p.is_signed && !p.value->getType()->isPointerTy();
+    size_t variables_end = end;
+    while (variables_end > begin && isa<ConstantInt>(points_[variables_end - 1].other)) --variables_end;
     IRBuilder<> slow(at);
     slow.SetCurrentDebugLocation(p.before->getDebugLoc());
-    bool is_signed = p.is_signed && !p.value->getType()->isPointerTy();
-    for (size_t i = begin; i < end; ++i)
-      slow.CreateStore(widen(slow, points_[i].other, is_signed),
-                       slow.CreateConstInBoundsGEP2_64(others->getAllocatedType(), others, 0, i - begin));
-    FunctionCallee take = runtime(is_signed ? "sampler_take_compares" : "sampler_take_compares_unsigned",
-                                  {i32, i64, PointerType::getUnqual(context_)});
-    slow.CreateCall(take, {p.scheme, first, ConstantInt::get(i32, end - begin), widen(slow, p.value, is_signed),
-                           others});
+    Value* variables = ConstantPointerNull::get(ptr);
+    if (variables_end > begin) {
+      AllocaInst*& array = pair_operands_[f];
+      if (!array) {
+        IRBuilder<> entry(&*f->getEntryBlock().getFirstInsertionPt());
+        array = entry.CreateAlloca(ArrayType::get(i64, most_pairs_[f]), nullptr, "sampler.pair_operands");
+      }
+      for (size_t i = begin; i < variables_end; ++i)
+        slow.CreateStore(widen(slow, points_[i].other, is_signed),
+                         slow.CreateConstInBoundsGEP2_64(array->getAllocatedType(), array, 0, i - begin));
+      variables = array;
+    }
+    Value* count = ConstantInt::get(i32, end - begin);
+    Value* value = widen(slow, p.value, is_signed);
+    if (variables_end == end) {
+      FunctionCallee take = runtime(is_signed ? "sampler_take_compares" : "sampler_take_compares_unsigned",
+                                    {i32, i64, ptr});
+      slow.CreateCall(take, {p.scheme, first, count, value, variables});
+      return true;
+    }
+    std::vector<uint64_t> constants{end - variables_end};  // their number, then each widened to 64 bits
+    for (size_t i = variables_end; i < end; ++i) {
+      const APInt& c = cast<ConstantInt>(points_[i].other)->getValue();
+      constants.push_back(is_signed ? c.sextOrTrunc(64).getZExtValue() : c.zextOrTrunc(64).getZExtValue());
+    }
+    GlobalVariable*& table = pair_constants_[constants];
+    if (!table) {
+      Constant* init = ConstantDataArray::get(context_, ArrayRef<uint64_t>(constants));
+      table = new GlobalVariable(m_, init->getType(), true, GlobalValue::PrivateLinkage, init, "sampler.pair_constants");
+      table->setUnnamedAddr(GlobalValue::UnnamedAddr::Global);
+    }
+    FunctionCallee take = runtime(is_signed ? "sampler_take_compares_constants"
+                                            : "sampler_take_compares_constants_unsigned",
+                                  {i32, i64, ptr, ptr});
+    slow.CreateCall(take, {p.scheme, first, count, value, variables, table});
     return true;
   }
 
@@ -749,6 +778,7 @@ class Lowering {
   std::set<BasicBlock*> fast_blocks_;                // the function's clones
   std::map<Function*, uint64_t> most_pairs_;         // the most pairs one assignment has, per function
   std::map<Function*, AllocaInst*> pair_operands_;   // an array of that many, for sampler_take_compares()
+  std::map<std::vector<uint64_t>, GlobalVariable*> pair_constants_;  // the unit's constant ends of groups
   std::map<Function*, Function*> twins_;              // function -> its twin without sites
   std::set<Function*> with_sites_;                    // the functions whose markers were lowered
   GlobalVariable* countdown_ = nullptr;

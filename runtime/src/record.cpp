@@ -95,12 +95,24 @@ inline void record_compare(sampler_scheme* scheme, uint32_t site, uint64_t value
   record_counter(scheme, site, column);
 }
 
-// The sites of sampler_take_compares() that sample, in order, from site `i` on: each site takes one off the
-// countdown and samples when it reaches zero, so the sites before that pass without a look (the loop runs once per
-// sample, not per site). `others` points to int64_t for the signed entry point (which may alias uint64_t).
+/// The other operands of a group's sites, as the entry points take them: others[i] (`constants` null), or with
+/// the constants apart (sampler_take_compares_constants): variables[i] for the first count - constants[0] sites,
+/// then constants[1], constants[2], ... Signed entry points' int64_t arrays are read as uint64_t (which may alias).
+struct Others {
+  const uint64_t* variables;
+  const uint64_t* constants;
+  uint64_t at(uint32_t i, uint32_t count) const {
+    if (!constants) return variables[i];
+    uint32_t first_constant = count - static_cast<uint32_t>(constants[0]);
+    return i < first_constant ? variables[i] : constants[1 + i - first_constant];
+  }
+};
+
+// The sites of a group that sample, in order, from site `i` on: each site takes one off the countdown and samples
+// when it reaches zero, so the sites before that pass without a look (the loop runs once per sample, not per site).
 template <bool kSigned>
 __attribute__((noinline)) void take_group_from(uint32_t i, uint32_t count, sampler_scheme* scheme,
-                                               uint32_t first_site, uint64_t value, const uint64_t* others) {
+                                               uint32_t first_site, uint64_t value, Others others) {
   for (; i < count; ++i) {
     int64_t countdown = sampler_countdown;
     uint64_t passing = countdown > 1 ? static_cast<uint64_t>(countdown - 1) : 0;
@@ -110,16 +122,15 @@ __attribute__((noinline)) void take_group_from(uint32_t i, uint32_t count, sampl
     }
     i += static_cast<uint32_t>(passing);
     sampler_countdown = 0;
-    if (take_opportunity()) record_compare<kSigned>(scheme, first_site + i, value, others[i]);
+    if (take_opportunity()) record_compare<kSigned>(scheme, first_site + i, value, others.at(i, count));
   }
 }
 
 /// Site i sampled (its countdown is drawn): records it, then the rest of the group.
 template <bool kSigned>
 __attribute__((noinline)) void record_then_take_group_from(uint32_t i, uint32_t count, sampler_scheme* scheme,
-                                                           uint32_t first_site, uint64_t value,
-                                                           const uint64_t* others) {
-  record_compare<kSigned>(scheme, first_site + i, value, others[i]);
+                                                           uint32_t first_site, uint64_t value, Others others) {
+  record_compare<kSigned>(scheme, first_site + i, value, others.at(i, count));
   take_group_from<kSigned>(i + 1, count, scheme, first_site, value, others);
 }
 
@@ -127,8 +138,7 @@ __attribute__((noinline)) void record_then_take_group_from(uint32_t i, uint32_t 
 // countdown it draws outlasts the rest of the group. Every call is a tail call (stamp_times, or the functions above
 // for the other cases, which go on from the same state), so the common case saves no registers.
 template <bool kSigned>
-inline void take_group(uint32_t count, sampler_scheme* scheme, uint32_t first_site, uint64_t value,
-                       const uint64_t* others) {
+inline void take_group(uint32_t count, sampler_scheme* scheme, uint32_t first_site, uint64_t value, Others others) {
   int64_t countdown = sampler_countdown;
   uint64_t passing = countdown > 1 ? static_cast<uint64_t>(countdown - 1) : 0;
   if (passing >= count) {
@@ -144,7 +154,7 @@ inline void take_group(uint32_t count, sampler_scheme* scheme, uint32_t first_si
   int64_t next = sampler_countdown;
   if (__builtin_expect(next > static_cast<int64_t>(after), 1)) {
     sampler_countdown = next - after;
-    return record_compare<kSigned>(scheme, first_site + i, value, others[i]);
+    return record_compare<kSigned>(scheme, first_site + i, value, others.at(i, count));
   }
   return record_then_take_group_from<kSigned>(i, count, scheme, first_site, value, others);
 }
@@ -182,12 +192,25 @@ SAMPLER_API void sampler_take_compare_unsigned(sampler_scheme* scheme, uint32_t 
 
 SAMPLER_API void sampler_take_compares(sampler_scheme* scheme, uint32_t first_site, uint32_t count, int64_t value,
                                        const int64_t* others) {
-  take_group<true>(count, scheme, first_site, static_cast<uint64_t>(value), reinterpret_cast<const uint64_t*>(others));
+  take_group<true>(count, scheme, first_site, static_cast<uint64_t>(value),
+                   {reinterpret_cast<const uint64_t*>(others), nullptr});
 }
 
 SAMPLER_API void sampler_take_compares_unsigned(sampler_scheme* scheme, uint32_t first_site, uint32_t count,
                                                 uint64_t value, const uint64_t* others) {
-  take_group<false>(count, scheme, first_site, value, others);
+  take_group<false>(count, scheme, first_site, value, {others, nullptr});
+}
+
+SAMPLER_API void sampler_take_compares_constants(sampler_scheme* scheme, uint32_t first_site, uint32_t count,
+                                                 int64_t value, const int64_t* variables, const int64_t* constants) {
+  take_group<true>(count, scheme, first_site, static_cast<uint64_t>(value),
+                   {reinterpret_cast<const uint64_t*>(variables), reinterpret_cast<const uint64_t*>(constants)});
+}
+
+SAMPLER_API void sampler_take_compares_constants_unsigned(sampler_scheme* scheme, uint32_t first_site,
+                                                          uint32_t count, uint64_t value, const uint64_t* variables,
+                                                          const uint64_t* constants) {
+  take_group<false>(count, scheme, first_site, value, {variables, constants});
 }
 
 SAMPLER_API void sampler_take_float_kind(sampler_scheme* scheme, uint32_t site, float value) {

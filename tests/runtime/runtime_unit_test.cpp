@@ -3,8 +3,10 @@
 // very process. Links libsampler.a and its internal headers.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <iterator>
 #include <limits>
 #include <set>
 #include <string>
@@ -749,7 +751,8 @@ TEST(Sampling, RegionMacrosSampleAsPerSiteChecks) {
 
 // sampler_take_compares() stands for the fast paths of `count` pair sites (what sampler-cc emits for the pairs of
 // one assignment): from any countdown, the same sites sample with the same columns, and the countdown ends where
-// one check per site leaves it; signed and unsigned, operands below, equal to and above the value.
+// one check per site leaves it; signed and unsigned, operands below, equal to and above the value. So does
+// sampler_take_compares_constants(), at every split between variables and constants.
 TEST(Sampling, GroupOfComparesSamplesAsPerSiteChecks) {
   constexpr uint32_t kSites = 7;
   uint64_t group_values[kSites * 3] = {}, site_values[kSites * 3] = {};
@@ -757,6 +760,9 @@ TEST(Sampling, GroupOfComparesSamplesAsPerSiteChecks) {
                                  nullptr, nullptr};
   sampler_scheme site_scheme = group_scheme;
   site_scheme.values = site_values;
+  uint64_t split_values[kSites * 3] = {};
+  sampler_scheme split_scheme = group_scheme;
+  split_scheme.values = split_values;
   sampler_countdown = 1;
   sampler_take_compare(&site_scheme, kSites, 0, 0);  // initialises the runtime and this thread (site out of range)
   sampler::runtime::configure_sampling(true, 1.0, true, 1);  // after a sample, the next opportunity samples
@@ -765,6 +771,8 @@ TEST(Sampling, GroupOfComparesSamplesAsPerSiteChecks) {
   for (bool is_signed : {true, false}) {
     for (int64_t countdown = 1; countdown <= 9; ++countdown) {
       for (uint32_t count = 1; count <= 6; ++count) {
+        uint64_t before[kSites * 3];
+        std::copy(std::begin(site_values), std::end(site_values), before);
         sampler_countdown = countdown;
         for (uint32_t i = 0; i < count; ++i)
           if (--sampler_countdown <= 0) {
@@ -782,6 +790,22 @@ TEST(Sampling, GroupOfComparesSamplesAsPerSiteChecks) {
           sampler_take_compares_unsigned(&group_scheme, 1, count, 5, reinterpret_cast<const uint64_t*>(others));
         EXPECT_EQ(sampler_countdown, per_site) << countdown << " " << count;
         for (uint32_t v = 0; v < kSites * 3; ++v) EXPECT_EQ(group_values[v], site_values[v]) << "value " << v;
+        // The same with the last `constant_count` operands apart (sampler_take_compares_constants), for every
+        // split: each run samples as the per-site checks, so the counts grow alike.
+        for (uint32_t constant_count = 0; constant_count <= count; ++constant_count) {
+          int64_t constants[kSites + 1] = {constant_count};
+          for (uint32_t i = 0; i < constant_count; ++i) constants[1 + i] = others[count - constant_count + i];
+          std::copy(std::begin(before), std::end(before), split_values);
+          sampler_countdown = countdown;
+          if (is_signed)
+            sampler_take_compares_constants(&split_scheme, 1, count, 5, others, constants);
+          else
+            sampler_take_compares_constants_unsigned(&split_scheme, 1, count, 5,
+                                                     reinterpret_cast<const uint64_t*>(others),
+                                                     reinterpret_cast<const uint64_t*>(constants));
+          EXPECT_EQ(sampler_countdown, per_site) << countdown << " " << count << " " << constant_count;
+          for (uint32_t v = 0; v < kSites * 3; ++v) EXPECT_EQ(split_values[v], site_values[v]) << "value " << v;
+        }
       }
     }
   }

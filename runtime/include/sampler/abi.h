@@ -115,6 +115,16 @@ SAMPLER_API void sampler_take_compares(struct sampler_scheme* scheme, uint32_t f
 /** sampler_take_compares() over unsigned values or pointers (as sampler_take_compare_unsigned()). */
 SAMPLER_API void sampler_take_compares_unsigned(struct sampler_scheme* scheme, uint32_t first_site, uint32_t count,
                                                 uint64_t value, const uint64_t* others);
+/** sampler_take_compares() with the constant operands apart: the last constants[0] sites compare `value` with
+ *  constants[1], constants[2], ..., the ones before with variables[0], variables[1], ... A compiler keeps each
+ *  assignment's constants in read-only data (shared by the assignments that have the same) and stores only the
+ *  variables: most operands of pairs are a function's constants (sampler-cc uses it). */
+SAMPLER_API void sampler_take_compares_constants(struct sampler_scheme* scheme, uint32_t first_site, uint32_t count,
+                                                 int64_t value, const int64_t* variables, const int64_t* constants);
+/** sampler_take_compares_constants() over unsigned values or pointers. */
+SAMPLER_API void sampler_take_compares_constants_unsigned(struct sampler_scheme* scheme, uint32_t first_site,
+                                                          uint32_t count, uint64_t value, const uint64_t* variables,
+                                                          const uint64_t* constants);
 /** float-kinds: counts the kind of `value` among the nine of sampler_float_kind (classified in its own type). */
 SAMPLER_API void sampler_take_float_kind(struct sampler_scheme* scheme, uint32_t site, float value);
 SAMPLER_API void sampler_take_double_kind(struct sampler_scheme* scheme, uint32_t site, double value);
