@@ -692,7 +692,8 @@ class Lowering {
     GlobalVariable*& table = pair_constants_[constants];
     if (!table) {
       Constant* init = ConstantDataArray::get(context_, ArrayRef<uint64_t>(constants));
-      table = new GlobalVariable(m_, init->getType(), true, GlobalValue::PrivateLinkage, init, "sampler.pair_constants");
+      table = new GlobalVariable(m_, init->getType(), /*isConstant=*/true, GlobalValue::PrivateLinkage, init,
+                                 "sampler.pair_constants");
       table->setUnnamedAddr(GlobalValue::UnnamedAddr::Global);
     }
     FunctionCallee take = runtime(is_signed ? "sampler_take_compares_constants"
