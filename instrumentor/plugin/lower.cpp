@@ -3,6 +3,7 @@
 // per acyclic region (the original sampler's amortized countdown), and by the scheme's slow path.
 #include <llvm/ADT/PostOrderIterator.h>
 #include <llvm/Analysis/CFG.h>
+#include <llvm/Analysis/LoopInfo.h>
 #include <llvm/IR/CFG.h>
 #include <llvm/IR/DebugInfo.h>
 #include <llvm/IR/IRBuilder.h>
@@ -261,8 +262,10 @@ class Lowering {
     reloads_.clear();
     fast_blocks_.clear();
     for (auto [head, k] : cloned) dispatches_.insert(head);
+    cloned_regions_.clear();
     for (auto [head, k] : cloned) clone_region(f, regions[head], k, points);
     chain_dispatches();
+    look_ahead(indices);
   }
 
   // Sampling off, the countdown is out of reach (the runtime's 2^62, lowered by at most the sites run since): a
@@ -435,6 +438,121 @@ class Lowering {
     }
   }
 
+  // A cloned region: its dispatch, its check, its fast side.
+  struct ClonedRegion {
+    BasicBlock* dispatch;
+    BasicBlock* fast_entry;
+    ICmpInst* check;  // countdown > k
+    unsigned k;
+    std::vector<BasicBlock*> fast;
+  };
+
+  // A region whose fast side jumps straight into other regions checks for them too: its dispatch asks for its own
+  // k plus the largest of theirs, and its fast blocks then enter their fast sides without their checks (the
+  // countdown left is above their k). A loop whose body is two regions (gzip's longest_match: the body, and the
+  // condition a `continue` jumps to) then checks once an iteration rather than twice. A region entered that way
+  // does not look ahead itself: its own check has not covered what follows it. Only jumps within a loop's
+  // iteration are worth it (a jump into a loop runs once, and would give its header a second entry).
+  void look_ahead(const std::vector<size_t>& indices) {
+    if (cloned_regions_.empty()) return;
+    DominatorTree tree(*cloned_regions_[0].dispatch->getParent());
+    LoopInfo loops(tree);
+    std::map<BasicBlock*, size_t> by_dispatch;
+    for (size_t r = 0; r < cloned_regions_.size(); ++r) by_dispatch[cloned_regions_[r].dispatch] = r;
+    std::vector<bool> source(cloned_regions_.size()), target(cloned_regions_.size());
+    std::map<size_t, std::vector<BasicBlock*>> entering;  // region -> the fast blocks that now jump into it
+    for (size_t r = 0; r < cloned_regions_.size(); ++r) {
+      if (target[r]) continue;
+      unsigned most = 0;
+      std::vector<std::pair<BasicBlock*, size_t>> edges;
+      for (BasicBlock* block : cloned_regions_[r].fast) {
+        if (!passes_countdown(block)) continue;
+        for (BasicBlock* next : successors(block)) {
+          auto found = by_dispatch.find(next);
+          if (found == by_dispatch.end() || found->second == r || source[found->second] ||
+              !can_enter(found->first) || loops.isLoopHeader(next) || loops.getLoopFor(block) != loops.getLoopFor(next))
+            continue;
+          if (std::find(edges.begin(), edges.end(), std::pair{block, found->second}) != edges.end()) continue;
+          edges.emplace_back(block, found->second);
+          most = std::max(most, cloned_regions_[found->second].k);
+        }
+      }
+      if (edges.empty()) continue;
+      source[r] = true;
+      ICmpInst* check = cloned_regions_[r].check;
+      check->setOperand(1, ConstantInt::get(check->getOperand(1)->getType(), cloned_regions_[r].k + uint64_t{most}));
+      for (auto [block, h] : edges) {
+        target[h] = true;
+        entering[h].push_back(block);
+      }
+    }
+    if (entering.empty()) return;
+    // The points' operands, to follow the values the new edges give a second definition.
+    std::unordered_map<Value*, std::vector<std::pair<Value**, Instruction*>>> operands;
+    for (size_t i : indices)
+      for (Value** operand : {&points_[i].value, &points_[i].other, &points_[i].site, &points_[i].scheme})
+        if (*operand && isa<PHINode>(*operand)) operands[*operand].emplace_back(operand, points_[i].before);
+    for (auto& [h, blocks] : entering) enter_fast(cloned_regions_[h], blocks, operands);
+  }
+
+  // The jumps into a dispatch can bypass it unless one of its phis takes another's value (the value that phi had
+  // on that edge is no longer known where the jump now goes).
+  static bool can_enter(BasicBlock* dispatch) {
+    for (PHINode& phi : dispatch->phis())
+      for (Value* v : phi.incoming_values())
+        if (auto* other = dyn_cast<PHINode>(v); other && other != &phi && other->getParent() == dispatch) return false;
+    return true;
+  }
+
+  // The jumps from `blocks` to the region's dispatch go to its fast side instead, each through an edge block that
+  // stands for the dispatch's phis on that edge. A phi whose value on such an edge is its own (a loop's value
+  // unchanged) gets the value the phi has where the jump leaves: the dispatch no longer dominates that place when
+  // another region jumps into the same fast side.
+  void enter_fast(const ClonedRegion& region, const std::vector<BasicBlock*>& blocks,
+                  std::unordered_map<Value*, std::vector<std::pair<Value**, Instruction*>>>& operands) {
+    BasicBlock* dispatch = region.dispatch;
+    std::vector<std::pair<BasicBlock*, BasicBlock*>> edges;  // from, edge block
+    for (BasicBlock* from : blocks) {
+      BasicBlock* edge = BasicBlock::Create(context_, "sampler.ahead", dispatch->getParent(), region.fast_entry);
+      IRBuilder<>(edge).CreateBr(region.fast_entry)->setDebugLoc(from->getTerminator()->getDebugLoc());
+      from->getTerminator()->replaceSuccessorWith(dispatch, edge);
+      edges.emplace_back(from, edge);
+    }
+    for (PHINode& phi : dispatch->phis()) {
+      SSAUpdater updater;
+      updater.Initialize(phi.getType(), phi.getName());
+      updater.AddAvailableValue(dispatch, &phi);
+      for (auto [from, edge] : edges) {
+        if (Value* v = phi.getIncomingValueForBlock(from); v != &phi) updater.AddAvailableValue(edge, v);
+        while (phi.getBasicBlockIndex(from) >= 0) phi.removeIncomingValue(from, false);
+      }
+      std::vector<Use*> uses;
+      for (Use& use : phi.uses()) {
+        auto* user = cast<Instruction>(use.getUser());
+        if (user->getParent() != dispatch || isa<PHINode>(user)) uses.push_back(&use);  // a phi's, on its edge
+      }
+      for (Use* use : uses) updater.RewriteUse(*use);
+      if (auto found = operands.find(&phi); found != operands.end()) {
+        auto held = std::move(found->second);
+        operands.erase(found);
+        for (auto [operand, before] : held) {
+          if (*operand != &phi) continue;  // rewritten since
+          *operand = updater.GetValueInMiddleOfBlock(before->getParent());
+          if (isa<PHINode>(*operand)) operands[*operand].emplace_back(operand, before);  // a later region's, maybe
+        }
+      }
+      SmallVector<DbgVariableIntrinsic*, 2> intrinsics;
+      SmallVector<DbgVariableRecord*, 2> records;
+      findDbgUsers(intrinsics, &phi, &records);
+      for (DbgVariableIntrinsic* d : intrinsics)
+        if (d->getParent() != dispatch)
+          d->replaceVariableLocationOp(&phi, updater.GetValueInMiddleOfBlock(d->getParent()));
+      for (DbgVariableRecord* d : records)
+        if (BasicBlock* block = d->getMarker()->getParent(); block != dispatch)
+          d->replaceVariableLocationOp(&phi, updater.GetValueInMiddleOfBlock(block));
+    }
+  }
+
   // blocks[0] is the region's head. Its phis (and landing pad) stay in a dispatch block that checks the countdown.
   void clone_region(Function& f, std::vector<BasicBlock*> blocks, unsigned k, FunctionPoints& points) {
     std::set<BasicBlock*> inside(blocks.begin(), blocks.end());
@@ -468,6 +586,7 @@ class Lowering {
     to_slow.CreateStore(count, to_slow.CreateThreadLocalAddress(countdown_));
     to_slow.CreateBr(body);
     b.CreateCondBr(fast, clones[0], slow, MDBuilder(context_).createLikelyBranchWeights());
+    cloned_regions_.push_back({dispatch, clones[0], cast<ICmpInst>(fast), k, clones});
     old_branch->eraseFromParent();
 
     for (size_t i = 0; i < blocks.size(); ++i) {
@@ -777,6 +896,7 @@ class Lowering {
   std::set<BasicBlock*> dispatches_;  // the function's cloned regions' heads
   std::vector<std::pair<BasicBlock*, Instruction*>> reloads_;  // each such head's load of the thread's countdown
   std::set<BasicBlock*> fast_blocks_;                // the function's clones
+  std::vector<ClonedRegion> cloned_regions_;  // the function's, in reverse post-order of their heads
   std::map<Function*, uint64_t> most_pairs_;         // the most pairs one assignment has, per function
   std::map<Function*, AllocaInst*> pair_operands_;   // an array of that many, for sampler_take_compares()
   std::map<std::vector<uint64_t>, GlobalVariable*> pair_constants_;  // the unit's constant ends of groups

@@ -148,6 +148,14 @@ optimised)
     grep -q sampler_take_counter lto-symbols.txt && ! grep -q '__sampler\.site' lto-symbols.txt ||
       fail "$lto: the bitcode does not call the runtime, or still has markers:$(echo; cat lto-symbols.txt)"
   done
+  # A loop whose body is two regions (lookahead.c, as gzip's longest_match): the body's check covers the loop's
+  # condition too, which its fast side then enters without a check; the same sites sample as with per-site checks.
+  for level in -O1 -O2; do
+    "$cc" $level lookahead.c -o lookahead-region && "$cc" $level -fsampler-countdown=site lookahead.c -o lookahead-site ||
+      fail "sampler-cc $level lookahead.c"
+    [ "$(./lookahead-region)" = 18432 ] || fail "$level: lookahead.c printed $(./lookahead-region)"
+    same_sampling lookahead-region lookahead-site
+  done
   # Sampling off, a function runs its twin without sites (the countdown does not move); sampling on, at a
   # sparsity whose countdowns stay in reach, it passes its 2 * 1000 + 1 sites. -O0 and -O2, both checks.
   for level in -O0 -O2 "-O2 -fsampler-countdown=site"; do
