@@ -45,6 +45,7 @@ struct Point {
   Value* value = nullptr;
   bool is_signed = false;
   Value* other = nullptr;  // scalar-pairs: what the value is compared with
+  AllocaInst* local = nullptr;  // on a region's slow side: the function's countdown, which its check uses
 };
 
 class Lowering {
@@ -261,6 +262,7 @@ class Lowering {
     dispatches_.clear();
     reloads_.clear();
     fast_blocks_.clear();
+    slow_blocks_.clear();
     for (auto [head, k] : cloned) dispatches_.insert(head);
     cloned_regions_.clear();
     for (auto [head, k] : cloned) clone_region(f, regions[head], k, points);
@@ -416,7 +418,7 @@ class Lowering {
       std::vector<BasicBlock*> others;
       bool chained = false;
       for (BasicBlock* pred : predecessors(dispatch)) {
-        if (fast_blocks_.count(pred) && passes_countdown(pred))
+        if ((fast_blocks_.count(pred) || slow_blocks_.count(pred)) && passes_countdown(pred))
           chained = true;
         else if (std::find(others.begin(), others.end(), pred) == others.end())
           others.push_back(pred);
@@ -572,7 +574,7 @@ class Lowering {
       IRBuilder<> b(&*f.getEntryBlock().getFirstInsertionPt());
       local_countdown_ = b.CreateAlloca(i64, nullptr, "sampler.local_countdown");
     }
-    // The dispatch: countdown > k (likely) runs the clone; the original, site by site, reads the thread's.
+    // The dispatch: countdown > k (likely) runs the clone; otherwise the original, site by site.
     Instruction* old_branch = dispatch->getTerminator();
     IRBuilder<> b(old_branch);
     b.SetCurrentDebugLocation(body->getFirstNonPHIOrDbg()->getDebugLoc());
@@ -580,12 +582,7 @@ class Lowering {
         dispatch, b.CreateStore(b.CreateLoad(i64, b.CreateThreadLocalAddress(countdown_)), local_countdown_));
     Value* count = b.CreateLoad(i64, local_countdown_, "sampler.countdown");
     Value* fast = b.CreateICmpSGT(count, ConstantInt::get(i64, k), "sampler.region_fast");
-    BasicBlock* slow = BasicBlock::Create(context_, "sampler.slow", &f, body);
-    IRBuilder<> to_slow(slow);
-    to_slow.SetCurrentDebugLocation(b.getCurrentDebugLocation());
-    to_slow.CreateStore(count, to_slow.CreateThreadLocalAddress(countdown_));
-    to_slow.CreateBr(body);
-    b.CreateCondBr(fast, clones[0], slow, MDBuilder(context_).createLikelyBranchWeights());
+    b.CreateCondBr(fast, clones[0], body, MDBuilder(context_).createLikelyBranchWeights());
     cloned_regions_.push_back({dispatch, clones[0], cast<ICmpInst>(fast), k, clones});
     old_branch->eraseFromParent();
 
@@ -593,50 +590,22 @@ class Lowering {
       BasicBlock* block = blocks[i];
       BasicBlock* clone = clones[i];
       // The clone's edges out of the region: the phis there get the clone's values.
-      bool leaves = succ_empty(clone);
       for (BasicBlock* next : successors(clone)) {
         if (cloned.count(next)) continue;
-        leaves = true;
         for (PHINode& phi : next->phis()) {
           Value* v = phi.getIncomingValueForBlock(block);
           if (auto mapped = map.find(v); mapped != map.end()) v = mapped->second;
           phi.addIncoming(v, clone);
         }
       }
-      // The countdown goes back to memory before a call and where the clone leaves the region: on the edges
-      // that leave it, so that a path staying inside stores nothing.
-      Instruction* terminator = clone->getTerminator();
-      auto store_countdown = [&](Instruction* before) {
-        IRBuilder<> s(before);
-        s.SetCurrentDebugLocation(terminator->getDebugLoc());
-        s.CreateStore(s.CreateLoad(i64, local_countdown_), s.CreateThreadLocalAddress(countdown_));
-      };
-      if (cuts_region(*terminator)) {
-        store_countdown(terminator);
-      } else if (Instruction* previous = terminator->getPrevNode(); previous && cuts_region(*previous)) {
-        store_countdown(previous);
-      } else if (leaves && (succ_empty(clone) || !isa<BranchInst, SwitchInst>(terminator))) {
-        store_countdown(terminator);
-      } else if (leaves) {
-        std::vector<BasicBlock*> outside;
-        for (BasicBlock* next : successors(clone))
-          if (!cloned.count(next) && !dispatches_.count(next) &&
-              std::find(outside.begin(), outside.end(), next) == outside.end())
-            outside.push_back(next);
-        for (BasicBlock* next : outside) {
-          BasicBlock* exit = BasicBlock::Create(context_, "sampler.leave", &f, next);
-          IRBuilder<>(exit).CreateBr(next)->setDebugLoc(terminator->getDebugLoc());
-          store_countdown(exit->getTerminator());
-          terminator->replaceSuccessorWith(next, exit);
-          // The phis of `next` had one entry per edge from the clone: now one from the exit block.
-          for (PHINode& phi : next->phis()) {
-            Value* v = phi.getIncomingValueForBlock(clone);
-            while (phi.getBasicBlockIndex(clone) >= 0) phi.removeIncomingValue(clone, false);
-            phi.addIncoming(v, exit);
-          }
-        }
-      }
+      keep_countdown_local(f, clone, cloned);
+      keep_countdown_local(f, block, inside);
     }
+    slow_blocks_.insert(blocks.begin(), blocks.end());
+    for (BasicBlock* block : blocks)
+      for (Instruction& inst : *block)
+        if (auto found = points.at.find(&inst); found != points.at.end())
+          for (size_t i : found->second) points_[i].local = local_countdown_;
 
     // Values made inside the region and used after it now have two definitions: the points' operands too (a
     // call's value is classified after the call, in the next region).
@@ -683,6 +652,48 @@ class Lowering {
           d.CreateStore(passed, local_countdown_);
         }
     erase_markers(clones);
+  }
+
+  // Both sides of a region keep the countdown in the function's local (a register after mem2reg); it goes back to
+  // the thread's variable before a call and where `block` leaves the region (`region`: that side's blocks), on the
+  // edges that leave it, so that a path staying inside stores nothing. A jump into another region's dispatch hands
+  // it on in the local (chain_dispatches).
+  void keep_countdown_local(Function& f, BasicBlock* block, const std::set<BasicBlock*>& region) {
+    Type* i64 = Type::getInt64Ty(context_);
+    bool leaves = succ_empty(block);
+    for (BasicBlock* next : successors(block))
+      if (!region.count(next)) leaves = true;
+    Instruction* terminator = block->getTerminator();
+    auto store_countdown = [&](Instruction* before) {
+      IRBuilder<> s(before);
+      s.SetCurrentDebugLocation(terminator->getDebugLoc());
+      s.CreateStore(s.CreateLoad(i64, local_countdown_), s.CreateThreadLocalAddress(countdown_));
+    };
+    if (cuts_region(*terminator)) {
+      store_countdown(terminator);
+    } else if (Instruction* previous = terminator->getPrevNode(); previous && cuts_region(*previous)) {
+      store_countdown(previous);
+    } else if (leaves && (succ_empty(block) || !isa<BranchInst, SwitchInst>(terminator))) {
+      store_countdown(terminator);
+    } else if (leaves) {
+      std::vector<BasicBlock*> outside;
+      for (BasicBlock* next : successors(block))
+        if (!region.count(next) && !dispatches_.count(next) &&
+            std::find(outside.begin(), outside.end(), next) == outside.end())
+          outside.push_back(next);
+      for (BasicBlock* next : outside) {
+        BasicBlock* exit = BasicBlock::Create(context_, "sampler.leave", &f, next);
+        IRBuilder<>(exit).CreateBr(next)->setDebugLoc(terminator->getDebugLoc());
+        store_countdown(exit->getTerminator());
+        terminator->replaceSuccessorWith(next, exit);
+        // The phis of `next` had one entry per edge from the block: now one from the exit block.
+        for (PHINode& phi : next->phis()) {
+          Value* v = phi.getIncomingValueForBlock(block);
+          while (phi.getBasicBlockIndex(block) >= 0) phi.removeIncomingValue(block, false);
+          phi.addIncoming(v, exit);
+        }
+      }
+    }
   }
 
   // Copies of `blocks` in `f`, named with `suffix`, their uses of one another's values and blocks remapped
@@ -743,8 +754,8 @@ class Lowering {
     IRBuilder<> b(before);
     b.SetCurrentDebugLocation(before->getDebugLoc());
     Type* i64 = Type::getInt64Ty(context_);
-    Value* address = b.CreateThreadLocalAddress(countdown_);
-    Value* count = b.CreateLoad(i64, address, "sampler.countdown");
+    AllocaInst* local = points_[begin].local;
+    Value* count = b.CreateLoad(i64, countdown_address(b, local), "sampler.countdown");
     Constant* k = ConstantInt::get(i64, end - begin);
     Value* skip = b.CreateICmpSGT(count, k, "sampler.skip");
     Instruction* skip_term = nullptr;
@@ -753,9 +764,29 @@ class Lowering {
                                   MDBuilder(context_).createLikelyBranchWeights());
     IRBuilder<> fast(skip_term);
     fast.SetCurrentDebugLocation(before->getDebugLoc());
-    fast.CreateStore(fast.CreateSub(count, k), fast.CreateThreadLocalAddress(countdown_));
-    if (!take_compares(begin, end, sites_term))
+    fast.CreateStore(fast.CreateSub(count, k), countdown_address(fast, local));
+    if (!take_compares(begin, end, sites_term)) {
       for (size_t i = begin; i < end; ++i) instrument(points_[i], sites_term);
+    } else if (local) {
+      IRBuilder<> call(&*sites_term->getParent()->getFirstInsertionPt());
+      call.SetCurrentDebugLocation(before->getDebugLoc());
+      call.CreateStore(count, call.CreateThreadLocalAddress(countdown_));
+      IRBuilder<> after(sites_term);
+      after.SetCurrentDebugLocation(before->getDebugLoc());
+      reload_local(after, local);
+    }
+  }
+
+  // Where a check reads and writes the countdown: on a region's slow side the function's local (keep_countdown_local),
+  // elsewhere the thread's variable.
+  Value* countdown_address(IRBuilder<>& b, AllocaInst* local) {
+    return local ? static_cast<Value*>(local) : b.CreateThreadLocalAddress(countdown_);
+  }
+
+  // A region's slow side keeps the countdown in the function's local: the thread's variable gets it before a
+  // runtime call, and the local what the call left there (a new draw, if it sampled).
+  void reload_local(IRBuilder<>& b, AllocaInst* local) {
+    b.CreateStore(b.CreateLoad(Type::getInt64Ty(context_), b.CreateThreadLocalAddress(countdown_)), local);
   }
 
   // The pairs of one assignment, numbered first ... first + k - 1: their k fast and slow paths as one call of
@@ -830,7 +861,7 @@ class Lowering {
     b.SetCurrentDebugLocation(loc);
     Type* i32 = Type::getInt32Ty(context_);
     Type* i64 = Type::getInt64Ty(context_);
-    Value* address = b.CreateThreadLocalAddress(countdown_);
+    Value* address = countdown_address(b, p.local);
     Value* count = b.CreateSub(b.CreateLoad(i64, address, "sampler.countdown"), ConstantInt::get(i64, 1));
     b.CreateStore(count, address);
     Value* take = b.CreateICmpSLE(count, ConstantInt::get(i64, 0), "sampler.take");
@@ -838,6 +869,7 @@ class Lowering {
                                                   MDBuilder(context_).createUnlikelyBranchWeights());
     IRBuilder<> slow(then);
     slow.SetCurrentDebugLocation(loc);
+    if (p.local) slow.CreateStore(count, slow.CreateThreadLocalAddress(countdown_));
     Value* scheme_entry = p.scheme;
     Value* site = p.site;
     switch (p.kind) {
@@ -866,6 +898,7 @@ class Lowering {
         emit_value_slow_path(slow, p, scheme_entry, site);
         break;
     }
+    if (p.local) reload_local(slow, p.local);
   }
 
   // The slow path of float-kinds, bounds, atoms and g-object-unref (docs/instrumenting.md section 4).
@@ -896,6 +929,7 @@ class Lowering {
   std::set<BasicBlock*> dispatches_;  // the function's cloned regions' heads
   std::vector<std::pair<BasicBlock*, Instruction*>> reloads_;  // each such head's load of the thread's countdown
   std::set<BasicBlock*> fast_blocks_;                // the function's clones
+  std::set<BasicBlock*> slow_blocks_;                // and their originals
   std::vector<ClonedRegion> cloned_regions_;  // the function's, in reverse post-order of their heads
   std::map<Function*, uint64_t> most_pairs_;         // the most pairs one assignment has, per function
   std::map<Function*, AllocaInst*> pair_operands_;   // an array of that many, for sampler_take_compares()
