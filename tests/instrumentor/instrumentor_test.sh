@@ -151,8 +151,8 @@ optimised)
   # A loop whose body is two regions (lookahead.c, as gzip's longest_match): the body's check covers the loop's
   # condition too, which its fast side then enters without a check; the same sites sample as with per-site checks.
   for level in -O1 -O2; do
-    "$cc" $level lookahead.c -o lookahead-region && "$cc" $level -fsampler-countdown=site lookahead.c -o lookahead-site ||
-      fail "sampler-cc $level lookahead.c"
+    "$cc" $level lookahead.c -o lookahead-region &&
+      "$cc" $level -fsampler-countdown=site lookahead.c -o lookahead-site || fail "sampler-cc $level lookahead.c"
     [ "$(./lookahead-region)" = 18432 ] || fail "$level: lookahead.c printed $(./lookahead-region)"
     same_sampling lookahead-region lookahead-site
   done

@@ -18,10 +18,13 @@ static int longest(unsigned start, unsigned limit, int tries) {
   return best;
 }
 
+static unsigned next(unsigned* seed) { return *seed = *seed * 1103515245u + 12345u; }
+
 int main(int argc, char** argv) {
   unsigned seed = argc > 1 ? (unsigned)atoi(argv[1]) : 1;
-  for (int i = 0; i < 4096 + 64; i++) text[i] = (unsigned char)((seed = seed * 1103515245u + 12345u) >> 28);
-  for (int i = 0; i < 4096; i++) chain[i] = (unsigned short)(i > 0 ? i - 1 - (int)((seed = seed * 1103515245u + 12345u) >> 29) % (i < 8 ? 1 : 8) : 0);
+  for (int i = 0; i < 4096 + 64; i++) text[i] = (unsigned char)(next(&seed) >> 28);
+  /* Each position chains to one up to 8 before it, as gzip's hash chains go back in the window. */
+  for (int i = 1; i < 4096; i++) chain[i] = (unsigned short)(i - 1 - (int)(next(&seed) >> 29) % (i < 8 ? 1 : 8));
   long total = 0;
   for (unsigned s = 4095; s > 64; s -= 7) total += longest(s, 8, 64);
   printf("%ld\n", total);
