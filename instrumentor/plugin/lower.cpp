@@ -261,8 +261,7 @@ class Lowering {
     }
     dispatches_.clear();
     reloads_.clear();
-    fast_blocks_.clear();
-    slow_blocks_.clear();
+    region_blocks_.clear();
     for (auto [head, k] : cloned) dispatches_.insert(head);
     cloned_regions_.clear();
     for (auto [head, k] : cloned) clone_region(f, regions[head], k, points);
@@ -408,17 +407,16 @@ class Lowering {
     return isa<BranchInst, SwitchInst>(terminator) && !(previous && cuts_region(*previous));
   }
 
-  // Each dispatch reads the local countdown. Where every edge into it comes from elsewhere than a fast block,
+  // Each dispatch reads the local countdown. Where every edge into it comes from outside the cloned regions,
   // it loads the thread's countdown into the local itself (as cloned); otherwise the edges that do not pass the
   // countdown load it on their way.
   void chain_dispatches() {
-    Type* i64 = Type::getInt64Ty(context_);
     std::set<BasicBlock*> refreshed;
     for (auto [dispatch, reload] : reloads_) {
       std::vector<BasicBlock*> others;
       bool chained = false;
       for (BasicBlock* pred : predecessors(dispatch)) {
-        if ((fast_blocks_.count(pred) || slow_blocks_.count(pred)) && passes_countdown(pred))
+        if (region_blocks_.count(pred) && passes_countdown(pred))
           chained = true;
         else if (std::find(others.begin(), others.end(), pred) == others.end())
           others.push_back(pred);
@@ -435,7 +433,7 @@ class Lowering {
         BasicBlock* where = branch ? pred : SplitEdge(pred, dispatch);
         IRBuilder<> b(where->getTerminator());
         b.SetCurrentDebugLocation(loc);
-        b.CreateStore(b.CreateLoad(i64, b.CreateThreadLocalAddress(countdown_)), local_countdown_);
+        reload_local(b, local_countdown_);
       }
     }
   }
@@ -443,10 +441,9 @@ class Lowering {
   // A cloned region: its dispatch, its check, its fast side.
   struct ClonedRegion {
     BasicBlock* dispatch;
-    BasicBlock* fast_entry;
     ICmpInst* check;  // countdown > k
     unsigned k;
-    std::vector<BasicBlock*> fast;
+    std::vector<BasicBlock*> fast;  // fast[0] its entry
   };
 
   // A region whose fast side jumps straight into other regions checks for them too: its dispatch asks for its own
@@ -515,8 +512,8 @@ class Lowering {
     BasicBlock* dispatch = region.dispatch;
     std::vector<std::pair<BasicBlock*, BasicBlock*>> edges;  // from, edge block
     for (BasicBlock* from : blocks) {
-      BasicBlock* edge = BasicBlock::Create(context_, "sampler.ahead", dispatch->getParent(), region.fast_entry);
-      IRBuilder<>(edge).CreateBr(region.fast_entry)->setDebugLoc(from->getTerminator()->getDebugLoc());
+      BasicBlock* edge = BasicBlock::Create(context_, "sampler.ahead", dispatch->getParent(), region.fast[0]);
+      IRBuilder<>(edge).CreateBr(region.fast[0])->setDebugLoc(from->getTerminator()->getDebugLoc());
       from->getTerminator()->replaceSuccessorWith(dispatch, edge);
       edges.emplace_back(from, edge);
     }
@@ -567,7 +564,7 @@ class Lowering {
     ValueToValueMapTy map;
     std::vector<BasicBlock*> clones = copy_blocks(f, blocks, ".fast", map);
     std::set<BasicBlock*> cloned(clones.begin(), clones.end());
-    fast_blocks_.insert(clones.begin(), clones.end());
+    region_blocks_.insert(clones.begin(), clones.end());
 
     Type* i64 = Type::getInt64Ty(context_);
     if (!local_countdown_ || local_countdown_->getFunction() != &f) {
@@ -578,12 +575,11 @@ class Lowering {
     Instruction* old_branch = dispatch->getTerminator();
     IRBuilder<> b(old_branch);
     b.SetCurrentDebugLocation(body->getFirstNonPHIOrDbg()->getDebugLoc());
-    reloads_.emplace_back(
-        dispatch, b.CreateStore(b.CreateLoad(i64, b.CreateThreadLocalAddress(countdown_)), local_countdown_));
+    reloads_.emplace_back(dispatch, reload_local(b, local_countdown_));
     Value* count = b.CreateLoad(i64, local_countdown_, "sampler.countdown");
     Value* fast = b.CreateICmpSGT(count, ConstantInt::get(i64, k), "sampler.region_fast");
     b.CreateCondBr(fast, clones[0], body, MDBuilder(context_).createLikelyBranchWeights());
-    cloned_regions_.push_back({dispatch, clones[0], cast<ICmpInst>(fast), k, clones});
+    cloned_regions_.push_back({dispatch, cast<ICmpInst>(fast), k, clones});
     old_branch->eraseFromParent();
 
     for (size_t i = 0; i < blocks.size(); ++i) {
@@ -601,7 +597,7 @@ class Lowering {
       keep_countdown_local(f, clone, cloned);
       keep_countdown_local(f, block, inside);
     }
-    slow_blocks_.insert(blocks.begin(), blocks.end());
+    region_blocks_.insert(blocks.begin(), blocks.end());
     for (BasicBlock* block : blocks)
       for (Instruction& inst : *block)
         if (auto found = points.at.find(&inst); found != points.at.end())
@@ -783,10 +779,10 @@ class Lowering {
     return local ? static_cast<Value*>(local) : b.CreateThreadLocalAddress(countdown_);
   }
 
-  // A region's slow side keeps the countdown in the function's local: the thread's variable gets it before a
-  // runtime call, and the local what the call left there (a new draw, if it sampled).
-  void reload_local(IRBuilder<>& b, AllocaInst* local) {
-    b.CreateStore(b.CreateLoad(Type::getInt64Ty(context_), b.CreateThreadLocalAddress(countdown_)), local);
+  // The thread's countdown into the function's local: where a region is entered from outside, and on a region's
+  // slow side after a runtime call (the thread's variable got the local before it; the call may draw anew).
+  StoreInst* reload_local(IRBuilder<>& b, AllocaInst* local) {
+    return b.CreateStore(b.CreateLoad(Type::getInt64Ty(context_), b.CreateThreadLocalAddress(countdown_)), local);
   }
 
   // The pairs of one assignment, numbered first ... first + k - 1: their k fast and slow paths as one call of
@@ -928,8 +924,7 @@ class Lowering {
   std::vector<CallInst*> markers_;
   std::set<BasicBlock*> dispatches_;  // the function's cloned regions' heads
   std::vector<std::pair<BasicBlock*, Instruction*>> reloads_;  // each such head's load of the thread's countdown
-  std::set<BasicBlock*> fast_blocks_;                // the function's clones
-  std::set<BasicBlock*> slow_blocks_;                // and their originals
+  std::set<BasicBlock*> region_blocks_;              // both sides of the function's cloned regions
   std::vector<ClonedRegion> cloned_regions_;  // the function's, in reverse post-order of their heads
   std::map<Function*, uint64_t> most_pairs_;         // the most pairs one assignment has, per function
   std::map<Function*, AllocaInst*> pair_operands_;   // an array of that many, for sampler_take_compares()
