@@ -1,20 +1,24 @@
 #!/usr/bin/env bash
-# The cost of sampler-cc on real programs' CPU-bound work (issue 9's speed goals): Debian's gzip and bzip2, fetched
-# with `apt-get source` (nothing is committed), each built three times with the same flags: by plain clang-19, by
-# sampler-cc with the amortized countdown (-fsampler-countdown=region, the default) and by sampler-cc with one check
-# per site (-fsampler-countdown=site). Then `gzip -9` / `bzip2 -9` of the same ~100 MB input, sampling off, at
-# SAMPLER_SPARSITY=1000 and 100, the runs of every build interleaved, the best user CPU time of REPS kept (the
-# machine is shared: user time, and the best of several, are the least disturbed by other work).
+# The cost of sampler-cc on real programs' CPU-bound work (issue 9's speed goals): Debian's gzip, bzip2 and bc,
+# fetched with `apt-get source` (nothing is committed), each built four times with the same flags: by plain
+# clang-19, by sampler-cc with the amortized countdown (-fsampler-countdown=region, the default), by sampler-cc with
+# one check per site (-fsampler-countdown=site), and by sampler-cc without scalar-pairs ("light":
+# -fsampler-schemes=branches,returns,function-entries, region check). Then the same work for every build
+# (`gzip -9 -c` / `bzip2 -9 -c` of a ~100 MB input, `bc -l` computing pi to 2,000 digits), sampling off, at
+# SAMPLER_SPARSITY=1000 and 100 (and the default build at 10000), the runs of every build interleaved, the best
+# user CPU time of REPS kept (the machine is shared: user time, and the best of several, are the least disturbed
+# by other work).
 # Prints per program: each build's time (make, CPU seconds), .text size and sites (bzip2: with its libbz2.so),
-# and each run's user time and its ratio to plain clang's. The goals: sampling off <= 1.03x, 1/1000 <= 1.05x, 1/100 <= 1.15x, compile time <= 2x.
+# and each run's user time and its ratio to plain clang's. The goals: sampling off <= 1.03x, 1/1000 <= 1.05x,
+# 1/100 <= 1.15x, compile time <= 2x.
 #
 # Usage: bench/instrumentor/programs_bench.sh [--build BUILD_DIR] [--work DIR] [--reps N] [--megabytes M]
 #                                             [--compile-only] [PROGRAM...]
 #   BUILD_DIR: the suite's build tree, with sampler-cc built (default build/)
 #   DIR: sources, builds and input (default BUILD_DIR/programs-bench; the builds are redone each run)
+#   M: the size of gzip's and bzip2's input (default 100)
 #   --compile-only: only the compile time: plain and region builds alternated REPS times, the least CPU kept
-#   PROGRAM: gzip and/or bzip2 (default both); bc with --compile-only (its parser, one function bison made, is
-#            where compile time grows)
+#   PROGRAM: gzip, bzip2 and/or bc (default gzip and bzip2)
 # Not run by ctest (minutes long, needs the network for apt-get source); see docs/performance.md.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -30,7 +34,7 @@ while [ $# -gt 0 ]; do
   --reps) reps=$2; shift 2 ;;
   --megabytes) megabytes=$2; shift 2 ;;
   --compile-only) compile_only=1; shift ;;
-  -h | --help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+  -h | --help) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
   -*) echo "programs_bench.sh: unknown option $1" >&2; exit 2 ;;
   *) break ;;
   esac
@@ -38,8 +42,7 @@ done
 programs=("$@")
 [ ${#programs[@]} -eq 0 ] && programs=(gzip bzip2)
 for program in "${programs[@]}"; do
-  [ "$program" = bc ] && [ "$compile_only" = 0 ] &&
-    { echo "programs_bench.sh: bc is measured with --compile-only (it has no -9 -c workload)" >&2; exit 2; }
+  case $program in gzip | bzip2 | bc) ;; *) echo "programs_bench.sh: unknown program $program" >&2; exit 2 ;; esac
 done
 build=$(cd "$build" && pwd) || exit 2
 work=${work:-$build/programs-bench}
@@ -52,9 +55,12 @@ mkdir -p "$work" && work=$(cd "$work" && pwd) || exit 1  # absolute: the builds 
 . "$(dirname "$0")/../../scripts/debian-source.sh"
 ensure_deb_src || exit 1
 
-# The input: /usr/include and /usr/share/doc as one tar (text and some binary), repeated up to M megabytes.
+# gzip's and bzip2's input: /usr/include and /usr/share/doc as one tar (text and some binary), repeated up to M
+# megabytes. bc's: pi to 2,000 digits (bc -l's arctangent: its arbitrary-precision multiplication and division).
 input=$work/input.tar
-if [ "$compile_only" = 0 ] && { [ ! -s "$input" ] || [ "$(stat -c %s "$input")" -ne $((megabytes * 1048576)) ]; }; then
+bc_input=$work/pi.bc
+printf 'scale = 2000\n4 * a(1)\n' >"$bc_input"
+if [ "$compile_only" = 0 ] && [[ " ${programs[*]} " == *" gzip "* || " ${programs[*]} " == *" bzip2 "* ]] && { [ ! -s "$input" ] || [ "$(stat -c %s "$input")" -ne $((megabytes * 1048576)) ]; }; then
   note "making a ${megabytes} MB input"
   tar -cf "$work/one.tar" /usr/include /usr/share/doc 2>/dev/null
   copies=$((megabytes * 1048576 / $(stat -c %s "$work/one.tar") + 1))
@@ -70,8 +76,10 @@ cpu_seconds() {  # LOG COMMAND...: CPU seconds (user + system) of the command an
   awk '{ print $1 + $2 }' "$work/time.out"
   return $status
 }
-user_seconds() {  # user seconds of: the program reading the input, writing nowhere (environment first)
-  /usr/bin/time -o "$work/time.out" -f '%U' env "$@" <"$input" >/dev/null 2>&1 ||
+user_seconds() {  # INPUT ENVIRONMENT... PROGRAM ARGS...: user seconds of the program reading INPUT, writing nowhere
+  local from=$1
+  shift
+  /usr/bin/time -o "$work/time.out" -f '%U' env "$@" <"$from" >/dev/null 2>&1 ||
     { echo "programs_bench.sh: $* failed" >&2; exit 1; }
   cat "$work/time.out"
 }
@@ -99,6 +107,7 @@ build_one() {
     make_seconds=$(cpu_seconds make.log make -j1 MAKEINFO=true ACLOCAL=true AUTOMAKE=true AUTOCONF=true \
       AUTOHEADER=true) || return 1
     binary=$dir/bc/bc
+    code_files=("$binary")
     ;;
   bzip2)
     make_seconds=$(cpu_seconds make.log make -j1 bzip2 CC="$compiler" \
@@ -144,12 +153,15 @@ for program in "${programs[@]}"; do
     unset binary_of make_of text_of
     continue
   fi
-  for variant in plain region site; do
+  variants=(plain region site light)
+  for variant in "${variants[@]}"; do
     note "$program: building ($variant)"
     case $variant in
     plain) build_one "$program" "$source" "$work/$program/$variant" clang-19 "" ;;
     region) build_one "$program" "$source" "$work/$program/$variant" "$cc" "-fsampler-countdown=region" ;;
     site) build_one "$program" "$source" "$work/$program/$variant" "$cc" "-fsampler-countdown=site" ;;
+    light) build_one "$program" "$source" "$work/$program/$variant" "$cc" \
+      "-fsampler-countdown=region -fsampler-schemes=branches,returns,function-entries" ;;
     esac || { echo "programs_bench.sh: the $variant build of $program failed (see $work/$program/$variant)" >&2; exit 1; }
     binary_of[$variant]=$binary
     make_of[$variant]=$make_seconds
@@ -161,8 +173,13 @@ for program in "${programs[@]}"; do
          /^<\/sites>/ { next } { n[s]++ } END { for (k in n) printf "%s %d, ", k, n[k] }')
 
   # The runs: every configuration once per round, REPS rounds, the best kept.
-  configs=("plain|" "region|" "site|" "region|SAMPLER_SPARSITY=1000" "site|SAMPLER_SPARSITY=1000"
-    "region|SAMPLER_SPARSITY=100" "site|SAMPLER_SPARSITY=100")
+  configs=("plain|" "region|" "site|" "light|" "region|SAMPLER_SPARSITY=10000"
+    "region|SAMPLER_SPARSITY=1000" "site|SAMPLER_SPARSITY=1000" "light|SAMPLER_SPARSITY=1000"
+    "region|SAMPLER_SPARSITY=100" "site|SAMPLER_SPARSITY=100" "light|SAMPLER_SPARSITY=100")
+  case $program in
+  bc) from=$bc_input; arguments=(-l) ;;
+  *) from=$input; arguments=(-9 -c) ;;
+  esac
   declare -A best=()
   for ((round = 1; round <= reps; ++round)); do
     note "$program: round $round of $reps"
@@ -170,8 +187,8 @@ for program in "${programs[@]}"; do
       variant=${config%%|*}
       environment=${config#*|}
       # Debian's bzip2 links its own libbz2.so, which must be the one just built, not the system's.
-      t=$(user_seconds LD_LIBRARY_PATH="$(dirname "${binary_of[$variant]}")" SAMPLER_FILE=/dev/null $environment \
-        "${binary_of[$variant]}" -9 -c)
+      t=$(user_seconds "$from" LD_LIBRARY_PATH="$(dirname "${binary_of[$variant]}")" SAMPLER_FILE=/dev/null \
+        $environment "${binary_of[$variant]}" "${arguments[@]}")
       if [ -z "${best[$config]:-}" ] || awk -v a="$t" -v b="${best[$config]}" 'BEGIN { exit !(a < b) }'; then
         best[$config]=$t
       fi
@@ -179,7 +196,10 @@ for program in "${programs[@]}"; do
   done
 
   plain=${best["plain|"]}
-  echo "== $program -9 -c of ${megabytes} MB, best user time of $reps (sites: ${sites%, })"
+  case $program in
+  bc) echo "== bc -l, pi to 2,000 digits, best user time of $reps (sites: ${sites%, })" ;;
+  *) echo "== $program -9 -c of ${megabytes} MB, best user time of $reps (sites: ${sites%, })" ;;
+  esac
   printf '%-34s %8s %7s\n' "build and sampling" "user s" "ratio"
   for config in "${configs[@]}"; do
     variant=${config%%|*}
@@ -189,7 +209,7 @@ for program in "${programs[@]}"; do
     printf '%-34s %8s %7s\n' "$variant, $label" "${best[$config]}" "$(ratio "${best[$config]}" "$plain")x"
   done
   printf '%-34s %8s %7s %10s %7s\n' "build" "make s" "ratio" ".text B" "ratio"
-  for variant in plain region site; do
+  for variant in "${variants[@]}"; do
     printf '%-34s %8s %7s %10s %7s\n' "$variant" "${make_of[$variant]}" \
       "$(ratio "${make_of[$variant]}" "${make_of[plain]}")x" "${text_of[$variant]}" \
       "$(ratio "${text_of[$variant]}" "${text_of[plain]}")x"
