@@ -173,6 +173,15 @@ optimised)
     grep -Eq 'call[a-z]*[[:space:]]+\.Lsum\.unsampled' twin.s ||
       fail "$level: the twin of sums() does not call sum()'s twin:$(echo; cat twin.s)"
   done
+  # The twin without sites is optimised as plain clang's code is once the markers are gone: in carry.c (bc's
+  # decimal addition) the digit's carry becomes a select, not a branch on the data (bc ran 1.35x plain's time
+  # with sampling off while the twin kept that branch).
+  selects() { awk -v label="$2" '$0 ~ label { f = 1 } f && /\.cfi_endproc/ { exit } f' "$1" | grep -Ec '^\s+(cmov|set)[a-z]+\s'; }
+  clang-19 -O2 -S carry.c -o carry-plain.s && "$cc" -O2 -S carry.c -o carry-twin.s || fail "-S carry.c"
+  [ "$(selects carry-plain.s '^add_digits:')" -gt 0 ] || fail "plain clang-19 made no select in carry.c"
+  [ "$(selects carry-twin.s '^\.Ladd_digits\.unsampled:')" -gt 0 ] ||
+    fail "the twin of add_digits() branches on the carry:$(echo; cat carry-twin.s)"
+  "$cc" -O2 carry.c -o carry && [ "$(./carry 500)" = 500 ] || fail "carry.c printed $(./carry 500)"
   # C++: an inline function with a loop in two units. Each unit emits it and its twin in its comdat group, and
   # the linker keeps one group: the twin of odd_in_squares() (outside the group) calls count_odd(), not the twin
   # in the group the linker may discard.
