@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Issue 9's proof on real programs: fetches the sources of real Debian programs (apt-get source; nothing is
 # committed), builds each twice, with plain clang-19 and with sampler-cc/sampler-c++ at their default schemes,
-# runs the program's own test suite (`make check`) uninstrumented, then instrumented at SAMPLER_SPARSITY=1
-# (every site, every time) and at 100, and checks that
+# runs the program's own test suite (`make check`) uninstrumented, then instrumented with sampling off
+# (SAMPLER_SPARSITY unset: the functions' twins without sites run), at SAMPLER_SPARSITY=1 (every site, every time)
+# and at 100, and checks that
 #   - every test that passes uninstrumented passes instrumented;
 #   - every run leaves a report, and `extract-report samples | resolveSamples` resolves each against the
 #     site information of the binaries built, with no unknown unit;
@@ -16,7 +17,7 @@
 # A program whose `make check` runs nothing (bc) gets a workload instead (the table `workload`), whose output
 # must be the same instrumented as plain.
 #
-# Usage: scripts/real-programs.sh [--build BUILD_DIR] [--work DIR] [--sparsities "1 100"] [PROGRAM...]
+# Usage: scripts/real-programs.sh [--build BUILD_DIR] [--work DIR] [--sparsities "off 1 100"] [PROGRAM...]
 #   BUILD_DIR: the suite's build tree (default build/), with sampler-cc and the tools built
 #   DIR: where sources, builds and reports go (default BUILD_DIR/real-programs; emptied first)
 #   PROGRAM: Debian source packages (default: gzip sed bc grep gperf; gperf is the C++ one)
@@ -26,13 +27,13 @@ set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=$top/build
 work=
-sparsities="1 100"
+sparsities="off 1 100"
 while [ $# -gt 0 ]; do
   case $1 in
   --build) build=$2; shift 2 ;;
   --work) work=$2; shift 2 ;;
   --sparsities) sparsities=$2; shift 2 ;;
-  -h | --help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+  -h | --help) sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
   -*) echo "real-programs.sh: unknown option $1" >&2; exit 2 ;;
   *) break ;;
   esac
@@ -219,7 +220,11 @@ for program in "${programs[@]}"; do
   note "$program: make check, uninstrumented"
   run_check "$dir/plain"
   for sparsity in $sparsities; do
-    note "$program: make check at SAMPLER_SPARSITY=$sparsity"
+    if [ "$sparsity" = off ]; then
+      note "$program: make check with sampling off (SAMPLER_SPARSITY unset)"
+    else
+      note "$program: make check at SAMPLER_SPARSITY=$sparsity"
+    fi
     reports=$dir/reports-$sparsity
     mkdir -p "$reports"
     left_out=""
@@ -229,7 +234,9 @@ for program in "${programs[@]}"; do
     [ -n "$not_compared" ] && note "$program: run but not compared: $not_compared"
     start=$(seconds)
     : >"$dir/kept.sites"
-    run_check "$dir/instrumented" --without "$left_out" SAMPLER_SPARSITY="$sparsity" \
+    sampling=(SAMPLER_SPARSITY="$sparsity")
+    [ "$sparsity" = off ] && sampling=()
+    run_check "$dir/instrumented" --without "$left_out" "${sampling[@]}" \
       SAMPLER_FILE="$reports/report.%p.txt" SAMPLER_KEPT_SITES="$dir/kept.sites" \
       CC="$work/keep-sites-cc" CXX="$work/keep-sites-c++"
     took=$(awk -v s="$start" -v e="$(seconds)" 'BEGIN { printf "%.0f", e - s }')
