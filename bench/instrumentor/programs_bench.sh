@@ -76,10 +76,10 @@ cpu_seconds() {  # LOG COMMAND...: CPU seconds (user + system) of the command an
   awk '{ print $1 + $2 }' "$work/time.out"
   return $status
 }
-user_seconds() {  # INPUT ENVIRONMENT... PROGRAM ARGS...: user seconds of the program reading INPUT, writing nowhere
-  local from=$1
-  shift
-  /usr/bin/time -o "$work/time.out" -f '%U' env "$@" <"$from" >/dev/null 2>&1 ||
+user_seconds() {  # INPUT OUTPUT ENVIRONMENT... PROGRAM ARGS...: user seconds of the program reading INPUT
+  local from=$1 to=$2
+  shift 2
+  /usr/bin/time -o "$work/time.out" -f '%U' env "$@" <"$from" >"$to" 2>/dev/null ||
     { echo "programs_bench.sh: $* failed" >&2; exit 1; }
   cat "$work/time.out"
 }
@@ -172,7 +172,8 @@ for program in "${programs[@]}"; do
     awk '/^<sites/ { match($0, /scheme="[^"]*"/); s = substr($0, RSTART + 8, RLENGTH - 9); next }
          /^<\/sites>/ { next } { n[s]++ } END { for (k in n) printf "%s %d, ", k, n[k] }')
 
-  # The runs: every configuration once per round, REPS rounds, the best kept.
+  # The runs: every configuration once per round, REPS rounds, the best kept. The first round keeps each run's
+  # output, which must be plain clang's: the same work, whatever the build and the sampling.
   configs=("plain|" "region|" "site|" "light|" "region|SAMPLER_SPARSITY=10000"
     "region|SAMPLER_SPARSITY=1000" "site|SAMPLER_SPARSITY=1000" "light|SAMPLER_SPARSITY=1000"
     "region|SAMPLER_SPARSITY=100" "site|SAMPLER_SPARSITY=100" "light|SAMPLER_SPARSITY=100")
@@ -187,8 +188,17 @@ for program in "${programs[@]}"; do
       variant=${config%%|*}
       environment=${config#*|}
       # Debian's bzip2 links its own libbz2.so, which must be the one just built, not the system's.
-      t=$(user_seconds "$from" LD_LIBRARY_PATH="$(dirname "${binary_of[$variant]}")" SAMPLER_FILE=/dev/null \
+      to=/dev/null
+      [ "$round" = 1 ] && to=$work/output
+      t=$(user_seconds "$from" "$to" LD_LIBRARY_PATH="$(dirname "${binary_of[$variant]}")" SAMPLER_FILE=/dev/null \
         $environment "${binary_of[$variant]}" "${arguments[@]}")
+      if [ "$round" = 1 ]; then
+        sum=$(cksum <"$work/output")
+        [ "$variant" = plain ] && plain_sum=$sum
+        [ "$sum" = "$plain_sum" ] ||
+          { echo "programs_bench.sh: $program's output differs from plain clang's: $variant, ${environment:-off}" >&2; exit 1; }
+        rm -f "$work/output"
+      fi
       if [ -z "${best[$config]:-}" ] || awk -v a="$t" -v b="${best[$config]}" 'BEGIN { exit !(a < b) }'; then
         best[$config]=$t
       fi
