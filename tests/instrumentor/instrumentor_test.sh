@@ -176,7 +176,9 @@ optimised)
   # The twin without sites is optimised as plain clang's code is once the markers are gone: in carry.c (bc's
   # decimal addition) the digit's carry becomes a select, not a branch on the data (bc ran 1.35x plain's time
   # with sampling off while the twin kept that branch).
-  selects() { awk -v label="$2" '$0 ~ label { f = 1 } f && /\.cfi_endproc/ { exit } f' "$1" | grep -Ec '^\s+(cmov|set)[a-z]+\s'; }
+  selects() {  # ASSEMBLY LABEL: the cmov and set instructions of the function at LABEL
+    awk -v label="$2" '$0 ~ label { f = 1 } f && /\.cfi_endproc/ { exit } f' "$1" | grep -Ec '^\s+(cmov|set)[a-z]+\s'
+  }
   clang-19 -O2 -S carry.c -o carry-plain.s && "$cc" -O2 -S carry.c -o carry-twin.s || fail "-S carry.c"
   [ "$(selects carry-plain.s '^add_digits:')" -gt 0 ] || fail "plain clang-19 made no select in carry.c"
   [ "$(selects carry-twin.s '^\.Ladd_digits\.unsampled:')" -gt 0 ] ||

@@ -1,6 +1,7 @@
 /* Decimal addition with a carry, as bc's _bc_shift_addsub: plain clang makes the digit's carry a select (no
  * branch on the data), and so must the twin without sites, once the markers that kept the optimiser from it are
- * gone (the test compares the conditional jumps of both). Prints the sum of two numbers of N nines and ones. */
+ * gone (the test looks for a cmov or set instruction in both). Adds N ones to N nines and prints the sum of the
+ * result's digits (N: every digit carries). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
