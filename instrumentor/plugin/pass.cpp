@@ -511,10 +511,11 @@ struct LowerSitesPass : PassInfoMixin<LowerSitesPass> {
     FunctionPassManager twins;
     twins.addPass(SimplifyCFGPass(SimplifyCFGOptions().hoistCommonInsts(true).sinkCommonInsts(true)));
     twins.addPass(InstCombinePass());
-    if (vectorize)
+    if (vectorize) {
       twins.addPass(LoopVectorizePass(LoopVectorizeOptions(/*InterleaveOnlyWhenForced=*/!interleave,
                                                            /*VectorizeOnlyWhenForced=*/false)));
-    twins.addPass(InstCombinePass());
+      twins.addPass(InstCombinePass());
+    }
     twins.addPass(SimplifyCFGPass());
     FunctionAnalysisManager& functions = analyses.getResult<FunctionAnalysisManagerModuleProxy>(module).getManager();
     auto clean = [&](FunctionPassManager& passes, Function* f) {
