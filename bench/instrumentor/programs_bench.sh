@@ -181,8 +181,8 @@ for program in "${programs[@]}"; do
     "region|SAMPLER_SPARSITY=1000" "site|SAMPLER_SPARSITY=1000" "light|SAMPLER_SPARSITY=1000"
     "region|SAMPLER_SPARSITY=100" "site|SAMPLER_SPARSITY=100" "light|SAMPLER_SPARSITY=100")
   case $program in
-  bc) from=$bc_input; arguments=(-l) ;;
-  *) from=$input; arguments=(-9 -c) ;;
+  bc) from=$bc_input; arguments=(-l); workload="bc -l, pi to 2,000 digits" ;;
+  *) from=$input; arguments=(-9 -c); workload="$program -9 -c of ${megabytes} MB" ;;
   esac
   declare -A best=()
   for ((round = 1; round <= reps; ++round)); do
@@ -211,10 +211,7 @@ for program in "${programs[@]}"; do
   done
 
   plain=${best["plain|"]}
-  case $program in
-  bc) echo "== bc -l, pi to 2,000 digits, best user time of $reps (sites: ${sites%, })" ;;
-  *) echo "== $program -9 -c of ${megabytes} MB, best user time of $reps (sites: ${sites%, })" ;;
-  esac
+  echo "== $workload, best user time of $reps (sites: ${sites%, })"
   printf '%-34s %8s %7s\n' "build and sampling" "user s" "ratio"
   for config in "${configs[@]}"; do
     variant=${config%%|*}

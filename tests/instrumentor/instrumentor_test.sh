@@ -53,6 +53,10 @@ same_sampling() {
   done
 }
 
+# function_assembly FILE LABEL: the lines of the assembly FILE from LABEL (a regular expression) to the end of
+# that function.
+function_assembly() { awk -v label="$2" '$0 ~ label { f = 1 } f && /\.cfi_endproc/ { exit } f' "$1"; }
+
 cp "$programs"/* . || exit 1
 case $case_name in
 c_sites)
@@ -169,16 +173,14 @@ optimised)
     # sums() calls sum()'s, not sum(), which would check the countdown again.
     nm unsampled | grep -q 'sampled' && fail "$level: the twins have symbols: $(nm unsampled | grep sampled)"
     "$cc" $level -fsampler-schemes=branches -S unsampled.c -o unsampled.s || fail "sampler-cc $level -S unsampled.c"
-    awk '/^\.Lsums\.unsampled:/ { twin = 1 } twin && /\.cfi_endproc/ { exit } twin' unsampled.s >twin.s
+    function_assembly unsampled.s '^\.Lsums\.unsampled:' >twin.s
     grep -Eq 'call[a-z]*[[:space:]]+\.Lsum\.unsampled' twin.s ||
       fail "$level: the twin of sums() does not call sum()'s twin:$(echo; cat twin.s)"
   done
   # The twin without sites is optimised as plain clang's code is once the markers are gone: in carry.c (bc's
   # decimal addition) the digit's carry becomes a select, not a branch on the data (bc ran 1.35x plain's time
   # with sampling off while the twin kept that branch).
-  selects() {  # ASSEMBLY LABEL: the cmov and set instructions of the function at LABEL
-    awk -v label="$2" '$0 ~ label { f = 1 } f && /\.cfi_endproc/ { exit } f' "$1" | grep -Ec '^\s+(cmov|set)[a-z]+\s'
-  }
+  selects() { function_assembly "$1" "$2" | grep -Ec '^\s+(cmov|set)[a-z]+\s'; }  # the cmov and set instructions
   clang-19 -O2 -S carry.c -o carry-plain.s && "$cc" -O2 -S carry.c -o carry-twin.s || fail "-S carry.c"
   [ "$(selects carry-plain.s '^add_digits:')" -gt 0 ] || fail "plain clang-19 made no select in carry.c"
   [ "$(selects carry-twin.s '^\.Ladd_digits\.unsampled:')" -gt 0 ] ||
