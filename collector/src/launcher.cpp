@@ -31,6 +31,7 @@
 #include <sstream>
 
 #include "collector/outcome.h"
+#include "collector/private_files.h"
 #include "sections/diagnostics.h"
 #include "sections/elf_section.h"
 
@@ -52,12 +53,6 @@ void forward_signal(int signal_number, siginfo_t* info, void*) {
 }
 
 constexpr int kForwardedSignals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM};
-
-std::string home_dir(const char* xdg, const char* fallback) {
-  if (const char* value = std::getenv(xdg); value != nullptr && *value == '/') return value;
-  const char* home = std::getenv("HOME");
-  return std::string(home != nullptr && *home != '\0' ? home : "/tmp") + "/" + fallback;
-}
 
 std::string random_hex(size_t bytes) {
   std::vector<unsigned char> buffer(bytes);
@@ -94,19 +89,6 @@ std::string find_program(const std::string& name) {
   }
 }
 
-bool write_file_atomically(const std::string& path, std::string_view bytes) {
-  std::string temporary = path + ".tmp." + std::to_string(getpid());
-  {
-    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-    if (!out.flush()) {
-      std::remove(temporary.c_str());
-      return false;
-    }
-  }
-  return std::rename(temporary.c_str(), path.c_str()) == 0;
-}
-
 // The last report for --show-last, one file "last": a line "sampler-run-last BYTES", the status line, then the
 // report's BYTES; what follows is left from an earlier, longer report. Written in place, never replaced: a new
 // file renamed over the old one frees the old one's blocks, and on a filesystem mounted with `discard` (this
@@ -115,7 +97,7 @@ bool write_file_atomically(const std::string& path, std::string_view bytes) {
 constexpr std::string_view kLastHeader = "sampler-run-last ";
 
 bool write_last(const std::string& path, std::string_view status, std::string_view report) {
-  int fd = open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  int fd = open_private_file(path);
   if (fd < 0) return false;
   flock(fd, LOCK_EX);
   std::string bytes = std::string(kLastHeader) + std::to_string(report.size()) + "\n";
@@ -138,18 +120,8 @@ bool write_last(const std::string& path, std::string_view status, std::string_vi
 
 // Reads what write_last() wrote; false when there is none or it is not in that form.
 bool read_last(const std::string& path, std::string& status, std::string& report) {
-  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return false;
-  flock(fd, LOCK_SH);
-  std::string bytes;
-  char buffer[65536];
-  for (;;) {
-    ssize_t n = read(fd, buffer, sizeof buffer);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    bytes.append(buffer, static_cast<size_t>(n));
-  }
-  close(fd);
+  std::string bytes, why;
+  if (!read_private_file(path, kMaxReportBytes + (1u << 20), bytes, why)) return false;
   std::string_view rest = bytes;
   if (!rest.starts_with(kLastHeader)) return false;
   rest.remove_prefix(kLastHeader.size());
@@ -162,13 +134,6 @@ bool read_last(const std::string& path, std::string& status, std::string& report
   status = rest.substr(0, newline + 1);
   report = rest.substr(newline + 1, size);
   return true;
-}
-
-std::string read_whole_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
 }
 
 size_t discard_answer(char* data, size_t size, size_t count, void* answer) {
@@ -216,7 +181,8 @@ const Curl* load_curl() {
 }
 
 void say(const LaunchSettings& settings, const std::string& message) {
-  if (settings.verbose) std::fprintf(stderr, "sampler-run: %s\n", message.c_str());
+  // What the collector answered and file names may hold anything: never raw on the terminal.
+  if (settings.verbose) std::fprintf(stderr, "sampler-run: %s\n", escape_control_characters(message).c_str());
 }
 
 // The spool: RUNID.report.gz files, oldest first; bounded by age and total size.
@@ -257,14 +223,34 @@ void prune_spool(const LaunchSettings& settings) {
 
 }  // namespace
 
-std::string default_config_path() { return home_dir("XDG_CONFIG_HOME", ".config") + "/sampler/run.conf"; }
-std::string default_state_dir() { return home_dir("XDG_CACHE_HOME", ".cache") + "/sampler"; }
-std::string default_spool_dir() { return default_state_dir() + "/spool"; }
+UserDirs default_user_dirs() {
+  UserDirs dirs;
+  std::string config_why, cache_why;
+  std::string config = user_base_dir("XDG_CONFIG_HOME", ".config", config_why);
+  std::string cache = user_base_dir("XDG_CACHE_HOME", ".cache", cache_why);
+  if (!config.empty()) dirs.config_file = config + "/sampler/run.conf";
+  if (!cache.empty()) {
+    dirs.state_dir = cache + "/sampler";
+    dirs.spool_dir = dirs.state_dir + "/spool";
+  }
+  if (config.empty() || cache.empty()) dirs.why = config.empty() ? config_why : cache_why;
+  return dirs;
+}
 
-bool read_config(const std::string& path, LaunchSettings& s, bool& found, std::string& error) {
-  std::ifstream in(path);
-  found = static_cast<bool>(in);
+bool read_config(const std::string& path, bool private_file, LaunchSettings& s, bool& found, std::string& error,
+                 std::string& refused) {
+  std::string bytes;
+  if (private_file) {
+    bool missing = false;
+    found = read_private_file(path, 1u << 20, bytes, refused, &missing);
+    if (missing) refused.clear();
+  } else {
+    std::ifstream file(path, std::ios::binary);
+    found = static_cast<bool>(file);
+    bytes.assign(std::istreambuf_iterator<char>(file), std::istreambuf_iterator<char>());
+  }
   if (!found) return true;
+  std::istringstream in(bytes);
   std::string line;
   uint64_t number = 0;
   auto unsigned_value = [](const std::string& text, uint64_t& value) {
@@ -473,8 +459,8 @@ std::vector<std::pair<std::string, std::string>> instrumented_libraries(const st
   std::snprintf(name, sizeof name, "/%016llx", static_cast<unsigned long long>(hash));
   std::string cache_file = cache_dir.empty() ? std::string() : cache_dir + name;
   std::vector<std::pair<std::string, std::string>> found;
-  if (!cache_file.empty()) {
-    std::string cached = read_whole_file(cache_file);
+  std::string cached, why;
+  if (!cache_file.empty() && make_private_dir(cache_dir, why) && read_private_file(cache_file, 1u << 20, cached, why)) {
     if (cached.starts_with(key)) {
       bool valid = true;
       std::string_view rest = std::string_view(cached).substr(key.size());
@@ -503,11 +489,7 @@ std::vector<std::pair<std::string, std::string>> instrumented_libraries(const st
     found.emplace_back(library, id);
     text += library + "\t" + file_identity(library) + "\t" + (id.empty() ? "-" : id) + "\n";
   }
-  if (!cache_file.empty()) {
-    std::error_code ec;
-    fs::create_directories(cache_dir, ec);
-    write_file_atomically(cache_file, text);
-  }
+  if (!cache_file.empty() && make_private_dir(cache_dir, why)) write_private_file(cache_file, text);
   return found;
 }
 
@@ -578,7 +560,8 @@ int launch(const LaunchSettings& settings, const std::vector<std::string>& argv)
     // Opted out: the program runs as if sampler-run were not there.
     execvp(args[0], args.data());
     int error = errno;
-    std::fprintf(stderr, "sampler-run: cannot run '%s': %s\n", args[0], std::strerror(error));
+    std::fprintf(stderr, "sampler-run: cannot run '%s': %s\n", escape_control_characters(args[0]).c_str(),
+                 std::strerror(error));
     return error == ENOENT ? 127 : 126;
   }
   // The report descriptor: a memfd, moved above the standard descriptors (they may be closed, SPEC section 6).
@@ -635,7 +618,8 @@ int launch(const LaunchSettings& settings, const std::vector<std::string>& argv)
   sigprocmask(SIG_SETMASK, &old_mask, nullptr);
   if (spawn_error != 0) {
     for (size_t i = 0; i < std::size(kForwardedSignals); ++i) sigaction(kForwardedSignals[i], &previous[i], nullptr);
-    std::fprintf(stderr, "sampler-run: cannot run '%s': %s\n", args[0], std::strerror(spawn_error));
+    std::fprintf(stderr, "sampler-run: cannot run '%s': %s\n", escape_control_characters(args[0]).c_str(),
+                 std::strerror(spawn_error));
     return spawn_error == ENOENT ? 127 : 126;
   }
   int status = 0;
@@ -686,8 +670,9 @@ int launch(const LaunchSettings& settings, const std::vector<std::string>& argv)
 
   std::string result;
   if (!settings.keep_dir.empty()) {
-    fs::create_directories(settings.keep_dir, ec);
-    if (!write_file_atomically(settings.keep_dir + "/" + outcome.run_id + ".report", text)) {
+    // A directory the user named may be shared: new files only (0600, never through a link), under a fresh name.
+    if (mkdir(settings.keep_dir.c_str(), 0700) != 0 && errno != EEXIST) fs::create_directories(settings.keep_dir, ec);
+    if (!write_private_file(settings.keep_dir + "/" + outcome.run_id + ".report", text)) {
       say(settings, "cannot keep a copy in '" + settings.keep_dir + "'");
     }
   }
@@ -704,10 +689,15 @@ int launch(const LaunchSettings& settings, const std::vector<std::string>& argv)
       result = "sent to " + settings.upload_url + ": " + answer;
       say(settings, "report " + outcome.run_id + " " + result);
       // The collector answers: send what waited, oldest first, while time remains.
-      for (const SpoolEntry& entry : spool_entries(settings.spool_dir)) {
+      std::string why;
+      bool spool_usable = !settings.spool_dir.empty() && make_private_dir(settings.spool_dir, why);
+      for (const SpoolEntry& entry : spool_usable ? spool_entries(settings.spool_dir) : std::vector<SpoolEntry>()) {
         if (remaining() == 0) break;
-        std::string spooled = read_whole_file(entry.path.string());
-        std::string spooled_answer;
+        std::string spooled, spooled_answer;
+        if (!read_private_file(entry.path.string(), settings.spool_max_bytes, spooled, why)) {
+          say(settings, "spooled report not sent: " + why);
+          continue;
+        }
         UploadStatus s = upload_report(settings.upload_url, settings.api_key, spooled, remaining(),
                                      spooled_answer, settings.ca_file);
         if (s == UploadStatus::kUnreachable) break;
@@ -719,19 +709,24 @@ int launch(const LaunchSettings& settings, const std::vector<std::string>& argv)
       result = "refused by " + settings.upload_url + ": " + answer;
       say(settings, "report " + outcome.run_id + " " + result);
     } else {
-      fs::create_directories(settings.spool_dir, ec);
-      bool spooled = write_file_atomically(settings.spool_dir + "/" + outcome.run_id + ".report.gz", gz);
-      result = (spooled ? "spooled in " + settings.spool_dir : std::string("lost (cannot write the spool)")) +
-               ": " + settings.upload_url + " unreachable: " + answer;
+      std::string why = "no spool directory";
+      bool spooled = !settings.spool_dir.empty() && make_private_dir(settings.spool_dir, why) &&
+                     write_private_file(settings.spool_dir + "/" + outcome.run_id + ".report.gz", gz);
+      result = (spooled ? "spooled in " + settings.spool_dir : "lost (" + why + ")") + ": " + settings.upload_url +
+               " unreachable: " + answer;
       say(settings, "report " + outcome.run_id + " " + result);
-      prune_spool(settings);
+      if (spooled) prune_spool(settings);
     }
   } else {
     result = "not sent (no upload URL)";
   }
-  if (!settings.state_dir.empty()) {
-    fs::create_directories(settings.state_dir, ec);
-    write_last(settings.state_dir + "/last", "report " + outcome.run_id + " " + result + "\n", text);
+  result = escape_control_characters(result);  // one line in "last", whatever the collector answered
+  if (std::string why; !settings.state_dir.empty() && !(make_private_dir(settings.state_dir, why) &&
+                                                         write_last(settings.state_dir + "/last",
+                                                                    "report " + outcome.run_id + " " + result + "\n",
+                                                                    text))) {
+    say(settings, "--show-last will not have this report: " + (why.empty() ? "cannot write '" + settings.state_dir +
+                                                                             "/last'" : why));
   }
 
   if (WIFSIGNALED(status)) {
@@ -753,11 +748,17 @@ int launch(const LaunchSettings& settings, const std::vector<std::string>& argv)
 
 int show_last(const LaunchSettings& settings) {
   std::string report, status;
-  if (!read_last(settings.state_dir + "/last", status, report)) {
-    std::fprintf(stderr, "sampler-run: no report has been sent yet (nothing in '%s')\n", settings.state_dir.c_str());
+  if (settings.state_dir.empty()) {
+    std::fprintf(stderr, "sampler-run: no state directory (no private home directory of this user's)\n");
     return 1;
   }
-  std::fprintf(stderr, "sampler-run: %s", status.c_str());
+  if (!read_last(settings.state_dir + "/last", status, report)) {
+    std::fprintf(stderr, "sampler-run: no report has been sent yet (nothing in '%s')\n",
+                 escape_control_characters(settings.state_dir).c_str());
+    return 1;
+  }
+  if (status.ends_with('\n')) status.pop_back();
+  std::fprintf(stderr, "sampler-run: %s\n", escape_control_characters(status).c_str());
   std::fwrite(report.data(), 1, report.size(), stdout);
   return 0;
 }

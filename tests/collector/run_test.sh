@@ -251,6 +251,97 @@ print(s.getsockname()[1], flush=True); sys.stdin.read()')
     run "$TOOLS/sampler-collector" serve --listen 127.0.0.1:0 --database sqlite:x.db --keys keys.tsv --tls-cert cert.pem
     [ "$status" = 2 ] || fail "--tls-cert without --tls-key: $status $(cat err)"
     ;;
+  private_state)
+    # sampler-run's files live only where the user alone can write. Root services, cron and `env -i` run it
+    # without HOME: it must never fall back to a shared directory another user can prepare (a planted run.conf
+    # would redirect the report, a planted link would make it overwrite any file).
+    start_server sqlite:reports.db
+    printf 'secret\n' >victim && chmod 600 victim
+    # Without HOME and XDG variables: no configuration, no state, said once under -v; /tmp stays untouched.
+    tmp_had_cache=no
+    [ -e /tmp/.cache/sampler ] && tmp_had_cache=yes
+    run env -u HOME -u XDG_CACHE_HOME -u XDG_CONFIG_HOME "$R" -v --app wordfreq -- sh -c 'exit 3'
+    [ "$status" = 3 ] || fail "without HOME: exit status $status"
+    grep -q '^sampler-run: no private home directory (HOME is not set): no configuration file, spool or --show-last$' \
+      err || fail "without HOME, -v says: $(cat err)"
+    [ "$(grep -c 'no private home' err)" = 1 ] || fail "said more than once: $(cat err)"
+    [ $tmp_had_cache = yes ] || [ ! -e /tmp/.cache/sampler ] || fail "without HOME, /tmp/.cache/sampler was created"
+    run env -u HOME -u XDG_CACHE_HOME -u XDG_CONFIG_HOME "$R" --show-last
+    [ "$status" = 1 ] || fail "--show-last without HOME: $status"
+    # A HOME that others can write (as /tmp is) is no home: what another user planted there is neither read nor
+    # followed. As root, "another user" is nobody; without root, the planted files are the directory's only risk.
+    mkdir -p shared/.config/sampler shared/.cache/sampler planted
+    chmod 1777 shared
+    printf 'upload = %s\napi-key = good-key\nkeep = %s/planted\n' "$url" "$SCRATCH" >shared/.config/sampler/run.conf
+    ln -s "$SCRATCH/victim" shared/.cache/sampler/last
+    [ "$(id -u)" = 0 ] && chown -R nobody shared/.config shared/.cache
+    run env -u XDG_CACHE_HOME -u XDG_CONFIG_HOME HOME="$SCRATCH/shared" "$R" -v --app wordfreq -- sh -c 'exit 4'
+    [ "$status" = 4 ] || fail "shared HOME: exit status $status"
+    grep -q "^sampler-run: no private home directory (HOME: '$SCRATCH/shared' is writable by others)" err ||
+      fail "shared HOME, -v says: $(cat err)"
+    [ "$(cat victim)" = secret ] || fail "the planted link was followed: victim holds $(head -c 80 victim)"
+    [ -z "$(ls planted)" ] || fail "the planted configuration's keep directory was used"
+    # XDG variables count only when they name the user's own directories; else HOME's are used.
+    if [ "$(id -u)" = 0 ]; then
+      mkdir -p foreign/sampler && chown -R nobody foreign
+      printf 'keep = %s/planted\n' "$SCRATCH" >foreign/sampler/run.conf
+      run env XDG_CONFIG_HOME="$SCRATCH/foreign" XDG_CACHE_HOME="$SCRATCH/foreign" "$R" -v --app wordfreq -- true
+      expect 0 '' ''
+      [ -z "$(ls planted)" ] || fail "a configuration in another user's XDG_CONFIG_HOME was read"
+      [ -d .cache/sampler ] || fail "with a foreign XDG_CACHE_HOME, the state did not go to HOME/.cache"
+      # Inside a private directory, a configuration file someone else owns is not read either.
+      mkdir -p .config/sampler && cp foreign/sampler/run.conf .config/sampler/ && chown nobody .config/sampler/run.conf
+      run env -u XDG_CACHE_HOME -u XDG_CONFIG_HOME "$R" -v --app wordfreq -- true
+      grep -q "configuration not read: '.*/run.conf' belongs to another user" err || fail "foreign run.conf: $(cat err)"
+      [ -z "$(ls planted)" ] || fail "a run.conf owned by another user was read"
+      rm -rf .config
+    fi
+    # In the user's own state directory: a link as "last" is not followed, and a spool others can write is not used.
+    mkdir -p cache/sampler && ln -sf "$SCRATCH/victim" cache/sampler/last
+    run "$R" --app wordfreq -- true
+    [ "$(cat victim)" = secret ] || fail "cache/sampler/last, a link, was followed"
+    mkdir -p open-spool && chmod 777 open-spool
+    run "$R" -v --app wordfreq --spool open-spool --upload http://127.0.0.1:1 --api-key k -- true
+    [ -z "$(ls open-spool)" ] || fail "a spool others can write was used: $(ls open-spool)"
+    grep -q "lost ('open-spool' is writable by others)" err || fail "open spool, -v says: $(cat err)"
+    # Everything written is the user's alone: 0600 files in 0700 directories.
+    rm -rf cache
+    run "$R" --app wordfreq --keep kept --upload http://127.0.0.1:1 --api-key k -- true
+    for f in kept/*.report cache/sampler/spool/*.report.gz cache/sampler/last; do
+      [ "$(stat -c %a "$f")" = 600 ] || fail "$f is mode $(stat -c %a "$f")"
+    done
+    for d in kept cache/sampler cache/sampler/spool; do
+      [ "$(stat -c %a "$d")" = 700 ] || fail "$d is mode $(stat -c %a "$d")"
+    done
+    stop_server
+    [ "$(exported_count)" = 0 ] || fail "a report reached the collector through a planted configuration"
+    ;;
+  answer_escaped)
+    # Whatever a server answers (escape sequences, a newline) reaches neither the terminal raw nor, as a second
+    # line, the state file that --show-last reads.
+    exec 6< <(exec python3 -c 'import http.server, sys
+class Answer(http.server.BaseHTTPRequestHandler):
+    def do_POST(self):
+        self.rfile.read(int(self.headers["Content-Length"]))
+        body = b"{\"success\": true, \"id\": \"\x1b]0;owned\x07\x1b[2J\nforged line\"}"
+        self.send_response(200); self.send_header("Content-Length", str(len(body))); self.end_headers()
+        self.wfile.write(body)
+    def log_message(self, *args): pass
+server = http.server.HTTPServer(("127.0.0.1", 0), Answer)
+print(server.server_address[1], flush=True)
+server.handle_request()')
+    read -r port <&6
+    run "$R" -v --app wordfreq --upload http://127.0.0.1:"$port" --api-key k -- true
+    [ "$status" = 0 ] || fail "exit status $status"
+    grep -q 'sent to' err || fail "-v: $(cat err)"
+    LC_ALL=C grep -q $'[\x01-\x08\x0b-\x1f\x7f]' err && fail "-v printed control characters: $(od -c err | head)"
+    grep -q '^forged line' err && fail "-v printed the answer's newline raw"
+    run "$R" --show-last
+    [ "$status" = 0 ] || fail "--show-last: $status"
+    LC_ALL=C grep -q $'[\x01-\x08\x0b-\x1f\x7f]' err && fail "--show-last printed control characters"
+    [ "$(wc -l <err)" = 1 ] || fail "--show-last's status is not one line: $(cat err)"
+    grep -q '\\x1b' err || fail "the escape is not shown escaped: $(cat err)"
+    ;;
   help_version_usage)
     run "$R" --version
     expect 0 "sampler-run (sampler) $version\n" ''

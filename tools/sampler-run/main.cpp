@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "collector/launcher.h"
+#include "sections/diagnostics.h"
 #include "tool.h"
 
 namespace {
@@ -81,18 +82,29 @@ int main(int argc, char** argv) {
   if (command.exit_status) return *command.exit_status;
 
   collector::LaunchSettings settings;
-  settings.spool_dir = collector::default_spool_dir();
-  settings.state_dir = collector::default_state_dir();
-  std::string config = command.value("config").value_or(collector::default_config_path());
+  settings.verbose = command.has("verbose");
+  collector::UserDirs dirs = collector::default_user_dirs();
+  if (!dirs.why.empty() && settings.verbose) {
+    std::fprintf(stderr, "sampler-run: no private home directory (%s): %s\n", sampler::escape_control_characters(dirs.why).c_str(),
+                 dirs.config_file.empty() ? "no configuration file, spool or --show-last"
+                                          : "no spool or --show-last");
+  }
+  settings.spool_dir = dirs.spool_dir;
+  settings.state_dir = dirs.state_dir;
+  std::string config = command.value("config").value_or(dirs.config_file);
   bool found = false;
-  std::string error;
-  if (!collector::read_config(config, settings, found, error)) {
+  std::string error, refused;
+  if (!config.empty() &&
+      !collector::read_config(config, !command.has("config"), settings, found, error, refused)) {
     size_t colon = error.find(':');
     std::fprintf(stderr, "sampler-run: '%s':%s: error:%s\n", config.c_str(), error.substr(5, colon - 5).c_str(),
                  error.substr(colon + 1).c_str());
     return tool::kExitUsage;
   }
   if (command.has("config") && !found) return tool::usage_error(kUsage, "cannot read '" + config + "'");
+  if (!refused.empty() && settings.verbose) {
+    std::fprintf(stderr, "sampler-run: configuration not read: %s\n", sampler::escape_control_characters(refused).c_str());
+  }
   auto from_env = [](const char* name, std::string& value) {
     if (const char* v = std::getenv(name); v != nullptr && *v != '\0') value = v;
   };
@@ -117,7 +129,6 @@ int main(int argc, char** argv) {
     settings.upload_timeout_ms = std::strtoull(ms->c_str(), &end, 10);
     if (ms->empty() || *end != '\0') return tool::usage_error(kUsage, "--upload-timeout-ms wants a number of ms");
   }
-  settings.verbose = command.has("verbose");
 
   if (command.has("show-last")) return collector::show_last(settings);
   if (!command.operands.empty()) {

@@ -35,7 +35,10 @@ struct LaunchSettings {
 /// Reads "KEY = VALUE" lines ('#' comments) of a configuration file into `settings`; keys: enabled, upload,
 /// api-key, app, version, sparsity, seed, spool, keep, upload-timeout-ms, spool-max-bytes, spool-max-age-days.
 /// Returns false with `error` ("line N: ...") on a malformed line or value. A missing file is not an error.
-bool read_config(const std::string& path, LaunchSettings& settings, bool& found, std::string& error);
+/// With `private_file` (the default configuration), a file someone else could have written is not read:
+/// `found` is false and `refused` says why.
+bool read_config(const std::string& path, bool private_file, LaunchSettings& settings, bool& found,
+                 std::string& error, std::string& refused);
 
 /// Runs `argv` (argv[0] looked up in PATH) and does everything around it; returns what main should return
 /// (the program's exit status). When the program died of a signal, this does not return: it dies of the same
@@ -46,11 +49,17 @@ int launch(const LaunchSettings& settings, const std::vector<std::string>& argv)
 /// there is none.
 int show_last(const LaunchSettings& settings);
 
-/// The default configuration file ($XDG_CONFIG_HOME/sampler/run.conf or ~/.config/...), spool directory
-/// ($XDG_CACHE_HOME/sampler/spool or ~/.cache/...) and state directory ($XDG_CACHE_HOME/sampler).
-std::string default_config_path();
-std::string default_spool_dir();
-std::string default_state_dir();
+/// Where sampler-run keeps its files by default: the configuration file ($XDG_CONFIG_HOME/sampler/run.conf, else
+/// ~/.config/sampler/run.conf), the state directory ($XDG_CACHE_HOME/sampler, else ~/.cache/sampler) and the spool
+/// (its spool/). Each only under a directory of the user's that no one else can write (collector/private_files.h):
+/// "" when there is none, and `why` says what was refused.
+struct UserDirs {
+  std::string config_file;
+  std::string state_dir;
+  std::string spool_dir;
+  std::string why;
+};
+UserDirs default_user_dirs();
 
 enum class UploadStatus { kSent, kRejected, kUnreachable };
 
