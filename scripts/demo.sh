@@ -56,7 +56,10 @@ if $build_it; then
     resolveSamples resolve-backtrace sampler-analyze sampler-run sampler-collector >"$build/demo-build.log" 2>&1 ||
     { tail -30 "$build/demo-build.log" >&2; exit 1; }
   # sampler-cc exists where LLVM 19 and Clang 19 development files were found (not in sanitizer builds).
-  if cmake --build "$build" --target help 2>/dev/null | grep -q '^\.\.\. sampler-cc$'; then
+  # The target list is read whole before it is searched: `grep -q` stops at the first match, and under pipefail the
+  # writer's SIGPIPE would make a found sampler-cc look missing.
+  targets=$(cmake --build "$build" --target help 2>/dev/null || true)
+  if grep -q '^\.\.\. sampler-cc$' <<<"$targets"; then
     cmake --build "$build" -j"$(nproc)" --target sampler-cc >>"$build/demo-build.log" 2>&1 ||
       { tail -30 "$build/demo-build.log" >&2; exit 1; }
   fi

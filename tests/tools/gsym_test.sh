@@ -2,7 +2,7 @@
 # sampler-symbols and the GSYM reader against LLVM (issue 13, "Correctness"). Usage:
 #   gsym_test.sh CASE SYMBOLIZER GSYMUTIL BINARY...
 # with TOOLS and SCRATCH in the environment (see tests/tools/CMakeLists.txt). BINARY...: ELF files with DWARF and a
-# build ID (the examples, and sampler-symbols-convert: C++ built -O2 -g, with deep inlining).
+# build ID (the examples, and gsym_fixture_cxx: sampler-symbols-convert's main, C++ built -O2 -g, deep inlining).
 #   symbolizer        every frame of COUNT random addresses inside function symbols, through our GSYM, equals
 #                     llvm-symbolizer --no-demangle on the binary (function, file, line; GSYM holds no column)
 #   llvm_reads_ours   llvm-gsymutil's lookups in our files equal ours
@@ -72,8 +72,7 @@ gsymutil_lookup() {
     END { if (started) print "" }'
 }
 
-convert_all() {
-  mkdir -p syms
+convert_all() {  # -o names a directory that does not exist yet: sampler-symbols makes it
   "$TOOLS/sampler-symbols" gsym "${binaries[@]}" -o syms 2>convert.err ||
     fail "sampler-symbols gsym failed: $(cat convert.err)"
   [ -s convert.err ] && fail "sampler-symbols gsym: unexpected stderr: $(cat convert.err)"
@@ -220,8 +219,11 @@ usage)
     [ "$status" = 2 ] || fail "'sampler-symbols $args': exit status $status, expected 2"
     grep -q "^Try 'sampler-symbols --help'" err || fail "'sampler-symbols $args': $(cat err)"
   done
-  "$TOOLS/sampler-symbols" gsym x -o /nonexistent/dir >out 2>err
-  [ $? = 2 ] || fail "a missing output directory is a usage error"
+  # A missing output directory is made; one that cannot be (under a regular file) is a usage error.
+  : >a-file
+  "$TOOLS/sampler-symbols" gsym x -o a-file/dir >out 2>err
+  [ $? = 2 ] || fail "an output directory under a file is not a usage error"
+  grep -q "^sampler-symbols: 'a-file/dir' is not a directory" err || fail "-o a-file/dir: $(cat err)"
   ;;
 *)
   fail "unknown case"

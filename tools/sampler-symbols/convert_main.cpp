@@ -165,9 +165,12 @@ int main(int argc, char** argv) {
   }
   if (command.operands.size() == 1) return tool::usage_error(kUsage, "no FILE given");
   const std::string out_dir = command.value("output").value_or(".");
+  // An output directory that does not exist yet is made, as `mkdir -p` would (objcopy's and gcc's users expect it).
   std::error_code error;
+  std::filesystem::create_directories(out_dir, error);
   if (!std::filesystem::is_directory(out_dir, error)) {
-    return tool::usage_error(kUsage, "'" + out_dir + "' is not a directory");
+    return tool::usage_error(kUsage, "'" + out_dir + "' is not a directory" +
+                                         (error ? " (" + error.message() + ")" : std::string()));
   }
   options.symbfile = command.has("symbfile");
 
