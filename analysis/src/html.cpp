@@ -3,6 +3,7 @@
 // No external scripts, styles, fonts or images: the page works from a file:// URL on a machine without network.
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <map>
 
@@ -137,16 +138,20 @@ std::string thermometer(const RankedPredicate& p, uint64_t most_true) {
 }
 
 // Source lines of the sites' files, read once each.
+// The source lines the page shows, read only from regular files under the --source-dir directory: a site's file
+// name comes from the binary, which anyone may have built, so it must not make the page show /etc/passwd. A
+// relative name is looked up under DIR, an absolute one as if DIR were its root (DIR/usr/src/...), the way a
+// debugger's sysroot works; neither may leave DIR, through ".." or a link.
 class SourceLines {
  public:
-  explicit SourceLines(std::string directory) : directory_(std::move(directory)) {}
+  explicit SourceLines(const std::string& directory) {
+    std::error_code ec;
+    if (!directory.empty()) root_ = std::filesystem::canonical(directory, ec);
+  }
   std::string line(const std::string& file, const std::string& number) {
-    if (directory_.empty() || file.empty() || file.find("..") != std::string::npos) return "";
+    if (root_.empty() || file.empty()) return "";
     auto [it, added] = files_.try_emplace(file);
-    if (added) {
-      std::ifstream in(file.front() == '/' ? file : directory_ + "/" + file);
-      for (std::string text; std::getline(in, text);) it->second.push_back(text);
-    }
+    if (added) read(file, it->second);
     char* end = nullptr;
     unsigned long n = std::strtoul(number.c_str(), &end, 10);
     if (n == 0 || n > it->second.size()) return "";
@@ -156,7 +161,33 @@ class SourceLines {
   }
 
  private:
-  std::string directory_;
+  static constexpr uintmax_t kMaxSourceBytes = 64u << 20;
+
+  void read(const std::string& file, std::vector<std::string>& lines) const {
+    std::filesystem::path name = std::filesystem::path(file).lexically_normal();
+    for (const auto& part : name)
+      if (part == "..") return;
+    // An absolute name already under DIR is taken as it is.
+    std::filesystem::path path = name.is_absolute() ? inside_root(name) : std::filesystem::path();
+    if (path.empty()) path = inside_root(root_ / name.relative_path());
+    std::error_code ec;
+    if (path.empty() || !std::filesystem::is_regular_file(path, ec) ||
+        std::filesystem::file_size(path, ec) > kMaxSourceBytes)
+      return;
+    std::ifstream in(path);
+    for (std::string text; std::getline(in, text);) lines.push_back(text);
+  }
+
+  // `path` with its links resolved, or empty when that is not under the root.
+  std::filesystem::path inside_root(const std::filesystem::path& path) const {
+    std::error_code ec;
+    std::filesystem::path resolved = std::filesystem::weakly_canonical(path, ec);
+    if (ec) return {};
+    auto [inside, rest] = std::mismatch(root_.begin(), root_.end(), resolved.begin(), resolved.end());
+    return inside == root_.end() ? resolved : std::filesystem::path();
+  }
+
+  std::filesystem::path root_;
   std::map<std::string, std::vector<std::string>> files_;
 };
 

@@ -143,16 +143,20 @@ int above_standard_streams(int fd) {
   return moved;
 }
 
-/// Opens the report file `name` by the creation rule of settings.h, or says why not and returns -1.
-int open_report_file(const char* name) {
+/// Opens the report file `name` by the creation rule of settings.h, or says why not and returns -1 (`verbose`:
+/// SAMPLER_VERBOSE, read but not yet in effect).
+int open_report_file(const char* name, bool verbose) {
   // O_NOFOLLOW: a symbolic link planted where the report goes (a shared directory) is not followed. No O_TRUNC
-  // here: the file may be another process's report, still being written.
-  int fd = open(name, O_WRONLY | O_CREAT | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC, 0600);
+  // here: the file may be another process's report, still being written. O_NONBLOCK: a FIFO without a reader
+  // fails at once (ENXIO) instead of holding the program before main.
+  int fd = open(name, O_WRONLY | O_CREAT | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK | O_CLOEXEC, 0600);
   if (fd < 0) {
     int error = errno;
     struct stat status {};
     if (error == ELOOP && lstat(name, &status) == 0 && S_ISLNK(status.st_mode)) {
       say("SAMPLER_FILE: cannot create '", name, "': it is a symbolic link; no report");
+    } else if (error == ENXIO && lstat(name, &status) == 0 && S_ISFIFO(status.st_mode)) {
+      if (verbose) say("SAMPLER_FILE: '", name, "' is a FIFO that no one reads; no report");
     } else {
       say("SAMPLER_FILE: cannot create '", name, "': ", strerror(error), "; no report");
     }
@@ -164,13 +168,17 @@ int open_report_file(const char* name) {
     close(fd);
     return -1;
   }
+  // Whatever its kind, a file someone else owns does not receive the report (a FIFO planted in a shared directory
+  // would hand it to its owner); devices (/dev/null, the user's terminal) are the system's, and are written.
+  if (!S_ISCHR(status.st_mode) && status.st_uid != geteuid()) {
+    say("SAMPLER_FILE: '", name, "' belongs to another user; no report");
+    close(fd);
+    return -1;
+  }
+  // Writing blocks again as it does on any descriptor (a FIFO's reader that is slow is waited for).
+  fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
   if (S_ISREG(status.st_mode)) {
-    // A regular file: the report replaces its contents, unless it is someone else's.
-    if (status.st_uid != geteuid()) {
-      say("SAMPLER_FILE: '", name, "' belongs to another user; no report");
-      close(fd);
-      return -1;
-    }
+    // A regular file: the report replaces its contents.
     // A report has one name. Another one (a hard link made in a shared directory to a file of the same owner)
     // would make the report replace a file the user never named.
     if (status.st_nlink > 1) {
@@ -286,7 +294,7 @@ Settings load_settings(bool secure) {
     if (!status.ok) {
       say("SAMPLER_FILE: invalid value '", file, "' (", status.error, "); no report");
     } else {
-      int descriptor = open_report_file(name);
+      int descriptor = open_report_file(name, settings.verbose);
       if (descriptor >= 0) {
         settings.report_fd = descriptor;
         if (settings.verbose) say("writing the report to '", name, "' (SAMPLER_FILE)");

@@ -1,5 +1,10 @@
 #include "store/files.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 
@@ -11,6 +16,32 @@ bool safe_file_name(const std::string& id) {
   for (char c : id) {
     bool ok = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '-' || c == '_';
     if (!ok) return false;
+  }
+  return true;
+}
+
+// Writes a new file at `path`: what was there is removed first (a link is removed, its target untouched) and the
+// file is created with O_EXCL, so a link planted in the output directory never redirects uploaded content.
+bool write_new_file(const std::string& path, std::string_view bytes, std::string& error) {
+  if (unlink(path.c_str()) != 0 && errno != ENOENT) {
+    error = "cannot replace '" + path + "': " + std::strerror(errno);
+    return false;
+  }
+  int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+  if (fd < 0) {
+    error = "cannot create '" + path + "': " + std::strerror(errno);
+    return false;
+  }
+  size_t done = 0;
+  while (done < bytes.size()) {
+    ssize_t n = write(fd, bytes.data() + done, bytes.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    done += static_cast<size_t>(n);
+  }
+  if (close(fd) != 0 || done != bytes.size()) {
+    error = "cannot write '" + path + "'";
+    return false;
   }
   return true;
 }
@@ -82,13 +113,7 @@ int64_t write_runs(Store& store, const Query& query, const std::string& director
         // Run ids were checked on upload; check again: they become file names.
         if (!safe_file_name(run.run_id)) return true;
         std::string path = directory + "/" + run.run_id + ".report";
-        std::ofstream out(path, std::ios::binary | std::ios::trunc);
-        out.write(run.body.data(), static_cast<std::streamsize>(run.body.size()));
-        out.close();
-        if (!out) {
-          error = "cannot write '" + path + "'";
-          return false;
-        }
+        if (!write_new_file(path, run.body, error)) return false;
         if (labels.is_open()) labels << path << '\t' << (rule.failed(run) ? "failure" : "success") << '\n';
         ++written;
         return true;

@@ -166,6 +166,23 @@ Try 'sampler-analyze --help' for more information.\n"
     expect 2 '' "sampler-analyze: --output INDEX goes with 'index', and only with it
 Try 'sampler-analyze --help' for more information.\n"
     ;;
+  source_dir)
+    # --source-dir shows a site's source line from a file under DIR, and never from outside it: not through an
+    # absolute name, "..", or a link (the site information comes from a binary anyone may have built).
+    mkdir -p src/sub outside && printf 'one\n  int y = x > 0;\n  if (x > 0) crash();\n' >src/a.c
+    printf 'secret line 1\nsecret line 2\nsecret line 3\n' >outside/secret.c
+    ln -s ../../outside src/sub/link
+    for file in a.c "$SCRATCH/src/a.c" "$SCRATCH/outside/secret.c" ../outside/secret.c sub/../../outside/secret.c \
+      sub/link/secret.c /etc/passwd; do
+      printf '<sites unit="%s" scheme="branches">\n%s\t3\tf\t1\tx > 0\n</sites>\n' $U1 "$file" >src.sites
+      run -j1 --sites src.sites lib.sites --html page --source-dir src reports
+      [ "$status" = 0 ] || fail "--source-dir with a site in '$file': status $status"
+      case $file in
+        a.c | "$SCRATCH/src/a.c") grep -q 'if (x &gt; 0) crash();' page/index.html || fail "no source line of '$file'" ;;
+        *) grep -q 'secret line\|root:' page/index.html && fail "'$file' was read from outside the source directory" ;;
+      esac
+    done
+    ;;
   help)
     run --help
     [ "$status" = 0 ] || fail "--help: status $status"

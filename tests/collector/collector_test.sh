@@ -45,6 +45,13 @@ case $case_name in
     [ "$(ls exported)" = "$(printf 'run-1.report\nrun-2.report')" ] || fail "exported: $(ls exported)"
     cmp -s r1 exported/run-1.report || fail "run-1 differs"
     cmp -s r2 exported/run-2.report || fail "run-2 differs"
+    # Exported again over links planted in the output directory: the links are replaced, their targets untouched.
+    printf 'precious\n' >precious
+    rm exported/run-1.report && ln -s ../precious exported/run-1.report
+    run "$TOOLS/sampler-collector" export --database "$database" --app wordfreq exported
+    expect 0 '' ''
+    [ "$(cat precious)" = precious ] || fail "export wrote through a planted link: $(head -c 80 precious)"
+    [ ! -L exported/run-1.report ] && cmp -s r1 exported/run-1.report || fail "run-1 not exported over the link"
     # Restarted on the same database: the runs are still there, the duplicate still recognised.
     start_server "$database"
     upload good-key r2 && expect_answer 200

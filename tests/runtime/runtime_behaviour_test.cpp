@@ -2,6 +2,7 @@
 // environments, their reports read back with the formats library. Exact counts at sparsity 1, fairness at
 // sparsity 100, plugins, threads, fork, the report destinations, and a crash report for every signal whose
 // stack llvm-symbolizer resolves to the crashing function.
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -413,6 +414,59 @@ TEST(Destination, SymbolicLinkIsNotFollowed) {
   }
   EXPECT_EQ(read_file(target), "keep\n");
   EXPECT_FALSE(file_exists(dir + "/missing"));
+}
+
+TEST(Destination, FifoWithoutReaderIsSkipped) {
+  // A FIFO no one reads would hold the program before main (open() waits for a reader): it is skipped at once.
+  std::string fifo = make_temp_dir() + "/report.fifo";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  RunOptions options;
+  options.env["SAMPLER_SPARSITY"] = "1";
+  options.env["SAMPLER_FILE"] = fifo;
+  options.env["SAMPLER_VERBOSE"] = "1";
+  RunResult r = run({kExample, "run", "10"}, options);
+  EXPECT_EQ(r.exit_code, 0);
+  const std::string line = "sampler: SAMPLER_FILE: '" + fifo + "' is a FIFO that no one reads; no report\n";
+  size_t at = r.err.find(line);
+  EXPECT_NE(at, std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find(line, at + 1), std::string::npos) << "said more than once: " << r.err;
+}
+
+TEST(Destination, FifoWithReaderGetsTheReport) {
+  std::string fifo = make_temp_dir() + "/report.fifo";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  int reader = open(fifo.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  ASSERT_GE(reader, 0);
+  RunOptions options;
+  options.env["SAMPLER_SPARSITY"] = "1";
+  options.env["SAMPLER_FILE"] = fifo;
+  RunResult r = run({kExample, "run", "1"}, options);
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_EQ(r.err, "");
+  std::string text;
+  char buffer[4096];
+  for (ssize_t n; (n = read(reader, buffer, sizeof buffer)) > 0;) text.append(buffer, static_cast<size_t>(n));
+  close(reader);
+  expect_well_formed(parse_report(text), {"samples"});
+}
+
+TEST(Destination, FifoOfAnotherUserIsRefused) {
+  // The owner check holds for every kind of file: a FIFO another user made would hand that user the report.
+  if (geteuid() != 0) GTEST_SKIP() << "making a FIFO of another user needs root";
+  std::string fifo = make_temp_dir() + "/report.fifo";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0666), 0);
+  ASSERT_EQ(chown(fifo.c_str(), 65534, 65534), 0);
+  int reader = open(fifo.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  ASSERT_GE(reader, 0);
+  RunOptions options;
+  options.env["SAMPLER_SPARSITY"] = "1";
+  options.env["SAMPLER_FILE"] = fifo;
+  RunResult r = run({kExample, "run", "1"}, options);
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_EQ(r.err, "sampler: SAMPLER_FILE: '" + fifo + "' belongs to another user; no report\n");
+  char byte = 0;
+  EXPECT_LE(read(reader, &byte, 1), 0) << "the report reached another user's FIFO";
+  close(reader);
 }
 
 TEST(Destination, HardLinkedFileIsLeftAlone) {
