@@ -10,6 +10,7 @@
 #include "raw_syscall.h"
 #include "runtime_state.h"
 #include "sampler/abi.h"
+#include "ziggurat.h"
 
 // The fast path's countdown: decremented inline by every site (see sampler/record.h). Zero-initialised, so a new
 // thread's first opportunity comes here and seeds the thread.
@@ -31,9 +32,9 @@ struct Configuration {
   bool enabled = false;
   bool seeded = false;
   double sparsity = 0;
-  /// 1 / ln(1 - 1/sparsity) (draw_factor_for) when sampling is on at a sparsity above 1; 0 otherwise (then no
-  /// countdown is drawn from a logarithm: none reaches 0, or every one is 1).
-  double draw_factor = 0;
+  /// -1 / ln(1 - 1/sparsity) (draw_scale_for) when sampling is on at a sparsity above 1; 0 otherwise (then no
+  /// countdown is drawn: none reaches 0, or every one is 1).
+  double draw_scale = 0;
   uint64_t seed = 0;
 };
 Configuration g_config;
@@ -49,15 +50,15 @@ uint64_t splitmix64(uint64_t& x) {
 
 uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
 
-uint64_t next_bits(ThreadState& t) {
-  uint64_t result = rotl(t.s[1] * 5, 7) * 9;
-  uint64_t shifted = t.s[1] << 17;
-  t.s[2] ^= t.s[0];
-  t.s[3] ^= t.s[1];
-  t.s[1] ^= t.s[2];
-  t.s[0] ^= t.s[3];
-  t.s[2] ^= shifted;
-  t.s[3] = rotl(t.s[3], 45);
+uint64_t next_bits(uint64_t (&s)[4]) {
+  uint64_t result = rotl(s[1] * 5, 7) * 9;
+  uint64_t shifted = s[1] << 17;
+  s[2] ^= s[0];
+  s[3] ^= s[1];
+  s[1] ^= s[2];
+  s[0] ^= s[3];
+  s[2] ^= shifted;
+  s[3] = rotl(s[3], 45);
   return result;
 }
 
@@ -180,31 +181,27 @@ static_assert(kLogTable[(0x3ff0000000000000ull - kLogOffsetBits) >> (52 - kLogTa
               "the bucket of 1 is centred on 1, where r is exact");
 static_assert(kLogTable[(0x3ff0000000000000ull - kLogOffsetBits) >> (52 - kLogTableBits)].log_high == 0.0);
 
-/// A uniform variate in (0, 1] from 64 random bits: 53 of them, never 0.
-double uniform(uint64_t bits) { return static_cast<double>((bits >> 11) + 1) * 0x1.0p-53; }
-
-/// The factor of the draw at `sparsity` > 1: 1 / ln(1 - 1/sparsity), by log1p. Where that is -infinity (a
-/// sparsity near the largest double, whose reciprocal is subnormal) it is the most negative double instead, so that
-/// ln(u) * factor is never 0 * infinity (NaN) for u = 1; for every u < 1 (ln u <= -2^-53) it saturates as before.
-double draw_factor_for(double sparsity) {
-  double factor = 1.0 / natural_log1p(-1.0 / sparsity);
-  return factor > -__DBL_MAX__ ? factor : -__DBL_MAX__;
+/// The scale of the draw at `sparsity` > 1: -1 / ln(1 - 1/sparsity), by log1p. Where that is +infinity (a sparsity
+/// near the largest double, whose reciprocal is subnormal) it is the largest double instead, so that an exponential
+/// variate of 0 times the scale is never 0 * infinity (NaN); every larger variate saturates as before.
+double draw_scale_for(double sparsity) {
+  double scale = -1.0 / natural_log1p(-1.0 / sparsity);
+  return scale < __DBL_MAX__ ? scale : __DBL_MAX__;
 }
 
-/// Inverse transform: with u uniform in (0, 1], 1 + floor(ln u / ln(1 - p)) is geometric with parameter p.
-/// No test of u == 1 or of NaN: the skip ln(u) * factor is >= 0 (-0 for u = 1), at most +infinity, never NaN (both
-/// factors are finite); it saturates at kNever before the conversion, which would be undefined out of range.
-int64_t countdown_from_log(double log_u, double factor) {
-  double skip = log_u * factor;
+/// With E exponential of mean 1, 1 + floor(E / -ln(1 - p)) is geometric with parameter p (P(floor(E / l) >= n) =
+/// e^(-n l) = (1 - p)^n). No test of NaN: E * scale is >= 0, at most +infinity, never NaN (both are finite); it
+/// saturates at kNever before the conversion, which would be undefined out of range.
+int64_t countdown_of(double exponential, double scale) {
+  double skip = exponential * scale;
   constexpr double kNeverAsDouble = static_cast<double>(kNever);
   skip = skip < kNeverAsDouble ? skip : kNeverAsDouble;
   int64_t countdown = 1 + static_cast<int64_t>(skip);
   return countdown < kNever ? countdown : kNever;
 }
 
-/// natural_log(), inlined where the bank is filled (its table loads and constants are then hoisted out of the
-/// loop, and the sixteen logarithms overlap).
-__attribute__((always_inline)) inline double log_of(double x) {
+/// natural_log(): the draw scale (at configuration) and the ziggurat's rare paths (wedges and tail) use it.
+inline double log_of(double x) {
   // Table-driven (the scheme of ARM's optimized-routines log): x = 2^k z with z in [0.6855, 1.371) taken from the
   // bits, z in one of kLogTableSize buckets of centre c, and ln(x) = k ln 2 + ln(c) + ln(1 + r) with r = (z - c) / c,
   // |r| <= 2^-8, so a short polynomial suffices. No division (the table has 1/c), no data-dependent branch (half of
@@ -231,43 +228,44 @@ __attribute__((always_inline)) inline double log_of(double x) {
   return hi + (lo + tail);
 }
 
-/// Fills the bank: out of line, once per kBankSize samples. The uniforms come first (the generator is a chain),
-/// then the logarithms and countdowns, which are independent of one another. A signal handler that samples while
-/// this runs refills the bank itself; either way `banked` is set only after the entries it counts are written.
-__attribute__((noinline)) void refill_bank(ThreadState& t, double factor) {
-  double u[kBankSize];
-  for (double& x : u) x = uniform(next_bits(t));
+/// Fills the bank: out of line, once per kBankSize samples. The generator's state is copied into registers for the
+/// batch. A signal handler that samples while this runs refills the bank itself (from the same state: its draws
+/// may repeat this batch's, which changes no probability); either way `banked` is set only after the entries it
+/// counts are written.
+__attribute__((noinline)) void refill_bank(ThreadState& t, double scale) {
+  uint64_t s[4] = {t.s[0], t.s[1], t.s[2], t.s[3]};
   // Used from the last entry down: bank[kBankSize - 1] is the first drawn.
-  for (uint32_t i = 0; i < kBankSize; ++i) {
-    double log_u = log_of(u[i]);
-    t.bank[kBankSize - 1 - i] = log_u;
-    t.countdowns[kBankSize - 1 - i] = countdown_from_log(log_u, factor);
+  for (uint32_t i = kBankSize; i-- > 0;) {
+    double e = exponential_variate([&s] { return next_bits(s); });
+    t.bank[i] = e;
+    t.countdowns[i] = countdown_of(e, scale);
   }
+  for (int i = 0; i < 4; ++i) t.s[i] = s[i];
   t.bank_generation = g_configuration;
   t.banked = kBankSize;
 }
 
-/// The countdown of a banked logarithm drawn under a configuration other than the bank's.
-__attribute__((noinline)) int64_t countdown_again(const ThreadState& t, uint32_t entry, double factor) {
-  return countdown_from_log(t.bank[entry], factor);
+/// The countdown of a banked variate drawn under a configuration other than the bank's.
+__attribute__((noinline)) int64_t countdown_again(const ThreadState& t, uint32_t entry, double scale) {
+  return countdown_of(t.bank[entry], scale);
 }
 
-/// The thread's next countdown with the draw factor in force (`factor`, that of g_config).
-inline int64_t next_countdown(ThreadState& t, double factor) {
+/// The thread's next countdown with the draw scale in force (`scale`, that of g_config).
+inline int64_t next_countdown(ThreadState& t, double scale) {
   uint32_t banked = t.banked;
   if (__builtin_expect(banked == 0, 0)) {
-    refill_bank(t, factor);
+    refill_bank(t, scale);
     banked = kBankSize;
   }
   t.banked = banked - 1;
-  if (__builtin_expect(t.bank_generation != g_configuration, 0)) return countdown_again(t, banked - 1, factor);
+  if (__builtin_expect(t.bank_generation != g_configuration, 0)) return countdown_again(t, banked - 1, scale);
   return t.countdowns[banked - 1];
 }
 
 int64_t draw(ThreadState& t) {
   if (!g_config.enabled) return kNever;
   if (g_config.sparsity <= 1.0) return 1;  // every opportunity, and no variate drawn
-  return next_countdown(t, g_config.draw_factor);
+  return next_countdown(t, g_config.draw_scale);
 }
 
 }  // namespace
@@ -307,7 +305,7 @@ void configure_sampling(bool enabled, double sparsity, bool seeded, uint64_t see
   g_config.sparsity = sparsity;
   g_config.seeded = seeded;
   g_config.seed = seed;
-  g_config.draw_factor = g_config.enabled && sparsity > 1.0 ? draw_factor_for(sparsity) : 0.0;
+  g_config.draw_scale = g_config.enabled && sparsity > 1.0 ? draw_scale_for(sparsity) : 0.0;
   ++g_configuration;
   // The calling thread draws again with the new parameters at its next opportunity.
   sampler_countdown = 0;
@@ -325,9 +323,9 @@ double natural_log1p(double x) {
   return natural_log(u) * x / (u - 1.0);
 }
 
-int64_t geometric_countdown(uint64_t bits, double sparsity) {
+int64_t geometric_countdown(double exponential, double sparsity) {
   if (sparsity <= 1.0) return 1;
-  return countdown_from_log(natural_log(uniform(bits)), draw_factor_for(sparsity));
+  return countdown_of(exponential, draw_scale_for(sparsity));
 }
 
 uint64_t next_timestamp() { return fetch_add_relaxed(&g_clock, uint64_t{1}) + 1; }

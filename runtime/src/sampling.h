@@ -3,8 +3,9 @@
 // Every thread has its own countdown (the exported initial-exec TLS `sampler_countdown`) and its own generator,
 // seeded lazily at the thread's first opportunity from SAMPLER_SEED and a thread index (or from the system's
 // entropy), without wrapping pthread_create. Each opportunity is taken independently with probability
-// 1/SPARSITY: the countdown to the next sample is drawn from the geometric distribution with that parameter.
-// The logarithms the draws need are computed ahead, kBankSize at a time, into a per-thread bank (sampling.cpp).
+// 1/SPARSITY: the countdown to the next sample is drawn from the geometric distribution with that parameter, as
+// an exponential variate (ziggurat.h) scaled. The variates are drawn ahead, kBankSize at a time, into a
+// per-thread bank (sampling.cpp).
 #pragma once
 
 #include <stdint.h>
@@ -17,24 +18,23 @@ namespace sampler::runtime {
 /// countdown with the new parameters; sampling off sets every later countdown out of reach.
 void configure_sampling(bool enabled, double sparsity, bool seeded, uint64_t seed);
 
-/// Logarithms (and their countdowns) drawn ahead per thread. The logarithm is most of the cost of a draw, and on
-/// the slow path it is also on the critical path (the next countdown waits for it); a batch of independent ones
-/// overlaps in the CPU and costs a fraction of the same logarithms one at a time. Small, because it lives in
+/// Exponential variates (and their countdowns) drawn ahead per thread: on the slow path the next countdown
+/// waits for its draw, and a batch of independent ones overlaps in the CPU. Small, because it lives in
 /// initial-exec TLS, which a dlopen()ed libsampler.so takes from the loader's static reserve (about 1.5 KB for
 /// every library): the whole ThreadState is about 300 bytes.
 constexpr uint32_t kBankSize = 16;
 
-/// One thread's generator: xoshiro256** (Blackman and Vigna), seeded through splitmix64, and its bank: the
-/// natural logarithms ln(u) of the next uniform variates u in (0, 1], in the generator's order. The bank holds
-/// logarithms, so that a countdown still takes the sparsity in force when it is drawn, and the countdowns are the
-/// very ones drawing each u at the time would give (the same SAMPLER_SEED, the same samples). Beside them, the
+/// One thread's generator: xoshiro256** (Blackman and Vigna), seeded through splitmix64, and its bank: the next
+/// exponential variates of mean 1, drawn from the generator's words in order (ziggurat.h). The bank holds the
+/// variates, so that a countdown still takes the sparsity in force when it is drawn, and the countdowns are the
+/// very ones drawing each variate at the time would give (the same SAMPLER_SEED, the same samples). Beside them, the
 /// countdowns at the sparsity of the refill, used while the configuration is still that one: the sample then only
 /// copies one, and the countdown's dependency chain (which the program's sites extend) holds no multiplication
 /// and no conversion.
 struct ThreadState {
   uint64_t s[4];
   double bank[kBankSize];
-  int64_t countdowns[kBankSize];  ///< countdown_from_log(bank[i], the draw factor of configuration bank_generation)
+  int64_t countdowns[kBankSize];  ///< countdown_of(bank[i], the draw scale of configuration bank_generation)
   uint32_t bank_generation;
   uint32_t banked;  ///< entries of `bank` not used yet, the last ones (0: empty; zero-initialised)
   bool seeded;
@@ -75,10 +75,10 @@ double natural_log(double x);
 /// ln(1 + x) for x > -1, accurate to a few ulp also where 1 + x rounds to 1 (libm's log1p, without libm).
 double natural_log1p(double x);
 
-/// A geometric variate with success probability 1/sparsity from a uniform 64-bit `bits`: the number of
-/// opportunities up to and including the next sample, >= 1, capped at 2^62 (saturated, for any sparsity up to the
-/// largest double).
-int64_t geometric_countdown(uint64_t bits, double sparsity);
+/// A geometric variate with success probability 1/sparsity from an exponential variate of mean 1 (ziggurat.h):
+/// 1 + floor(exponential / -ln(1 - 1/sparsity)), the number of opportunities up to and including the next sample,
+/// >= 1, capped at 2^62 (saturated, for any sparsity up to the largest double).
+int64_t geometric_countdown(double exponential, double sparsity);
 
 /// The next value of the process-wide logical clock used for timestamps (1, 2, 3, ...).
 uint64_t next_timestamp();

@@ -19,6 +19,7 @@
 #include "sampling.h"
 #include "settings.h"
 #include "values.h"
+#include "ziggurat.h"
 
 namespace sampler::runtime {
 namespace {
@@ -155,6 +156,61 @@ uint64_t splitmix(uint64_t& x) {
   return z ^ (z >> 31);
 }
 
+/// An exponential variate drawn, as the runtime draws it, from splitmix64's words.
+double exponential_from(uint64_t& x) {
+  return exponential_variate([&x] { return splitmix(x); });
+}
+
+TEST(Ziggurat, LayersHaveEqualAreas) {
+  // Each layer above the base spans [0, its width] between its two heights, with the same area as the base (the
+  // rectangle under e^-r plus the tail), and the top layer ends at the curve's top: the tables describe e^-x.
+  using namespace ziggurat;
+  const double base = kTables.width[0] * 0x1p53 * kTables.top[0];
+  EXPECT_NEAR(base, kLayerArea, 1e-15);
+  EXPECT_NEAR(kTailStart * std::exp(-kTailStart) + std::exp(-kTailStart), kLayerArea, 1e-12);
+  for (int i = 1; i < kLayers; ++i) {
+    double width = kTables.width[i] * 0x1p53;
+    EXPECT_NEAR(kTables.bottom[i], std::exp(-width), 1e-15) << i;
+    EXPECT_NEAR(width * (kTables.top[i] - kTables.bottom[i]), kLayerArea, 1e-12 * kLayerArea * 1e3) << i;
+    EXPECT_LT(kTables.inside[i], uint64_t{1} << 53) << i;
+  }
+  EXPECT_NEAR(kTables.top[kLayers - 1], 1.0, 1e-15);
+  EXPECT_EQ(kTables.inside[kLayers - 1], 0u);  // the top layer is all wedge
+}
+
+TEST(Ziggurat, ExponentialDistribution) {
+  // 10^7 variates against e^-x: 200 bins of equal probability (chi-square, 199 degrees of freedom: below 290 with
+  // probability 0.99995), the share beyond the base layer (the tail), mean and variance 1.
+  uint64_t x = 77;
+  constexpr int kBins = 200;
+  constexpr int kDraws = 10000000;
+  std::vector<int> bins(kBins);
+  double sum = 0, squares = 0;
+  int tail = 0, words = 0;
+  for (int i = 0; i < kDraws; ++i) {
+    double e = exponential_variate([&] {
+      ++words;
+      return splitmix(x);
+    });
+    ASSERT_GE(e, 0.0);
+    ASSERT_TRUE(std::isfinite(e));
+    sum += e;
+    squares += e * e;
+    tail += e > ziggurat::kTailStart;
+    int bin = static_cast<int>((1.0 - std::exp(-e)) * kBins);  // the CDF's value is uniform
+    ++bins[std::min(bin, kBins - 1)];
+  }
+  double chi_square = 0, expected = static_cast<double>(kDraws) / kBins;
+  for (int count : bins) chi_square += (count - expected) * (count - expected) / expected;
+  EXPECT_LT(chi_square, 290.0);
+  double p_tail = std::exp(-ziggurat::kTailStart);
+  EXPECT_NEAR(tail, kDraws * p_tail, 5 * std::sqrt(kDraws * p_tail));
+  EXPECT_NEAR(sum / kDraws, 1.0, 5 / std::sqrt(kDraws));
+  EXPECT_NEAR(squares / kDraws - (sum / kDraws) * (sum / kDraws), 1.0, 0.005);
+  // One word a draw but for the wedges and the tail (2.2 % of draws, with their restarts about 3.4 % more words).
+  EXPECT_LT(words, kDraws * 1.05);
+}
+
 TEST(Sampling, NaturalLogIsAccurateOverTheUniforms) {
   // Relative to libm's, within 2 ulp (both are within about 1 ulp of the exact value), over what the draws take:
   // random uniforms (the runtime's conversion: multiples of 2^-53 in (0, 1]), the ones nearest 1 (the smallest
@@ -191,7 +247,7 @@ TEST(Sampling, GeometricMeanAndVariance) {
     double sum = 0, squares = 0;
     int64_t smallest = INT64_MAX;
     for (int i = 0; i < draws; ++i) {
-      int64_t g = geometric_countdown(splitmix(x), sparsity);
+      int64_t g = geometric_countdown(exponential_from(x), sparsity);
       smallest = std::min(smallest, g);
       sum += static_cast<double>(g);
       squares += static_cast<double>(g) * static_cast<double>(g);
@@ -204,10 +260,10 @@ TEST(Sampling, GeometricMeanAndVariance) {
     double sample_variance = squares / draws - mean * mean;
     EXPECT_NEAR(sample_variance / variance, 1.0, 0.05) << sparsity;
   }
-  EXPECT_EQ(geometric_countdown(0, 1.0), 1);
-  EXPECT_EQ(geometric_countdown(UINT64_MAX, 1.0), 1);
-  EXPECT_EQ(geometric_countdown(UINT64_MAX, 100.0), 1);  // u = 1: the very next opportunity
-  EXPECT_GE(geometric_countdown(0, 100.0), 3000);        // u = 2^-53: a long wait, still finite
+  EXPECT_EQ(geometric_countdown(0.0, 1.0), 1);
+  EXPECT_EQ(geometric_countdown(40.0, 1.0), 1);
+  EXPECT_EQ(geometric_countdown(0.0, 100.0), 1);    // E = 0: the very next opportunity
+  EXPECT_GE(geometric_countdown(36.7, 100.0), 3000);  // E = 36.7 (the largest of 2^53 draws): a long wait, finite
 }
 
 TEST(Settings, FileNameHostWithASlash) {
@@ -236,7 +292,7 @@ TEST(Sampling, HugeSparsity) {
     double sum = 0;
     int64_t smallest = INT64_MAX;
     for (int i = 0; i < draws; ++i) {
-      int64_t g = geometric_countdown(splitmix(x), sparsity);
+      int64_t g = geometric_countdown(exponential_from(x), sparsity);
       smallest = std::min(smallest, g);
       sum += static_cast<double>(g);
     }
@@ -245,9 +301,9 @@ TEST(Sampling, HugeSparsity) {
   }
   for (double sparsity : {1e30, 1e300, std::numeric_limits<double>::max()}) {
     uint64_t x = 7;
-    for (int i = 0; i < 1000; ++i) EXPECT_EQ(geometric_countdown(splitmix(x), sparsity), kNever) << sparsity;
-    // u = 1 exactly (all bits set): the next opportunity, whatever the sparsity.
-    EXPECT_EQ(geometric_countdown(UINT64_MAX, sparsity), 1) << sparsity;
+    for (int i = 0; i < 1000; ++i) EXPECT_EQ(geometric_countdown(exponential_from(x), sparsity), kNever) << sparsity;
+    // E = 0: the next opportunity, whatever the sparsity.
+    EXPECT_EQ(geometric_countdown(0.0, sparsity), 1) << sparsity;
   }
 }
 
@@ -256,7 +312,7 @@ TEST(Sampling, ProbabilityOfTheFirstOpportunity) {
   uint64_t x = 99;
   int ones = 0;
   const int draws = 1000000;
-  for (int i = 0; i < draws; ++i) ones += geometric_countdown(splitmix(x), 10.0) == 1;
+  for (int i = 0; i < draws; ++i) ones += geometric_countdown(exponential_from(x), 10.0) == 1;
   EXPECT_NEAR(ones, draws / 10.0, 5 * std::sqrt(draws * 0.1 * 0.9));
 }
 
@@ -280,6 +336,7 @@ struct ReferenceGenerator {
     s[3] = rotl(s[3], 45);
     return result;
   }
+  double exponential() { return exponential_variate([this] { return next(); }); }
 };
 
 /// Runs `body` on a new thread (a fresh countdown, generator and bank), after the runtime's own initialisation,
@@ -315,10 +372,10 @@ TEST(Sampling, BankedDrawsAreTheGeneratorsCountdownsInOrder) {
       }
     };
     // A new thread's first opportunity draws the first countdown: its first sample is that many opportunities in.
-    next_sample = static_cast<uint64_t>(geometric_countdown(reference.next(), sparsity));
+    next_sample = static_cast<uint64_t>(geometric_countdown(reference.exponential(), sparsity));
     for (int i = 0; i < 100; ++i) {
       expected.push_back(next_sample);
-      next_sample += static_cast<uint64_t>(geometric_countdown(reference.next(), sparsity));
+      next_sample += static_cast<uint64_t>(geometric_countdown(reference.exponential(), sparsity));
     }
     run(100);
     ASSERT_EQ(seen, expected);
@@ -330,7 +387,7 @@ TEST(Sampling, BankedDrawsAreTheGeneratorsCountdownsInOrder) {
       next_sample = opportunity + 1;
       for (int i = 0; i < 37; ++i) {
         expected.push_back(next_sample);
-        next_sample += static_cast<uint64_t>(geometric_countdown(sparsity > 1.0 ? reference.next() : 0, sparsity));
+        next_sample += static_cast<uint64_t>(geometric_countdown(sparsity > 1.0 ? reference.exponential() : 0.0, sparsity));
       }
       run(37);
       ASSERT_EQ(seen, expected) << changed;
@@ -376,12 +433,12 @@ TEST(Sampling, ThreadsDrawIndependentStreams) {
     on_new_thread([&samples] {
       configure_sampling(true, 50.0, true, 9);
       ReferenceGenerator reference(9, seeded_thread_count());
-      uint64_t expected = static_cast<uint64_t>(geometric_countdown(reference.next(), 50.0));
+      uint64_t expected = static_cast<uint64_t>(geometric_countdown(reference.exponential(), 50.0));
       for (uint64_t opportunity = 1; samples.size() < 40; ++opportunity) {
         if (sampler_sample_now() == 0) continue;
         samples.push_back(opportunity);
         EXPECT_EQ(opportunity, expected);
-        expected += static_cast<uint64_t>(geometric_countdown(reference.next(), 50.0));
+        expected += static_cast<uint64_t>(geometric_countdown(reference.exponential(), 50.0));
       }
     });
   }
