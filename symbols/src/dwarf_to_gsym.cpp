@@ -8,6 +8,8 @@
 
 #include "symbols/symbfile.h"
 
+#include "sections/elf_section.h"
+
 #include <llvm/BinaryFormat/Dwarf.h>
 #include <llvm/BinaryFormat/ELF.h>
 #include <llvm/DebugInfo/DWARF/DWARFCompileUnit.h>
@@ -19,6 +21,7 @@
 #include <llvm/Object/ELFObjectFile.h>
 #include <llvm/Object/ObjectFile.h>
 #include <llvm/Support/Error.h>
+#include <llvm/Support/ErrorHandling.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -196,6 +199,47 @@ bool has_section(const llvm::object::ObjectFile& object, llvm::StringRef name) {
   return false;
 }
 
+// LLVM decompresses an SHF_COMPRESSED section into one buffer of the size its header states, and stops the process
+// when that allocation fails ("LLVM ERROR: out of memory"). The stated sizes are checked first, as the formats
+// library checks them for extract-section, and more tightly: debug information compresses 3 to 20 times, so a
+// section that claims more than kMaxDebugExpansion times its compressed size is a bomb or a lie.
+constexpr uint64_t kMaxDebugExpansion = 200;
+
+std::string check_compressed_sections(const llvm::object::ObjectFile& object) {
+  const auto* elf = llvm::dyn_cast<llvm::object::ELFObjectFileBase>(&object);
+  if (elf == nullptr) return "";
+  const bool is64 = object.getBytesInAddress() == 8;
+  const bool little = object.isLittleEndian();
+  uint64_t total = 0;
+  for (const llvm::object::ELFSectionRef section : elf->sections()) {
+    if ((section.getFlags() & llvm::ELF::SHF_COMPRESSED) == 0) continue;
+    llvm::Expected<llvm::StringRef> name = section.getName();
+    std::string label = name ? "section '" + name->str() + "'" : "a compressed section";
+    if (!name) llvm::consumeError(name.takeError());
+    llvm::Expected<llvm::StringRef> contents = section.getContents();
+    if (!contents) {
+      llvm::consumeError(contents.takeError());
+      return label + ": its contents lie outside the file";
+    }
+    // Elf32_Chdr: type, size, alignment (4 bytes each); Elf64_Chdr: type, reserved, size, alignment.
+    size_t header = is64 ? 24 : 12, at = is64 ? 8 : 4, width = is64 ? 8 : 4;
+    if (contents->size() < header) return label + ": shorter than its compression header";
+    uint64_t stated = 0;
+    for (size_t i = 0; i < width; ++i) {
+      uint64_t byte = static_cast<unsigned char>((*contents)[at + (little ? i : width - 1 - i)]);
+      stated |= byte << (8 * i);
+    }
+    uint64_t compressed = contents->size() - header;
+    if (stated / kMaxDebugExpansion > compressed || stated > kMaxDecompressedSize - total) {
+      return label + " states a decompressed size of " + std::to_string(stated) + " bytes from " +
+             std::to_string(compressed) + " (the limits: " + std::to_string(kMaxDebugExpansion) +
+             " times the compressed size, and " + std::to_string(kMaxDecompressedSize) + " bytes in all)";
+    }
+    total += stated;
+  }
+  return "";
+}
+
 std::vector<AddressRange> text_ranges(const llvm::object::ObjectFile& object) {
   std::vector<AddressRange> out;
   for (const auto& section : object.sections()) {
@@ -350,6 +394,10 @@ bool read_debug_info(const std::string& path, const ConvertOptions& options, Deb
     sink.error(path, 0, "not an ELF file");
     return false;
   }
+  if (std::string problem = check_compressed_sections(object); !problem.empty()) {
+    sink.error(path, 0, problem);
+    return false;
+  }
   const auto id = llvm::object::getBuildID(&object);
   out.build_id.assign(id.begin(), id.end());
   const std::vector<AddressRange> text = text_ranges(object);
@@ -363,6 +411,10 @@ bool read_debug_info(const std::string& path, const ConvertOptions& options, Deb
     if (!found.empty()) {
       companion = llvm::object::ObjectFile::createObjectFile(found);
       if (companion) {
+        if (std::string problem = check_compressed_sections(*companion->getBinary()); !problem.empty()) {
+          sink.error(found, 0, problem);
+          return false;
+        }
         dwarf_object = companion->getBinary();
       } else {
         sink.warning(path, 0, "cannot read debug file '" + found + "': " + llvm::toString(companion.takeError()));
@@ -471,6 +523,13 @@ std::string convert_to_gsym(const std::string& path, const std::string& out_dir,
     return "";
   }
   return target;
+}
+
+void on_llvm_fatal_error(void (*gave_up)(const char* reason)) {
+  static void (*handler)(const char*) = nullptr;
+  handler = gave_up;
+  llvm::install_fatal_error_handler([](void*, const char* reason, bool) { handler(reason); });
+  llvm::install_bad_alloc_error_handler([](void*, const char* reason, bool) { handler(reason); });
 }
 
 }  // namespace sampler::symbols

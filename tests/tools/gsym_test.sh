@@ -170,6 +170,35 @@ errors)
   grep -q "^sampler-symbols: 'nobuildid': error: no build ID" err || fail "no build ID message: $(cat err)"
   grep -q "^sampler-symbols: 'text.txt': error: cannot read" err || fail "not-ELF message: $(cat err)"
   [ "$(ls syms | wc -l)" = 1 ] || fail "the good file was not converted after the bad ones: $(ls syms)"
+  # Compressed debug sections that lie about their size (LLVM would allocate what they state, and stop the
+  # process when it cannot: "LLVM ERROR: out of memory", status 134): refused before LLVM reads them.
+  cc -g -o small n.c && objcopy --compress-debug-sections=zlib small compressed || fail "cannot build the fixture"
+  set_ch_size() {  # FILE SECTION SIZE: the stated size in the section's Elf64_Chdr
+    python3 - "$@" <<'PY'
+import struct, sys
+path, wanted, size = sys.argv[1], sys.argv[2].encode(), int(sys.argv[3])
+data = bytearray(open(path, "rb").read())
+shoff, = struct.unpack_from("<Q", data, 0x28)
+shentsize, shnum, shstrndx = struct.unpack_from("<HHH", data, 0x3a)
+def header(i): return struct.unpack_from("<IIQQQQIIQQ", data, shoff + i * shentsize)
+names = header(shstrndx)[4]
+for i in range(shnum):
+    h = header(i)
+    if data[names + h[0]:].split(b"\0", 1)[0] == wanted:
+        struct.pack_into("<Q", data, h[4] + 8, size)
+open(path, "wb").write(data)
+PY
+  }
+  cp compressed huge && set_ch_size huge .debug_info $((1 << 40))
+  cp compressed bomb && set_ch_size bomb .debug_info 300000000
+  "$TOOLS/sampler-symbols" gsym huge bomb -o syms >out 2>err
+  status=$?
+  [ "$status" = 1 ] || fail "compressed sections that lie: exit status $status, expected 1: $(cat err)"
+  grep -q "^sampler-symbols: 'huge': error: section '.debug_info' states a decompressed size of 1099511627776 bytes" \
+    err || fail "2^40 bytes stated: $(cat err)"
+  grep -q "^sampler-symbols: 'bomb': error: section '.debug_info' states a decompressed size of 300000000 bytes" err ||
+    fail "a 300 MB section from a few hundred bytes: $(cat err)"
+  grep -q "LLVM ERROR" err && fail "LLVM stopped the process: $(cat err)"
   # A damaged GSYM: the lookup says where.
   g=$(ls syms/*.gsym)
   head -c 40 "$g" >short.gsym

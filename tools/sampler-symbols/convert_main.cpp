@@ -6,6 +6,8 @@
 //
 // The work is in symbols/dwarf_to_gsym.h (DWARF through LLVM's DebugInfo, GSYM as seed 001 lays it out); this is
 // options, one library call per file, exit status. Each file written is read back and checked before the next.
+#include <unistd.h>
+
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -24,6 +26,33 @@ namespace {
 
 using sampler::symbols_tool::kUsage;
 
+// The file being read, for the message when LLVM gives up on it.
+std::string g_current_file;
+
+// LLVM stops the process on errors it cannot return (an allocation that fails, "LLVM ERROR: ..." and abort()): a
+// diagnostic naming the file and exit status 1 instead, as for any file the tool cannot read. No allocation here
+// (the handler may run with the heap exhausted): the pieces go out through a buffer on the stack, control
+// characters as '?'.
+void llvm_gave_up(const char* reason) {
+  char line[1024];
+  size_t used = 0;
+  auto add = [&](const char* text) {
+    for (; *text != '\0' && used < sizeof line - 1; ++text) {
+      unsigned char c = static_cast<unsigned char>(*text);
+      line[used++] = c < 0x20 || c == 0x7f ? '?' : static_cast<char>(c);
+    }
+  };
+  add("sampler-symbols: '");
+  add(g_current_file.c_str());
+  add("': error: LLVM: ");
+  add(reason);
+  line[used++] = '\n';
+  if (write(STDERR_FILENO, line, used) < 0) {
+  }
+  _exit(1);
+}
+
+
 /// One file to upload: its kind (the API path's end), build ID (raw bytes) and bytes.
 struct Upload {
   std::string kind, build_id, bytes, name;
@@ -33,6 +62,7 @@ struct Upload {
 bool uploads_of(const std::string& path, const sampler::symbols::ConvertOptions& options,
                 std::vector<Upload>& out, sampler::DiagnosticSink& sink) {
   using namespace sampler;
+  g_current_file = path;
   const std::string base = std::filesystem::path(path).filename().string();
   for (std::string_view suffix : {".gsym", ".ranges.symbfile", ".returnpads.symbfile"}) {
     if (!base.ends_with(suffix)) continue;
@@ -150,6 +180,7 @@ int push(const sampler::tool::CommandLine& command, const sampler::symbols::Conv
 
 int main(int argc, char** argv) {
   using namespace sampler;
+  symbols::on_llvm_fatal_error(llvm_gave_up);
   tool::CommandLine command = tool::parse_command_line(kUsage, argc, argv);
   if (command.exit_status) return *command.exit_status;
   if (command.operands.empty()) return tool::usage_error(kUsage, "missing the command (gsym)");
@@ -176,6 +207,7 @@ int main(int argc, char** argv) {
 
   tool::StderrSink sink(kUsage.program);
   for (size_t i = 1; i < command.operands.size(); ++i) {
+    g_current_file = command.operands[i];
     const std::string written = symbols::convert_to_gsym(command.operands[i], out_dir, options, sink);
     if (written.empty()) continue;
     // Read back what was written: a writer bug shows here, not in a crash report months later.
