@@ -1,5 +1,7 @@
 // libmicrohttpd glue: reads the request (bounded), calls Collector::handle(), sends the answer. Every limit
-// comes from Limits: libmicrohttpd enforces the connection count and the idle timeout itself.
+// comes from Limits: libmicrohttpd enforces the connection counts (in all, and per client address) and the idle
+// timeout itself; the time a request may take to arrive is enforced here (a watchdog over the connections that
+// are receiving one), since a slow sender that never idles would otherwise hold its connection forever.
 #include "collector/server.h"
 #include "sections/diagnostics.h"  // json_string
 
@@ -11,8 +13,12 @@
 
 #include <cerrno>
 #include <chrono>
+#include <condition_variable>
 #include <cstring>
+#include <mutex>
 #include <optional>
+#include <thread>
+#include <unordered_map>
 #include <vector>
 
 namespace sampler::collector {
@@ -108,6 +114,8 @@ class MhdServer : public Server {
         this, MHD_OPTION_EXTERNAL_LOGGER, &MhdServer::mhd_log, this, MHD_OPTION_LISTEN_SOCKET, fd, MHD_OPTION_THREAD_POOL_SIZE, static_cast<unsigned>(limits.threads),
         MHD_OPTION_CONNECTION_LIMIT, static_cast<unsigned>(limits.max_connections), MHD_OPTION_CONNECTION_TIMEOUT,
         static_cast<unsigned>(limits.timeout_seconds), MHD_OPTION_NOTIFY_COMPLETED, &MhdServer::completed, this,
+        MHD_OPTION_PER_IP_CONNECTION_LIMIT, static_cast<unsigned>(limits.max_connections_per_client),
+        MHD_OPTION_NOTIFY_CONNECTION, &MhdServer::connection_event, this,
         MHD_OPTION_ARRAY, tls_options.data(), MHD_OPTION_END);
     if (daemon_ == nullptr) {
       close(fd);
@@ -115,12 +123,21 @@ class MhdServer : public Server {
               (tls_ ? " (is the certificate or the key malformed?)" : "");
       return false;
     }
+    watchdog_ = std::thread([this] { drop_slow_requests(); });
     return true;
   }
 
   std::string address() const override { return address_; }
 
   void stop() override {
+    if (watchdog_.joinable()) {
+      {
+        std::lock_guard<std::mutex> lock(receiving_mutex_);
+        stopping_ = true;
+      }
+      stop_.notify_all();
+      watchdog_.join();
+    }
     if (daemon_ != nullptr) {
       MHD_stop_daemon(daemon_);
       daemon_ = nullptr;
@@ -128,6 +145,54 @@ class MhdServer : public Server {
   }
 
  private:
+  // ---- The request deadline: each connection that is receiving a request, since when.
+  struct Receiving {
+    int fd;
+    double since;
+  };
+
+  void receiving(MHD_Connection* connection, bool is_receiving) {
+    std::lock_guard<std::mutex> lock(receiving_mutex_);
+    if (!is_receiving) {
+      receiving_.erase(connection);
+      return;
+    }
+    const MHD_ConnectionInfo* info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
+    if (info != nullptr) receiving_[connection] = {info->connect_fd, monotonic_seconds()};
+  }
+
+  // A connection starts receiving when it opens and again after each answer (keep-alive); it stops once its
+  // request has arrived, and when it closes. libmicrohttpd says it closed before it closes the socket, so the
+  // watchdog never touches a descriptor that may already be another connection's.
+  static void connection_event(void* self_pointer, MHD_Connection* connection, void**,
+                               MHD_ConnectionNotificationCode code) {
+    static_cast<MhdServer*>(self_pointer)->receiving(connection, code == MHD_CONNECTION_NOTIFY_STARTED);
+  }
+
+  // Once a second: a connection whose request has been arriving for longer than the deadline is shut down (its
+  // socket reads end of file, and libmicrohttpd closes it as it would a client's close).
+  void drop_slow_requests() {
+    const double deadline = collector_.limits().request_seconds;
+    std::unique_lock<std::mutex> lock(receiving_mutex_);
+    while (!stop_.wait_for(lock, std::chrono::seconds(1), [this] { return stopping_; })) {
+      double now = monotonic_seconds();
+      for (auto entry = receiving_.begin(); entry != receiving_.end();) {
+        if (now - entry->second.since <= deadline) {
+          ++entry;
+          continue;
+        }
+        shutdown(entry->second.fd, SHUT_RDWR);
+        entry = receiving_.erase(entry);
+        ++dropped_;
+      }
+      if (dropped_ > 0) {
+        log_("dropped " + std::to_string(dropped_) + " connection(s) whose request took over " +
+             std::to_string(collector_.limits().request_seconds) + " s to arrive (--request-timeout)");
+        dropped_ = 0;
+      }
+    }
+  }
+
   static MHD_Result access(void* self_pointer, MHD_Connection* connection, const char* url, const char* method,
                            const char*, const char* upload_data, size_t* upload_data_size, void** context) {
     auto* self = static_cast<MhdServer*>(self_pointer);
@@ -164,6 +229,7 @@ class MhdServer : public Server {
       *upload_data_size = 0;
       return MHD_YES;
     }
+    self->receiving(connection, false);  // the whole request is here: answering is the idle timeout's
     auto header = [connection](const char* name) {
       const char* value = MHD_lookup_connection_value(connection, MHD_HEADER_KIND, name);
       return value ? std::string_view(value) : std::string_view();
@@ -194,9 +260,12 @@ class MhdServer : public Server {
     return result;
   }
 
-  static void completed(void*, MHD_Connection*, void** context, MHD_RequestTerminationCode) {
+  static void completed(void* self_pointer, MHD_Connection* connection, void** context,
+                        MHD_RequestTerminationCode code) {
     delete static_cast<Exchange*>(*context);
     *context = nullptr;
+    // Kept alive: the next request's time starts now.
+    if (code == MHD_REQUEST_TERMINATED_COMPLETED_OK) static_cast<MhdServer*>(self_pointer)->receiving(connection, true);
   }
 
   static void mhd_log(void* self_pointer, const char* format, va_list arguments) {
@@ -209,6 +278,12 @@ class MhdServer : public Server {
 
   Collector& collector_;
   std::function<void(const std::string&)> log_;
+  std::mutex receiving_mutex_;
+  std::unordered_map<MHD_Connection*, Receiving> receiving_;
+  std::condition_variable stop_;
+  bool stopping_ = false;
+  size_t dropped_ = 0;
+  std::thread watchdog_;
   MHD_Daemon* daemon_ = nullptr;
   std::string address_;
   std::optional<TlsSettings> tls_;

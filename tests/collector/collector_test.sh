@@ -143,6 +143,48 @@ case $case_name in
     curl -s "$url/metrics" | grep -qx 'sampler_reports_stored_total 1' || fail "metrics after truncated bodies"
     stop_server
     ;;
+  slowloris)
+    # 150 connections from one address, each trickling a header line a second (never idle, never done), against
+    # --max-connections 100: one address gets its share and no more, a normal upload from another still gets its
+    # answer at once, and every slow request is dropped once it has taken longer than --request-timeout.
+    start_server sqlite:reports.db --max-connections 100 --timeout 10 --max-connections-per-client 20 \
+      --request-timeout 3
+    port=${address##*:}
+    exec 6< <(exec python3 -c '
+import select, socket, sys, time
+port = int(sys.argv[1])
+held = []
+for _ in range(150):
+    s = socket.socket()
+    s.bind(("127.0.0.2", 0))  # another loopback address: another client
+    s.connect(("127.0.0.1", port))
+    s.sendall(b"POST /api/reports HTTP/1.1\r\nHost: x\r\n")
+    held.append(s)
+print("open %d" % len(held), flush=True)
+for second in range(60):
+    time.sleep(1)
+    for s in list(held):
+        try:
+            readable, _, _ = select.select([s], [], [], 0)
+            if readable and not s.recv(4096):
+                raise OSError("closed")
+            s.sendall(b"X-Slow: 1\r\n")
+        except OSError:
+            held.remove(s)
+    if not held:
+        print("all closed", flush=True)
+        sys.exit(0)
+print("still open %d" % len(held), flush=True)
+' "$port")
+    read -r line <&6
+    [ "$line" = "open 150" ] || fail "the slow client: $line"
+    report run-1 >r1
+    upload good-key r1 --max-time 5 && expect_answer 200
+    read -r line <&6
+    [ "$line" = "all closed" ] || fail "slow requests were not dropped: $line"
+    grep -q 'request took over 3 s to arrive' server.err || fail "no log line for the dropped requests"
+    stop_server
+    ;;
   unprivileged)
     # The collector needs no privilege: as nobody, with a database in a directory nobody owns.
     if [ "$(id -u)" = 0 ]; then

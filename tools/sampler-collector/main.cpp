@@ -40,6 +40,8 @@ constexpr tool::Option kServeOptions[] = {
     {"burst", 0, "N", "uploads per API key at once before --rate applies (default 200)"},
     {"timeout", 0, "SECONDS", "close a connection idle this long (default 30)"},
     {"max-connections", 0, "N", "connections served at once (default 256)"},
+    {"max-connections-per-client", 0, "N", "connections from one address at once (default 32)"},
+    {"request-timeout", 0, "SECONDS", "drop a request not received in full this long after it began (default 60)"},
     {"threads", 0, "N", "request threads (default 32): uploads waiting for a commit share it"},
     {"ready-file", 0, "FILE", "once listening, write HOST:PORT to FILE (written whole, by rename)"},
     {"tls-cert", 0, "PEM", "serve HTTPS with this certificate (chain), PEM; with --tls-key"},
@@ -129,6 +131,8 @@ int serve(int argc, char** argv) {
       !number_option(command, "burst", limits.rate_burst, error) ||
       !number_option(command, "timeout", limits.timeout_seconds, error) ||
       !number_option(command, "max-connections", limits.max_connections, error) ||
+      !number_option(command, "max-connections-per-client", limits.max_connections_per_client, error) ||
+      !number_option(command, "request-timeout", limits.request_seconds, error) ||
       !number_option(command, "threads", limits.threads, error)) {
     return tool::usage_error(kServeUsage, error);
   }

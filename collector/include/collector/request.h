@@ -30,6 +30,10 @@ struct Limits {
   double rate_burst = 200;                ///< --burst: uploads per API key allowed at once before the rate applies
   unsigned timeout_seconds = 30;          ///< --timeout: an idle connection (slow or stalled client) is closed
   unsigned max_connections = 256;         ///< --max-connections: further connections are refused
+  /// --request-timeout: a request (its headers and body) not received in full this long after it began is dropped,
+  /// however steadily its bytes trickle in (the idle timeout alone lets a slow sender hold a connection forever).
+  unsigned request_seconds = 60;
+  unsigned max_connections_per_client = 32;  ///< --max-connections-per-client: from one address at once
   unsigned threads = 32;  ///< --threads: request threads; those waiting for a commit share it (group commit)
   // Symbol uploads (collector/symbols_api.h). Each part is a request body: at most max_body_bytes.
   size_t max_symbol_bytes = 512u << 20;   ///< --max-symbols: a whole symbol file larger than this gets 413
