@@ -50,6 +50,20 @@ InputKind input_kind(string_view name, string_view language) {
   return InputKind::Other;
 }
 
+// The scalar-pairs switches the original named (its compare-constants, assign-into-field, ...): each is
+// -fsampler-NAME / -fno-sampler-NAME, SAMPLER_CC_NAME=1 in the environment, -fplugin-arg-sampler-NAME to the plugin.
+struct PairsSwitch {
+  string_view name;         // as in the option and the plugin's argument
+  string_view environment;  // the variable
+  bool Settings::*field;
+};
+constexpr std::array<PairsSwitch, 4> kPairsSwitches = {{
+    {"compare-constants", "SAMPLER_CC_COMPARE_CONSTANTS", &Settings::compare_constants},
+    {"assign-into-field", "SAMPLER_CC_ASSIGN_INTO_FIELD", &Settings::assign_into_field},
+    {"assign-into-index", "SAMPLER_CC_ASSIGN_INTO_INDEX", &Settings::assign_into_index},
+    {"assign-across-pointer", "SAMPLER_CC_ASSIGN_ACROSS_POINTER", &Settings::assign_across_pointer},
+}};
+
 std::vector<string> split_list(string_view list) {
   std::vector<string> out;
   size_t start = 0;
@@ -192,12 +206,26 @@ Plan make_plan(const std::vector<string>& args, bool cxx, const Layout& layout,
   if (const char* e = getenv("SAMPLER_CC_MAX_PAIRS"); e && *e) max_pairs = e;
   if (const char* e = getenv("SAMPLER_CC_DISABLE"); e && *e && string_view(e) != "0") s.enabled = false;
   if (const char* e = getenv("SAMPLER_CC_STATIC_RUNTIME"); e && *e && string_view(e) != "0") s.static_runtime = true;
+  for (const PairsSwitch& w : kPairsSwitches)
+    if (const char* e = getenv(string(w.environment).c_str()); e && *e) s.*w.field = string_view(e) != "0";
 
   std::vector<string> passed;  // the user's arguments minus the drivers' own
+  std::vector<string> added_schemes;  // -fsampler-scheme=NAME, the original's spelling, once per scheme
   bool help = false, version = false;
+  auto pairs_switch = [&](const string& a) {
+    for (const PairsSwitch& w : kPairsSwitches) {
+      if (a == "-fsampler-" + string(w.name)) return s.*w.field = true, true;
+      if (a == "-fno-sampler-" + string(w.name)) return s.*w.field = false, true;
+    }
+    return false;
+  };
   for (const string& a : args) {
     if (starts_with(a, "-fsampler-schemes=")) {
       schemes = a.substr(18);
+    } else if (starts_with(a, "-fsampler-scheme=")) {
+      added_schemes.push_back(a.substr(17));
+    } else if (pairs_switch(a)) {
+      continue;  // set by pairs_switch
     } else if (starts_with(a, "-fsampler-timestamps=")) {
       timestamps = a.substr(21);
     } else if (starts_with(a, "-fsampler-countdown=")) {
@@ -229,6 +257,8 @@ Plan make_plan(const std::vector<string>& args, bool cxx, const Layout& layout,
                    "                              (default: branches,returns,scalar-pairs,function-entries;\n"
                    "                              also float-kinds, bounds, g-object-unref, coverage, and\n"
                    "                              atoms, which 'all' leaves out)\n"
+                   "  -fsampler-scheme=NAME       add one scheme (repeatable; the original's spelling): to\n"
+                   "                              -fsampler-schemes= if given, else instead of the default\n"
                    "  -fsampler-timestamps=WHEN   none, first, last or both (default none)\n"
                    "  -fsampler-countdown=CHECK   region (default): one countdown check per acyclic region\n"
                    "                              of code, which runs an uninstrumented copy when no site in\n"
@@ -238,22 +268,35 @@ Plan make_plan(const std::vector<string>& args, bool cxx, const Layout& layout,
                    ";\n"
                    "                              0: no bound); beyond it the constants written least often\n"
                    "                              go first, then the globals\n"
+                   "scalar-pairs compares the value assigned to a named variable of integer, enum or pointer\n"
+                   "type with 0 (NULL), the variable's old value, and the same-typed parameters, initialised\n"
+                   "locals and earlier globals. Wider, as the original's options of the same names:\n"
+                   "  -fsampler-compare-constants      also every integer constant written in the function\n"
+                   "  -fsampler-assign-into-field      also assignments into a structure's field\n"
+                   "  -fsampler-assign-into-index      also assignments into an array's element\n"
+                   "  -fsampler-assign-across-pointer  also assignments through a pointer\n"
+                   "  (-fno-sampler-NAME turns each off again)\n"
                    "  -fno-sampler                compile without instrumentation (libsampler is still linked)\n"
                    "  -fsampler                   undo -fno-sampler\n"
                    "  -static-libsampler          link libsampler.a instead of libsampler.so\n"
                    "  --help                      print this help and exit\n"
                    "  --version                   print the driver's and clang's versions and exit\n\n"
                    "Environment: SAMPLER_CC_SCHEMES, SAMPLER_CC_TIMESTAMPS, SAMPLER_CC_COUNTDOWN,\n"
-                   "SAMPLER_CC_MAX_PAIRS, SAMPLER_CC_DISABLE=1, SAMPLER_CC_STATIC_RUNTIME=1 (the command line\n"
-                   "wins), SAMPLER_CLANG / SAMPLER_CLANGXX (the compiler to run, default clang-19 / clang++-19).\n"
+                   "SAMPLER_CC_MAX_PAIRS, SAMPLER_CC_COMPARE_CONSTANTS=1, SAMPLER_CC_ASSIGN_INTO_FIELD=1,\n"
+                   "SAMPLER_CC_ASSIGN_INTO_INDEX=1, SAMPLER_CC_ASSIGN_ACROSS_POINTER=1, SAMPLER_CC_DISABLE=1,\n"
+                   "SAMPLER_CC_STATIC_RUNTIME=1 (the command line wins), SAMPLER_CLANG / SAMPLER_CLANGXX (the\n"
+                   "compiler to run, default clang-19 / clang++-19).\n"
                    "Instrumented programs run as usual; SAMPLER_SPARSITY=100 SAMPLER_FILE=report.%p.txt turns\n"
                    "sampling on. See sampler-cc(1) and docs/instrumenting.md.\n";
     return plan;
   }
 
   // The schemes: validated here, so that a typo is one clear message rather than a failing build later.
+  // -fsampler-scheme=NAME adds to -fsampler-schemes= (or SAMPLER_CC_SCHEMES); alone, as in the original, the
+  // schemes it names are all there is.
   std::vector<string> chosen;
-  string wanted = schemes.value_or("branches,returns,scalar-pairs,function-entries");
+  string wanted = schemes.value_or(added_schemes.empty() ? "branches,returns,scalar-pairs,function-entries" : "");
+  for (const string& name : added_schemes) wanted += (wanted.empty() ? "" : ",") + name;
   for (const string& name : split_list(wanted)) {
     if (name == "all") {
       for (const string& n : implemented_schemes())
@@ -262,7 +305,10 @@ Plan make_plan(const std::vector<string>& args, bool cxx, const Layout& layout,
     }
     const auto& known = implemented_schemes();
     if (std::find(known.begin(), known.end(), name) == known.end())
-      return usage_error("unknown instrumentation scheme '" + name + "' in -fsampler-schemes=" + wanted);
+      return usage_error("unknown instrumentation scheme '" + name + "' in " +
+                         (std::find(added_schemes.begin(), added_schemes.end(), name) != added_schemes.end()
+                              ? "-fsampler-scheme=" + name
+                              : "-fsampler-schemes=" + schemes.value_or("")));
     if (std::find(chosen.begin(), chosen.end(), name) == chosen.end()) chosen.push_back(name);
   }
   for (size_t i = 0; i < chosen.size(); ++i) s.schemes += (i ? "," : "") + chosen[i];
@@ -322,6 +368,8 @@ Plan make_plan(const std::vector<string>& args, bool cxx, const Layout& layout,
     plan.argv.push_back("-fplugin-arg-sampler-timestamps=" + s.timestamps);
     plan.argv.push_back("-fplugin-arg-sampler-countdown=" + s.countdown);
     plan.argv.push_back("-fplugin-arg-sampler-max-pairs=" + std::to_string(s.max_pairs));
+    for (const PairsSwitch& w : kPairsSwitches)
+      if (s.*w.field) plan.argv.push_back("-fplugin-arg-sampler-" + string(w.name));
     // Sites are matched to the code by line and column: line tables at least, and columns always.
     if (!c.has_debug_option) plan.argv.push_back("-gline-tables-only");
     plan.argv.push_back("-gcolumn-info");

@@ -36,6 +36,12 @@ struct Settings {
   std::string timestamps = "none";    ///< none, first, last or both
   std::string countdown = "region";   ///< region (amortized check per acyclic region) or site
   unsigned max_pairs = sampler::plugin::kDefaultMaxPairs;  ///< scalar-pairs sites per function at most; 0: all
+  // The original's wider scalar-pairs, off by default: -fsampler-compare-constants, -fsampler-assign-into-field,
+  // -fsampler-assign-into-index, -fsampler-assign-across-pointer (docs/instrumenting.md).
+  bool compare_constants = false;
+  bool assign_into_field = false;
+  bool assign_into_index = false;
+  bool assign_across_pointer = false;
   bool static_runtime = false;        ///< -static-libsampler
 };
 

@@ -15,7 +15,9 @@
 #include <clang/Basic/SourceManager.h>
 #include <clang/Frontend/CompilerInstance.h>
 #include <clang/Frontend/FrontendPluginRegistry.h>
+#include <clang/Analysis/CFG.h>
 #include <clang/Lex/Lexer.h>
+#include <llvm/ADT/BitVector.h>
 #include <llvm/Support/Path.h>
 
 #include <algorithm>
@@ -147,11 +149,119 @@ bool is_short_circuit(const Expr* e) {
   return op && op->isLogicalOp();
 }
 
+// Which locals are certainly initialised where: a forward must-analysis over clang's CFG of a body. A local is,
+// on every path from the body's start to the point, declared with an initialiser or assigned directly (=, op=,
+// ++, --) since its declaration was last reached (a loop's body declares its locals afresh). One initialised
+// only through its address (`scanf("%d", &n)`) is not: whether it was cannot be known. Code the analysis does
+// not reach (or a body clang cannot make a CFG of) has nothing certainly initialised.
+class Initialisation {
+ public:
+  void analyse(const Decl* function, Stmt* body, ASTContext& context) {
+    CFG::BuildOptions options;
+    options.setAllAlwaysAdd();  // every expression its own element, in the order of evaluation
+    std::unique_ptr<CFG> cfg = CFG::buildCFG(function, body, &context, options);
+    if (!cfg) return;
+    for (const CFGBlock* block : *cfg)
+      for (const CFGElement& element : *block)
+        if (auto s = element.getAs<CFGStmt>())
+          if (const auto* declaration = dyn_cast<DeclStmt>(s->getStmt()))
+            for (const Decl* d : declaration->decls())
+              if (const auto* v = dyn_cast<VarDecl>(d); v && v->hasLocalStorage())
+                index_.emplace(v, static_cast<unsigned>(index_.size()));
+    unsigned size = static_cast<unsigned>(index_.size());
+    std::vector<llvm::BitVector> out(cfg->getNumBlockIDs(), llvm::BitVector(size));
+    std::vector<bool> reached(cfg->getNumBlockIDs(), false);
+    auto in_of = [&](const CFGBlock* block, llvm::BitVector& in) {
+      if (block == &cfg->getEntry()) {
+        in = llvm::BitVector(size);
+        return true;
+      }
+      bool any = false;
+      for (const CFGBlock::AdjacentBlock& pred : block->preds()) {
+        const CFGBlock* p = pred.getReachableBlock();
+        if (!p || !reached[p->getBlockID()]) continue;
+        if (any) in &= out[p->getBlockID()];
+        else in = out[p->getBlockID()];
+        any = true;
+      }
+      return any;
+    };
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (const CFGBlock* block : *cfg) {
+        llvm::BitVector state(size);
+        if (!in_of(block, state)) continue;
+        transfer(*block, state, false);
+        if (!reached[block->getBlockID()] || state != out[block->getBlockID()]) {
+          reached[block->getBlockID()] = true;
+          out[block->getBlockID()] = std::move(state);
+          changed = true;
+        }
+      }
+    }
+    for (const CFGBlock* block : *cfg) {
+      llvm::BitVector state(size);
+      if (reached[block->getBlockID()] && in_of(block, state)) transfer(*block, state, true);
+    }
+  }
+
+  /// Whether `v` is certainly initialised just before `point` (an assignment, or the VarDecl declared) is done.
+  bool certain(const void* point, const VarDecl* v) const {
+    if (isa<ParmVarDecl>(v) || v->hasGlobalStorage()) return true;
+    auto before = before_.find(point);
+    auto index = index_.find(v);
+    return before != before_.end() && index != index_.end() && index->second < before->second.size() &&
+           before->second[index->second];
+  }
+
+ private:
+  static const VarDecl* assigned_variable(const Expr* lhs) {
+    const auto* ref = dyn_cast<DeclRefExpr>(lhs->IgnoreParens());
+    return ref ? dyn_cast<VarDecl>(ref->getDecl()) : nullptr;
+  }
+
+  void transfer(const CFGBlock& block, llvm::BitVector& state, bool record) {
+    auto note = [&](const void* point) {
+      if (!record) return;
+      // A statement clang's CFG holds twice: what is certain at both.
+      if (auto [known, fresh] = before_.emplace(point, state); !fresh) known->second &= state;
+    };
+    auto assigned = [&](const void* point, const Expr* lhs) {
+      note(point);
+      if (const VarDecl* v = assigned_variable(lhs))
+        if (auto index = index_.find(v); index != index_.end()) state.set(index->second);
+    };
+    for (const CFGElement& element : block) {
+      auto s = element.getAs<CFGStmt>();
+      if (!s) continue;
+      const Stmt* stmt = s->getStmt();
+      if (const auto* declaration = dyn_cast<DeclStmt>(stmt)) {
+        for (const Decl* d : declaration->decls()) {
+          const auto* v = dyn_cast<VarDecl>(d);
+          auto index = v ? index_.find(v) : index_.end();
+          if (index == index_.end()) continue;
+          note(v);
+          if (v->hasInit()) state.set(index->second);
+          else state.reset(index->second);
+        }
+      } else if (const auto* op = dyn_cast<BinaryOperator>(stmt); op && op->isAssignmentOp()) {
+        assigned(op, op->getLHS());
+      } else if (const auto* step = dyn_cast<UnaryOperator>(stmt); step && step->isIncrementDecrementOp()) {
+        assigned(step, step->getSubExpr());
+      }
+    }
+  }
+
+  std::map<const VarDecl*, unsigned> index_;          // the locals the analyses declare, numbered
+  std::map<const void*, llvm::BitVector> before_;     // an assignment or a declared local: what is initialised there
+};
+
 // Finds the sites of one function body (visiting lambdas inside it too) and wraps each branch condition.
 class BodyVisitor : public RecursiveASTVisitor<BodyVisitor> {
-  // One other operand of a scalar-pairs site: a variable (local-init or global) or constants_[constant].
+  // One other operand of a scalar-pairs site: a variable (local-init or global; the lvalue itself is its value
+  // before the assignment), constants_[constant], or the null pointer.
   struct PairOperand {
-    enum Kind { Local, Global, Constant } kind;
+    enum Kind { Local, Global, Constant, Null } kind;
     const VarDecl* variable;  // Local, Global
     unsigned constant;        // Constant
   };
@@ -164,6 +274,7 @@ class BodyVisitor : public RecursiveASTVisitor<BodyVisitor> {
     Expr* assign;
     Expr* lhs;
     std::vector<Expr*> others;  // the scalar-pairs operands kept (finish_pairs), in the order of their sites
+    int old_value = -1;         // the index in others of the lvalue's value before the assignment (null there)
     unsigned first = 0;         // the site (state.pairs) of others[0]
     std::vector<unsigned> values;  // float-kinds and bounds sites (state.values) of the value assigned
     // scalar-pairs: the site's lvalue fields, and every other operand that may be compared with it (the
@@ -171,6 +282,8 @@ class BodyVisitor : public RecursiveASTVisitor<BodyVisitor> {
     std::string text, scope, form;
     bool is_signed = false;
     SourceLocation loc;
+    const VarDecl* assigned = nullptr;  // the variable assigned, when the lvalue is one
+    QualType canonical;                 // the lvalue's type, unqualified
     std::vector<PairOperand> candidates;
   };
 
@@ -194,6 +307,7 @@ class BodyVisitor : public RecursiveASTVisitor<BodyVisitor> {
     outer.swap(scopes_);
     scopes_.emplace_back();
     for (ParmVarDecl* p : lambda->getCallOperator()->parameters()) scopes_.back().push_back(p);
+    if (pairs_ && lambda->getBody()) initialisation_.analyse(lambda->getCallOperator(), lambda->getBody(), context_);
     bool go_on = RecursiveASTVisitor::TraverseLambdaExpr(lambda);
     scopes_.swap(outer);
     return go_on;
@@ -292,7 +406,15 @@ class BodyVisitor : public RecursiveASTVisitor<BodyVisitor> {
     for (ParmVarDecl* p : f->parameters()) scopes_.back().push_back(p);
     constants_.clear();
     constant_counts_.clear();
-    if (pairs_ && f->getBody()) collect_constants(f->getBody());
+    if (!pairs_ || !f->getBody()) return;
+    initialisation_.analyse(f, f->getBody(), context_);
+    if (state_.compare_constants) collect_constants(f->getBody());
+    // 0 always (the original's constants module starts from it): the bound drops it after every written one.
+    llvm::APSInt zero(llvm::APInt(64, 0), false);
+    for (const llvm::APSInt& c : constants_)
+      if (llvm::APSInt::isSameValue(c, zero)) return;
+    constants_.push_back(zero);
+    constant_counts_.push_back(UINT_MAX);
   }
 
   // ----- scalar-pairs: scopes, so that each assignment knows the variables it may be compared with.
@@ -308,11 +430,12 @@ class BodyVisitor : public RecursiveASTVisitor<BodyVisitor> {
   }
 
   bool VisitVarDecl(VarDecl* v) {
-    // Only variables certainly initialised where they are compared: declared with an initialiser (a read of an
-    // indeterminate value would be undefined behaviour the program did not have).
-    if (!scopes_.empty() && v->isLocalVarDecl() && v->hasInit() && !isa<ParmVarDecl>(v)) {
+    // Every local the program declares is in scope (and may hide another); it is compared only where it is
+    // certainly initialised (initialisation_: a read of an indeterminate value would be undefined behaviour the
+    // program did not have). The compiler's own (a range-based for's iterators) are not the program's.
+    if (!scopes_.empty() && v->isLocalVarDecl() && !isa<ParmVarDecl>(v) && !v->isImplicit()) {
       scopes_.back().push_back(v);
-      declaration(v);
+      if (v->hasInit()) declaration(v);
     }
     return true;
   }
@@ -552,11 +675,13 @@ class BodyVisitor : public RecursiveASTVisitor<BodyVisitor> {
     return (type->isIntegralOrEnumerationType() && !type->isBooleanType()) || type->isPointerType();
   }
 
-  // The lvalue's kind, seed 004's two words: local/global/mem and direct/field/index.
+  // The lvalue's kind, the sampler manual's two words: local/global/mem and direct/field/index (a C++
+  // reference names memory elsewhere: mem).
   static std::pair<std::string, std::string> lvalue_kind(const Expr* lvalue) {
     auto scope_of = [](const Expr* base) -> std::string {
       if (const auto* ref = dyn_cast<DeclRefExpr>(base->IgnoreParenImpCasts()))
-        if (const auto* v = dyn_cast<VarDecl>(ref->getDecl())) return v->hasLocalStorage() ? "local" : "global";
+        if (const auto* v = dyn_cast<VarDecl>(ref->getDecl()); v && !v->getType()->isReferenceType())
+          return v->hasLocalStorage() ? "local" : "global";
       return "mem";
     };
     const Expr* e = lvalue->IgnoreParens();
@@ -618,29 +743,37 @@ class BodyVisitor : public RecursiveASTVisitor<BodyVisitor> {
       pending.values.push_back(static_cast<unsigned>(state_.values.size()));
       state_.values.push_back({"bounds", {field_text_of(text), scope, form}, is_signed, bound_type(canonical)});
     }
-    if (integral && pairs_) {
+    // scalar-pairs: assignments to a named variable directly, and the others only when asked for (the
+    // original's assign-into-field, assign-into-index, assign-across-pointer).
+    bool pairs_lvalue = (scope != "mem" || state_.assign_across_pointer) &&
+                        (form != "field" || state_.assign_into_field) && (form != "index" || state_.assign_into_index);
+    if (integral && pairs_ && pairs_lvalue) {
       pending.text = std::move(text);
       pending.scope = std::move(scope);
       pending.form = std::move(form);
       pending.is_signed = is_signed;
       pending.loc = loc;
-      pending.candidates = pair_operands(op, declared, assigned, canonical);
+      pending.assigned = assigned;
+      pending.canonical = canonical;
+      pending.candidates = pair_operands(op, declared, canonical);
     }
     if (!pending.candidates.empty() || !pending.values.empty()) pending_pairs_.push_back(std::move(pending));
   }
 
-  // The other operands of the scalar-pairs sites of an assignment to `assigned` (a variable, or null) of type
-  // `canonical`, in the order of their sites: the variables in scope (outer scopes first), the globals, the
-  // constants. Left out, because the comparison's outcome is fixed at compile time, so that its predicates can
-  // never predict a bug (docs/decisions.md, "scalar-pairs leaves out pairs that cannot predict"):
-  //  - every constant, when the value assigned is itself a constant (`x = 0;`, `int n = sizeof buf;`);
+  // The other operands of the scalar-pairs sites of an assignment `op` (or the initialiser of `declared`) to an
+  // lvalue of type `canonical`, in the order of their sites: the variables in scope
+  // (parameters, then locals, outer scopes first) certainly initialised there, the globals declared before the
+  // function, then the constants (0, or the function's with -fsampler-compare-constants) or NULL for a pointer.
+  // The variable assigned is among them, read before the assignment (its old value: `++n` against n), unless it
+  // is being declared. Left out, because the comparison's outcome is fixed at compile time, so that its
+  // predicates can never predict a bug (docs/decisions.md, "scalar-pairs leaves out pairs that cannot predict"):
+  //  - every constant, when the value assigned is itself a constant (`x = 0;`, `int n = sizeof buf;`, `p = "x";`);
   //  - a constant outside the range of the lvalue's type, as the site compares them (`c` an unsigned char
   //    against 70000: always less; at the range's ends, as `c` against 255, two outcomes remain: kept);
   //  - the variable copied (`x = y;`, `int x = y;`: always equal);
   //  - a variable hidden by an inner one of the same name (not in scope by that name; its site would have the
   //    text of the visible one) and a global declared again (one variable, one site).
-  std::vector<PairOperand> pair_operands(Expr* op, const VarDecl* declared, const VarDecl* assigned,
-                                         QualType canonical) {
+  std::vector<PairOperand> pair_operands(Expr* op, const VarDecl* declared, QualType canonical) {
     const Expr* value = nullptr;
     if (declared)
       value = declared->getInit();
@@ -651,11 +784,11 @@ class BodyVisitor : public RecursiveASTVisitor<BodyVisitor> {
     if (value && !value->isValueDependent() && !value->isTypeDependent()) {
       if (const auto* ref = dyn_cast<DeclRefExpr>(value->IgnoreParenImpCasts()))
         if (const auto* v = dyn_cast<VarDecl>(ref->getDecl())) copied = v->getCanonicalDecl();
-      Expr::EvalResult result;
-      constant_value = value->EvaluateAsInt(result, context_);
+      constant_value = value->isEvaluatable(context_);
     }
+    const void* point = declared ? static_cast<const void*>(declared) : static_cast<const void*>(op);
     auto same = [&](const VarDecl* v) {
-      return v != assigned && v->getCanonicalDecl() != copied && pair_type(v->getType()) &&
+      return v != declared && v->getCanonicalDecl() != copied && !v->isImplicit() && pair_type(v->getType()) &&
              !v->getType()->isReferenceType() &&
              context_.hasSameType(v->getType().getCanonicalType().getUnqualifiedType(), canonical);
     };
@@ -672,7 +805,7 @@ class BodyVisitor : public RecursiveASTVisitor<BodyVisitor> {
     std::vector<PairOperand> operands;
     for (const auto& scope_vars : scopes_)
       for (VarDecl* v : scope_vars)
-        if (same(v) && !hidden(v)) operands.push_back({PairOperand::Local, v, 0});
+        if (same(v) && !hidden(v) && initialisation_.certain(point, v)) operands.push_back({PairOperand::Local, v, 0});
     if (globals_) {
       std::set<const VarDecl*> seen;
       for (VarDecl* v : *globals_)
@@ -682,6 +815,7 @@ class BodyVisitor : public RecursiveASTVisitor<BodyVisitor> {
     if (canonical->isIntegralOrEnumerationType() && !constant_value)
       for (unsigned i = 0; i < constants_.size(); ++i)
         if (!out_of_range(constants_[i], canonical)) operands.push_back({PairOperand::Constant, nullptr, i});
+    if (canonical->isPointerType() && !constant_value) operands.push_back({PairOperand::Null, nullptr, 0});
     return operands;
   }
 
@@ -727,7 +861,8 @@ class BodyVisitor : public RecursiveASTVisitor<BodyVisitor> {
     for (PendingPair& p : pending_pairs_) {
       std::vector<const PairOperand*> kept;
       for (const PairOperand& o : p.candidates)
-        if (o.kind == PairOperand::Local || (o.kind == PairOperand::Global && keep_globals) ||
+        if (o.kind == PairOperand::Local || o.kind == PairOperand::Null ||
+            (o.kind == PairOperand::Global && keep_globals) ||
             (o.kind == PairOperand::Constant && keep_constant[o.constant]))
           kept.push_back(&o);
       if (kept.size() > budget) budget = 0;  // the bound is reached: no pairs for this or any later assignment
@@ -743,6 +878,18 @@ class BodyVisitor : public RecursiveASTVisitor<BodyVisitor> {
           llvm::APInt wide = constant.isUnsigned() ? constant.zextOrTrunc(64) : constant.sextOrTrunc(64);
           state_.pairs.push_back({p.text, p.scope, p.form, digits.str().str(), "const", p.is_signed});
           p.others.push_back(IntegerLiteral::Create(context_, wide, literal_type, p.loc));
+        } else if (o->kind == PairOperand::Null) {
+          state_.pairs.push_back({p.text, p.scope, p.form, "NULL", "const", p.is_signed});
+          Expr* zero = IntegerLiteral::Create(context_, llvm::APInt(context_.getIntWidth(context_.IntTy), 0),
+                                              context_.IntTy, p.loc);
+          p.others.push_back(ImplicitCastExpr::Create(context_, p.canonical, CK_NullToPointer, zero, nullptr,
+                                                      VK_PRValue, FPOptionsOverride()));
+        } else if (p.assign && p.assigned && o->variable->getCanonicalDecl() == p.assigned->getCanonicalDecl()) {
+          // The variable's own value before the assignment: wrap_pairs reads it first.
+          state_.pairs.push_back({p.text, p.scope, p.form, o->variable->getNameAsString(),
+                                  o->kind == PairOperand::Local ? "local-init" : "global", p.is_signed});
+          p.old_value = static_cast<int>(p.others.size());
+          p.others.push_back(nullptr);
         } else {
           state_.pairs.push_back({p.text, p.scope, p.form, o->variable->getNameAsString(),
                                   o->kind == PairOperand::Local ? "local-init" : "global", p.is_signed});
@@ -819,6 +966,9 @@ class BodyVisitor : public RecursiveASTVisitor<BodyVisitor> {
   // `lhs = e` becomes `(lhs = e, __sampler_pairs_marker(FIRST, lhs, others...), __sampler_value_marker(SITE,
   // lhs)..., lhs)`: the same value and value kind as before (an rvalue in C, the lvalue in C++), with the
   // markers seeing the value just assigned. A declaration's initialiser `e` becomes `(x = e, markers..., x)`.
+  // When one of the others is lhs's old value, it is read before the assignment and bound to an opaque value
+  // that the pairs marker receives: a PseudoObjectExpr, which clang generates as "evaluate the bound value once,
+  // then the rest" (as it does for Objective-C properties); the program's own evaluation is unchanged.
   Expr* wrap_pairs(PendingPair& p) {
     ASTContext& c = context_;
     Expr* assign = p.assign;
@@ -841,9 +991,14 @@ class BodyVisitor : public RecursiveASTVisitor<BodyVisitor> {
       sequence = BinaryOperator::Create(c, sequence, next, BO_Comma, c.VoidTy, VK_PRValue, OK_Ordinary, loc,
                                         FPOptionsOverride());
     };
+    OpaqueValueExpr* old_value = nullptr;
+    if (p.old_value >= 0) {
+      Expr* read = marker_argument(p.lhs);
+      old_value = new (c) OpaqueValueExpr(loc, read->getType(), VK_PRValue, OK_Ordinary, read);
+    }
     if (!p.others.empty()) {
       std::vector<Expr*> args = {site_number(p.first, loc), marker_argument(p.lhs)};
-      for (Expr* other : p.others) args.push_back(marker_argument(other));
+      for (Expr* other : p.others) args.push_back(other ? marker_argument(other) : old_value);
       then(call(pairs_marker(), std::move(args), loc));
     }
     for (unsigned site : p.values) then(call(value_marker(), {site_number(site, loc), marker_argument(p.lhs)}, loc));
@@ -851,7 +1006,11 @@ class BodyVisitor : public RecursiveASTVisitor<BodyVisitor> {
     if (kind == VK_PRValue)
       result = ImplicitCastExpr::Create(c, p.lhs->getType().getUnqualifiedType(), CK_LValueToRValue, p.lhs, nullptr,
                                         VK_PRValue, FPOptionsOverride());
-    return BinaryOperator::Create(c, sequence, result, BO_Comma, type, kind, object_kind, loc, FPOptionsOverride());
+    Expr* rewritten =
+        BinaryOperator::Create(c, sequence, result, BO_Comma, type, kind, object_kind, loc, FPOptionsOverride());
+    if (!old_value) return rewritten;
+    Expr* semantics[] = {old_value, rewritten};
+    return PseudoObjectExpr::Create(c, assign, semantics, 1);
   }
 
   // atoms: the lvalue `e` becomes `*(T*) __sampler_atom_marker(SITE, &e)`: its address computed once, handed to
@@ -888,6 +1047,7 @@ class BodyVisitor : public RecursiveASTVisitor<BodyVisitor> {
   std::set<const Stmt*> discarded_;  // comma operators and parentheses whose value is unused
   std::map<Stmt*, Stmt**> child_slots_;  // atoms: where each expression is held
   std::vector<std::vector<VarDecl*>> scopes_;
+  Initialisation initialisation_;  // scalar-pairs: which locals may be read where
   std::vector<llvm::APSInt> constants_;
   std::vector<unsigned> constant_counts_;  // how many times each of constants_ is written in the function
   const std::vector<VarDecl*>* globals_ = nullptr;
@@ -956,6 +1116,10 @@ class SitesAction : public PluginASTAction {
     state.timestamps = timestamps_;
     state.countdown = countdown_;
     state.max_pairs = max_pairs_;
+    state.compare_constants = compare_constants_;
+    state.assign_into_field = assign_into_field_;
+    state.assign_into_index = assign_into_index_;
+    state.assign_across_pointer = assign_across_pointer_;
     state.vectorize_loops = compiler.getCodeGenOpts().VectorizeLoop;
     state.interleave_loops = compiler.getCodeGenOpts().UnrollLoops;
     return std::make_unique<SitesConsumer>(compiler);
@@ -975,6 +1139,14 @@ class SitesAction : public PluginASTAction {
       } else if (arg.rfind("max-pairs=", 0) == 0 && arg.size() > 10 && arg.size() <= 19 &&
                  arg.find_first_not_of("0123456789", 10) == std::string::npos) {
         max_pairs_ = static_cast<unsigned>(std::min<unsigned long long>(std::stoull(arg.substr(10)), UINT_MAX));
+      } else if (arg == "compare-constants") {
+        compare_constants_ = true;
+      } else if (arg == "assign-into-field") {
+        assign_into_field_ = true;
+      } else if (arg == "assign-into-index") {
+        assign_into_index_ = true;
+      } else if (arg == "assign-across-pointer") {
+        assign_across_pointer_ = true;
       } else {
         DiagnosticsEngine& d = compiler.getDiagnostics();
         d.Report(d.getCustomDiagID(DiagnosticsEngine::Error, "sampler plugin: unknown argument '%0'")) << arg;
@@ -991,6 +1163,8 @@ class SitesAction : public PluginASTAction {
   std::string timestamps_ = "none";
   std::string countdown_ = "region";
   unsigned max_pairs_ = kDefaultMaxPairs;
+  bool compare_constants_ = false, assign_into_field_ = false, assign_into_index_ = false,
+       assign_across_pointer_ = false;
 };
 
 }  // namespace

@@ -35,7 +35,7 @@ struct PairSite {
   std::string lvalue_scope;  ///< local, global or mem
   std::string lvalue_form;   ///< direct, field or index
   std::string other;         ///< the variable's name or the constant's value
-  std::string other_kind;    ///< local-init, global or const
+  std::string other_kind;    ///< local-init, global or const (the lvalue's own old value: local-init or global)
   bool is_signed = false;    ///< compared as signed 64-bit values (else unsigned; pointers are unsigned)
 };
 
@@ -63,6 +63,11 @@ struct UnitState {
   std::string timestamps = "none";   ///< -fplugin-arg-sampler-timestamps=
   std::string countdown = "region";  ///< -fplugin-arg-sampler-countdown=: region (amortized) or site
   unsigned max_pairs = kDefaultMaxPairs;  ///< -fplugin-arg-sampler-max-pairs=: scalar-pairs sites per function, 0: all
+  /// The original's wider scalar-pairs, each off unless asked for (-fplugin-arg-sampler-NAME, sampler-cc
+  /// -fsampler-NAME): the constants written in the function besides 0, and assignments into a field, into an
+  /// array element, through a pointer besides those to a named variable directly (docs/instrumenting.md).
+  bool compare_constants = false, assign_into_field = false, assign_into_index = false,
+       assign_across_pointer = false;
   bool vectorize_loops = false;   ///< clang's -fvectorize (on at -O2 and above): the clean-up vectorizes too
   bool interleave_loops = false;  ///< clang's loop interleaving (-funroll-loops, on at -O2 and above)
   std::vector<BranchSite> branches;

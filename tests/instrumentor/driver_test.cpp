@@ -202,6 +202,59 @@ TEST(Driver, OwnOptionsAndEnvironment) {
   EXPECT_FALSE(instruments(f.plan({"-c", "a.c"})));
 }
 
+// The original's scalar-pairs options: each off by default, on from the command line or the environment (the
+// command line wins both ways), handed to the plugin as its own argument; documented in --help.
+TEST(Driver, ScalarPairsSwitches) {
+  Fixture f;
+  const std::pair<const char*, const char*> switches[] = {
+      {"compare-constants", "SAMPLER_CC_COMPARE_CONSTANTS"},
+      {"assign-into-field", "SAMPLER_CC_ASSIGN_INTO_FIELD"},
+      {"assign-into-index", "SAMPLER_CC_ASSIGN_INTO_INDEX"},
+      {"assign-across-pointer", "SAMPLER_CC_ASSIGN_ACROSS_POINTER"}};
+  for (const auto& [name, variable] : switches) {
+    std::string option = std::string("-fsampler-") + name, plugin = std::string("-fplugin-arg-sampler-") + name;
+    EXPECT_FALSE(has(f.plan({"-c", "a.c"}), plugin)) << name;
+    Plan on = f.plan({option, "-c", "a.c"});
+    EXPECT_TRUE(has(on, plugin)) << name;
+    EXPECT_FALSE(has(on, option)) << name;  // the driver's own: not clang's
+    EXPECT_FALSE(has(f.plan({option, "-fno-sampler-" + std::string(name), "-c", "a.c"}), plugin)) << name;
+    EXPECT_FALSE(has(f.plan({option, "-E", "a.c"}), plugin)) << name;  // nothing compiled: no plugin
+    EXPECT_NE(f.plan({"--help"}).message.find(option), std::string::npos) << name;
+    f.env[variable] = "1";
+    EXPECT_TRUE(has(f.plan({"-c", "a.c"}), plugin)) << name;
+    EXPECT_FALSE(has(f.plan({"-fno-sampler-" + std::string(name), "-c", "a.c"}), plugin)) << name;
+    f.env[variable] = "0";
+    EXPECT_FALSE(has(f.plan({"-c", "a.c"}), plugin)) << name;
+    f.env.erase(variable);
+  }
+  // Each is its own: one asked for turns on no other.
+  Plan field = f.plan({"-fsampler-assign-into-field", "-c", "a.c"});
+  EXPECT_FALSE(has(field, "-fplugin-arg-sampler-assign-into-index"));
+  EXPECT_FALSE(has(field, "-fplugin-arg-sampler-compare-constants"));
+}
+
+// -fsampler-scheme=NAME, the original's spelling: repeatable; alone it names every scheme, beside
+// -fsampler-schemes= (or SAMPLER_CC_SCHEMES) it adds to them.
+TEST(Driver, SchemeOptionOfTheOriginal) {
+  Fixture f;
+  EXPECT_TRUE(has(f.plan({"-fsampler-scheme=branches", "-c", "a.c"}), "-fplugin-arg-sampler-schemes=branches"));
+  EXPECT_TRUE(has(f.plan({"-fsampler-scheme=branches", "-fsampler-scheme=scalar-pairs", "-c", "a.c"}),
+                  "-fplugin-arg-sampler-schemes=branches,scalar-pairs"));
+  EXPECT_TRUE(has(f.plan({"-fsampler-scheme=bounds", "-fsampler-schemes=returns", "-c", "a.c"}),
+                  "-fplugin-arg-sampler-schemes=returns,bounds"));
+  EXPECT_TRUE(has(f.plan({"-fsampler-scheme=returns", "-fsampler-scheme=returns", "-c", "a.c"}),
+                  "-fplugin-arg-sampler-schemes=returns"));
+  Plan bad = f.plan({"-fsampler-scheme=nope", "-c", "a.c"});
+  EXPECT_EQ(bad.exit_status, 2);
+  EXPECT_NE(bad.message.find("unknown instrumentation scheme 'nope' in -fsampler-scheme=nope"), std::string::npos)
+      << bad.message;
+  EXPECT_FALSE(has(f.plan({"-fsampler-scheme=branches", "-c", "a.c"}), "-fsampler-scheme=branches"));
+  EXPECT_NE(f.plan({"--help"}).message.find("-fsampler-scheme=NAME"), std::string::npos);
+  f.env["SAMPLER_CC_SCHEMES"] = "coverage";
+  EXPECT_TRUE(
+      has(f.plan({"-fsampler-scheme=branches", "-c", "a.c"}), "-fplugin-arg-sampler-schemes=coverage,branches"));
+}
+
 TEST(Driver, HelpAndVersion) {
   Fixture f;
   Plan help = f.plan({"--help"});

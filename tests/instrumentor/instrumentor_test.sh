@@ -105,10 +105,11 @@ cxx_sites)
   done
   ;;
 pairs)
-  # scalar-pairs: the value just assigned against each same-typed variable in scope (parameters, locals
-  # declared with an initialiser, globals) and each integer constant of the function; every lvalue kind. Not
-  # the pairs whose outcome is fixed (pairs_rules): `best = 0` and `i = 0` have no constant pairs, `best = v`
-  # no pair with v, `t = s` none at all.
+  # scalar-pairs as the original defined it, by default: at each assignment to a named variable, the value just
+  # assigned against 0 (NULL), the variable's old value, and each same-typed parameter, certainly initialised
+  # local and earlier global. Not the pairs whose outcome is fixed (pairs_rules): `best = 0` and `i = 0` have
+  # no 0, `best = v` no pair with v, `t = s` none with s; `p.x` and `arr[i]` none at all. pairs_original.c: the
+  # original's own cases (a loop's counter, a global's ++ and --, a pointer, locals not certainly initialised).
   for level in -O0 -O2; do
     for countdown in region site; do
       SAMPLER_CC_COUNTDOWN=$countdown "$cc" -fsampler-schemes=scalar-pairs $level -Wall -Werror pairs.c \
@@ -126,7 +127,40 @@ pairs)
       fail "sampler-cc $level comma.c"
     check_sites comma comma.expected
     [ "$(cat run.out)" = "5 6 71" ] || fail "$level comma.c: the program printed $(cat run.out)"
+    "$cc" -fsampler-schemes=scalar-pairs $level -Wall -Werror pairs_original.c -o original ||
+      fail "sampler-cc $level pairs_original.c"
+    check_sites original pairs_original.expected
+    [ "$(cat run.out)" = "1 6 x 5 2 6 2" ] || fail "$level pairs_original.c: the program printed $(cat run.out)"
+    # The original's wider pairs, each asked for: the function's constants besides 0, and every lvalue kind.
+    "$cc" -fsampler-schemes=scalar-pairs -fsampler-compare-constants -fsampler-assign-into-field \
+      -fsampler-assign-into-index -fsampler-assign-across-pointer $level -Wall -Werror pairs.c -o wide ||
+      fail "sampler-cc $level pairs.c, every scalar-pairs option"
+    check_sites wide pairs_wide.expected
+    [ "$(cat run.out)" = "5 16" ] || fail "$level wide: the program printed $(cat run.out)"
   done
+  # store()'s assignments into a field, an array element, through a pointer (and through a pointer into a field):
+  # which have pairs with which option, or its environment form.
+  lvalues() {
+    "$TOOLS/extract-section" .debug_site_info "$1" | awk -F'\t' '$3 == "store" && !seen[$5]++ { printf " %s", $5 }'
+  }
+  for case in "|" "-fsampler-assign-into-field| local.n" "-fsampler-assign-into-index| slots[v]" \
+    "-fsampler-assign-across-pointer| *where" \
+    "-fsampler-assign-across-pointer -fsampler-assign-into-field| local.n *where b->n" \
+    "-fsampler-assign-into-index -fno-sampler-assign-into-index|"; do
+    options=${case%%|*}
+    # shellcheck disable=SC2086 # the options are words
+    "$cc" -fsampler-schemes=scalar-pairs $options -c pairs_original.c -o store.o || fail "sampler-cc $options"
+    [ "$(lvalues store.o)" = "${case#*|}" ] || fail "'$options': store() has pairs for$(lvalues store.o)"
+  done
+  SAMPLER_CC_ASSIGN_INTO_INDEX=1 "$cc" -fsampler-schemes=scalar-pairs -c pairs_original.c -o store.o ||
+    fail "sampler-cc, SAMPLER_CC_ASSIGN_INTO_INDEX=1"
+  [ "$(lvalues store.o)" = " slots[v]" ] || fail "SAMPLER_CC_ASSIGN_INTO_INDEX=1: pairs for$(lvalues store.o)"
+  # The original's spelling of the schemes, in a build scripted for it.
+  "$cc" -fsampler-scheme=scalar-pairs -fsampler-scheme=branches -c pairs_original.c -o spelled.o ||
+    fail "sampler-cc -fsampler-scheme="
+  "$TOOLS/extract-section" .debug_site_info spelled.o >spelled.sites || fail "extract-section spelled.o"
+  [ "$(sed -n 's/.*scheme="\([^"]*\)".*/\1/p' spelled.sites | sort | tr '\n' ' ')" = "branches scalar-pairs " ] ||
+    fail "-fsampler-scheme=: $(grep '^<' spelled.sites)"
   ;;
 optimised)
   # Sites are lowered after the optimiser: what it did with them must not change what samples. The same seed
@@ -198,10 +232,12 @@ optimised)
 pairs_rules)
   # Pairs whose outcome is fixed at compile time are not sites: a constant value against constants, constants
   # outside the lvalue type's range, a variable against its copy, hidden variables, a global declared twice.
-  # And the per-function bound (-fsampler-max-pairs): bounded() has 60 candidates, 10 assignments of a, g and
-  # the constants 3 (written 3 times), 5 (twice), 9 and 11 (once each).
+  # With the function's constants (-fsampler-compare-constants), and the per-function bound
+  # (-fsampler-max-pairs): bounded() has 79 candidates, 10 assignments of a, g, 0 and the constants 3 (written 3
+  # times), 5 (twice), 9 and 11 (once each), and in the 9 that are not x's declaration x's old value.
   for level in -O0 -O2; do
-    "$cc" -fsampler-schemes=scalar-pairs -fsampler-max-pairs=40 $level -Wall -Werror pairs_rules.c -o rules ||
+    "$cc" -fsampler-schemes=scalar-pairs -fsampler-compare-constants -fsampler-max-pairs=40 $level -Wall -Werror \
+      pairs_rules.c -o rules ||
       fail "sampler-cc $level pairs_rules.c"
     check_sites rules pairs_rules.expected
     [ "$(cat run.out)" = "100 83 69" ] || fail "$level: the program printed $(cat run.out)"
@@ -211,19 +247,24 @@ pairs_rules)
     "$TOOLS/extract-section" .debug_site_info "$1" |
       awk -F'\t' '$3 == "bounded" { n++; if (!seen[$8]++) list = list " " $8 } END { print n list }'
   }
-  for case in "0|60 a g 3 5 9 11" "40|40 a g 3 5" "30|30 a g 3" "25|20 a g" "15|10 a" "4|4 a"; do
+  # The constants go first, least written first, 0 (the default's own) last of them; then the globals.
+  for case in "0|79 a g 3 5 9 11 0 x" "40|39 a g 0 x" "30|29 a g x" "25|19 a x" "15|15 a x" "4|3 a x"; do
     bound=${case%%|*}
-    SAMPLER_CC_MAX_PAIRS=$bound "$cc" -fsampler-schemes=scalar-pairs -O1 pairs_rules.c -o bounded-$bound ||
-      fail "sampler-cc with the bound $bound"
+    SAMPLER_CC_COMPARE_CONSTANTS=1 SAMPLER_CC_MAX_PAIRS=$bound "$cc" -fsampler-schemes=scalar-pairs -O1 \
+      pairs_rules.c -o bounded-$bound || fail "sampler-cc with the bound $bound"
     [ "$(operands bounded-$bound)" = "${case#*|}" ] ||
       fail "bound $bound: $(operands bounded-$bound), not ${case#*|}"
   done
-  # At the bound 4 the first assignments keep theirs (source order): lines 30 to 33.
+  # At the bound 4 the first assignments keep theirs (source order): line 33's one (x's declaration), line 34's two.
   [ "$("$TOOLS/extract-section" .debug_site_info bounded-4 | awk -F'\t' '$3 == "bounded" { printf "%s ", $2 }')" = \
-    "30 31 32 33 " ] || fail "bound 4: not the first four assignments"
+    "33 34 34 " ] || fail "bound 4: not the first assignments"
   # The default bound is far above these functions: the same sites as with no bound.
-  "$cc" -fsampler-schemes=scalar-pairs -O1 pairs_rules.c -o default-bound || fail "sampler-cc, default bound"
-  [ "$(operands default-bound)" = "60 a g 3 5 9 11" ] || fail "default bound: $(operands default-bound)"
+  "$cc" -fsampler-schemes=scalar-pairs -fsampler-compare-constants -O1 pairs_rules.c -o default-bound ||
+    fail "sampler-cc, default bound"
+  [ "$(operands default-bound)" = "79 a g 3 5 9 11 0 x" ] || fail "default bound: $(operands default-bound)"
+  # Without -fsampler-compare-constants: 0 is the only constant.
+  "$cc" -fsampler-schemes=scalar-pairs -O1 pairs_rules.c -o zero-only || fail "sampler-cc pairs_rules.c"
+  [ "$(operands zero-only)" = "39 a g 0 x" ] || fail "without the function's constants: $(operands zero-only)"
   ;;
 schemes)
   # float-kinds, bounds, coverage and atoms: every kind of float and bound type, every way of assigning

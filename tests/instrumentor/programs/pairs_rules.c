@@ -1,5 +1,7 @@
 /* scalar-pairs leaves out pairs whose outcome is fixed at compile time, and bounds the sites of a function
-   (pairs_rules.expected, built with -fsampler-max-pairs=40: only bounded() has more candidates). */
+   (pairs_rules.expected, built with -fsampler-compare-constants -fsampler-max-pairs=40: only bounded() has more
+   candidates). Besides the pairs named below, each assignment that is not a declaration has its variable's old
+   value, and 0 is a constant of every function. */
 #include <stdio.h>
 int g = 3;
 extern int g; /* declared again: one variable, one site */
@@ -25,7 +27,8 @@ int rules(int n) {
   return m;
 }
 
-/* 10 assignments of 6 candidates each (a, g, and the constants 3 written 3 times, 5 twice, 9 and 11 once). */
+/* 10 assignments of 7 candidates each (a, g, 0, and the constants 3 written 3 times, 5 twice, 9 and 11 once), and
+   x's old value in the 9 after its declaration. */
 int bounded(int a) {
   int x = a * 3;
   x = x + 3;
