@@ -142,6 +142,18 @@ TEST(DecodeBody, SaysWhenTheBodyIsOneGzipMember) {
   EXPECT_FALSE(store::decompress_body(zipped + "x", 13, back));
 }
 
+// A report cut short at its end is normal (docs/formats.md, "Cut short"): the formats library warns and uses what
+// is there, so the collector takes it too; a subreport left open before the next one is an error in both.
+TEST(ValidateReport, AcceptsWhatTheFormatsLibraryAccepts) {
+  ValidReport valid;
+  std::string error;
+  const std::string cut = "<report id=\"samples\">\n<samples unit=\"0123456789abcdef0123456789abcdef\" "
+                          "scheme=\"branches\">\n1\t2\n3\t";
+  EXPECT_TRUE(validate_report(report("r1") + cut, valid, error)) << error;
+  EXPECT_FALSE(validate_report(report("r1", cut + "\n"), valid, error));
+  EXPECT_NE(error.find("has no closing tag before this <report>"), std::string::npos) << error;
+}
+
 TEST(ValidateReport, AcceptsAReportWithItsOutcome) {
   ValidReport valid;
   std::string error;

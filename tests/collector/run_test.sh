@@ -316,6 +316,26 @@ print(s.getsockname()[1], flush=True); sys.stdin.read()')
     stop_server
     [ "$(exported_count)" = 0 ] || fail "a report reached the collector through a planted configuration"
     ;;
+  killed_while_writing)
+    # A program killed (SIGKILL) while writing its report: cut inside a samples section, in the middle of a line
+    # (docs/formats.md, "Cut short"). The run still arrives, with what was whole of the report and its outcome.
+    start_server sqlite:reports.db
+    unit=0123456789abcdef0123456789abcdef
+    for cut in '0\t4\n1' '0\t4\n</samp' '0\t4\n'; do
+      run "$R" -v --app wordfreq --upload "$url" --api-key good-key -- sh -c \
+        "printf '<report id=\"samples\">\\n<samples unit=\"$unit\" scheme=\"branches\">\\n$cut' >&\$SAMPLER_REPORT_FD
+         kill -KILL \$\$"
+      [ "$status" = 137 ] || fail "cut '$cut': exit status $status (expected death by SIGKILL): $(cat err)"
+      grep -q 'sent to' err || fail "cut '$cut': not sent: $(cat err)"
+    done
+    stop_server
+    [ "$(exported_count)" = 3 ] || fail "exported $(ls exported)"
+    [ "$(grep -l '^signal	9$' exported/* | wc -l)" = 3 ] || fail "outcomes: $(cat exported/*)"
+    # The line cut in the middle ("1" of "12	0", say) is not taken for a counter.
+    for f in exported/*; do
+      [ "$(sed -n '/^<samples /,/^<\/samples>/p' "$f" | sed '1d;$d')" = "0	4" ] || fail "$f: $(cat "$f")"
+    done
+    ;;
   answer_escaped)
     # Whatever a server answers (escape sequences, a newline) reaches neither the terminal raw nor, as a second
     # line, the state file that --show-last reads.
