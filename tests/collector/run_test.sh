@@ -336,6 +336,23 @@ print(s.getsockname()[1], flush=True); sys.stdin.read()')
       [ "$(sed -n '/^<samples /,/^<\/samples>/p' "$f" | sed '1d;$d')" = "0	4" ] || fail "$f: $(cat "$f")"
     done
     ;;
+  analysis_errors_capped)
+    # Any report key can store a report of many bad sections; its analysis prints at most the formats library's
+    # cap of errors for it (100, then one saying the rest are not reported), not one per section.
+    start_server sqlite:reports.db
+    {
+      printf '<report id="samples">\n'
+      for i in $(seq 1 300); do printf '<samples unit="%032x" scheme="branches">\n0\t1\n</samples>\n' "$i"; done
+      printf '</report>\n<report id="outcome">\nrun-id\tmany-errors\napp\twordfreq\nexit-status\t0\n</report>\n'
+    } >many
+    upload good-key many
+    [ "$http" = 200 ] || fail "upload: $http $(cat answer)"
+    stop_server
+    run "$TOOLS/sampler-analyze" --database sqlite:reports.db --app wordfreq --sites "$wordfreq"
+    [ "$status" = 1 ] || fail "sampler-analyze: status $status"
+    [ "$(grep -c ': error: no site information' err)" = 100 ] || fail "errors: $(grep -c ': error: ' err)"
+    grep -q ': error: too many errors (100); the rest of this input is still read' err || fail "$(tail -3 err)"
+    ;;
   answer_escaped)
     # Whatever a server answers (escape sequences, a newline) reaches neither the terminal raw nor, as a second
     # line, the state file that --show-last reads.
