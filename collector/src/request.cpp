@@ -4,6 +4,7 @@
 #include <openssl/evp.h>
 #include <zlib.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <random>
 
@@ -47,6 +48,7 @@ uint64_t fnv1a(std::string_view text, uint64_t hash = 0xcbf29ce484222325ull) {
 class Validator : public ReportVisitor {
  public:
   void begin_subreport(std::string_view id, uint64_t line) override {
+    ++subreports;
     current_ = id == "outcome" ? kOutcome : id == "main-backtrace" ? kBacktrace : kOther;
     if (current_ == kOutcome) {
       ++outcomes;
@@ -74,6 +76,7 @@ class Validator : public ReportVisitor {
   void end_subreport(bool) override { current_ = kOther; }
 
   int outcomes = 0;
+  size_t subreports = 0;
   uint64_t outcome_line = 0;
   std::string outcome_body;
   std::string signal_name;
@@ -273,13 +276,18 @@ bool validate_report(std::string_view text, ValidReport& report, std::string& er
     }
   }
   {
-    SamplesVisitor ignore;
+    struct : SamplesVisitor {
+      void begin_section(const SampleSectionHeader&) override { ++sections; }
+      size_t sections = 0;
+    } counter;
     LineReader input(text, "report", diagnostics);
-    if (!read_samples(input, ignore) || diagnostics.error_count() > 0) {
+    if (!read_samples(input, counter) || diagnostics.error_count() > 0) {
       error = first_error(diagnostics);
       return false;
     }
+    report.sections = counter.sections;
   }
+  report.subreports = validator.subreports;
   if (validator.outcomes != 1) {
     error = validator.outcomes == 0 ? "line 1: no outcome subreport (sampler-run adds one; it holds the run-id)"
                                     : "line " + std::to_string(validator.outcome_line) + ": a second outcome subreport";
@@ -393,8 +401,26 @@ Response Collector::upload(const Request& request, double now) {
     case DecodeStatus::kTooLarge: return failure(413, "report-too-large", error, app);
     case DecodeStatus::kCorrupt: return failure(400, "bad-encoding", error, app);
   }
+  // Counted before parsing: a line costs the analyses of every stored run, whatever it holds.
+  const size_t lines = static_cast<size_t>(std::count(text.begin(), text.end(), '\n')) +
+                       (!text.empty() && text.back() != '\n');
+  if (lines > limits_.max_report_lines) {
+    return failure(413, "report-too-large",
+                   "the report has " + std::to_string(lines) + " lines, more than " +
+                       std::to_string(limits_.max_report_lines) + " (--max-lines)",
+                   app);
+  }
   ValidReport report;
   if (!validate_report(text, report, error)) return failure(400, "bad-report", error, app);
+  if (report.sections > limits_.max_report_sections || report.subreports > limits_.max_subreports) {
+    const bool sections = report.sections > limits_.max_report_sections;
+    return failure(413, "report-too-large",
+                   "the report has " + std::to_string(sections ? report.sections : report.subreports) +
+                       (sections ? " samples and timestamps sections" : " subreports") + ", more than " +
+                       std::to_string(sections ? limits_.max_report_sections : limits_.max_subreports) +
+                       (sections ? " (--max-sections)" : " (--max-subreports)"),
+                   app);
+  }
   if (!report.outcome.app.empty() && report.outcome.app != app) {
     return failure(403, "wrong-app", "the outcome names application '" + report.outcome.app +
                                          "' but the API key is for '" + app + "'", app);

@@ -109,6 +109,33 @@ case $case_name in
     upload good-key r1 && expect_answer 200
     stop_server
     ;;
+  report_shape_limits)
+    # What a report holds is bounded by what a real one needs, with the defaults: lines, samples sections and
+    # subreports each have a limit (413 past it), however well the report compresses.
+    start_server sqlite:reports.db
+    unit=0123456789abcdef0123456789abcdef
+    { report lines; head -c 16777216 /dev/zero | tr '\0' '\n'; } | gzip >lines.gz
+    upload good-key lines.gz -H 'Content-Encoding: gzip' && expect_answer 413 report-too-large
+    grep -q '"Text": "the report has 16777223 lines, more than 16777216 (--max-lines)"' answer || fail "$(cat answer)"
+    {
+      printf '<report id="samples">\n'
+      yes "<samples unit=\"$unit\" scheme=\"branches\">
+</samples>" | head -n $((2 * 131073))
+      printf '</report>\n'
+      report sections
+    } | gzip >sections.gz
+    upload good-key sections.gz -H 'Content-Encoding: gzip' && expect_answer 413 report-too-large
+    grep -q '131073 samples and timestamps sections, more than 131072 (--max-sections)' answer || fail "$(cat answer)"
+    { yes '<report id="x"/>' | head -n 256; report subreports; } >subreports
+    upload good-key subreports && expect_answer 413 report-too-large
+    grep -q '258 subreports, more than 256 (--max-subreports)' answer || fail "$(cat answer)"
+    # Just within each: stored.
+    { report lines; head -c 16000000 /dev/zero | tr '\0' '\n'; } | gzip >lines.gz
+    upload good-key lines.gz -H 'Content-Encoding: gzip' && expect_answer 200
+    { yes '<report id="x"/>' | head -n 254; report subreports; } >subreports
+    upload good-key subreports && expect_answer 200
+    stop_server
+    ;;
   rate_limit)
     start_server sqlite:reports.db --rate 0.001 --burst 2
     for i in 1 2; do report run-$i >r && upload good-key r && expect_answer 200; done

@@ -26,6 +26,11 @@ namespace sampler::collector {
 struct Limits {
   size_t max_body_bytes = 4u << 20;       ///< --max-body: a request body larger than this gets 413
   size_t max_report_bytes = 64u << 20;    ///< --max-report: decompressed size; a larger report (gzip bomb) gets 413
+  // What a report holds, bounded by what a real one needs (10^6 sites write 6 MB in 10^6 lines; a section per unit
+  // and scheme; a handful of subreports): a report key cannot make each stored run cost the analyses far more.
+  size_t max_report_lines = 16u << 20;    ///< --max-lines: lines of a report; more get 413
+  size_t max_report_sections = 1u << 17;  ///< --max-sections: samples and timestamps sections; more get 413
+  size_t max_subreports = 256;            ///< --max-subreports: subreports of a report; more get 413
   double rate_per_second = 50;            ///< --rate: uploads per second per API key, sustained (429 beyond)
   double rate_burst = 200;                ///< --burst: uploads per API key allowed at once before the rate applies
   unsigned timeout_seconds = 30;          ///< --timeout: an idle connection (slow or stalled client) is closed
@@ -100,6 +105,8 @@ DecodeStatus decode_body(std::string_view body, std::string_view content_encodin
 struct ValidReport {
   Outcome outcome;
   std::string crash_signature;  ///< "SIGNAME:HASH" of the main-backtrace's stack, "" without one
+  size_t subreports = 0;        ///< subreports, as the formats library reads them
+  size_t sections = 0;          ///< samples and timestamps sections
 };
 
 /// Checks `text` with the formats library (subreport structure, samples sections, the outcome subreport).
