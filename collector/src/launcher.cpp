@@ -77,6 +77,8 @@ class OpenEnds : public ReportVisitor, public SamplesVisitor {
 // as text); the open section and subreport get their end tags, so what was whole of them is kept.
 void end_cut_report(std::string& text) {
   if (!text.empty() && text.back() != '\n') text.resize(text.rfind('\n') + 1);  // npos + 1: no whole line
+  // A last line </report> closes whatever was open (the usual, whole report): no need to read it all at exit.
+  if (text.empty() || text.ends_with("\n</report>\n") || text.ends_with("\n</report>\r\n")) return;
   DiagnosticList ignored;  // the collector says what is wrong with a report; here only its open ends matter
   OpenEnds ends;
   LineReader input(text, "report", ignored);
