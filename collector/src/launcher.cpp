@@ -63,18 +63,19 @@ class OpenEnds : public ReportVisitor, public SamplesVisitor {
   void end_subreport(bool complete) override { subreport_cut = !complete; }
   void begin_section(const SampleSectionHeader& header) override {
     section_cut = false;
-    section = header.kind;
+    section_line = header.line;
   }
   void end_section(bool complete) override { section_cut = !complete; }
 
   bool subreport_cut = false, section_cut = false;
-  SampleSectionKind section = SampleSectionKind::kSamples;
+  uint64_t section_line = 0;  // of the last section's start tag
 };
 
 // A program killed while writing its report leaves the last subreport open, maybe in the middle of a line
 // (docs/formats.md, "Cut short"). Readers take that at the end of a report, but the outcome goes after it: the
 // report is ended first. The partial line goes (a counter cut short reads as a smaller number, a tag cut short
-// as text); the open section and subreport get their end tags, so what was whole of them is kept.
+// as text). An open samples or timestamps section goes too: closed, it would look whole, and the analysis would
+// refuse it for its missing lines (an error per run). The open subreport gets its end tag: what was whole stays.
 void end_cut_report(std::string& text) {
   if (!text.empty() && text.back() != '\n') text.resize(text.rfind('\n') + 1);  // npos + 1: no whole line
   // A last line </report> closes whatever was open (the usual, whole report): no need to read it all at exit.
@@ -83,7 +84,14 @@ void end_cut_report(std::string& text) {
   OpenEnds ends;
   LineReader input(text, "report", ignored);
   read_report(input, ends, ends);
-  if (ends.section_cut) text += ends.section == SampleSectionKind::kSamples ? "</samples>\n" : "</timestamps>\n";
+  if (ends.section_cut && ends.section_line > 0) {
+    size_t start = 0;  // of line section_line
+    for (uint64_t line = 1; line < ends.section_line && start != std::string::npos; ++line) {
+      start = text.find('\n', start);
+      if (start != std::string::npos) ++start;
+    }
+    if (start != std::string::npos) text.resize(start);
+  }
   if (ends.subreport_cut) text += "</report>\n";
 }
 

@@ -317,23 +317,26 @@ print(s.getsockname()[1], flush=True); sys.stdin.read()')
     [ "$(exported_count)" = 0 ] || fail "a report reached the collector through a planted configuration"
     ;;
   killed_while_writing)
-    # A program killed (SIGKILL) while writing its report: cut inside a samples section, in the middle of a line
-    # (docs/formats.md, "Cut short"). The run still arrives, with what was whole of the report and its outcome.
+    # A program killed (SIGKILL) while writing its report: cut inside its second samples section, in the middle of
+    # a line (docs/formats.md, "Cut short"). The run still arrives with its outcome and the whole first section;
+    # the cut one is left out (closed, it would look whole but lack lines).
     start_server sqlite:reports.db
-    unit=0123456789abcdef0123456789abcdef
-    for cut in '0\t4\n1' '0\t4\n</samp' '0\t4\n'; do
+    whole='<samples unit="0123456789abcdef0123456789abcdef" scheme="branches">\n0\t4\n</samples>\n'
+    cut_unit=fedcba9876543210fedcba9876543210
+    for cut in '0\t4\n1' '0\t4\n</samp' '0\t4\n' ''; do
       run "$R" -v --app wordfreq --upload "$url" --api-key good-key -- sh -c \
-        "printf '<report id=\"samples\">\\n<samples unit=\"$unit\" scheme=\"branches\">\\n$cut' >&\$SAMPLER_REPORT_FD
+        "printf '<report id=\"samples\">\\n$whole<samples unit=\"$cut_unit\" scheme=\"branches\">\\n$cut' \
+           >&\$SAMPLER_REPORT_FD
          kill -KILL \$\$"
       [ "$status" = 137 ] || fail "cut '$cut': exit status $status (expected death by SIGKILL): $(cat err)"
       grep -q 'sent to' err || fail "cut '$cut': not sent: $(cat err)"
     done
     stop_server
-    [ "$(exported_count)" = 3 ] || fail "exported $(ls exported)"
-    [ "$(grep -l '^signal	9$' exported/* | wc -l)" = 3 ] || fail "outcomes: $(cat exported/*)"
-    # The line cut in the middle ("1" of "12	0", say) is not taken for a counter.
+    [ "$(exported_count)" = 4 ] || fail "exported $(ls exported)"
+    [ "$(grep -l '^signal	9$' exported/* | wc -l)" = 4 ] || fail "outcomes: $(cat exported/*)"
     for f in exported/*; do
       [ "$(sed -n '/^<samples /,/^<\/samples>/p' "$f" | sed '1d;$d')" = "0	4" ] || fail "$f: $(cat "$f")"
+      grep -q "$cut_unit" "$f" && fail "the cut section is still in $f"
     done
     ;;
   analysis_errors_capped)
