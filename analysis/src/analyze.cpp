@@ -52,7 +52,7 @@ bool analyze(const AnalyzeOptions& options, const std::function<void(std::string
     std::unique_ptr<SymbolSource> symbols;
     if (!options.symbols_dir.empty()) symbols = std::make_unique<GsymDirectory>(options.symbols_dir, symbol_problems);
     if (options.symbol_store != nullptr)
-      symbols = std::make_unique<StoreSymbols>(*options.symbol_store, symbol_problems);
+      symbols = std::make_unique<StoreSymbols>(*options.symbol_store, options.symbol_app, symbol_problems);
     if (symbols) {
       read.crash_signer = [source = symbols.get()](std::string_view body, size_t frames) {
         return symbolized_crash_signature(body, frames, *source);

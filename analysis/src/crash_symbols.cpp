@@ -98,7 +98,7 @@ const gsym::Reader* StoreSymbols::find(const std::vector<uint8_t>& build_id) {
     e.fetched = true;
     std::string error;
     const std::string id = hex_string(build_id);
-    switch (store_.get_symbols(id, "gsym", e.gsym_bytes, error)) {
+    switch (store_.get_symbols(app_, id, "gsym", e.gsym_bytes, error)) {
       case store::GetStatus::kMissing: break;
       case store::GetStatus::kError: sink_.error("symbols " + id + ".gsym", 0, error); break;
       case store::GetStatus::kFound: {
@@ -120,7 +120,7 @@ const symbfile::File* StoreSymbols::find_symbfile(const std::vector<uint8_t>& bu
     const std::string id = hex_string(build_id);
     const char* name = kind == symbfile::Kind::kRanges ? "ranges" : "returnpads";
     std::string bytes, error;
-    switch (store_.get_symbols(id, name, bytes, error)) {
+    switch (store_.get_symbols(app_, id, name, bytes, error)) {
       case store::GetStatus::kMissing: break;
       case store::GetStatus::kError: sink_.error("symbols " + id + "." + name, 0, error); break;
       case store::GetStatus::kFound: {

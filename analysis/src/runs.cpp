@@ -317,14 +317,15 @@ struct BitWriter {
 // The samples sections of one report's samples subreport: counters -> observed sites and true predicates.
 class SamplesCollector : public SamplesVisitor {
  public:
-  SamplesCollector(const SitesIndex& sites, Registry& registry, EntryCache& cache, DiagnosticSink& sink,
-                   RunBits& observed, RunBits& predicates)
-      : sites_(sites), registry_(registry), cache_(cache), sink_(sink), observed_(observed), predicates_(predicates) {}
+  SamplesCollector(const SitesIndex& sites, Registry& registry, EntryCache& cache, RunBits& observed,
+                   RunBits& predicates)
+      : sites_(sites), registry_(registry), cache_(cache), observed_(observed), predicates_(predicates) {}
 
-  /// Starts a new report (named `name` in diagnostics).
-  void reset(const std::string& name) {
+  /// Starts a new report (named `name` in diagnostics, which go to `sink`).
+  void reset(const std::string& name, DiagnosticSink& sink) {
     finish();
     name_ = &name;
+    sink_ = &sink;
   }
 
   void begin_section(const SampleSectionHeader& header) override {
@@ -333,7 +334,7 @@ class SamplesCollector : public SamplesVisitor {
     const IndexedSites* found = sites_.find(header.unit, header.scheme);
     if (found == nullptr) {
       if (registry_.first_missing(header.unit, header.scheme)) {
-        sink_.error(*name_, header.line, "no site information for unit " + std::string(header.unit) +
+        sink_->error(*name_, header.line, "no site information for unit " + std::string(header.unit) +
                                             ", scheme '" + std::string(header.scheme) + "'");
       }
       return;
@@ -372,7 +373,7 @@ class SamplesCollector : public SamplesVisitor {
     // section cut short by the end of the input keeps what it has.
     if (lines_ > sites_entry_->site_count || (complete && lines_ != sites_entry_->site_count) || bad_) {
       if (!bad_) {
-        sink_.error(*name_, section_line_,
+        sink_->error(*name_, section_line_,
                     "unit " + sites_entry_->unit + ", scheme '" + sites_entry_->scheme + "': " +
                         std::to_string(lines_) + " samples lines, but " + std::to_string(sites_entry_->site_count) +
                         " sites in '" + sites_entry_->label + "':" + std::to_string(sites_entry_->line));
@@ -544,7 +545,7 @@ class SamplesCollector : public SamplesVisitor {
       make_room();
     }
     if (!well_formed || counters != entry_.counters) {
-      sink_.error(*name_, number, "malformed samples line for scheme '" + sites_entry_->scheme +
+      sink_->error(*name_, number, "malformed samples line for scheme '" + sites_entry_->scheme +
                                       "': the section is left out");
       bad_ = true;
       return false;
@@ -567,7 +568,7 @@ class SamplesCollector : public SamplesVisitor {
   const SitesIndex& sites_;
   Registry& registry_;
   EntryCache& cache_;
-  DiagnosticSink& sink_;
+  DiagnosticSink* sink_ = nullptr;
   const std::string* name_ = nullptr;
   RunBits& observed_;
   RunBits& predicates_;
@@ -619,12 +620,12 @@ class ReportCollector : public ReportVisitor {
   // Beyond this, main-backtrace text is not kept: a signature needs the module map and the first lines.
   static constexpr size_t kMaxBacktraceText = 1u << 20;
 
-  ReportCollector(const SitesIndex& sites, Registry& registry, DiagnosticSink& sink)
-      : samples_(sites, registry, cache_, sink, observed, predicates) {}
+  ReportCollector(const SitesIndex& sites, Registry& registry)
+      : samples_(sites, registry, cache_, observed, predicates) {}
 
   // Starts a new report; the buffers keep their memory from the last one (no allocation per report).
-  void reset(const std::string& name) {
-    samples_.reset(name);
+  void reset(const std::string& name, DiagnosticSink& sink) {
+    samples_.reset(name, sink);
     observed.clear();  // a report left out may have left bits
     predicates.clear();
     signature.clear();
@@ -694,12 +695,15 @@ void read_one(const std::string& name, size_t index, ReportCollector& collector,
     whole = S_ISREG(st.st_mode) && read_whole(fd, static_cast<uint64_t>(st.st_size), local.buffer, text);
     if (!whole && S_ISREG(st.st_mode)) ::lseek(fd, 0, SEEK_SET);
   }
-  collector.reset(name);
+  // Errors capped per report, as the formats library caps them per input: one stored run of a million bad
+  // sections (any key may upload one) does not print a million lines.
+  CappedSink capped(sink);
+  collector.reset(name, capped);
   std::optional<LineReader> input;
   if (whole) {
-    input.emplace(text, name, sink);
+    input.emplace(text, name, capped);
   } else {
-    input.emplace(fd, name, sink);
+    input.emplace(fd, name, capped);
   }
   LineReader& reader = *input;
   reader.set_limits(LineReader::kMaxLineLength, kReadSize);
@@ -778,7 +782,7 @@ ReadResult read_runs(const std::vector<std::string>& files, const SitesIndex& si
   std::vector<LocalRuns> locals(jobs);
   std::atomic<size_t> next = 0;
   auto work = [&](LocalRuns& local) {
-    ReportCollector collector(sites, registry, locked);
+    ReportCollector collector(sites, registry);
     for (size_t i; (i = next.fetch_add(1)) < files.size();) read_one(files[i], i, collector, options, locked, local);
   };
   if (jobs == 1) {

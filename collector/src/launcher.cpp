@@ -34,6 +34,8 @@
 #include "collector/private_files.h"
 #include "sections/diagnostics.h"
 #include "sections/elf_section.h"
+#include "sections/line_reader.h"
+#include "sections/report.h"
 
 namespace sampler::collector {
 namespace {
@@ -53,6 +55,45 @@ void forward_signal(int signal_number, siginfo_t* info, void*) {
 }
 
 constexpr int kForwardedSignals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM};
+
+// Which of the report's last subreport and section the program left open (read as the formats library reads).
+class OpenEnds : public ReportVisitor, public SamplesVisitor {
+ public:
+  void begin_subreport(std::string_view, uint64_t) override { subreport_cut = false, section_cut = false; }
+  void end_subreport(bool complete) override { subreport_cut = !complete; }
+  void begin_section(const SampleSectionHeader& header) override {
+    section_cut = false;
+    section_line = header.line;
+  }
+  void end_section(bool complete) override { section_cut = !complete; }
+
+  bool subreport_cut = false, section_cut = false;
+  uint64_t section_line = 0;  // of the last section's start tag
+};
+
+// A program killed while writing its report leaves the last subreport open, maybe in the middle of a line
+// (docs/formats.md, "Cut short"). Readers take that at the end of a report, but the outcome goes after it: the
+// report is ended first. The partial line goes (a counter cut short reads as a smaller number, a tag cut short
+// as text). An open samples or timestamps section goes too: closed, it would look whole, and the analysis would
+// refuse it for its missing lines (an error per run). The open subreport gets its end tag: what was whole stays.
+void end_cut_report(std::string& text) {
+  if (!text.empty() && text.back() != '\n') text.resize(text.rfind('\n') + 1);  // npos + 1: no whole line
+  // A last line </report> closes whatever was open (the usual, whole report): no need to read it all at exit.
+  if (text.empty() || text.ends_with("\n</report>\n") || text.ends_with("\n</report>\r\n")) return;
+  DiagnosticList ignored;  // the collector says what is wrong with a report; here only its open ends matter
+  OpenEnds ends;
+  LineReader input(text, "report", ignored);
+  read_report(input, ends, ends);
+  if (ends.section_cut && ends.section_line > 0) {
+    size_t start = 0;  // of line section_line
+    for (uint64_t line = 1; line < ends.section_line && start != std::string::npos; ++line) {
+      start = text.find('\n', start);
+      if (start != std::string::npos) ++start;
+    }
+    if (start != std::string::npos) text.resize(start);
+  }
+  if (ends.subreport_cut) text += "</report>\n";
+}
 
 std::string random_hex(size_t bytes) {
   std::vector<unsigned char> buffer(bytes);
@@ -647,7 +688,7 @@ int launch(const LaunchSettings& settings, const std::vector<std::string>& argv)
     say(settings, "the report is larger than " + std::to_string(kMaxReportBytes) + " bytes: sending the outcome only");
   }
   close(report_fd);
-  if (!text.empty() && text.back() != '\n') text += '\n';
+  end_cut_report(text);
   Outcome outcome;
   outcome.run_id = random_hex(16);
   outcome.app = settings.app;

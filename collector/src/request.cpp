@@ -4,6 +4,7 @@
 #include <openssl/evp.h>
 #include <zlib.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <random>
 
@@ -47,6 +48,7 @@ uint64_t fnv1a(std::string_view text, uint64_t hash = 0xcbf29ce484222325ull) {
 class Validator : public ReportVisitor {
  public:
   void begin_subreport(std::string_view id, uint64_t line) override {
+    ++subreports;
     current_ = id == "outcome" ? kOutcome : id == "main-backtrace" ? kBacktrace : kOther;
     if (current_ == kOutcome) {
       ++outcomes;
@@ -74,6 +76,7 @@ class Validator : public ReportVisitor {
   void end_subreport(bool) override { current_ = kOther; }
 
   int outcomes = 0;
+  size_t subreports = 0;
   uint64_t outcome_line = 0;
   std::string outcome_body;
   std::string signal_name;
@@ -125,9 +128,11 @@ bool KeyTable::load(std::string_view text, std::string& error) {
           entry.holder.reports = true;
         } else if (word == "symbols") {
           entry.holder.symbols = true;
+        } else if (word == "replace-symbols") {
+          entry.holder.symbols = entry.holder.replace_symbols = true;
         } else {
           error = "line " + std::to_string(number) + ": unknown upload '" + std::string(word) +
-                  "' after the key (expected reports, symbols or both: reports,symbols)";
+                  "' after the key (expected reports, symbols, replace-symbols, or several: reports,symbols)";
           return false;
         }
         if (word.size() == what.size()) break;
@@ -155,6 +160,7 @@ bool KeyTable::load(std::string_view text, std::string& error) {
     } else {
       entry.hash = sha256(key);
     }
+    entry.holder.key_hash = hex(entry.hash.data(), entry.hash.size());
     entries_.push_back(std::move(entry));
   }
   return true;
@@ -270,13 +276,18 @@ bool validate_report(std::string_view text, ValidReport& report, std::string& er
     }
   }
   {
-    SamplesVisitor ignore;
+    struct : SamplesVisitor {
+      void begin_section(const SampleSectionHeader&) override { ++sections; }
+      size_t sections = 0;
+    } counter;
     LineReader input(text, "report", diagnostics);
-    if (!read_samples(input, ignore) || diagnostics.error_count() > 0) {
+    if (!read_samples(input, counter) || diagnostics.error_count() > 0) {
       error = first_error(diagnostics);
       return false;
     }
+    report.sections = counter.sections;
   }
+  report.subreports = validator.subreports;
   if (validator.outcomes != 1) {
     error = validator.outcomes == 0 ? "line 1: no outcome subreport (sampler-run adds one; it holds the run-id)"
                                     : "line " + std::to_string(validator.outcome_line) + ": a second outcome subreport";
@@ -328,15 +339,16 @@ Response Collector::handle(const Request& request, double now) {
     response = request.method == "POST" ? upload_symbols(request, now)
                                         : failure(405, "method-not-allowed", "use POST for /api/symbols-*");
   } else if (request.path == "/health") {
+    // Open to anyone and called often: one tiny query, never a scan of the runs (that is /metrics', cached).
     std::string error;
-    if (store_.count(error) < 0) {
+    if (!store_.ping(error)) {
       response = failure(503, "storage-unavailable", error);
     } else {
       response.body = "{\"success\": true, \"status\": 200}\n";
     }
   } else if (request.path == "/metrics") {
     response.content_type = "text/plain; version=0.0.4";
-    response.body = metrics();
+    response.body = metrics(now);
   } else {
     response = failure(404, "not-found",
                        "no such path (POST /api/reports, POST /api/symbols-gsym|ranges|returnpads, GET /health, "
@@ -348,12 +360,17 @@ Response Collector::handle(const Request& request, double now) {
 }
 
 std::optional<Response> Collector::admit(const Request& request, double now, bool KeyTable::Holder::*may,
-                                         std::string_view denied, std::string_view too_large_hint, std::string& app) {
-  const std::optional<KeyTable::Holder> holder = keys_.authenticate(request.authorization);
-  if (!holder) return failure(401, "unauthorized", "missing or unknown API key (Authorization: APIKey KEY)");
-  app = holder->app;
-  if (!((*holder).*may)) return failure(403, "not-allowed", denied, app);
-  if (!rate_.allow(app, now)) return failure(429, "rate-limited", "too many uploads for this API key", app);
+                                         std::string_view denied, std::string_view too_large_hint,
+                                         KeyTable::Holder& holder) {
+  std::optional<KeyTable::Holder> found = keys_.authenticate(request.authorization);
+  if (!found) return failure(401, "unauthorized", "missing or unknown API key (Authorization: APIKey KEY)");
+  holder = std::move(*found);
+  const std::string& app = holder.app;
+  if (!(holder.*may)) return failure(403, "not-allowed", denied, app);
+  // Per key, as documented: one key flooding does not lock out the application's other keys (its build machine).
+  if (!rate_.allow(holder.key_hash, now)) {
+    return failure(429, "rate-limited", "too many uploads for this API key", app);
+  }
   if (request.body_too_large) {
     return failure(413, "body-too-large",
                    "the request body is larger than " + std::to_string(limits_.max_body_bytes) + " bytes" +
@@ -364,10 +381,11 @@ std::optional<Response> Collector::admit(const Request& request, double now, boo
 }
 
 Response Collector::upload(const Request& request, double now) {
-  std::string app;
+  KeyTable::Holder holder;
   if (std::optional<Response> refused = admit(request, now, &KeyTable::Holder::reports,
-                                              "this API key may not upload reports (keys.tsv: reports)", "", app))
+                                              "this API key may not upload reports (keys.tsv: reports)", "", holder))
     return *refused;
+  const std::string& app = holder.app;
   std::string_view type = request.content_type.substr(0, request.content_type.find(';'));
   if (!type.empty() && type != "text/plain" && type != "application/octet-stream" && type != "application/gzip" &&
       type != "application/x-gzip") {
@@ -383,8 +401,26 @@ Response Collector::upload(const Request& request, double now) {
     case DecodeStatus::kTooLarge: return failure(413, "report-too-large", error, app);
     case DecodeStatus::kCorrupt: return failure(400, "bad-encoding", error, app);
   }
+  // Counted before parsing: a line costs the analyses of every stored run, whatever it holds.
+  const size_t lines = static_cast<size_t>(std::count(text.begin(), text.end(), '\n')) +
+                       (!text.empty() && text.back() != '\n');
+  if (lines > limits_.max_report_lines) {
+    return failure(413, "report-too-large",
+                   "the report has " + std::to_string(lines) + " lines, more than " +
+                       std::to_string(limits_.max_report_lines) + " (--max-lines)",
+                   app);
+  }
   ValidReport report;
   if (!validate_report(text, report, error)) return failure(400, "bad-report", error, app);
+  if (report.sections > limits_.max_report_sections || report.subreports > limits_.max_subreports) {
+    const bool sections = report.sections > limits_.max_report_sections;
+    return failure(413, "report-too-large",
+                   "the report has " + std::to_string(sections ? report.sections : report.subreports) +
+                       (sections ? " samples and timestamps sections" : " subreports") + ", more than " +
+                       std::to_string(sections ? limits_.max_report_sections : limits_.max_subreports) +
+                       (sections ? " (--max-sections)" : " (--max-subreports)"),
+                   app);
+  }
   if (!report.outcome.app.empty() && report.outcome.app != app) {
     return failure(403, "wrong-app", "the outcome names application '" + report.outcome.app +
                                          "' but the API key is for '" + app + "'", app);
@@ -410,7 +446,18 @@ Response Collector::upload(const Request& request, double now) {
   return response;
 }
 
-std::string Collector::metrics() const {
+int64_t Collector::stored_runs(double now) {
+  // One request counts at a time; the others (and all within kRunsCountSeconds) take the last count.
+  std::unique_lock lock(runs_mutex_, std::try_to_lock);
+  if (lock.owns_lock() && (runs_counted_at_ < 0 || now - runs_counted_at_ >= kRunsCountSeconds)) {
+    std::string error;
+    if (int64_t n = store_.count(error); n >= 0) runs_.store(n);
+    runs_counted_at_ = now;
+  }
+  return runs_.load();
+}
+
+std::string Collector::metrics(double now) {
   std::string out;
   auto counter = [&out](const char* name, const char* help, uint64_t value, const std::string& labels = {}) {
     if (labels.empty() || labels.find("2xx") != std::string::npos) {
@@ -425,6 +472,11 @@ std::string Collector::metrics() const {
   // Fewer commits than reports stored: uploads arriving together shared a transaction (group commit).
   counter("sampler_store_commits_total", "Transactions the store committed for uploads.",
           static_cast<uint64_t>(store_.commits()));
+  if (int64_t runs = stored_runs(now); runs >= 0) {
+    out += "# HELP sampler_store_runs Runs in the store, all applications (counted at most every " +
+           std::to_string(static_cast<int>(kRunsCountSeconds)) + " s).\n# TYPE sampler_store_runs gauge\n" +
+           "sampler_store_runs " + std::to_string(runs) + "\n";
+  }
   const char* classes[] = {"other", "1xx", "2xx", "3xx", "4xx", "5xx"};
   for (size_t digit : {2, 4, 5, 0}) {
     counter("sampler_responses_total", "Responses by status class.", by_status_[digit].load(),

@@ -142,11 +142,12 @@ Response Collector::upload_symbols(const Request& request, double now) {
   if (kind != "gsym" && kind != "ranges" && kind != "returnpads") {
     return failure(404, "not-found", "no such path (POST /api/symbols-gsym, -ranges or -returnpads)");
   }
-  std::string app;
+  KeyTable::Holder holder;
   if (std::optional<Response> refused =
           admit(request, now, &KeyTable::Holder::symbols, "this API key may not push symbols (keys.tsv: symbols)",
-                ": send the file in more parts (FilePart, FileParts)", app))
+                ": send the file in more parts (FilePart, FileParts)", holder))
     return *refused;
+  const std::string& app = holder.app;
   std::string build_id, error;
   if (!decode_file_id(request.file_id, build_id, error)) return failure(400, "bad-file-id", error, app);
   std::optional<uint32_t> parts = request.file_parts.empty() ? 1 : header_number(request.file_parts);
@@ -182,8 +183,15 @@ Response Collector::upload_symbols(const Request& request, double now) {
     return failure(400, "bad-symbols", problem, app);
   }
   store::SymbolFile stored{id_hex, std::string(kind), app, 0, std::move(file)};
-  store::PutStatus status = store_.put_symbols(stored, error);
+  // Stored under the pushing key's application: another application's key cannot reach this one's symbols.
+  store::PutStatus status = store_.put_symbols(stored, holder.replace_symbols, error);
   if (status == store::PutStatus::kError) return failure(503, "storage-error", error, app);
+  if (status == store::PutStatus::kConflict) {
+    return failure(409, "symbols-conflict",
+                   "a different " + std::string(kind) + " file is already stored for build ID " + id_hex +
+                       " (only a key with replace-symbols may replace it)",
+                   app);
+  }
   Response response;
   response.body = "{\"success\": true, \"status\": 200, \"build_id\": \"" + id_hex + "\", \"kind\": \"" +
                   std::string(kind) + "\", \"duplicate\": " +

@@ -53,6 +53,18 @@ void DiagnosticSink::error(DiagnosticCode code, std::string file, uint64_t line,
   report(Diagnostic{Severity::kError, std::move(file), line, std::move(message), code});
 }
 
+void CappedSink::report(const Diagnostic& diagnostic) {
+  if (diagnostic.severity != Severity::kError) return sink_.report(diagnostic);
+  ++errors_;
+  if (errors_ <= kMaxErrors) {
+    sink_.report(diagnostic);
+  } else if (errors_ == kMaxErrors + 1) {
+    sink_.error(DiagnosticCode::kTooManyErrors, diagnostic.file, diagnostic.line,
+                "too many errors (" + std::to_string(kMaxErrors) +
+                    "); the rest of this input is still read, but its errors are not reported");
+  }
+}
+
 size_t DiagnosticList::error_count() const {
   return std::count_if(items.begin(), items.end(),
                        [](const Diagnostic& d) { return d.severity == Severity::kError; });

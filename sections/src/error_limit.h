@@ -1,8 +1,7 @@
 // A cap on the diagnostics one input can produce (private to the formats library).
 //
-// Binary garbage given as a report or as site information could otherwise produce one error per line, millions
-// of them. After kMaxErrors errors, one more says that the rest are not reported; the parsers keep reading
-// (everything good after the garbage is still delivered) and their result still says that errors occurred.
+// The parsers keep reading after the cap (everything good after the garbage is still delivered) and their result
+// still says that errors occurred.
 #pragma once
 
 #include <cstdint>
@@ -12,34 +11,25 @@
 
 namespace sampler {
 
+// CappedSink (sections/diagnostics.h) with the input's name: the parsers' errors name their line only.
 class LimitedDiagnostics {
  public:
-  static constexpr size_t kMaxErrors = 100;
+  static constexpr size_t kMaxErrors = CappedSink::kMaxErrors;
 
-  LimitedDiagnostics(DiagnosticSink& sink, std::string file) : sink_(sink), file_(std::move(file)) {}
+  LimitedDiagnostics(DiagnosticSink& sink, std::string file) : capped_(sink), file_(std::move(file)) {}
 
-  void error(uint64_t line, std::string message) {
-    ++errors_;
-    if (errors_ <= kMaxErrors) {
-      sink_.error(file_, line, std::move(message));
-    } else if (errors_ == kMaxErrors + 1) {
-      sink_.error(DiagnosticCode::kTooManyErrors, file_, line,
-                  "too many errors (" + std::to_string(kMaxErrors) +
-                      "); the rest of this input is still read, but its errors are not reported");
-    }
-  }
-  void warning(uint64_t line, std::string message) { sink_.warning(file_, line, std::move(message)); }
+  void error(uint64_t line, std::string message) { capped_.error(file_, line, std::move(message)); }
+  void warning(uint64_t line, std::string message) { capped_.warning(file_, line, std::move(message)); }
   void warning(DiagnosticCode code, uint64_t line, std::string message) {
-    sink_.warning(code, file_, line, std::move(message));
+    capped_.warning(code, file_, line, std::move(message));
   }
 
   /// Every error counted, including those not reported.
-  size_t errors() const { return errors_; }
+  size_t errors() const { return capped_.errors(); }
 
  private:
-  DiagnosticSink& sink_;
+  CappedSink capped_;
   std::string file_;
-  size_t errors_ = 0;
 };
 
 }  // namespace sampler

@@ -42,6 +42,12 @@ constexpr const char* kMigrations[] = {
     "  body_size BIGINT NOT NULL,"
     "  body BYTEA NOT NULL,"
     "  PRIMARY KEY (build_id, kind));",
+    // 2 -> 3: run ids and symbol files per application, so that one application's key never reaches another's
+    // runs or symbols (the constraints' names are PostgreSQL's defaults for the ones above).
+    "ALTER TABLE runs DROP CONSTRAINT runs_run_id_key;"
+    "ALTER TABLE runs ADD CONSTRAINT runs_app_run_id_key UNIQUE (app, run_id);"
+    "ALTER TABLE symbols DROP CONSTRAINT symbols_pkey;"
+    "ALTER TABLE symbols ADD PRIMARY KEY (app, build_id, kind);",
 };
 static_assert(std::size(kMigrations) == kSchemaVersion);
 
@@ -137,7 +143,7 @@ class PostgresqlStore : public Store {
     return ok;
   }
 
-  PutStatus put_symbols(const SymbolFile& file, std::string& error) override {
+  PutStatus put_symbols(const SymbolFile& file, bool may_replace, std::string& error) override {
     std::string body = compress_body(file.bytes);
     if (body.empty()) {
       error = "cannot compress the symbol file";
@@ -152,47 +158,55 @@ class PostgresqlStore : public Store {
                             size.c_str(), body.data()};
     int lengths[6] = {0, 0, 0, 0, 0, static_cast<int>(body.size())};
     int formats[6] = {0, 0, 0, 0, 0, 1};
-    // The same bytes again change nothing (no row: a duplicate); other bytes replace the row.
-    Result r(PQexecParams(c,
-                          "INSERT INTO symbols (build_id, kind, app, received, body_size, body) "
-                          "VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (build_id, kind) DO UPDATE SET "
-                          "app = excluded.app, received = excluded.received, body_size = excluded.body_size, "
-                          "body = excluded.body WHERE symbols.body_size <> excluded.body_size OR "
-                          "symbols.body <> excluded.body",
-                          6, nullptr, values, lengths, formats, 0));
+    // A new file is inserted; a stored one is compared (after reading it under a row lock, so that collectors
+    // pushing at once agree) and replaced only when allowed.
     PutStatus status = PutStatus::kError;
-    if (PQresultStatus(r.result) == PGRES_COMMAND_OK) {
-      status = std::string_view(PQcmdTuples(r.result)) == "0" ? PutStatus::kDuplicate : PutStatus::kStored;
-    } else {
-      error = std::string("postgresql: ") + PQresultErrorMessage(r.result);
-      trim(error);
+    std::string stored;
+    if (exec(c, "BEGIN", error)) {
+      Result inserted(PQexecParams(c,
+                                   "INSERT INTO symbols (build_id, kind, app, received, body_size, body) "
+                                   "VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (app, build_id, kind) DO NOTHING",
+                                   6, nullptr, values, lengths, formats, 0));
+      if (PQresultStatus(inserted.result) != PGRES_COMMAND_OK) {
+        error = std::string("postgresql: ") + PQresultErrorMessage(inserted.result);
+        trim(error);
+      } else if (std::string_view(PQcmdTuples(inserted.result)) != "0") {
+        status = PutStatus::kStored;
+      } else {
+        switch (get_symbols(c, file.app, file.build_id, file.kind, " FOR UPDATE", stored, error)) {
+          case GetStatus::kError: break;
+          case GetStatus::kMissing: error = "postgresql: the symbol file vanished while being stored"; break;
+          case GetStatus::kFound:
+            status = stored == file.bytes ? PutStatus::kDuplicate
+                     : may_replace        ? PutStatus::kStored
+                                          : PutStatus::kConflict;
+            if (status == PutStatus::kStored) {
+              Result updated(PQexecParams(c,
+                                          "UPDATE symbols SET received = $4, body_size = $5, body = $6 "
+                                          "WHERE build_id = $1 AND kind = $2 AND app = $3",
+                                          6, nullptr, values, lengths, formats, 0));
+              if (PQresultStatus(updated.result) != PGRES_COMMAND_OK) {
+                error = std::string("postgresql: ") + PQresultErrorMessage(updated.result);
+                trim(error);
+                status = PutStatus::kError;
+              }
+            }
+        }
+      }
+      if (status == PutStatus::kError || !exec(c, "COMMIT", error)) {
+        rollback(c);
+        status = PutStatus::kError;
+      }
     }
     release(c);
     return status;
   }
 
-  GetStatus get_symbols(std::string_view build_id, std::string_view kind, std::string& bytes,
+  GetStatus get_symbols(std::string_view app, std::string_view build_id, std::string_view kind, std::string& bytes,
                         std::string& error) override {
     PGconn* c = acquire(error);
     if (c == nullptr) return GetStatus::kError;
-    std::string id(build_id), k(kind);
-    const char* values[] = {id.c_str(), k.c_str()};
-    Result r(PQexecParams(c, "SELECT body_size, body FROM symbols WHERE build_id = $1 AND kind = $2", 2, nullptr,
-                          values, nullptr, nullptr, 1));
-    GetStatus status = GetStatus::kError;
-    if (PQresultStatus(r.result) != PGRES_TUPLES_OK) {
-      error = std::string("postgresql: ") + PQresultErrorMessage(r.result);
-      trim(error);
-    } else if (PQntuples(r.result) == 0) {
-      status = GetStatus::kMissing;
-    } else {
-      std::string_view stored(PQgetvalue(r.result, 0, 1), static_cast<size_t>(PQgetlength(r.result, 0, 1)));
-      if (decompress_body(stored, int_value(r.result, 0), bytes)) {
-        status = GetStatus::kFound;
-      } else {
-        error = "symbols " + id + " " + k + ": the stored file is corrupt";
-      }
-    }
+    GetStatus status = get_symbols(c, app, build_id, kind, "", bytes, error);
     release(c);
     return status;
   }
@@ -212,9 +226,42 @@ class PostgresqlStore : public Store {
     return n;
   }
 
+  bool ping(std::string& error) override {
+    PGconn* c = acquire(error);
+    if (c == nullptr) return false;
+    bool ok = exec(c, "SELECT version FROM schema_version", error);
+    release(c);
+    return ok;
+  }
+
   int schema_version() const override { return version_; }
 
  private:
+  // The file `app` stored under (build_id, kind) on connection `c`; `lock` is appended to the query.
+  GetStatus get_symbols(PGconn* c, std::string_view app, std::string_view build_id, std::string_view kind,
+                        const char* lock, std::string& bytes, std::string& error) {
+    std::string a(app), id(build_id), k(kind);
+    const char* values[] = {a.c_str(), id.c_str(), k.c_str()};
+    std::string sql = std::string("SELECT body_size, body FROM symbols WHERE app = $1 AND build_id = $2 AND "
+                                  "kind = $3") + lock;
+    Result r(PQexecParams(c, sql.c_str(), 3, nullptr, values, nullptr, nullptr, 1));
+    GetStatus status = GetStatus::kError;
+    if (PQresultStatus(r.result) != PGRES_TUPLES_OK) {
+      error = std::string("postgresql: ") + PQresultErrorMessage(r.result);
+      trim(error);
+    } else if (PQntuples(r.result) == 0) {
+      status = GetStatus::kMissing;
+    } else {
+      std::string_view stored(PQgetvalue(r.result, 0, 1), static_cast<size_t>(PQgetlength(r.result, 0, 1)));
+      if (decompress_body(stored, int_value(r.result, 0), bytes)) {
+        status = GetStatus::kFound;
+      } else {
+        error = "symbols " + id + " " + k + ": the stored file is corrupt";
+      }
+    }
+    return status;
+  }
+
   // The whole batch is one multi-row INSERT: one statement, one transaction, one round trip and one fsync'd
   // commit. RETURNING names the rows it inserted; the others were duplicates (of stored runs, or of an earlier
   // row of the same batch: ON CONFLICT DO NOTHING skips those too).
@@ -263,7 +310,7 @@ class PostgresqlStore : public Store {
       lengths[i * kColumns + 9] = static_cast<int>(batch[i]->compressed.size());
       formats[i * kColumns + 9] = 1;
     }
-    sql += " ON CONFLICT (run_id) DO NOTHING RETURNING run_id";
+    sql += " ON CONFLICT (app, run_id) DO NOTHING RETURNING app, run_id";
     Result r(PQexecParams(c, sql.c_str(), static_cast<int>(n * kColumns), nullptr, values.data(), lengths.data(),
                           formats.data(), 0));
     if (PQresultStatus(r.result) != PGRES_TUPLES_OK) {
@@ -272,12 +319,15 @@ class PostgresqlStore : public Store {
       release(c);
       return fail_all();
     }
-    std::unordered_multiset<std::string_view> inserted;
+    // Keyed by application and run id: the same run id of two applications is two runs.
+    std::unordered_multiset<std::string> inserted;
     for (int row = 0; row < PQntuples(r.result); ++row) {
-      inserted.emplace(PQgetvalue(r.result, row, 0), static_cast<size_t>(PQgetlength(r.result, row, 0)));
+      inserted.emplace(std::string(PQgetvalue(r.result, row, 0), static_cast<size_t>(PQgetlength(r.result, row, 0))) +
+                       '\n' +
+                       std::string(PQgetvalue(r.result, row, 1), static_cast<size_t>(PQgetlength(r.result, row, 1))));
     }
     for (PendingPut* p : batch) {
-      auto found = inserted.find(p->run->run_id);
+      auto found = inserted.find(p->run->app + '\n' + p->run->run_id);
       if (found == inserted.end()) {
         p->status = PutStatus::kDuplicate;
       } else {

@@ -40,6 +40,38 @@ constexpr const char* kMigrations[] = {
     "  body_size INTEGER NOT NULL,"
     "  body BLOB NOT NULL,"
     "  PRIMARY KEY (build_id, kind));",
+    // 2 -> 3: run ids and symbol files per application, so that one application's key never reaches another's
+    // runs or symbols. SQLite cannot change a table's keys in place: both tables are copied once.
+    "CREATE TABLE runs_v3 ("
+    "  id INTEGER PRIMARY KEY,"
+    "  run_id TEXT NOT NULL,"
+    "  app TEXT NOT NULL,"
+    "  version TEXT NOT NULL,"
+    "  received INTEGER NOT NULL,"
+    "  exit_status INTEGER,"
+    "  signal INTEGER,"
+    "  failed INTEGER NOT NULL,"
+    "  crash_signature TEXT NOT NULL,"
+    "  body_size INTEGER NOT NULL,"
+    "  body BLOB NOT NULL,"
+    "  UNIQUE (app, run_id));"
+    "INSERT INTO runs_v3 SELECT id, run_id, app, version, received, exit_status, signal, failed, crash_signature, "
+    "  body_size, body FROM runs;"
+    "DROP TABLE runs;"
+    "ALTER TABLE runs_v3 RENAME TO runs;"
+    "CREATE INDEX runs_app_version ON runs(app, version);"
+    "CREATE INDEX runs_app_crash ON runs(app, crash_signature);"
+    "CREATE TABLE symbols_v3 ("
+    "  build_id TEXT NOT NULL,"
+    "  kind TEXT NOT NULL,"
+    "  app TEXT NOT NULL,"
+    "  received INTEGER NOT NULL,"
+    "  body_size INTEGER NOT NULL,"
+    "  body BLOB NOT NULL,"
+    "  PRIMARY KEY (app, build_id, kind));"
+    "INSERT INTO symbols_v3 SELECT build_id, kind, app, received, body_size, body FROM symbols;"
+    "DROP TABLE symbols;"
+    "ALTER TABLE symbols_v3 RENAME TO symbols;",
 };
 static_assert(std::size(kMigrations) == kSchemaVersion);
 
@@ -145,42 +177,84 @@ class SqliteStore : public Store {
     }
   }
 
-  PutStatus put_symbols(const SymbolFile& file, std::string& error) override {
+  PutStatus put_symbols(const SymbolFile& file, bool may_replace, std::string& error) override {
     std::string body = compress_body(file.bytes);
     if (body.empty()) {
       error = "cannot compress the symbol file";
       return PutStatus::kError;
     }
     std::lock_guard lock(mutex_);
-    // The same bytes again change nothing (no row changes: a duplicate); other bytes replace the row.
-    Statement insert(db_,
-                     "INSERT INTO symbols (build_id, kind, app, received, body_size, body) "
-                     "VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT (build_id, kind) DO UPDATE SET "
-                     "app = excluded.app, received = excluded.received, body_size = excluded.body_size, "
-                     "body = excluded.body WHERE body_size <> excluded.body_size OR body <> excluded.body");
-    if (!insert) return fail(error);
-    sqlite3_stmt* s = insert.get();
-    sqlite3_bind_text(s, 1, file.build_id.data(), static_cast<int>(file.build_id.size()), SQLITE_STATIC);
-    sqlite3_bind_text(s, 2, file.kind.data(), static_cast<int>(file.kind.size()), SQLITE_STATIC);
-    sqlite3_bind_text(s, 3, file.app.data(), static_cast<int>(file.app.size()), SQLITE_STATIC);
-    sqlite3_bind_int64(s, 4, file.received != 0 ? file.received : static_cast<int64_t>(std::time(nullptr)));
-    sqlite3_bind_int64(s, 5, static_cast<int64_t>(file.bytes.size()));
-    sqlite3_bind_blob(s, 6, body.data(), static_cast<int>(body.size()), SQLITE_STATIC);
-    if (sqlite3_step(s) != SQLITE_DONE) return fail(error);
-    return sqlite3_changes(db_) == 0 ? PutStatus::kDuplicate : PutStatus::kStored;
+    // Read, compare and write in one transaction: another process on the same file cannot slip in between.
+    if (!exec("BEGIN IMMEDIATE", error)) return PutStatus::kError;
+    std::string stored;
+    PutStatus status = PutStatus::kStored;
+    switch (get_symbols_locked(file.app, file.build_id, file.kind, stored, error)) {
+      case GetStatus::kError: status = PutStatus::kError; break;
+      case GetStatus::kMissing: break;
+      case GetStatus::kFound:
+        status = stored == file.bytes ? PutStatus::kDuplicate : may_replace ? PutStatus::kStored : PutStatus::kConflict;
+    }
+    if (status == PutStatus::kStored) {
+      Statement upsert(db_,
+                       "INSERT INTO symbols (build_id, kind, app, received, body_size, body) "
+                       "VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT (app, build_id, kind) DO UPDATE SET "
+                       "received = excluded.received, body_size = excluded.body_size, body = excluded.body");
+      sqlite3_stmt* s = upsert.get();
+      if (s != nullptr) {
+        sqlite3_bind_text(s, 1, file.build_id.data(), static_cast<int>(file.build_id.size()), SQLITE_STATIC);
+        sqlite3_bind_text(s, 2, file.kind.data(), static_cast<int>(file.kind.size()), SQLITE_STATIC);
+        sqlite3_bind_text(s, 3, file.app.data(), static_cast<int>(file.app.size()), SQLITE_STATIC);
+        sqlite3_bind_int64(s, 4, file.received != 0 ? file.received : static_cast<int64_t>(std::time(nullptr)));
+        sqlite3_bind_int64(s, 5, static_cast<int64_t>(file.bytes.size()));
+        sqlite3_bind_blob(s, 6, body.data(), static_cast<int>(body.size()), SQLITE_STATIC);
+      }
+      if (s == nullptr || sqlite3_step(s) != SQLITE_DONE) status = fail(error);
+    }
+    if (status == PutStatus::kError || !exec("COMMIT", error)) {
+      std::string ignored;
+      exec("ROLLBACK", ignored);
+      return PutStatus::kError;
+    }
+    return status;
   }
 
-  GetStatus get_symbols(std::string_view build_id, std::string_view kind, std::string& bytes,
+  GetStatus get_symbols(std::string_view app, std::string_view build_id, std::string_view kind, std::string& bytes,
                         std::string& error) override {
     std::lock_guard lock(mutex_);
-    Statement select(db_, "SELECT body_size, body FROM symbols WHERE build_id = ?1 AND kind = ?2");
+    return get_symbols_locked(app, build_id, kind, bytes, error);
+  }
+
+  int64_t count(std::string& error) override {
+    std::lock_guard lock(mutex_);
+    Statement select(db_, "SELECT COUNT(*) FROM runs");
+    if (!select || sqlite3_step(select.get()) != SQLITE_ROW) {
+      fail(error);
+      return -1;
+    }
+    return sqlite3_column_int64(select.get(), 0);
+  }
+
+  bool ping(std::string& error) override {
+    std::lock_guard lock(mutex_);
+    Statement select(db_, "SELECT version FROM schema_version");
+    if (!select || sqlite3_step(select.get()) != SQLITE_ROW) return fail(error) != PutStatus::kError;
+    return true;
+  }
+
+  int schema_version() const override { return version_; }
+
+ private:
+  GetStatus get_symbols_locked(std::string_view app, std::string_view build_id, std::string_view kind,
+                               std::string& bytes, std::string& error) {
+    Statement select(db_, "SELECT body_size, body FROM symbols WHERE app = ?1 AND build_id = ?2 AND kind = ?3");
     if (!select) {
       fail(error);
       return GetStatus::kError;
     }
     sqlite3_stmt* s = select.get();
-    sqlite3_bind_text(s, 1, build_id.data(), static_cast<int>(build_id.size()), SQLITE_STATIC);
-    sqlite3_bind_text(s, 2, kind.data(), static_cast<int>(kind.size()), SQLITE_STATIC);
+    sqlite3_bind_text(s, 1, app.data(), static_cast<int>(app.size()), SQLITE_STATIC);
+    sqlite3_bind_text(s, 2, build_id.data(), static_cast<int>(build_id.size()), SQLITE_STATIC);
+    sqlite3_bind_text(s, 3, kind.data(), static_cast<int>(kind.size()), SQLITE_STATIC);
     int rc = sqlite3_step(s);
     if (rc == SQLITE_DONE) return GetStatus::kMissing;
     if (rc != SQLITE_ROW) {
@@ -196,19 +270,6 @@ class SqliteStore : public Store {
     return GetStatus::kFound;
   }
 
-  int64_t count(std::string& error) override {
-    std::lock_guard lock(mutex_);
-    Statement select(db_, "SELECT COUNT(*) FROM runs");
-    if (!select || sqlite3_step(select.get()) != SQLITE_ROW) {
-      fail(error);
-      return -1;
-    }
-    return sqlite3_column_int64(select.get(), 0);
-  }
-
-  int schema_version() const override { return version_; }
-
- private:
   // One transaction for the whole batch; the INSERT prepared once (parsing it cost as much as running it).
   void write_batch(std::vector<PendingPut*>& batch) {
     std::lock_guard lock(mutex_);
@@ -218,7 +279,7 @@ class SqliteStore : public Store {
       ok = sqlite3_prepare_v3(db_,
                               "INSERT INTO runs (run_id, app, version, received, exit_status, signal, failed, "
                               "crash_signature, body_size, body) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10) "
-                              "ON CONFLICT (run_id) DO NOTHING",
+                              "ON CONFLICT (app, run_id) DO NOTHING",
                               -1, SQLITE_PREPARE_PERSISTENT, &insert_, nullptr) == SQLITE_OK;
       if (!ok) fail(error);
     }

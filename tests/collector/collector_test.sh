@@ -4,7 +4,8 @@ case_name=$1
 version=$2
 source "$(dirname "$0")/../tools/blackbox.sh"
 source "$(dirname "$0")/server.sh"
-printf 'wordfreq\tgood-key\nother\tsha256:%s\n' "$(printf other-key | sha256sum | cut -c1-64)" >keys.tsv
+printf 'wordfreq\tgood-key\nother\tsha256:%s\nwordfreq\tsecond-key\n' "$(printf other-key | sha256sum | cut -c1-64)" \
+  >keys.tsv
 
 run() {
   ran="$*"
@@ -108,11 +109,40 @@ case $case_name in
     upload good-key r1 && expect_answer 200
     stop_server
     ;;
+  report_shape_limits)
+    # What a report holds is bounded by what a real one needs, with the defaults: lines, samples sections and
+    # subreports each have a limit (413 past it), however well the report compresses.
+    start_server sqlite:reports.db
+    unit=0123456789abcdef0123456789abcdef
+    { report lines; head -c 16777216 /dev/zero | tr '\0' '\n'; } | gzip >lines.gz
+    upload good-key lines.gz -H 'Content-Encoding: gzip' && expect_answer 413 report-too-large
+    grep -q '"Text": "the report has 16777223 lines, more than 16777216 (--max-lines)"' answer || fail "$(cat answer)"
+    {
+      printf '<report id="samples">\n'
+      yes "<samples unit=\"$unit\" scheme=\"branches\">
+</samples>" | head -n $((2 * 131073))
+      printf '</report>\n'
+      report sections
+    } | gzip >sections.gz
+    upload good-key sections.gz -H 'Content-Encoding: gzip' && expect_answer 413 report-too-large
+    grep -q '131073 samples and timestamps sections, more than 131072 (--max-sections)' answer || fail "$(cat answer)"
+    { yes '<report id="x"/>' | head -n 256; report subreports; } >subreports
+    upload good-key subreports && expect_answer 413 report-too-large
+    grep -q '258 subreports, more than 256 (--max-subreports)' answer || fail "$(cat answer)"
+    # Just within each: stored.
+    { report lines; head -c 16000000 /dev/zero | tr '\0' '\n'; } | gzip >lines.gz
+    upload good-key lines.gz -H 'Content-Encoding: gzip' && expect_answer 200
+    { yes '<report id="x"/>' | head -n 254; report subreports; } >subreports
+    upload good-key subreports && expect_answer 200
+    stop_server
+    ;;
   rate_limit)
     start_server sqlite:reports.db --rate 0.001 --burst 2
     for i in 1 2; do report run-$i >r && upload good-key r && expect_answer 200; done
     report run-3 >r && upload good-key r && expect_answer 429 rate-limited
     sed 's/wordfreq/other/' r >r-other && upload other-key r-other && expect_answer 200
+    # Per key, not per application: another key of the same application still has its own burst.
+    upload second-key r && expect_answer 200
     stop_server
     ;;
   paths_health_metrics)
@@ -124,7 +154,44 @@ case $case_name in
     report run-1 >r1 && upload good-key r1 && expect_answer 200
     curl -s "$url/metrics" >metrics
     grep -qx 'sampler_reports_stored_total 1' metrics || fail "metrics: $(cat metrics)"
+    grep -qx 'sampler_store_runs 1' metrics || fail "metrics: $(cat metrics)"
     grep -qx 'sampler_responses_total{class="4xx"} 2' metrics || fail "metrics: $(cat metrics)"
+    stop_server
+    ;;
+  run_ids_per_app)
+    # Run ids belong to their application: another application's key reusing one stores its own run, learns
+    # nothing of the first, and the first stays as it was.
+    start_server "$database"
+    report shared-run 3 >mine && upload good-key mine && expect_answer 200
+    report shared-run 5 | sed 's/wordfreq/other/' >theirs
+    upload other-key theirs && expect_answer 200
+    grep -q '"duplicate": false' answer || fail "another application's run id: $(cat answer)"
+    upload other-key theirs && expect_answer 200
+    grep -q '"duplicate": true' answer || fail "the same run again: $(cat answer)"
+    stop_server
+    for app in wordfreq other; do
+      run "$TOOLS/sampler-collector" export --database "$database" --app "$app" "exported-$app"
+      expect 0 '' ''
+    done
+    cmp -s mine exported-wordfreq/shared-run.report || fail "wordfreq's run: $(cat exported-wordfreq/*)"
+    cmp -s theirs exported-other/shared-run.report || fail "other's run: $(ls exported-other)"
+    ;;
+  health_does_not_scan)
+    # /health is a connection check: it never reads the runs (a table of millions takes a scan per call).
+    # The runs table renamed away under the running server proves it: a query of it would fail.
+    start_server sqlite:reports.db
+    report run-1 >r1 && upload good-key r1 && expect_answer 200
+    python3 -c 'import sqlite3, sys
+db = sqlite3.connect(sys.argv[1]); db.execute("ALTER TABLE runs RENAME TO runs_elsewhere"); db.commit()' reports.db ||
+      fail "cannot rename the runs table"
+    http=$(curl -s -o answer -w '%{http_code}' "$url/health")
+    [ "$http" = 200 ] && [ "$(cat answer)" = '{"success": true, "status": 200}' ] || fail "health: $http $(cat answer)"
+    # Yet it checks the database: one that cannot be read answers 503.
+    python3 -c 'import sqlite3, sys
+db = sqlite3.connect(sys.argv[1]); db.execute("DROP TABLE schema_version"); db.commit()' reports.db ||
+      fail "cannot drop the schema_version table"
+    http=$(curl -s -o answer -w '%{http_code}' "$url/health")
+    expect_answer 503 storage-unavailable
     stop_server
     ;;
   slow_and_truncated_clients)

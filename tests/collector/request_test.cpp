@@ -49,26 +49,32 @@ TEST(KeyTable, ReportsOnlyUnlessTheLineSaysWhatTheKeyMayUpload) {
   KeyTable keys;
   std::string error;
   ASSERT_TRUE(keys.load("a\tplain\nb\tboth\treports,symbols\nc\tbuild\tsymbols\nd\tsha256:" +
-                            hash_key_hex("hashed") + "\tsymbols,reports\r\ne\tr\treports\n",
+                            hash_key_hex("hashed") +
+                            "\tsymbols,reports\r\ne\tr\treports\nf\tmay-replace\treplace-symbols\n",
                         error))
       << error;
-  auto expect = [&](std::string_view key, std::string_view app, bool reports, bool symbols) {
+  auto expect = [&](std::string_view key, std::string_view app, bool reports, bool symbols, bool replace = false) {
     const auto holder = keys.authenticate("APIKey " + std::string(key));
     ASSERT_TRUE(holder.has_value()) << key;
     EXPECT_EQ(holder->app, app) << key;
     EXPECT_EQ(holder->reports, reports) << key;
     EXPECT_EQ(holder->symbols, symbols) << key;
+    EXPECT_EQ(holder->replace_symbols, replace) << key;
+    EXPECT_EQ(holder->key_hash, hash_key_hex(key)) << key;
   };
   expect("plain", "a", true, false);
   expect("both", "b", true, true);
   expect("build", "c", false, true);
   expect("hashed", "d", true, true);
   expect("r", "e", true, false);
+  expect("may-replace", "f", false, true, true);
   EXPECT_EQ(keys.authenticate("APIKey build\tsymbols"), std::nullopt);  // the column is not part of the key
   EXPECT_FALSE(KeyTable().load("a\tk\tsymbol\n", error));
-  EXPECT_EQ(error, "line 1: unknown upload 'symbol' after the key (expected reports, symbols or both: reports,symbols)");
+  EXPECT_EQ(error, "line 1: unknown upload 'symbol' after the key (expected reports, symbols, replace-symbols, or "
+                   "several: reports,symbols)");
   EXPECT_FALSE(KeyTable().load("a\tk\t\n", error));
-  EXPECT_EQ(error, "line 1: unknown upload '' after the key (expected reports, symbols or both: reports,symbols)");
+  EXPECT_EQ(error, "line 1: unknown upload '' after the key (expected reports, symbols, replace-symbols, or several: "
+                   "reports,symbols)");
   EXPECT_FALSE(KeyTable().load("a\tk\treports,\n", error));
   EXPECT_FALSE(KeyTable().load("a\t\tsymbols\n", error));
   EXPECT_EQ(error, "line 1: expected APP<TAB>KEY");
@@ -134,6 +140,18 @@ TEST(DecodeBody, SaysWhenTheBodyIsOneGzipMember) {
   EXPECT_EQ(back, "kept as sent\n");
   EXPECT_FALSE(store::decompress_body(zipped, 12, back));
   EXPECT_FALSE(store::decompress_body(zipped + "x", 13, back));
+}
+
+// A report cut short at its end is normal (docs/formats.md, "Cut short"): the formats library warns and uses what
+// is there, so the collector takes it too; a subreport left open before the next one is an error in both.
+TEST(ValidateReport, AcceptsWhatTheFormatsLibraryAccepts) {
+  ValidReport valid;
+  std::string error;
+  const std::string cut = "<report id=\"samples\">\n<samples unit=\"0123456789abcdef0123456789abcdef\" "
+                          "scheme=\"branches\">\n1\t2\n3\t";
+  EXPECT_TRUE(validate_report(report("r1") + cut, valid, error)) << error;
+  EXPECT_FALSE(validate_report(report("r1", cut + "\n"), valid, error));
+  EXPECT_NE(error.find("has no closing tag before this <report>"), std::string::npos) << error;
 }
 
 TEST(ValidateReport, AcceptsAReportWithItsOutcome) {

@@ -316,6 +316,46 @@ print(s.getsockname()[1], flush=True); sys.stdin.read()')
     stop_server
     [ "$(exported_count)" = 0 ] || fail "a report reached the collector through a planted configuration"
     ;;
+  killed_while_writing)
+    # A program killed (SIGKILL) while writing its report: cut inside its second samples section, in the middle of
+    # a line (docs/formats.md, "Cut short"). The run still arrives with its outcome and the whole first section;
+    # the cut one is left out (closed, it would look whole but lack lines).
+    start_server sqlite:reports.db
+    whole='<samples unit="0123456789abcdef0123456789abcdef" scheme="branches">\n0\t4\n</samples>\n'
+    cut_unit=fedcba9876543210fedcba9876543210
+    for cut in '0\t4\n1' '0\t4\n</samp' '0\t4\n' ''; do
+      run "$R" -v --app wordfreq --upload "$url" --api-key good-key -- sh -c \
+        "printf '<report id=\"samples\">\\n$whole<samples unit=\"$cut_unit\" scheme=\"branches\">\\n$cut' \
+           >&\$SAMPLER_REPORT_FD
+         kill -KILL \$\$"
+      [ "$status" = 137 ] || fail "cut '$cut': exit status $status (expected death by SIGKILL): $(cat err)"
+      grep -q 'sent to' err || fail "cut '$cut': not sent: $(cat err)"
+    done
+    stop_server
+    [ "$(exported_count)" = 4 ] || fail "exported $(ls exported)"
+    [ "$(grep -l '^signal	9$' exported/* | wc -l)" = 4 ] || fail "outcomes: $(cat exported/*)"
+    for f in exported/*; do
+      [ "$(sed -n '/^<samples /,/^<\/samples>/p' "$f" | sed '1d;$d')" = "0	4" ] || fail "$f: $(cat "$f")"
+      grep -q "$cut_unit" "$f" && fail "the cut section is still in $f"
+    done
+    ;;
+  analysis_errors_capped)
+    # Any report key can store a report of many bad sections; its analysis prints at most the formats library's
+    # cap of errors for it (100, then one saying the rest are not reported), not one per section.
+    start_server sqlite:reports.db
+    {
+      printf '<report id="samples">\n'
+      for i in $(seq 1 300); do printf '<samples unit="%032x" scheme="branches">\n0\t1\n</samples>\n' "$i"; done
+      printf '</report>\n<report id="outcome">\nrun-id\tmany-errors\napp\twordfreq\nexit-status\t0\n</report>\n'
+    } >many
+    upload good-key many
+    [ "$http" = 200 ] || fail "upload: $http $(cat answer)"
+    stop_server
+    run "$TOOLS/sampler-analyze" --database sqlite:reports.db --app wordfreq --sites "$wordfreq"
+    [ "$status" = 1 ] || fail "sampler-analyze: status $status"
+    [ "$(grep -c ': error: no site information' err)" = 100 ] || fail "errors: $(grep -c ': error: ' err)"
+    grep -q ': error: too many errors (100); the rest of this input is still read' err || fail "$(tail -3 err)"
+    ;;
   answer_escaped)
     # Whatever a server answers (escape sequences, a newline) reaches neither the terminal raw nor, as a second
     # line, the state file that --show-last reads.

@@ -32,8 +32,12 @@ class SymbolsApiTest : public ::testing::Test {
     store_ = store::open_store("sqlite:" + (dir_ / "r.db").string(), error);
     ASSERT_NE(store_, nullptr) << error;
     KeyTable keys;
-    // "good" may push symbols; "reporter" is an application's key as its users get it: reports only.
-    ASSERT_TRUE(keys.load("app\tgood\treports,symbols\napp\treporter\n", error)) << error;
+    // "good" may push symbols; "reporter" is an application's key as its users get it: reports only; "build"
+    // may also replace a stored file; "intruder" pushes another application's symbols.
+    ASSERT_TRUE(keys.load("app\tgood\treports,symbols\napp\treporter\napp\tbuild\treplace-symbols\n"
+                          "other\tintruder\tsymbols\n",
+                          error))
+        << error;
     Limits limits;
     limits.max_body_bytes = 4096;
     limits.max_symbol_bytes = 64 * 1024;
@@ -73,9 +77,9 @@ class SymbolsApiTest : public ::testing::Test {
     }
     return last;
   }
-  std::string stored(std::string_view kind) {
+  std::string stored(std::string_view kind, std::string_view app = "app") {
     std::string bytes, error;
-    EXPECT_NE(store_->get_symbols("123456789abcdef0112233445566778899aabbcc", kind, bytes, error),
+    EXPECT_NE(store_->get_symbols(app, "123456789abcdef0112233445566778899aabbcc", kind, bytes, error),
               store::GetStatus::kError)
         << error;
     return bytes;
@@ -219,6 +223,27 @@ TEST_F(SymbolsApiTest, KeysWithoutTheSymbolsPermissionGet403) {
   // The same file from the key that may push it.
   EXPECT_EQ(post("gsym", gsym, encode_file_id(kBuildId)).status, 200);
   EXPECT_EQ(stored("gsym"), gsym);
+}
+
+// Symbols belong to the application whose key pushed them; a stored file is replaced only by a key allowed to.
+TEST_F(SymbolsApiTest, AnotherApplicationCannotReplaceSymbolsAndReplacingNeedsItsPermission) {
+  const std::string gsym = symbols::write_gsym(functions(), kBuildId);
+  std::vector<symbols::Function> renamed = functions();
+  renamed[0].name = "<svg/onload=1>";
+  const std::string forged = symbols::write_gsym(renamed, kBuildId);
+  ASSERT_EQ(post("gsym", gsym, encode_file_id(kBuildId)).status, 200);
+  Response other = post("gsym", forged, encode_file_id(kBuildId), "", "", 0, "APIKey intruder");
+  ASSERT_EQ(other.status, 200) << other.body;
+  EXPECT_NE(other.body.find("\"duplicate\": false"), std::string::npos) << other.body;
+  EXPECT_EQ(stored("gsym"), gsym);
+  EXPECT_EQ(stored("gsym", "other"), forged);
+  Response conflict = post("gsym", forged, encode_file_id(kBuildId));
+  EXPECT_EQ(conflict.status, 409);
+  EXPECT_NE(conflict.body.find("\"Code\": \"symbols-conflict\""), std::string::npos) << conflict.body;
+  EXPECT_EQ(stored("gsym"), gsym);
+  Response replaced = post("gsym", forged, encode_file_id(kBuildId), "", "", 0, "APIKey build");
+  EXPECT_EQ(replaced.status, 200) << replaced.body;
+  EXPECT_EQ(stored("gsym"), forged);
 }
 
 TEST_F(SymbolsApiTest, SizeLimitsAnswer413And503) {

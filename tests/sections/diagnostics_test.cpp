@@ -79,5 +79,17 @@ TEST(DiagnosticList, CountsBySeverity) {
   EXPECT_EQ(list.warning_count(), 1u);
 }
 
+TEST(CappedSink, PassesTheFirstErrorsThenSaysTheRestAreNotReported) {
+  DiagnosticList list;
+  CappedSink capped(list);
+  for (size_t i = 0; i < CappedSink::kMaxErrors + 50; ++i) capped.error("r", i + 1, "bad");
+  capped.warning("r", 0, "still passed");
+  EXPECT_EQ(capped.errors(), CappedSink::kMaxErrors + 50);
+  ASSERT_EQ(list.items.size(), CappedSink::kMaxErrors + 2);
+  EXPECT_EQ(list.items[CappedSink::kMaxErrors].code, DiagnosticCode::kTooManyErrors);
+  EXPECT_EQ(list.items[CappedSink::kMaxErrors].line, CappedSink::kMaxErrors + 1);
+  EXPECT_EQ(list.items.back().severity, Severity::kWarning);
+}
+
 }  // namespace
 }  // namespace sampler

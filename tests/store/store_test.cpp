@@ -189,6 +189,7 @@ TEST_P(StoreTest, ConcurrentWritersLoseNothingAndDuplicateNothing) {
         switch (store_->put(run, error)) {
           case PutStatus::kStored: ++stored; break;
           case PutStatus::kDuplicate: ++duplicates; break;
+          case PutStatus::kConflict:  // put() never answers it
           case PutStatus::kError: ++errors; break;
         }
       }
@@ -204,25 +205,66 @@ TEST_P(StoreTest, ConcurrentWritersLoseNothingAndDuplicateNothing) {
   EXPECT_GE(store_->commits(), 1);
 }
 
-// Schema version 2 (issue 13): symbol files by build ID and kind.
+// Schema version 2 (issue 13): symbol files by build ID and kind; version 3: per application.
 TEST_P(StoreTest, SymbolFilesAreStoredByBuildIdAndKind) {
   std::string error, bytes;
   SymbolFile file{unique_name("b1d"), "gsym", "app", 0, std::string("GSYM\0\x01", 6) + std::string(3000, 'x')};
-  EXPECT_EQ(store_->get_symbols(file.build_id, "gsym", bytes, error), GetStatus::kMissing) << error;
-  ASSERT_EQ(store_->put_symbols(file, error), PutStatus::kStored) << error;
-  EXPECT_EQ(store_->put_symbols(file, error), PutStatus::kDuplicate) << error;
-  ASSERT_EQ(store_->get_symbols(file.build_id, "gsym", bytes, error), GetStatus::kFound) << error;
+  EXPECT_EQ(store_->get_symbols("app", file.build_id, "gsym", bytes, error), GetStatus::kMissing) << error;
+  ASSERT_EQ(store_->put_symbols(file, false, error), PutStatus::kStored) << error;
+  EXPECT_EQ(store_->put_symbols(file, false, error), PutStatus::kDuplicate) << error;
+  ASSERT_EQ(store_->get_symbols("app", file.build_id, "gsym", bytes, error), GetStatus::kFound) << error;
   EXPECT_EQ(bytes, file.bytes);
-  EXPECT_EQ(store_->get_symbols(file.build_id, "ranges", bytes, error), GetStatus::kMissing) << error;
-  // Other bytes for the same build ID and kind replace the file.
+  EXPECT_EQ(store_->get_symbols("app", file.build_id, "ranges", bytes, error), GetStatus::kMissing) << error;
+  // Other bytes for the same key replace the file only when allowed.
+  const std::string first = file.bytes;
   file.bytes = "symbfile other";
-  EXPECT_EQ(store_->put_symbols(file, error), PutStatus::kStored) << error;
-  ASSERT_EQ(store_->get_symbols(file.build_id, "gsym", bytes, error), GetStatus::kFound) << error;
+  EXPECT_EQ(store_->put_symbols(file, false, error), PutStatus::kConflict) << error;
+  ASSERT_EQ(store_->get_symbols("app", file.build_id, "gsym", bytes, error), GetStatus::kFound) << error;
+  EXPECT_EQ(bytes, first);
+  EXPECT_EQ(store_->put_symbols(file, true, error), PutStatus::kStored) << error;
+  ASSERT_EQ(store_->get_symbols("app", file.build_id, "gsym", bytes, error), GetStatus::kFound) << error;
   EXPECT_EQ(bytes, "symbfile other");
   SymbolFile ranges{file.build_id, "ranges", "app", 0, "symbfile ranges"};
-  ASSERT_EQ(store_->put_symbols(ranges, error), PutStatus::kStored) << error;
-  ASSERT_EQ(store_->get_symbols(file.build_id, "ranges", bytes, error), GetStatus::kFound) << error;
+  ASSERT_EQ(store_->put_symbols(ranges, false, error), PutStatus::kStored) << error;
+  ASSERT_EQ(store_->get_symbols("app", file.build_id, "ranges", bytes, error), GetStatus::kFound) << error;
   EXPECT_EQ(bytes, "symbfile ranges");
+}
+
+// One application's symbols are its own: another's file for the same build ID is stored apart and never read
+// for the first.
+TEST_P(StoreTest, SymbolFilesBelongToTheirApplication) {
+  std::string error, bytes;
+  const std::string id = unique_name("b1d");
+  ASSERT_EQ(store_->put_symbols({id, "gsym", "mine", 0, "genuine"}, false, error), PutStatus::kStored) << error;
+  ASSERT_EQ(store_->put_symbols({id, "gsym", "theirs", 0, "forged"}, false, error), PutStatus::kStored) << error;
+  ASSERT_EQ(store_->get_symbols("mine", id, "gsym", bytes, error), GetStatus::kFound) << error;
+  EXPECT_EQ(bytes, "genuine");
+  ASSERT_EQ(store_->get_symbols("theirs", id, "gsym", bytes, error), GetStatus::kFound) << error;
+  EXPECT_EQ(bytes, "forged");
+  EXPECT_EQ(store_->get_symbols("nobody", id, "gsym", bytes, error), GetStatus::kMissing) << error;
+}
+
+// Run ids are unique per application: the same id from another application is another run.
+TEST_P(StoreTest, RunIdsAreUniquePerApplication) {
+  std::string error;
+  StoredRun mine = make_run(unique_name("app"));
+  StoredRun theirs = make_run(unique_name("app"));
+  theirs.run_id = mine.run_id;
+  theirs.body = "theirs";
+  ASSERT_EQ(store_->put(mine, error), PutStatus::kStored) << error;
+  EXPECT_EQ(store_->put(theirs, error), PutStatus::kStored) << error;
+  EXPECT_EQ(store_->put(theirs, error), PutStatus::kDuplicate) << error;
+  std::vector<StoredRun> runs = read({mine.app, std::nullopt});
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(runs[0].body, mine.body);
+  runs = read({theirs.app, std::nullopt});
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(runs[0].body, "theirs");
+}
+
+TEST_P(StoreTest, PingAnswers) {
+  std::string error;
+  EXPECT_TRUE(store_->ping(error)) << error;
 }
 
 INSTANTIATE_TEST_SUITE_P(Implementations, StoreTest, ::testing::Values("sqlite", "postgresql"),
@@ -468,11 +510,72 @@ TEST(SqliteStore, MigratesAVersionOneDatabase) {
 
   std::unique_ptr<Store> store = open_store("sqlite:" + path, error);
   ASSERT_NE(store, nullptr) << error;
-  EXPECT_EQ(store->schema_version(), 2);
+  EXPECT_EQ(store->schema_version(), kSchemaVersion);
   int runs = 0;
   EXPECT_TRUE(store->for_each({"old", std::nullopt}, [&](const StoredRun&) { return ++runs, true; }, error)) << error;
   EXPECT_EQ(runs, 1);
-  EXPECT_EQ(store->put_symbols({"ab", "gsym", "old", 0, "GSYM"}, error), PutStatus::kStored) << error;
+  EXPECT_EQ(store->put_symbols({"ab", "gsym", "old", 0, "GSYM"}, false, error), PutStatus::kStored) << error;
+  store.reset();
+  std::filesystem::remove_all(dir);
+}
+
+// A database of schema version 2 (run ids and symbols keyed without the application) is migrated to 3: its runs
+// and symbol files stay, under the application that stored them, and the keys become per application.
+TEST(SqliteStore, MigratesAVersionTwoDatabase) {
+  std::filesystem::path dir = std::filesystem::temp_directory_path() / unique_name("store-test");
+  std::filesystem::create_directories(dir);
+  std::string path = (dir / "reports.db").string(), error;
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  // Version 2's schema exactly as migrations 0 -> 1 -> 2 create it, with one run and one symbol file.
+  const char* v2 =
+      "CREATE TABLE schema_version (version INTEGER NOT NULL); INSERT INTO schema_version VALUES (2);"
+      "CREATE TABLE runs (id INTEGER PRIMARY KEY, run_id TEXT NOT NULL UNIQUE, app TEXT NOT NULL, version TEXT NOT "
+      "NULL, received INTEGER NOT NULL, exit_status INTEGER, signal INTEGER, failed INTEGER NOT NULL, "
+      "crash_signature TEXT NOT NULL, body_size INTEGER NOT NULL, body BLOB NOT NULL);"
+      "CREATE INDEX runs_app_version ON runs(app, version); CREATE INDEX runs_app_crash ON runs(app, crash_signature);"
+      "CREATE TABLE symbols (build_id TEXT NOT NULL, kind TEXT NOT NULL, app TEXT NOT NULL, received INTEGER NOT "
+      "NULL, body_size INTEGER NOT NULL, body BLOB NOT NULL, PRIMARY KEY (build_id, kind));";
+  ASSERT_EQ(sqlite3_exec(db, v2, nullptr, nullptr, nullptr), SQLITE_OK) << sqlite3_errmsg(db);
+  std::string body = compress_body("<report id=\"samples\">\n</report>\n"), gsym = compress_body("GSYM");
+  sqlite3_stmt* insert = nullptr;
+  ASSERT_EQ(sqlite3_prepare_v2(db, "INSERT INTO runs (run_id, app, version, received, failed, crash_signature, "
+                                   "body_size, body) VALUES ('r1', 'old', '1', 1, 0, '', 32, ?1)",
+                               -1, &insert, nullptr),
+            SQLITE_OK);
+  sqlite3_bind_blob(insert, 1, body.data(), static_cast<int>(body.size()), SQLITE_STATIC);
+  ASSERT_EQ(sqlite3_step(insert), SQLITE_DONE);
+  sqlite3_finalize(insert);
+  ASSERT_EQ(sqlite3_prepare_v2(db, "INSERT INTO symbols VALUES ('ab', 'gsym', 'old', 1, 4, ?1)", -1, &insert, nullptr),
+            SQLITE_OK);
+  sqlite3_bind_blob(insert, 1, gsym.data(), static_cast<int>(gsym.size()), SQLITE_STATIC);
+  ASSERT_EQ(sqlite3_step(insert), SQLITE_DONE);
+  sqlite3_finalize(insert);
+  sqlite3_close(db);
+
+  std::unique_ptr<Store> store = open_store("sqlite:" + path, error);
+  ASSERT_NE(store, nullptr) << error;
+  EXPECT_EQ(store->schema_version(), 3);
+  std::vector<std::string> bodies;
+  EXPECT_TRUE(store->for_each({"old", std::nullopt}, [&](const StoredRun& run) {
+    bodies.push_back(run.body);
+    return true;
+  }, error)) << error;
+  ASSERT_EQ(bodies.size(), 1u);
+  EXPECT_EQ(bodies[0], "<report id=\"samples\">\n</report>\n");
+  std::string bytes;
+  ASSERT_EQ(store->get_symbols("old", "ab", "gsym", bytes, error), GetStatus::kFound) << error;
+  EXPECT_EQ(bytes, "GSYM");
+  EXPECT_EQ(store->get_symbols("new", "ab", "gsym", bytes, error), GetStatus::kMissing) << error;
+  StoredRun again;
+  again.run_id = "r1";
+  again.app = "new";
+  again.version = "1";
+  again.body = "x";
+  EXPECT_EQ(store->put(again, error), PutStatus::kStored) << error;
+  again.app = "old";
+  EXPECT_EQ(store->put(again, error), PutStatus::kDuplicate) << error;
+  EXPECT_EQ(store->put_symbols({"ab", "gsym", "new", 0, "other"}, false, error), PutStatus::kStored) << error;
   store.reset();
   std::filesystem::remove_all(dir);
 }

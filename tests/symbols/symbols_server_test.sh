@@ -3,6 +3,9 @@
 # as the client, sampler-run uploading the demo's crashes, sampler-analyze reading them from the database.
 #   push          push in many small parts, the same again (duplicates), a bad key, a key for reports only, a
 #                 refused file, no server
+#   per_app       symbols belong to the application that pushed them: another application's file for the same
+#                 build ID names nothing in this one's crashes; different bytes for a stored file are refused
+#                 (409) unless the key may replace symbols
 #   crash_groups  the issue's "done when": crashes uploaded by sampler-run appear in sampler-analyze's HTML page
 #                 (loaded in headless Chromium) with function names and source lines, symbolized from the
 #                 pushed symbols; the same page from --symbols DIR, and addresses only without symbols
@@ -12,8 +15,10 @@ case_name=$1
 wordfreq=$2
 source "$SOURCE_DIR/tests/tools/blackbox.sh"
 source "$SOURCE_DIR/tests/collector/server.sh"
-# good-key: reports and symbols (sampler-run and sampler-symbols push); user-key: reports only (the default).
-printf 'wordfreq\tgood-key\treports,symbols\nwordfreq\tuser-key\n' >keys.tsv
+# good-key: reports and symbols (sampler-run and sampler-symbols push); user-key: reports only (the default);
+# build-key: symbols that may replace a stored file; other-key: another application's symbols.
+printf 'wordfreq\tgood-key\treports,symbols\nwordfreq\tuser-key\nwordfreq\tbuild-key\treplace-symbols\n' >keys.tsv
+printf 'other\tother-key\tsymbols\n' >>keys.tsv
 export XDG_CACHE_HOME=$SCRATCH/cache XDG_CONFIG_HOME=$SCRATCH/config HOME=$SCRATCH
 unset SAMPLER_UPLOAD_URL SAMPLER_API_KEY SAMPLER_SPARSITY SAMPLER_SEED
 S=$TOOLS/sampler-symbols
@@ -52,6 +57,37 @@ case $case_name in
     [ "$status" = 1 ] && grep -q "error: cannot reach $url/api/symbols-gsym" err || fail "no server: $(cat err)"
     run "$S" push --api-key good-key "$id.gsym"
     expect 2 '' "sampler-symbols: push needs --url URL\nTry 'sampler-symbols --help' for more information.\n"
+    ;;
+  per_app)
+    start_server sqlite:reports.db
+    run "$S" push --url "$url" --api-key good-key "$wordfreq"
+    expect 0 '' ''
+    "$S" gsym -o . "$wordfreq" || fail "gsym failed"
+    id=$(basename "$(ls ./*.gsym)" .gsym)
+    # A well-formed GSYM for wordfreq's build ID that names its crashing function otherwise (same length: the
+    # file's offsets stay right).
+    mkdir forged && perl -0777 -pe 's/count_initials/forged_initial/g' "$id.gsym" >"forged/$id.gsym"
+    cmp -s "$id.gsym" "forged/$id.gsym" && fail "nothing forged"
+    run "$S" push -v --url "$url" --api-key other-key "forged/$id.gsym"
+    [ "$status" = 0 ] || fail "other's push: $status $(cat err)"
+    printf 'a%.0s' {1..40} >long.txt
+    "$TOOLS/sampler-run" --app wordfreq --upload "$url" --api-key good-key -- "$wordfreq" long.txt >/dev/null 2>&1
+    [ $? = 139 ] || fail "the demo did not crash"
+    # The same build ID's file from wordfreq's own key: different bytes, refused without replace-symbols.
+    run "$S" push --url "$url" --api-key good-key "forged/$id.gsym"
+    expect 1 '' "sampler-symbols: 'forged/$id.gsym': error: the collector answered 409: a different gsym file is \
+already stored for build ID $id (only a key with replace-symbols may replace it)\n"
+    stop_server
+    run "$TOOLS/sampler-analyze" --database sqlite:reports.db --app wordfreq --sites "$wordfreq" --format json
+    [ "$status" = 0 ] || fail "sampler-analyze: $status $(cat err)"
+    grep -q '"signature": "SIGSEGV at count_initials (wordfreq.c:' out || fail "wordfreq's crash: $(grep signature out)"
+    # A key that may replace symbols does.
+    start_server sqlite:reports.db
+    run "$S" push -v --url "$url" --api-key build-key "forged/$id.gsym"
+    [ "$status" = 0 ] && grep -q '"duplicate": false' out || fail "replace: $status $(cat out err)"
+    stop_server
+    run "$TOOLS/sampler-analyze" --database sqlite:reports.db --app wordfreq --sites "$wordfreq" --format json
+    grep -q '"signature": "SIGSEGV at forged_initial (wordfreq.c:' out || fail "replaced: $(grep signature out)"
     ;;
   crash_groups)
     browser=$(command -v chromium || command -v chromium-browser) || { fail "chromium is not installed"; finish; }

@@ -145,7 +145,10 @@ int main(int argc, char** argv) {
   options.source_dir = command.value("source-dir").value_or("");
   options.symbols_dir = command.value("symbols").value_or("");
   // Crashes are symbolized with the symbols pushed to the collector (sampler-symbols push), unless --symbols.
-  if (store && options.symbols_dir.empty()) options.symbol_store = store.get();
+  if (store && options.symbols_dir.empty()) {
+    options.symbol_store = store.get();
+    options.symbol_app = *command.value("app");
+  }
   if (auto format = command.value("format")) {
     if (*format == "json") {
       options.format = analysis::Format::kJson;

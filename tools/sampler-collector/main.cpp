@@ -31,10 +31,13 @@ constexpr tool::Option kServeOptions[] = {
     {"listen", 'l', "HOST:PORT", "address to listen on (port 0: any free port; the bound one is printed)"},
     {"database", 'd', "URL", "sqlite:PATH or postgresql://... (required)"},
     {"keys", 'k', "TSV",
-     "API keys: lines APP<TAB>KEY[<TAB>reports,symbols], KEY plain or sha256:HEX; without the third column a "
-     "key may upload reports only (required)"},
+     "API keys: lines APP<TAB>KEY[<TAB>reports,symbols,replace-symbols], KEY plain or sha256:HEX; without the "
+     "third column a key may upload reports only (required)"},
     {"max-body", 0, "BYTES", "largest request body accepted (default 4194304; larger: 413)"},
     {"max-report", 0, "BYTES", "largest report after gunzip (default 67108864; larger: 413)"},
+    {"max-lines", 0, "N", "most lines in a report (default 16777216; more: 413)"},
+    {"max-sections", 0, "N", "most samples and timestamps sections in a report (default 131072; more: 413)"},
+    {"max-subreports", 0, "N", "most subreports in a report (default 256; more: 413)"},
     {"max-symbols", 0, "BYTES", "largest symbol file, all its parts together (default 536870912; larger: 413)"},
     {"rate", 0, "N", "uploads per second per API key, sustained (default 50; more: 429)"},
     {"burst", 0, "N", "uploads per API key at once before --rate applies (default 200)"},
@@ -126,6 +129,9 @@ int serve(int argc, char** argv) {
   std::string error;
   if (!number_option(command, "max-body", limits.max_body_bytes, error) ||
       !number_option(command, "max-report", limits.max_report_bytes, error) ||
+      !number_option(command, "max-lines", limits.max_report_lines, error) ||
+      !number_option(command, "max-sections", limits.max_report_sections, error) ||
+      !number_option(command, "max-subreports", limits.max_subreports, error) ||
       !number_option(command, "max-symbols", limits.max_symbol_bytes, error) ||
       !number_option(command, "rate", limits.rate_per_second, error) ||
       !number_option(command, "burst", limits.rate_burst, error) ||

@@ -38,6 +38,7 @@ struct AnalyzeOptions {
   /// symbfiles (--symbols), or the symbols a collector stored (--database). Neither: addresses.
   std::string symbols_dir;
   store::Store* symbol_store = nullptr;
+  std::string symbol_app;  ///< with symbol_store: the application whose symbols to use (symbols are per application)
 };
 
 /// Reads, ranks, writes the table with `write` and the page into options.html_dir (kIndex: reads and writes the

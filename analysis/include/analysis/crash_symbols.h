@@ -27,11 +27,13 @@ namespace sampler::analysis {
 /// `symbols` is (GsymDirectory and StoreSymbols are).
 std::string symbolized_crash_signature(std::string_view body, size_t frames, SymbolSource& symbols);
 
-/// Symbol files the collector stored (store::Store::get_symbols), fetched once per build ID when first needed.
+/// Symbol files the collector stored for `app` (store::Store::get_symbols), fetched once per build ID when first
+/// needed: only the application's own, never a file another application's key pushed for the same build ID.
 /// Thread-safe. A stored file that does not read is reported to the sink once and treated as absent.
 class StoreSymbols : public SymbolSource {
  public:
-  StoreSymbols(store::Store& store, DiagnosticSink& sink) : store_(store), sink_(sink) {}
+  StoreSymbols(store::Store& store, std::string app, DiagnosticSink& sink)
+      : store_(store), app_(std::move(app)), sink_(sink) {}
   const gsym::Reader* find(const std::vector<uint8_t>& build_id) override;
   const symbfile::File* find_symbfile(const std::vector<uint8_t>& build_id, symbfile::Kind kind) override;
 
@@ -46,6 +48,7 @@ class StoreSymbols : public SymbolSource {
   Entry& entry(const std::vector<uint8_t>& build_id);  // with mutex_ held
 
   store::Store& store_;
+  std::string app_;
   DiagnosticSink& sink_;
   std::mutex mutex_;
   std::map<std::vector<uint8_t>, std::unique_ptr<Entry>> entries_;

@@ -26,6 +26,11 @@ namespace sampler::collector {
 struct Limits {
   size_t max_body_bytes = 4u << 20;       ///< --max-body: a request body larger than this gets 413
   size_t max_report_bytes = 64u << 20;    ///< --max-report: decompressed size; a larger report (gzip bomb) gets 413
+  // What a report holds, bounded by what a real one needs (10^6 sites write 6 MB in 10^6 lines; a section per unit
+  // and scheme; a handful of subreports): a report key cannot make each stored run cost the analyses far more.
+  size_t max_report_lines = 16u << 20;    ///< --max-lines: lines of a report; more get 413
+  size_t max_report_sections = 1u << 17;  ///< --max-sections: samples and timestamps sections; more get 413
+  size_t max_subreports = 256;            ///< --max-subreports: subreports of a report; more get 413
   double rate_per_second = 50;            ///< --rate: uploads per second per API key, sustained (429 beyond)
   double rate_burst = 200;                ///< --burst: uploads per API key allowed at once before the rate applies
   unsigned timeout_seconds = 30;          ///< --timeout: an idle connection (slow or stalled client) is closed
@@ -44,15 +49,18 @@ struct Limits {
 
 /// API keys from keys.tsv (APP<TAB>KEY[<TAB>WHAT] per line, '#' comments). Keys are kept only as SHA-256 hashes; a
 /// KEY written as "sha256:HEX" is already one, so the file itself need not hold secrets. WHAT is what the key may
-/// upload, comma-separated: "reports" (POST /api/reports), "symbols" (POST /api/symbols-*); without it, reports
-/// only: an application's key reaches all its users, who must not replace its symbols (docs/decisions.md).
+/// upload, comma-separated: "reports" (POST /api/reports), "symbols" (POST /api/symbols-*), "replace-symbols"
+/// (symbols, and different bytes may replace a stored file); without it, reports only: an application's key
+/// reaches all its users, who must not replace its symbols (docs/decisions.md).
 class KeyTable {
  public:
   /// Whom a key names and what it may upload.
   struct Holder {
     std::string app;
+    std::string key_hash;  ///< the key's SHA-256 in hex: names the key (its rate limit) without holding it
     bool reports = true;
     bool symbols = false;
+    bool replace_symbols = false;
   };
   /// Parses the file's text; returns false and sets `error` ("line N: ...") on a malformed line.
   bool load(std::string_view text, std::string& error);
@@ -72,7 +80,7 @@ class KeyTable {
 /// SHA-256 of `key` (what KeyTable keeps), in lower-case hex: for writing "sha256:" keys.
 std::string hash_key_hex(std::string_view key);
 
-/// A token bucket per API key.
+/// A token bucket per API key (KeyTable::Holder::key_hash): keys of one application are limited apart.
 class RateLimiter {
  public:
   RateLimiter(double per_second, double burst) : per_second_(per_second), burst_(burst) {}
@@ -101,6 +109,8 @@ DecodeStatus decode_body(std::string_view body, std::string_view content_encodin
 struct ValidReport {
   Outcome outcome;
   std::string crash_signature;  ///< "SIGNAME:HASH" of the main-backtrace's stack, "" without one
+  size_t subreports = 0;        ///< subreports, as the formats library reads them
+  size_t sections = 0;          ///< samples and timestamps sections
 };
 
 /// Checks `text` with the formats library (subreport structure, samples sections, the outcome subreport).
@@ -149,11 +159,15 @@ class Collector {
   Response upload(const Request& request, double now);
   Response upload_symbols(const Request& request, double now);  // collector/src/symbols_api.cpp
   /// The checks every upload passes first, in order: a known key (else 401), allowed to do this (`may`; else 403
-  /// with `denied`), within its rate (429), a body within the limit (413, `too_large_hint` appended). Sets `app`.
+  /// with `denied`), within its rate (429), a body within the limit (413, `too_large_hint` appended). Sets
+  /// `holder` once the key is known.
   std::optional<Response> admit(const Request& request, double now, bool KeyTable::Holder::*may,
-                                std::string_view denied, std::string_view too_large_hint, std::string& app);
+                                std::string_view denied, std::string_view too_large_hint, KeyTable::Holder& holder);
   Response failure(int status, std::string_view code, std::string_view message, std::string_view app = {});
-  std::string metrics() const;
+  std::string metrics(double now);
+  /// The runs in the store for /metrics: counted (a scan) at most every kRunsCountSeconds; -1 before a count.
+  int64_t stored_runs(double now);
+  static constexpr double kRunsCountSeconds = 10;
 
   store::Store& store_;
   KeyTable keys_;
@@ -162,6 +176,9 @@ class Collector {
   SymbolAssembler symbol_parts_;
   std::atomic<uint64_t> stored_{0}, duplicates_{0}, rejected_{0}, bytes_{0};
   std::array<std::atomic<uint64_t>, 6> by_status_{};  // 2xx..5xx by first digit, [0] other
+  std::mutex runs_mutex_;  // held by the request counting the runs
+  std::atomic<int64_t> runs_{-1};
+  double runs_counted_at_ = -1;  // with runs_mutex_ held
 };
 
 }  // namespace sampler::collector

@@ -8,7 +8,8 @@
 //   Authorization: APIKey KEY
 //
 // Parts may come in any order, on any connection; the file is put together in memory once every part is there,
-// checked with the formats library (GSYM reader, symbfile reader), and stored by build ID (store::SymbolFile).
+// checked with the formats library (GSYM reader, symbfile reader), and stored by application (the pushing key's),
+// build ID and kind (store::SymbolFile).
 // Memory is bounded: a file's size and part count, the bytes of all partial files together (each also charged
 // for its table of parts), their number (kMaxPartialFiles), and a partial file that receives no part for
 // Limits::symbol_part_timeout_seconds is dropped.

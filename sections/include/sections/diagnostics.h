@@ -53,6 +53,22 @@ class DiagnosticSink {
   void error(DiagnosticCode code, std::string file, uint64_t line, std::string message);
 };
 
+/// The cap on the errors of one input: passes diagnostics on to `sink`, but after kMaxErrors errors one more says
+/// that the rest are not reported, and later ones are only counted. Binary garbage given as a report or as site
+/// information (or a report of a million bad sections) could otherwise produce one error per line. Warnings pass.
+class CappedSink : public DiagnosticSink {
+ public:
+  static constexpr size_t kMaxErrors = 100;
+  explicit CappedSink(DiagnosticSink& sink) : sink_(sink) {}
+  void report(const Diagnostic& diagnostic) override;
+  /// Every error counted, including those not passed on.
+  size_t errors() const { return errors_; }
+
+ private:
+  DiagnosticSink& sink_;
+  size_t errors_ = 0;
+};
+
 /// Keeps every diagnostic (tests, fuzzing).
 class DiagnosticList : public DiagnosticSink {
  public:

@@ -15,8 +15,9 @@ namespace sampler::store {
 
 /// One run of an application: the report's text and the columns queries need.
 struct Run {
-  std::string run_id;           ///< the launcher's random run id; a second run with the same id is a duplicate
-  std::string app;              ///< application name (from the API key, never from the report)
+  std::string run_id;           ///< the launcher's random run id; a second run of the app with it is a duplicate
+  std::string app;              ///< application name (from the API key, never from the report); run ids are
+                                ///< unique per application, so one application's ids never touch another's
   std::string version;          ///< application version ("" when unknown)
   std::optional<int> exit_status;  ///< set when the program exited
   std::optional<int> signal;       ///< set when the program died of a signal
@@ -29,12 +30,14 @@ struct Run {
   std::string_view gzip_body;
 };
 
-enum class PutStatus { kStored, kDuplicate, kError };
+/// kConflict: put_symbols() found different bytes under the key and was not allowed to replace them.
+enum class PutStatus { kStored, kDuplicate, kConflict, kError };
 
 /// A symbol file (issue 13) for one ELF build ID, as `sampler-symbols push` uploaded it: GSYM, or one of seed
-/// 002's symbfiles. The collector checked it with the formats library before storing it.
+/// 002's symbfiles. The collector checked it with the formats library before storing it. Keyed by (app,
+/// build_id, kind): an application's symbols are its own, and another application's key cannot change them.
 struct SymbolFile {
-  std::string build_id;   ///< lower-case hex (the key, with kind)
+  std::string build_id;   ///< lower-case hex
   std::string kind;       ///< "gsym", "ranges" or "returnpads"
   std::string app;        ///< the application whose API key uploaded it
   int64_t received = 0;   ///< seconds since the epoch, set by the store on insert when 0
@@ -53,29 +56,32 @@ struct Query {
 class Store {
  public:
   virtual ~Store() = default;
-  /// Stores `run` durably (committed before returning kStored), or recognises its run id (kDuplicate: nothing
-  /// changes). On kError, `error` says why. Concurrent puts share transactions (group commit): each still
-  /// returns only once the transaction holding its run has committed.
+  /// Stores `run` durably (committed before returning kStored), or recognises its application's run id
+  /// (kDuplicate: nothing changes). On kError, `error` says why. Concurrent puts share transactions (group
+  /// commit): each still returns only once the transaction holding its run has committed.
   virtual PutStatus put(const Run& run, std::string& error) = 0;
   /// Transactions committed by put() since opening (fewer than puts when puts were grouped).
   virtual int64_t commits() = 0;
   /// Calls `visit` for each run matching `query`, oldest first; `visit` returns false to stop early.
   /// Returns false (and sets `error`) on a storage error or a body that cannot be decompressed.
   virtual bool for_each(const Query& query, const std::function<bool(const Run&)>& visit, std::string& error) = 0;
-  /// Stores a symbol file under (build_id, kind). kDuplicate: the same bytes were already there; different
-  /// bytes replace the stored ones (kStored: a newer converter's output wins).
-  virtual PutStatus put_symbols(const SymbolFile& file, std::string& error) = 0;
-  /// The bytes stored under (build_id, kind): kFound fills `bytes`.
-  virtual GetStatus get_symbols(std::string_view build_id, std::string_view kind, std::string& bytes,
-                                std::string& error) = 0;
-  /// Number of runs stored (all applications), or -1 on error.
+  /// Stores a symbol file under (app, build_id, kind). kDuplicate: the same bytes were already there. Different
+  /// bytes replace the stored ones when `may_replace` (kStored: a newer converter's output wins); else kConflict
+  /// and the stored file stays.
+  virtual PutStatus put_symbols(const SymbolFile& file, bool may_replace, std::string& error) = 0;
+  /// The bytes `app` stored under (build_id, kind): kFound fills `bytes`.
+  virtual GetStatus get_symbols(std::string_view app, std::string_view build_id, std::string_view kind,
+                                std::string& bytes, std::string& error) = 0;
+  /// Number of runs stored (all applications), or -1 on error. A scan of the runs: not for every request.
   virtual int64_t count(std::string& error) = 0;
+  /// Whether the database answers, at the cost of one tiny query (the schema version): for health checks.
+  virtual bool ping(std::string& error) = 0;
   /// The schema version the database is at after opening (migrations applied).
   virtual int schema_version() const = 0;
 };
 
 /// The schema version this build creates and migrates to.
-constexpr int kSchemaVersion = 2;
+constexpr int kSchemaVersion = 3;
 
 /// Opens (creating and migrating when needed) the store a URL names: "sqlite:PATH" or "postgresql://..."
 /// (also "postgres://..."). Returns nullptr and sets `error` when the URL is malformed or opening fails.
