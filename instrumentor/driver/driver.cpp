@@ -309,7 +309,7 @@ Plan make_plan(const std::vector<string>& args, bool cxx, const Layout& layout,
                    "  -fsampler-include-file=PATTERN, -fsampler-exclude-file=PATTERN  the same by the file of\n"
                    "                              the definition: its path as compiled if PATTERN has a '/',\n"
                    "                              else its base name\n"
-                   "  #pragma sampler_exclude_function(NAME) in a source file leaves NAME out of that file\n"
+                   "  #pragma sampler_exclude_function(NAME) in a source file leaves NAME out of its unit\n"
                    "  -fno-sampler                compile without instrumentation (libsampler is still linked)\n"
                    "  -fsampler                   undo -fno-sampler\n"
                    "  -static-libsampler          link libsampler.a instead of libsampler.so\n"
