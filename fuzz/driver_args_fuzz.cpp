@@ -21,6 +21,8 @@ namespace {
 bool drivers_own(const std::string& a) {
   return a.rfind("-fsampler-schemes=", 0) == 0 || a.rfind("-fsampler-timestamps=", 0) == 0 ||
          a.rfind("-fsampler-countdown=", 0) == 0 || a.rfind("-fsampler-max-pairs=", 0) == 0 ||
+         a.rfind("-fsampler-include-function=", 0) == 0 || a.rfind("-fsampler-exclude-function=", 0) == 0 ||
+         a.rfind("-fsampler-include-file=", 0) == 0 || a.rfind("-fsampler-exclude-file=", 0) == 0 ||
          a == "-fno-sampler" || a == "-fsampler" || a == "-static-libsampler" || a == "--help";
 }
 

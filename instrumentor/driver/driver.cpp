@@ -64,6 +64,21 @@ constexpr std::array<PairsSwitch, 4> kPairsSwitches = {{
     {"assign-across-pointer", "SAMPLER_CC_ASSIGN_ACROSS_POINTER", &Settings::assign_across_pointer},
 }};
 
+// The patterns that choose what to instrument (plugin/choice.h): -fsampler-NAME=PATTERN, repeatable; the
+// environment's variable holds a comma-separated list; -fplugin-arg-sampler-NAME=PATTERN to the plugin, once each.
+struct PatternOption {
+  string_view name;
+  string_view environment;
+  sampler::plugin::Choice Settings::*choice;
+  std::vector<string> sampler::plugin::Choice::*list;
+};
+constexpr std::array<PatternOption, 4> kPatternOptions = {{
+    {"include-function", "SAMPLER_CC_INCLUDE_FUNCTION", &Settings::functions, &sampler::plugin::Choice::include},
+    {"exclude-function", "SAMPLER_CC_EXCLUDE_FUNCTION", &Settings::functions, &sampler::plugin::Choice::exclude},
+    {"include-file", "SAMPLER_CC_INCLUDE_FILE", &Settings::files, &sampler::plugin::Choice::include},
+    {"exclude-file", "SAMPLER_CC_EXCLUDE_FILE", &Settings::files, &sampler::plugin::Choice::exclude},
+}};
+
 std::vector<string> split_list(string_view list) {
   std::vector<string> out;
   size_t start = 0;
@@ -209,6 +224,7 @@ Plan make_plan(const std::vector<string>& args, bool cxx, const Layout& layout,
   for (const PairsSwitch& w : kPairsSwitches)
     if (const char* e = getenv(string(w.environment).c_str()); e && *e) s.*w.field = string_view(e) != "0";
 
+  std::vector<std::pair<const PatternOption*, string>> patterns;  // as given, validated after --help
   std::vector<string> passed;  // the user's arguments minus the drivers' own
   std::vector<string> added_schemes;  // -fsampler-scheme=NAME, the original's spelling, once per scheme
   bool help = false, version = false;
@@ -219,8 +235,16 @@ Plan make_plan(const std::vector<string>& args, bool cxx, const Layout& layout,
     }
     return false;
   };
+  auto pattern_option = [&](const string& a) {
+    for (const PatternOption& o : kPatternOptions)
+      if (string prefix = "-fsampler-" + string(o.name) + "="; starts_with(a, prefix))
+        return patterns.emplace_back(&o, a.substr(prefix.size())), true;
+    return false;
+  };
   for (const string& a : args) {
-    if (starts_with(a, "-fsampler-schemes=")) {
+    if (pattern_option(a)) {
+      continue;  // kept by pattern_option
+    } else if (starts_with(a, "-fsampler-schemes=")) {
       schemes = a.substr(18);
     } else if (starts_with(a, "-fsampler-scheme=")) {
       added_schemes.push_back(a.substr(17));
@@ -276,6 +300,16 @@ Plan make_plan(const std::vector<string>& args, bool cxx, const Layout& layout,
                    "  -fsampler-assign-into-index      also assignments into an array's element\n"
                    "  -fsampler-assign-across-pointer  also assignments through a pointer\n"
                    "  (-fno-sampler-NAME turns each off again)\n"
+                   "Which functions (all but the C and C++ libraries' by default); each option repeatable,\n"
+                   "'*' in a PATTERN matches any characters:\n"
+                   "  -fsampler-include-function=PATTERN  only the functions a PATTERN matches: the name, in C++\n"
+                   "                              the qualified name (ns::Class::method) or the symbol\n"
+                   "  -fsampler-exclude-function=PATTERN  not those; an exclusion wins over an inclusion, but\n"
+                   "                              '*' alone only leaves out what no inclusion names\n"
+                   "  -fsampler-include-file=PATTERN, -fsampler-exclude-file=PATTERN  the same by the file of\n"
+                   "                              the definition: its path as compiled if PATTERN has a '/',\n"
+                   "                              else its base name\n"
+                   "  #pragma sampler_exclude_function(NAME) in a source file leaves NAME out of its unit\n"
                    "  -fno-sampler                compile without instrumentation (libsampler is still linked)\n"
                    "  -fsampler                   undo -fno-sampler\n"
                    "  -static-libsampler          link libsampler.a instead of libsampler.so\n"
@@ -284,8 +318,10 @@ Plan make_plan(const std::vector<string>& args, bool cxx, const Layout& layout,
                    "Environment: SAMPLER_CC_SCHEMES, SAMPLER_CC_TIMESTAMPS, SAMPLER_CC_COUNTDOWN,\n"
                    "SAMPLER_CC_MAX_PAIRS, SAMPLER_CC_COMPARE_CONSTANTS=1, SAMPLER_CC_ASSIGN_INTO_FIELD=1,\n"
                    "SAMPLER_CC_ASSIGN_INTO_INDEX=1, SAMPLER_CC_ASSIGN_ACROSS_POINTER=1, SAMPLER_CC_DISABLE=1,\n"
-                   "SAMPLER_CC_STATIC_RUNTIME=1 (the command line wins), SAMPLER_CLANG / SAMPLER_CLANGXX (the\n"
-                   "compiler to run, default clang-19 / clang++-19).\n"
+                   "SAMPLER_CC_STATIC_RUNTIME=1 (the command line wins), SAMPLER_CC_INCLUDE_FUNCTION,\n"
+                   "SAMPLER_CC_EXCLUDE_FUNCTION, SAMPLER_CC_INCLUDE_FILE, SAMPLER_CC_EXCLUDE_FILE (comma-separated\n"
+                   "patterns, added to the command line's), SAMPLER_CLANG / SAMPLER_CLANGXX (the compiler to\n"
+                   "run, default clang-19 / clang++-19).\n"
                    "Instrumented programs run as usual; SAMPLER_SPARSITY=100 SAMPLER_FILE=report.%p.txt turns\n"
                    "sampling on. See sampler-cc(1) and docs/instrumenting.md.\n";
     return plan;
@@ -324,6 +360,31 @@ Plan make_plan(const std::vector<string>& args, bool cxx, const Layout& layout,
     if (n.empty() || n.size() > 9 || n.find_first_not_of("0123456789") != string::npos)
       return usage_error("invalid value '" + n + "' for -fsampler-max-pairs (a number of sites, 0 to 999999999)");
     s.max_pairs = static_cast<unsigned>(std::stoul(n));
+  }
+
+  // The patterns: the command line's, then each variable's list. An empty pattern matches nothing a function or
+  // a file is named: a slip (`-fsampler-exclude-function=$UNSET`), refused rather than silently without effect.
+  for (const auto& [option, pattern] : patterns) {
+    if (pattern.empty())
+      return usage_error("empty pattern in -fsampler-" + string(option->name) +
+                         "= (a name; '*' matches any characters)");
+    ((s.*option->choice).*option->list).push_back(pattern);
+  }
+  for (const PatternOption& o : kPatternOptions) {
+    const char* e = getenv(string(o.environment).c_str());
+    if (!e || !*e) continue;
+    string_view list = e;
+    for (size_t start = 0; start <= list.size();) {
+      size_t comma = std::min(list.find(',', start), list.size());
+      string_view item = list.substr(start, comma - start);  // "a, b" is a and b: no name starts with a blank
+      while (!item.empty() && (item.front() == ' ' || item.front() == '\t')) item.remove_prefix(1);
+      while (!item.empty() && (item.back() == ' ' || item.back() == '\t')) item.remove_suffix(1);
+      if (item.empty())
+        return usage_error("empty pattern in " + string(o.environment) + "='" + e +
+                           "' (comma-separated patterns; '*' matches any characters)");
+      ((s.*o.choice).*o.list).emplace_back(item);
+      start = comma + 1;
+    }
   }
 
   const char* compiler = getenv(cxx ? "SAMPLER_CLANGXX" : "SAMPLER_CLANG");
@@ -370,6 +431,9 @@ Plan make_plan(const std::vector<string>& args, bool cxx, const Layout& layout,
     plan.argv.push_back("-fplugin-arg-sampler-max-pairs=" + std::to_string(s.max_pairs));
     for (const PairsSwitch& w : kPairsSwitches)
       if (s.*w.field) plan.argv.push_back("-fplugin-arg-sampler-" + string(w.name));
+    for (const PatternOption& o : kPatternOptions)
+      for (const string& pattern : (s.*o.choice).*o.list)
+        plan.argv.push_back("-fplugin-arg-sampler-" + string(o.name) + "=" + pattern);
     // Sites are matched to the code by line and column: line tables at least, and columns always.
     if (!c.has_debug_option) plan.argv.push_back("-gline-tables-only");
     plan.argv.push_back("-gcolumn-info");

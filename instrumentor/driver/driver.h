@@ -43,6 +43,9 @@ struct Settings {
   bool assign_into_index = false;
   bool assign_across_pointer = false;
   bool static_runtime = false;        ///< -static-libsampler
+  /// Which functions to instrument: -fsampler-include-function=PATTERN and -fsampler-exclude-function= (and their
+  /// SAMPLER_CC_* lists), the same for files; the command line's patterns, then the environment's.
+  sampler::plugin::Choice functions, files;
 };
 
 /// The outcome: either an exit now (help, version, usage error, with the text to print) or clang's argv.

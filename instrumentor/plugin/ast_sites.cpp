@@ -17,11 +17,14 @@
 #include <clang/Frontend/FrontendPluginRegistry.h>
 #include <clang/Analysis/CFG.h>
 #include <clang/Lex/Lexer.h>
+#include <clang/Lex/Pragma.h>
+#include <clang/Lex/Preprocessor.h>
 #include <llvm/ADT/BitVector.h>
 #include <llvm/Support/Path.h>
 
 #include <algorithm>
 #include <climits>
+#include <cstring>
 #include <map>
 #include <memory>
 #include <set>
@@ -1053,6 +1056,51 @@ class BodyVisitor : public RecursiveASTVisitor<BodyVisitor> {
   const std::vector<VarDecl*>* globals_ = nullptr;
 };
 
+// `#pragma sampler_exclude_function(NAME)`, or the original's `("NAME")`: NAME, a function pattern, is left out of
+// the unit, whether the pragma comes before the function's definition or after it. NAME is taken as written
+// (macros are not expanded in it). A malformed pragma is ignored, with a warning at its place.
+class ExcludeFunctionPragma : public PragmaHandler {
+ public:
+  ExcludeFunctionPragma() : PragmaHandler("sampler_exclude_function") {}
+
+  void HandlePragma(Preprocessor& pp, PragmaIntroducer, Token&) override {
+    Token token;
+    pp.LexUnexpandedToken(token);
+    std::string name;
+    bool well_formed = token.is(tok::l_paren);
+    if (well_formed) {
+      pp.LexUnexpandedToken(token);
+      if (token.is(tok::string_literal)) {
+        well_formed = pp.FinishLexStringLiteral(token, name, "pragma sampler_exclude_function", false);
+      } else {
+        // A name, qualified or not, with wildcards: `codec_*` is the tokens `codec_` and `*`. Two words in a row
+        // (`(fast path)`) are not a name.
+        bool after_word = false;
+        while ((token.getIdentifierInfo() && !after_word) || token.isOneOf(tok::coloncolon, tok::star, tok::tilde)) {
+          after_word = token.getIdentifierInfo() != nullptr;
+          name += pp.getSpelling(token);
+          pp.LexUnexpandedToken(token);
+        }
+      }
+      well_formed = well_formed && !name.empty() && token.is(tok::r_paren);
+      if (well_formed) {
+        pp.LexUnexpandedToken(token);
+        well_formed = token.is(tok::eod);
+      }
+    }
+    if (!well_formed) {
+      DiagnosticsEngine& d = pp.getDiagnostics();
+      d.Report(token.getLocation(),
+               d.getCustomDiagID(DiagnosticsEngine::Warning,
+                                 "malformed '#pragma sampler_exclude_function': expected (NAME) or (\"NAME\"); "
+                                 "the pragma is ignored"));
+      if (token.isNot(tok::eod)) pp.DiscardUntilEndOfDirective();
+      return;
+    }
+    unit_state().pragma_exclusions.push_back(std::move(name));
+  }
+};
+
 class SitesConsumer : public ASTConsumer {
  public:
   explicit SitesConsumer(CompilerInstance& compiler) : compiler_(compiler) {}
@@ -1062,6 +1110,32 @@ class SitesConsumer : public ASTConsumer {
     return true;
   }
   void HandleInlineFunctionDefinition(FunctionDecl* f) override { function(f); }
+
+  // The unit is complete, and with it the pragmas: the symbols of every function left out go to the pass, which
+  // gives them no sites (a function defined before the pragma that names it had its body's sites found already).
+  void HandleTranslationUnit(ASTContext& context) override {
+    const UnitState& state = unit_state();
+    if (state.functions.empty() && state.files.empty() && state.pragma_exclusions.empty()) return;
+    if (compiler_.getDiagnostics().hasErrorOccurred()) return;
+    struct Walk : RecursiveASTVisitor<Walk> {
+      SitesConsumer& consumer;
+      const SourceManager& sm;
+      Walk(SitesConsumer& c, const SourceManager& s) : consumer(c), sm(s) {}
+      bool shouldVisitTemplateInstantiations() const { return true; }
+      bool shouldVisitImplicitCode() const { return true; }  // lambdas' classes
+      bool TraverseDecl(Decl* d) {
+        // The C and C++ libraries' code has no sites anyway.
+        if (d && !isa<TranslationUnitDecl>(d) && sm.isInSystemHeader(d->getLocation())) return true;
+        return RecursiveASTVisitor::TraverseDecl(d);
+      }
+      bool VisitFunctionDecl(FunctionDecl* f) {
+        if (f->doesThisDeclarationHaveABody() && !f->isDependentContext() && !consumer.chosen(f))
+          for (std::string& symbol : consumer.symbols(f)) unit_state().excluded_symbols.insert(std::move(symbol));
+        return true;
+      }
+    } walk(*this, context.getSourceManager());
+    walk.TraverseDecl(context.getTranslationUnitDecl());
+  }
 
  private:
   void declaration(Decl* d) {
@@ -1091,13 +1165,47 @@ class SitesConsumer : public ASTConsumer {
     }
     // A constexpr function may be evaluated by the compiler later in the unit: its conditions stay as written.
     if (f->isConstexpr()) return;
+    if (!chosen(f)) return;  // as plain clang compiles it (a pragma after it: the pass drops its sites)
     BodyVisitor visitor(compiler_.getASTContext(), unit_state(), marker_, pairs_marker_, value_marker_, atom_marker_);
     visitor.start(f, &globals_);
     visitor.TraverseStmt(f->getBody());
     visitor.wrap_all();
   }
 
+  // Whether the user's choice (choice.h, state.h) leaves `f` instrumented. A function in another's body (a
+  // lambda's, a local class's) goes with the outermost function that holds it. A function pattern matches the
+  // qualified name (`ns::Class::method`; in C the name) or a symbol; a file pattern the file of the definition,
+  // named as the compiler names it (after #line).
+  bool chosen(const FunctionDecl* f) {
+    const UnitState& state = unit_state();
+    if (state.functions.empty() && state.files.empty() && state.pragma_exclusions.empty()) return true;
+    for (const DeclContext* context = f->getDeclContext(); context; context = context->getParent())
+      if (const auto* outer = dyn_cast<FunctionDecl>(context)) f = outer;
+    std::string qualified = f->getQualifiedNameAsString();
+    std::vector<std::string> symbols = f->isDependentContext() ? std::vector<std::string>() : this->symbols(f);
+    auto function_matches = [&](const std::string& pattern) {
+      auto matches = [&](const std::string& name) { return wildcard_match(pattern, name); };
+      return matches(qualified) || std::any_of(symbols.begin(), symbols.end(), matches);
+    };
+    if (!state.functions.chosen(function_matches)) return false;
+    if (std::any_of(state.pragma_exclusions.begin(), state.pragma_exclusions.end(), function_matches)) return false;
+    if (state.files.empty()) return true;
+    const SourceManager& sm = compiler_.getSourceManager();
+    PresumedLoc where = sm.getPresumedLoc(sm.getExpansionLoc(f->getLocation()));
+    std::string path = where.isValid() ? where.getFilename() : "";
+    return state.files.chosen([&](const std::string& pattern) { return file_matches(pattern, path); });
+  }
+
+  // The symbols clang gives `f` in the module: a constructor's and a destructor's variants, a C function's name.
+  std::vector<std::string> symbols(const FunctionDecl* f) {
+    if (!names_) names_ = std::make_unique<ASTNameGenerator>(compiler_.getASTContext());
+    std::vector<std::string> all = names_->getAllManglings(f);
+    all.push_back(names_->getName(f));
+    return all;
+  }
+
   CompilerInstance& compiler_;
+  std::unique_ptr<ASTNameGenerator> names_;
   FunctionDecl* marker_ = nullptr;
   FunctionDecl* pairs_marker_ = nullptr;
   FunctionDecl* value_marker_ = nullptr;
@@ -1120,8 +1228,13 @@ class SitesAction : public PluginASTAction {
     state.assign_into_field = assign_into_field_;
     state.assign_into_index = assign_into_index_;
     state.assign_across_pointer = assign_across_pointer_;
+    state.functions = functions_;
+    state.files = files_;
     state.vectorize_loops = compiler.getCodeGenOpts().VectorizeLoop;
     state.interleave_loops = compiler.getCodeGenOpts().UnrollLoops;
+    // Here rather than in clang's PragmaHandlerRegistry: only when the unit is compiled, so that `-E` (as in
+    // -save-temps) keeps the pragma in its output for the compile that follows.
+    compiler.getPreprocessor().AddPragmaHandler(new ExcludeFunctionPragma);
     return std::make_unique<SitesConsumer>(compiler);
   }
 
@@ -1147,6 +1260,8 @@ class SitesAction : public PluginASTAction {
         assign_into_index_ = true;
       } else if (arg == "assign-across-pointer") {
         assign_across_pointer_ = true;
+      } else if (add_pattern(arg)) {
+        continue;
       } else {
         DiagnosticsEngine& d = compiler.getDiagnostics();
         d.Report(d.getCustomDiagID(DiagnosticsEngine::Error, "sampler plugin: unknown argument '%0'")) << arg;
@@ -1159,12 +1274,31 @@ class SitesAction : public PluginASTAction {
   ActionType getActionType() override { return AddBeforeMainAction; }
 
  private:
+  // include-function=PATTERN, exclude-function=, include-file=, exclude-file= (choice.h): each adds its pattern;
+  // with an empty one it is no argument of the plugin's.
+  bool add_pattern(const std::string& arg) {
+    const std::tuple<const char*, Choice*, std::vector<std::string> Choice::*> kinds[] = {
+        {"include-function=", &functions_, &Choice::include},
+        {"exclude-function=", &functions_, &Choice::exclude},
+        {"include-file=", &files_, &Choice::include},
+        {"exclude-file=", &files_, &Choice::exclude}};
+    for (const auto& [prefix, choice, list] : kinds) {
+      size_t length = std::strlen(prefix);
+      if (arg.size() > length && arg.compare(0, length, prefix) == 0) {
+        (choice->*list).push_back(arg.substr(length));
+        return true;
+      }
+    }
+    return false;
+  }
+
   std::vector<std::string> schemes_ = {"function-entries", "branches", "returns", "scalar-pairs"};
   std::string timestamps_ = "none";
   std::string countdown_ = "region";
   unsigned max_pairs_ = kDefaultMaxPairs;
   bool compare_constants_ = false, assign_into_field_ = false, assign_into_index_ = false,
        assign_across_pointer_ = false;
+  Choice functions_, files_;
 };
 
 }  // namespace

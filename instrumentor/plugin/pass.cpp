@@ -153,17 +153,19 @@ class Collector {
     DISubprogram* sp = f.getSubprogram();
     std::string function_name = sp ? sp->getName().str() : f.getName().str();
     unsigned node = 0;
-    // Compiler-made functions (global initialisers, thunks) have no source of their own.
-    bool artificial = !sp || sp->isArtificial() || sp->getLine() == 0 ||
-                      state.system_files.count(sp->getFilename().str()) != 0;
-    if (Scheme* s = scheme("function-entries"); s && !artificial) {
+    // Compiler-made functions (global initialisers, thunks) have no source of their own; the libraries' code and
+    // the functions the user left out (choice.h) are not instrumented.
+    bool no_sites = !sp || sp->isArtificial() || sp->getLine() == 0 ||
+                    state.system_files.count(sp->getFilename().str()) != 0 ||
+                    state.excluded_symbols.count(f.getName().str()) != 0;
+    if (Scheme* s = scheme("function-entries"); s && !no_sites) {
       Site site{sp->getFilename().str(), sp->getLine(), function_name, node++, {}};
       BasicBlock& entry = f.getEntryBlock();
       Instruction* before = &*entry.getFirstInsertionPt();
       while (isa<AllocaInst>(before)) before = before->getNextNode();
       points_.push_back({Point::Entry, s, add_site(s, std::move(site)), before});
     }
-    if (Scheme* s = scheme("coverage"); s && !artificial) coverage(f, s, function_name, node);
+    if (Scheme* s = scheme("coverage"); s && !no_sites) coverage(f, s, function_name, node);
     Scheme* branches = scheme("branches");
     Scheme* returns = scheme("returns");
     std::map<unsigned, unsigned> branch_sites;  // marker argument -> site, for code clang emitted twice
@@ -178,7 +180,7 @@ class Collector {
         if (callee && callee->getName() == kBranchMarker) {
           markers_.push_back(call);
           auto* number = dyn_cast<ConstantInt>(call->getArgOperand(0));
-          if (!branches || !number || number->getZExtValue() >= state.branches.size() || artificial) continue;
+          if (!branches || !number || number->getZExtValue() >= state.branches.size() || no_sites) continue;
           unsigned index = static_cast<unsigned>(number->getZExtValue());
           auto known = branch_sites.find(index);
           if (known == branch_sites.end()) {
@@ -194,17 +196,17 @@ class Collector {
         }
         if (callee && callee->getName() == kPairsMarker) {
           markers_.push_back(call);
-          collect_pairs(cast<CallInst>(call), state, function_name, node, pair_sites, artificial);
+          collect_pairs(cast<CallInst>(call), state, function_name, node, pair_sites, no_sites);
           continue;
         }
         if (callee && (callee->getName() == kValueMarker || callee->getName() == kAtomMarker)) {
           markers_.push_back(call);
-          collect_value(cast<CallInst>(call), state, function_name, node, value_sites, artificial);
+          collect_value(cast<CallInst>(call), state, function_name, node, value_sites, no_sites);
           continue;
         }
-        if (callee && callee->getName() == "g_object_unref" && call->arg_size() == 1 && !artificial)
+        if (callee && callee->getName() == "g_object_unref" && call->arg_size() == 1 && !no_sites)
           collect_unref(call, state, function_name, node);
-        if (!returns || artificial || call->isInlineAsm() || isa<IntrinsicInst>(call)) continue;
+        if (!returns || no_sites || call->isInlineAsm() || isa<IntrinsicInst>(call)) continue;
         Type* type = call->getType();
         if (!(type->isPointerTy() || (type->isIntegerTy() && type->getIntegerBitWidth() <= 64))) continue;
         const DILocation* loc = call->getDebugLoc().get();
@@ -243,10 +245,10 @@ class Collector {
 
   // `__sampler_pairs_marker(FIRST, value, other 1, ..., other k)`: k sites, one fast path each, before the marker.
   void collect_pairs(CallInst* call, const UnitState& state, const std::string& function_name, unsigned& node,
-                     std::map<unsigned, unsigned>& pair_sites, bool artificial) {
+                     std::map<unsigned, unsigned>& pair_sites, bool no_sites) {
     Scheme* pairs = scheme("scalar-pairs");
     auto* number = dyn_cast<ConstantInt>(call->getArgOperand(0));
-    if (!pairs || !number || artificial || call->arg_size() < 3) return;
+    if (!pairs || !number || no_sites || call->arg_size() < 3) return;
     uint64_t first = number->getZExtValue();
     const DILocation* loc = call->getDebugLoc().get();
     for (unsigned j = 0; j + 2 < call->arg_size(); ++j) {
@@ -280,9 +282,9 @@ class Collector {
 
   // `__sampler_value_marker(SITE, value)` (float-kinds, bounds) or `__sampler_atom_marker(SITE, address)`.
   void collect_value(CallInst* call, const UnitState& state, const std::string& function_name, unsigned& node,
-                     std::map<unsigned, unsigned>& value_sites, bool artificial) {
+                     std::map<unsigned, unsigned>& value_sites, bool no_sites) {
     auto* number = dyn_cast<ConstantInt>(call->getArgOperand(0));
-    if (!number || artificial || call->arg_size() != 2 || number->getZExtValue() >= state.values.size()) return;
+    if (!number || no_sites || call->arg_size() != 2 || number->getZExtValue() >= state.values.size()) return;
     unsigned index = static_cast<unsigned>(number->getZExtValue());
     const ValueSite& value = state.values[index];
     Scheme* s = scheme(value.scheme.c_str());

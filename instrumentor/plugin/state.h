@@ -9,6 +9,8 @@
 #include <tuple>
 #include <vector>
 
+#include "choice.h"
+
 namespace sampler::plugin {
 
 /// One branch site, found in the AST. The AST action wraps its condition in a call of the marker function
@@ -76,6 +78,13 @@ struct UnitState {
   std::vector<ValueSite> values;
   std::map<CallKey, std::string> unrefs;  ///< g-object-unref: calls of g_object_unref, the object as written
   std::set<std::string> system_files;  ///< files of functions in system headers: not instrumented
+  /// Which functions to instrument (-fplugin-arg-sampler-include-function= and the others; choice.h), and the
+  /// names of `#pragma sampler_exclude_function` seen so far in the unit.
+  Choice functions, files;
+  std::vector<std::string> pragma_exclusions;
+  /// The symbols of the functions left out (the AST action decides at the end of the unit, once every pragma is
+  /// known): the pass gives them no sites.
+  std::set<std::string> excluded_symbols;
 
   bool enabled(const std::string& scheme) const;
 };

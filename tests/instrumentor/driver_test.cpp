@@ -255,6 +255,131 @@ TEST(Driver, SchemeOptionOfTheOriginal) {
       has(f.plan({"-fsampler-scheme=branches", "-c", "a.c"}), "-fplugin-arg-sampler-schemes=coverage,branches"));
 }
 
+// Choosing what to instrument: each pattern option, repeated, goes to the plugin once per pattern, in order, the
+// environment's comma-separated lists after the command line's; an empty pattern is a usage error.
+TEST(Driver, ChoosingFunctionsAndFiles) {
+  Fixture f;
+  const std::pair<const char*, const char*> options[] = {{"include-function", "SAMPLER_CC_INCLUDE_FUNCTION"},
+                                                         {"exclude-function", "SAMPLER_CC_EXCLUDE_FUNCTION"},
+                                                         {"include-file", "SAMPLER_CC_INCLUDE_FILE"},
+                                                         {"exclude-file", "SAMPLER_CC_EXCLUDE_FILE"}};
+  for (const auto& [name, variable] : options) {
+    std::string option = std::string("-fsampler-") + name + "=";
+    std::string plugin = std::string("-fplugin-arg-sampler-") + name + "=";
+    auto patterns = [&](const Plan& p) {
+      Args out;
+      for (const std::string& a : p.argv)
+        if (a.rfind(plugin, 0) == 0) out.push_back(a.substr(plugin.size()));
+      return out;
+    };
+    EXPECT_EQ(patterns(f.plan({"-c", "a.c"})), Args{}) << name;
+    Plan one = f.plan({option + "codec_*", "-c", "a.c"});
+    EXPECT_EQ(patterns(one), Args{"codec_*"}) << name;
+    EXPECT_FALSE(has(one, option + "codec_*")) << name;  // the driver's own: not clang's
+    EXPECT_EQ(patterns(f.plan({option + "b", "-c", option + "ns::A::*", "a.c", option + "src/*.c"})),
+              (Args{"b", "ns::A::*", "src/*.c"}))
+        << name;
+    EXPECT_EQ(patterns(f.plan({option + "x", "-E", "a.c"})), Args{}) << name;  // nothing compiled: no plugin
+    EXPECT_EQ(patterns(f.plan({option + "x", "-fno-sampler", "-c", "a.c"})), Args{}) << name;
+    Plan empty = f.plan({option, "-c", "a.c"});
+    EXPECT_EQ(empty.exit_status, 2) << name;
+    EXPECT_EQ(empty.message.rfind("sampler-cc: error: empty pattern in " + option, 0), 0u) << empty.message;
+    EXPECT_NE(f.plan({"--help"}).message.find(option + "PATTERN"), std::string::npos) << name;
+    EXPECT_NE(f.plan({"--help"}).message.find(variable), std::string::npos) << name;
+
+    // The environment: comma-separated, blanks around a pattern left out, after the command line's.
+    f.env[variable] = "codec_*, ns::Codec::encode ,\tz";
+    EXPECT_EQ(patterns(f.plan({"-c", "a.c"})), (Args{"codec_*", "ns::Codec::encode", "z"})) << name;
+    EXPECT_EQ(patterns(f.plan({option + "first", "-c", "a.c"})), (Args{"first", "codec_*", "ns::Codec::encode", "z"}))
+        << name;
+    f.env[variable] = "";  // empty: as if unset
+    EXPECT_EQ(patterns(f.plan({"-c", "a.c"})), Args{}) << name;
+    for (const char* bad : {"a,,b", ",a", "a,", " , a", ","}) {
+      f.env[variable] = bad;
+      Plan refused = f.plan({"-c", "a.c"});
+      EXPECT_EQ(refused.exit_status, 2) << name << " '" << bad << "'";
+      EXPECT_NE(refused.message.find(std::string("empty pattern in ") + variable + "='" + bad + "'"), std::string::npos)
+          << refused.message;
+    }
+    f.env[variable] = "a,,b";
+    EXPECT_EQ(f.plan({"--help"}).exit_status, 0) << name;  // --help whatever the environment holds
+    f.env.erase(variable);
+  }
+  // The four are independent of one another.
+  Plan both = f.plan({"-fsampler-include-function=main", "-fsampler-exclude-file=*.h", "-c", "a.c"});
+  EXPECT_TRUE(has(both, "-fplugin-arg-sampler-include-function=main"));
+  EXPECT_TRUE(has(both, "-fplugin-arg-sampler-exclude-file=*.h"));
+  EXPECT_FALSE(has(both, "-fplugin-arg-sampler-exclude-function=main"));
+  EXPECT_FALSE(has(both, "-fplugin-arg-sampler-include-file=*.h"));
+}
+
+// The rules the plugin applies (plugin/choice.h), as docs/instrumenting.md section 0 states them.
+TEST(Choice, Wildcards) {
+  using sampler::plugin::wildcard_match;
+  EXPECT_TRUE(wildcard_match("codec_encode", "codec_encode"));
+  EXPECT_FALSE(wildcard_match("codec_encode", "codec_encoder"));
+  EXPECT_FALSE(wildcard_match("codec", "codec_encode"));  // the whole name, not a part
+  EXPECT_TRUE(wildcard_match("*", ""));
+  EXPECT_TRUE(wildcard_match("*", "ns::Codec::encode"));
+  EXPECT_TRUE(wildcard_match("codec_*", "codec_"));
+  EXPECT_TRUE(wildcard_match("*_fast", "crc32_fast"));
+  EXPECT_TRUE(wildcard_match("*::encode", "ns::Codec::encode"));
+  EXPECT_FALSE(wildcard_match("*::encode", "encode"));
+  EXPECT_TRUE(wildcard_match("a*b*c", "aXbYbZc"));
+  EXPECT_FALSE(wildcard_match("a*b*c", "aXbYbZ"));
+  EXPECT_TRUE(wildcard_match("a**c", "ac"));
+  EXPECT_TRUE(wildcard_match("src/*", "src/lib/a.c"));  // '*' crosses '/'
+  EXPECT_FALSE(wildcard_match("operator[]", "operator["));
+  EXPECT_TRUE(wildcard_match("Box<*>::get", "Box<int, char>::get"));
+  EXPECT_FALSE(wildcard_match("", "a"));
+  // No exponential backtracking: many stars against a long text that does not match.
+  EXPECT_FALSE(wildcard_match("*a*a*a*a*a*a*a*a*a*a*b", std::string(10000, 'a')));
+}
+
+TEST(Choice, Files) {
+  using sampler::plugin::file_matches;
+  EXPECT_TRUE(file_matches("codec.c", "codec.c"));
+  EXPECT_TRUE(file_matches("codec.c", "src/codec.c"));  // no '/': the base name
+  EXPECT_TRUE(file_matches("codec.c", "/home/u/src/codec.c"));
+  EXPECT_TRUE(file_matches("*.h", "./helper.h"));
+  EXPECT_FALSE(file_matches("*codec*", "src/codec/x.c"));  // the base name only
+  EXPECT_TRUE(file_matches("src/*.c", "src/codec.c"));  // a '/': the path as compiled
+  EXPECT_TRUE(file_matches("src/*.c", "./src/codec.c"));
+  EXPECT_FALSE(file_matches("src/*.c", "lib/src/codec.c"));
+  EXPECT_TRUE(file_matches("*/src/*.c", "/home/u/lib/src/codec.c"));
+  EXPECT_FALSE(file_matches("*/codec.c", "codec.c"));
+  EXPECT_TRUE(file_matches("/usr/share/bison/*", "/usr/share/bison/yacc.c"));
+}
+
+TEST(Choice, IncludeAndExclude) {
+  using sampler::plugin::Choice;
+  auto chosen = [](const Choice& c, const std::string& name) {
+    return c.chosen([&](const std::string& pattern) { return sampler::plugin::wildcard_match(pattern, name); });
+  };
+  Choice none;
+  EXPECT_TRUE(none.empty());
+  EXPECT_TRUE(chosen(none, "f"));
+  Choice out{{}, {"codec_*"}};
+  EXPECT_FALSE(chosen(out, "codec_encode"));
+  EXPECT_TRUE(chosen(out, "main"));
+  Choice only{{"codec_*", "main"}, {}};  // an include pattern given: only what one matches
+  EXPECT_TRUE(chosen(only, "codec_encode"));
+  EXPECT_TRUE(chosen(only, "main"));
+  EXPECT_FALSE(chosen(only, "parse"));
+  Choice except{{"codec_*"}, {"codec_init"}};  // an exclusion wins over an inclusion
+  EXPECT_TRUE(chosen(except, "codec_encode"));
+  EXPECT_FALSE(chosen(except, "codec_init"));
+  EXPECT_FALSE(chosen(except, "main"));
+  Choice original{{"main"}, {"*"}};  // the original's -finclude-function=main -fexclude-function='*'
+  EXPECT_TRUE(chosen(original, "main"));
+  EXPECT_FALSE(chosen(original, "parse"));
+  Choice nothing{{}, {"*"}};
+  EXPECT_FALSE(chosen(nothing, "main"));
+  Choice star_in{{"*"}, {"codec_encode"}};  // the original's -fexclude-function=f -finclude-function='*'
+  EXPECT_FALSE(chosen(star_in, "codec_encode"));
+  EXPECT_TRUE(chosen(star_in, "main"));
+}
+
 TEST(Driver, HelpAndVersion) {
   Fixture f;
   Plan help = f.plan({"--help"});
@@ -274,7 +399,8 @@ TEST(Driver, OddCommandLinesNeverCrash) {
   const Args vocabulary = {"-c", "-E", "-S", "-o", "-x", "c", "c++", "none", "-M", "-MD", "-MF", "-", "a.c",
                            "b.cc", "c.s", "d.o", "@r", "@", "", "-g", "-g0", "--", "-fno-sampler", "-include",
                            "-Wl,-z", "-l", "m", "-###", "-v", "-fsampler-schemes=", "-fsampler-schemes=all",
-                           "\xff\xfe", "-I", "-fsyntax-only", "-static-libsampler", "-xassembler", "-MM"};
+                           "\xff\xfe", "-I", "-fsyntax-only", "-static-libsampler", "-xassembler", "-MM",
+                           "-fsampler-exclude-function=", "-fsampler-include-file=*.c"};
   std::mt19937 random(12345);
   for (int round = 0; round < 20000; ++round) {
     Args args;

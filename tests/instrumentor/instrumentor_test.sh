@@ -312,6 +312,137 @@ schemes)
   grep -q 'scheme="atoms"' all.sites && fail "all includes atoms"
   grep -q 'scheme="coverage"' all.sites || fail "all has no coverage"
   ;;
+choose)
+  # Choosing what to instrument: exactly which functions have sites (the site information's third column), for
+  # each option, its environment form and the pragma; the program computes what plain clang's computes.
+  functions() {
+    "$TOOLS/extract-section" .debug_site_info "$1" 2>/dev/null | awk -F'\t' '!/^</ { print $3 }' | LC_ALL=C sort -u |
+      tr '\n' ' '
+  }
+  # chosen 'FUNCTIONS ' [OPTIONS...]: the program built with OPTIONS has sites in FUNCTIONS, prints what the plain
+  # build prints, with sampling off and on, and its report resolves.
+  chosen() {
+    local expected=$1 how
+    shift
+    how="$(env | grep '^SAMPLER_CC_' | tr '\n' ' ')$*"
+    "$cc" "$@" -O0 -Wall -Werror choose_main.c choose_codec.c -o chosen || fail "sampler-cc $how"
+    [ "$(functions chosen)" = "$expected" ] || fail "$how: sites in '$(functions chosen)', not '$expected'"
+    [ "$(./chosen)" = "$plain" ] || fail "$how: the program printed $(./chosen)"
+    rm -f report
+    [ "$(SAMPLER_SPARSITY=1 SAMPLER_FILE=report ./chosen)" = "$plain" ] && resolved chosen report >/dev/null ||
+      fail "$how: sampling on, the program failed or its report does not resolve"
+  }
+  clang-19 -O0 choose_main.c choose_codec.c -o plain && plain=$(./plain) && [ "$plain" = "37 666" ] ||
+    fail "plain clang-19: choose printed $plain"
+  everything='clamp codec_decode codec_encode codec_init codec_mask main parse_number '
+  chosen "$everything"
+  chosen 'clamp codec_decode codec_init codec_mask main parse_number ' -fsampler-exclude-function=codec_encode
+  chosen 'main parse_number ' -fsampler-exclude-function='codec_*' -fsampler-exclude-function=clamp
+  chosen 'codec_decode codec_encode codec_init codec_mask ' -fsampler-include-function='codec_*'
+  chosen 'codec_decode codec_encode ' -fsampler-include-function='codec_*' -fsampler-exclude-function=codec_init \
+    -fsampler-include-function=clamp -fsampler-exclude-function=codec_mask -fsampler-exclude-function=clamp
+  # The original's idiom: only the functions included, '*' excluding the rest.
+  chosen 'main ' -fsampler-include-function=main -fsampler-exclude-function='*'
+  chosen '' -fsampler-exclude-function='*'
+  # Files: the file of the definition (codec_mask's is the header), by base name without a '/', by the path as
+  # compiled with one.
+  chosen 'clamp codec_mask main parse_number ' -fsampler-exclude-file=choose_codec.c
+  chosen 'clamp codec_decode codec_encode codec_init main parse_number ' -fsampler-exclude-file='*.h'
+  chosen 'codec_mask ' -fsampler-include-file='choose_*.h'
+  chosen '' -fsampler-include-file='*/choose_codec.c'
+  "$cc" -fsampler-include-file='*/choose_codec.c' choose_main.c "$PWD/choose_codec.c" -o absolute ||
+    fail "sampler-cc with an absolute path"
+  [ "$(functions absolute)" = 'codec_decode codec_encode codec_init ' ] ||
+    fail "-fsampler-include-file='*/choose_codec.c', an absolute path: sites in $(functions absolute)"
+  # Both kinds at once: a function is instrumented when both choose it.
+  chosen 'codec_decode codec_init ' -fsampler-include-file=choose_codec.c -fsampler-exclude-function=codec_encode
+  # The environment's forms, comma-separated (blanks around a pattern are left out), added to the command line's.
+  SAMPLER_CC_EXCLUDE_FUNCTION='codec_encode, clamp' chosen 'codec_decode codec_init codec_mask main parse_number '
+  SAMPLER_CC_INCLUDE_FUNCTION='main,codec_init' chosen 'codec_init main '
+  SAMPLER_CC_EXCLUDE_FILE='choose_codec.c' chosen 'clamp codec_mask main parse_number '
+  SAMPLER_CC_INCLUDE_FILE='choose_main.c' chosen 'clamp main parse_number '
+  SAMPLER_CC_EXCLUDE_FUNCTION=main chosen 'codec_decode codec_encode codec_init codec_mask parse_number ' \
+    -fsampler-exclude-function=clamp
+  # A bad pattern is a usage error, before clang runs.
+  "$cc" -fsampler-exclude-function= -c choose_codec.c -o bad.o 2>err
+  status=$?
+  [ "$status" = 2 ] && grep -q "empty pattern in -fsampler-exclude-function=" err && [ ! -e bad.o ] ||
+    fail "an empty pattern: status $status, $(cat err)"
+  SAMPLER_CC_INCLUDE_FILE='a.c,,b.c' "$cc" -c choose_codec.c -o bad.o 2>err
+  status=$?
+  [ "$status" = 2 ] && grep -q "empty pattern in SAMPLER_CC_INCLUDE_FILE='a.c,,b.c'" err ||
+    fail "an empty pattern in the environment: status $status, $(cat err)"
+  # A unit left without sites, and one without functions, build and link with the others; no site information.
+  printf 'const int choose_table[] = {1, 2, 3};\n' >data.c
+  "$cc" -fsampler-exclude-function='*' -c choose_codec.c -o codec.o && "$cc" -c data.c -o data.o &&
+    "$cc" choose_main.c codec.o data.o -o mixed || fail "units without sites do not build"
+  readelf -S codec.o data.o | grep -q debug_site_info && fail "a unit without sites has site information"
+  [ "$(functions mixed)" = 'clamp main parse_number ' ] || fail "mixed: sites in $(functions mixed)"
+  [ "$(SAMPLER_SPARSITY=1 SAMPLER_FILE=report ./mixed)" = "$plain" ] && resolved mixed report >/dev/null ||
+    fail "mixed: the program failed or its report does not resolve"
+  # A function left out is compiled as plain clang compiles it (the same instructions; local labels and
+  # directives aside): codec_encode is, codec_decode (instrumented) is not. codec_mask goes too: at -O2 it is
+  # inlined into codec_encode, and an instrumented function's sites go with its code.
+  instructions() { function_assembly "$1" "^$2:" | grep -E '^\s+[a-z]' | sed -E 's/\.L[A-Za-z_.]*[0-9_]*/.L/g'; }
+  for level in -O0 -O2; do
+    clang-19 $level -gline-tables-only -gcolumn-info -S choose_codec.c -o plain.s &&
+      "$cc" $level -fsampler-exclude-function=codec_encode -fsampler-exclude-function=codec_mask -S choose_codec.c \
+        -o chosen.s || fail "-S $level"
+    [ -n "$(instructions plain.s codec_encode)" ] && cmp -s <(instructions plain.s codec_encode) \
+      <(instructions chosen.s codec_encode) ||
+      fail "$level: codec_encode left out differs from plain clang's:$(echo; diff plain.s chosen.s)"
+    cmp -s <(instructions plain.s codec_decode) <(instructions chosen.s codec_decode) &&
+      fail "$level: codec_decode, instrumented, is plain clang's code"
+  done
+  # The pragma, before the definition and after it: the same sites at -O0 and -O2, no warning (-Werror), and the
+  # functions it names compiled as plain clang compiles them (at -O0 only for early: late's body had been
+  # rewritten when the pragma came, and -O0 keeps a copy its markers made).
+  for level in -O0 -O2; do
+    "$cc" $level -Wall -Werror choose_pragma.c -o pragma && [ "$(./pragma)" = "4 6 3 4" ] ||
+      fail "$level: choose_pragma.c failed or printed $(./pragma)"
+    [ "$(functions pragma)" = 'kept main ' ] || fail "$level: the pragma left sites in $(functions pragma)"
+    clang-19 $level -gline-tables-only -gcolumn-info -S choose_pragma.c -o plain.s 2>/dev/null &&
+      "$cc" $level -S choose_pragma.c -o pragma.s || fail "-S $level choose_pragma.c"
+    named=early
+    [ $level = -O2 ] && named="early late skip_this"
+    for function in $named; do
+      [ -n "$(instructions plain.s $function)" ] &&
+        cmp -s <(instructions plain.s $function) <(instructions pragma.s $function) ||
+        fail "$level: $function, named by the pragma, differs from plain clang's"
+    done
+  done
+  # Plain clang ignores the pragma, silently unless asked (-Wunknown-pragmas, in -Wall).
+  clang-19 -c choose_pragma.c -o plain.o 2>err && [ ! -s err ] || fail "plain clang-19 and the pragma: $(cat err)"
+  # Malformed pragmas: a warning each, naming the file and line, and ignored; the compile goes on.
+  printf '%s\n' '#pragma sampler_exclude_function' '#pragma sampler_exclude_function()' \
+    '#pragma sampler_exclude_function(f g)' '#pragma sampler_exclude_function(f' \
+    '#pragma sampler_exclude_function(f) g' '#pragma sampler_exclude_function(1)' \
+    'int f(int x) { return x > 0 ? x : -x; }' >malformed.c
+  "$cc" -c malformed.c -o malformed.o 2>err || fail "malformed pragmas failed the compile: $(cat err)"
+  [ "$(grep -c "^malformed.c:[1-6]:[0-9]*: warning: malformed '#pragma sampler_exclude_function'" err)" = 6 ] ||
+    fail "not one warning per malformed pragma:$(echo; cat err)"
+  [ "$(functions malformed.o)" = 'f ' ] || fail "a malformed pragma left out f: sites in $(functions malformed.o)"
+  # C++: the qualified name, a wildcard over scopes, a symbol (a constructor's variants by its name), a function
+  # in an anonymous namespace, a template; a lambda goes with the function that holds it; the pragma.
+  cpp_chosen() {
+    local expected=$1
+    shift
+    "$cxx" "$@" -Wall -Werror choose.cpp -o choose-cpp || fail "sampler-c++ $*"
+    [ "$(functions choose-cpp)" = "$expected" ] || fail "$*: sites in '$(functions choose-cpp)', not '$expected'"
+    [ "$(./choose-cpp)" = "9 2 6 14 1" ] || fail "$*: the program printed $(./choose-cpp)"
+  }
+  cpp_chosen 'Codec apply decode encode helper main operator() twice<double> twice<int> ~Codec '
+  cpp_chosen 'apply helper main operator() twice<double> twice<int> ' -fsampler-exclude-function='ns::Codec::*'
+  cpp_chosen 'Codec apply decode helper main operator() twice<double> twice<int> ~Codec ' \
+    -fsampler-exclude-function='*::encode'
+  cpp_chosen 'Codec apply encode helper main operator() twice<double> twice<int> ~Codec ' \
+    -fsampler-exclude-function=_ZNK2ns5Codec6decodeEi
+  cpp_chosen 'Codec ' -fsampler-include-function=ns::Codec::Codec
+  cpp_chosen 'Codec decode encode helper main twice<double> twice<int> ~Codec ' -fsampler-exclude-function=apply
+  cpp_chosen 'Codec apply decode encode main operator() ~Codec ' -fsampler-exclude-function=twice \
+    -fsampler-exclude-function='(anonymous namespace)::helper'
+  cpp_chosen 'Codec apply decode helper main operator() twice<double> twice<int> ~Codec ' -DPRAGMA
+  ;;
 gobject)
   # g-object-unref in a GLib program: the object's state just before each g_object_unref.
   flags=$(pkg-config --cflags --libs gobject-2.0) || {
