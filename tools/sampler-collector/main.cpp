@@ -227,7 +227,10 @@ int export_command(int argc, char** argv) {
     return tool::kExitDataError;
   }
   sampler::store::Query query{*command.value("app"), command.value("version")};
-  int64_t written = sampler::store::write_runs(*store, query, command.operands[0], "", error);
+  sampler::Progress progress("sampler-collector: exporting runs");  // on a terminal only
+  int64_t written = sampler::store::write_runs(*store, query, command.operands[0], "", error, {},
+                                               [&progress](uint64_t bytes) { progress.add(1, bytes); });
+  progress.finish();
   if (written < 0) {
     std::fprintf(stderr, "sampler-collector: error: %s\n", error.c_str());
     return tool::kExitDataError;
