@@ -46,6 +46,7 @@ bool analyze(const AnalyzeOptions& options, const std::function<void(std::string
     ReadOptions read;
     read.jobs = options.jobs;
     read.crash_frames = options.crash_frames;
+    read.progress = options.progress;
     // Symbol sources are called from the reading threads: their problems are collected under a lock of their
     // own and passed on after reading.
     SerializedList symbol_problems;
@@ -59,6 +60,7 @@ bool analyze(const AnalyzeOptions& options, const std::function<void(std::string
       };
     }
     ReadResult result = read_runs(files, index, read, sink);
+    if (options.progress != nullptr) options.progress->finish();
     for (const Diagnostic& problem : symbol_problems.items) sink.report(problem);
     ok = symbol_problems.items.empty() && ok;
     ok = result.ok && ok;

@@ -781,9 +781,14 @@ ReadResult read_runs(const std::vector<std::string>& files, const SitesIndex& si
   jobs = static_cast<unsigned>(std::min<size_t>(jobs, std::max<size_t>(files.size(), 1)));
   std::vector<LocalRuns> locals(jobs);
   std::atomic<size_t> next = 0;
+  if (options.progress != nullptr) options.progress->set_total(files.size());
   auto work = [&](LocalRuns& local) {
     ReportCollector collector(sites, registry);
-    for (size_t i; (i = next.fetch_add(1)) < files.size();) read_one(files[i], i, collector, options, locked, local);
+    for (size_t i; (i = next.fetch_add(1)) < files.size();) {
+      const uint64_t before = local.bytes;
+      read_one(files[i], i, collector, options, locked, local);
+      if (options.progress != nullptr) options.progress->add(1, local.bytes - before);
+    }
   };
   if (jobs == 1) {
     work(locals[0]);

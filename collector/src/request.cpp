@@ -193,6 +193,11 @@ bool RateLimiter::allow(const std::string& key, double now) {
   return true;
 }
 
+void RateLimiter::charge(const std::string& key, double tokens) {
+  std::lock_guard lock(mutex_);
+  if (auto it = buckets_.find(key); it != buckets_.end()) it->second.tokens -= tokens;
+}
+
 DecodeStatus decode_body(std::string_view body, std::string_view content_encoding, size_t max_bytes,
                          std::string& text, std::string& error, bool* one_gzip_member) {
   if (one_gzip_member != nullptr) *one_gzip_member = false;
@@ -395,8 +400,15 @@ Response Collector::upload(const Request& request, double now) {
   bytes_ += request.body.size();
   std::string text, error;
   bool one_gzip_member = false;
-  switch (decode_body(request.body, request.content_encoding, limits_.max_report_bytes, text, error,
-                      &one_gzip_member)) {
+  const DecodeStatus decoded =
+      decode_body(request.body, request.content_encoding, limits_.max_report_bytes, text, error, &one_gzip_member);
+  // The work of an upload (decompressing, counting, validating, storing) grows with its text: admit() took one
+  // token, the rest of its units are charged now, whether or not the report is then accepted.
+  const size_t worked = decoded == DecodeStatus::kTooLarge ? limits_.max_report_bytes : text.size();
+  if (const size_t units = (worked + limits_.rate_unit_bytes - 1) / limits_.rate_unit_bytes; units > 1) {
+    rate_.charge(holder.key_hash, static_cast<double>(units - 1));
+  }
+  switch (decoded) {
     case DecodeStatus::kOk: break;
     case DecodeStatus::kTooLarge: return failure(413, "report-too-large", error, app);
     case DecodeStatus::kCorrupt: return failure(400, "bad-encoding", error, app);

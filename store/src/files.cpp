@@ -90,7 +90,7 @@ bool parse_failure_statuses(std::string_view text, FailureRule& rule, std::strin
 }
 
 int64_t write_runs(Store& store, const Query& query, const std::string& directory, const std::string& labels_path,
-                   std::string& error, const FailureRule& rule) {
+                   std::string& error, const FailureRule& rule, const std::function<void(uint64_t bytes)>& written) {
   std::error_code ec;
   std::filesystem::create_directories(directory, ec);
   if (ec) {
@@ -105,7 +105,7 @@ int64_t write_runs(Store& store, const Query& query, const std::string& director
       return -1;
     }
   }
-  int64_t written = 0;
+  int64_t count = 0;
   error.clear();
   bool ok = store.for_each(
       query,
@@ -115,7 +115,8 @@ int64_t write_runs(Store& store, const Query& query, const std::string& director
         std::string path = directory + "/" + run.run_id + ".report";
         if (!write_new_file(path, run.body, error)) return false;
         if (labels.is_open()) labels << path << '\t' << (rule.failed(run) ? "failure" : "success") << '\n';
-        ++written;
+        ++count;
+        if (written) written(run.body.size());
         return true;
       },
       error);
@@ -124,7 +125,7 @@ int64_t write_runs(Store& store, const Query& query, const std::string& director
     if (!labels && error.empty()) error = "cannot write '" + labels_path + "'";
   }
   if (!ok || !error.empty()) return -1;
-  return written;
+  return count;
 }
 
 }  // namespace sampler::store

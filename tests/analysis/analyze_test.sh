@@ -45,6 +45,23 @@ case $case_name in
     run -j1 --sites app.sites lib.sites --format tsv reports
     expect 0 "$header$row" ''
     ;;
+  progress)
+    # On a terminal, stderr shows how far the reading got, redrawn in place; stdout is the same table. A report
+    # left out is named on a line of its own. With stderr on a file (here, and in every other case) nothing extra.
+    on_terminal="python3 $SOURCE_DIR/tests/tools/on_terminal.py"
+    printf "$header$row" >expected.out
+    $on_terminal terminal "$TOOLS/sampler-analyze" -j1 --sites app.sites lib.sites reports >out
+    [ $? = 0 ] && cmp -s out expected.out || fail "on a terminal: stdout differs: $(differences expected.out out)"
+    expect_progress terminal 'sampler-analyze: reading reports' 20 20
+    printf '<report id="other">\n</report>\n' >reports/zz-none.txt
+    $on_terminal terminal "$TOOLS/sampler-analyze" -j1 --sites app.sites lib.sites reports >out
+    [ $? = 1 ] && cmp -s out expected.out || fail "on a terminal, a report left out: status or stdout"
+    expect_progress terminal 'sampler-analyze: reading reports' 21 21
+    tr '\r' '\n' <terminal | grep -qx "sampler-analyze: 'reports/zz-none.txt': error: no samples subreport; left out" ||
+      fail "the error is not on a line of its own: $(od -c terminal | tail -n 8)"
+    run -j1 --sites app.sites lib.sites reports
+    expect 1 "$header$row" "sampler-analyze: 'reports/zz-none.txt': error: no samples subreport; left out\n"
+    ;;
   sites_rule)
     # Nothing but operands after --sites: its first argument, then the .sites, ELF and ar files that follow, are
     # site information; a directory begins the reports.

@@ -59,6 +59,22 @@ case $case_name in
     grep -q '"duplicate": true' answer || fail "after restart: $(cat answer)"
     stop_server
     ;;
+  export_progress)
+    # On a terminal, export shows the runs written so far, redrawn in place; on a file, nothing.
+    start_server sqlite:reports.db
+    for i in 1 2 3; do
+      report run-$i >r$i && upload good-key r$i && expect_answer 200
+    done
+    stop_server
+    python3 "$SOURCE_DIR/tests/tools/on_terminal.py" terminal \
+      "$TOOLS/sampler-collector" export --database sqlite:reports.db --app wordfreq exported >out
+    status=$?
+    [ "$status" = 0 ] && [ ! -s out ] || fail "export on a terminal: status $status, stdout $(cat out)"
+    expect_progress terminal 'sampler-collector: exporting runs' 3
+    [ "$(ls exported | wc -l)" = 3 ] || fail "exported: $(ls exported)"
+    run "$TOOLS/sampler-collector" export --database sqlite:reports.db --app wordfreq exported
+    expect 0 '' ''
+    ;;
   api_keys)
     start_server sqlite:reports.db
     report run-1 >r1

@@ -342,5 +342,30 @@ TEST_F(CollectorTest, WrongContentTypeAndTooLargeBodies) {
   EXPECT_EQ(collector_->handle(request, 0).status, 413);
 }
 
+// The bucket pays for the work an upload cost, not one token each: a report that decompresses to several typical
+// reports' worth of text (legal, within every limit) spends as many, so a key's expensive uploads reach 429 sooner
+// than its cheap ones, and a rejected bomb pays for the decompressing it caused.
+TEST_F(CollectorTest, ExpensiveUploadsDrainTheKeysBucketSooner) {
+  // Cheap: the burst of 3 is three uploads.
+  EXPECT_EQ(post(report("cheap1"), "APIKey good", 0).status, 200);
+  EXPECT_EQ(post(report("cheap2"), "APIKey good", 0).status, 200);
+  EXPECT_EQ(post(report("cheap3"), "APIKey good", 0).status, 200);
+  EXPECT_EQ(post(report("cheap4"), "APIKey good", 0).status, 429);
+  // Refilled (3 s at 1/s): one report of 2.5 units of text spends the whole burst.
+  const size_t unit = collector_->limits().rate_unit_bytes;
+  std::string padding = "<report id=\"padding\">\n";
+  while (padding.size() < unit * 5 / 2) padding += std::string(99, 'x') + "\n";
+  padding += "</report>\n";
+  EXPECT_EQ(post(gzip(report("costly1", padding)), "APIKey good", 10).status, 200);
+  EXPECT_EQ(post(report("cheap5"), "APIKey good", 10).status, 429);
+  // 3 s later the key has its burst again.
+  EXPECT_EQ(post(report("cheap6"), "APIKey good", 13).status, 200);
+  // A bomb refused after decompressing the limit pays for that limit (64 units by default).
+  EXPECT_EQ(post(gzip(std::string(collector_->limits().max_report_bytes + 1, '\n')), "APIKey good", 100).status, 413);
+  EXPECT_EQ(post(report("cheap7"), "APIKey good", 100 + 30).status, 429);
+  std::string error;
+  EXPECT_EQ(store_->count(error), 5);
+}
+
 }  // namespace
 }  // namespace sampler::collector

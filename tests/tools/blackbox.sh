@@ -33,3 +33,16 @@ finish() {
   [ "$failures" = 0 ] || exit 1
   echo "PASS ($case_name)"
 }
+
+# expect_progress FILE LABEL DONE [TOTAL]: FILE (what a tool wrote to a terminal, tests/tools/on_terminal.py) is
+# one progress line drawn in place: each state after a "\r", "LABEL: DONE[ of TOTAL (100%)], N MB, N MB/s, M:SS"
+# last, then a newline. Diagnostics may come between states, each on a line of its own (the progress line erased).
+expect_progress() {
+  local of=${4:+ of $4 \\(100%\\)}
+  [ "$(tail -c 1 "$1" | od -An -c | tr -d ' ')" = '\n' ] || fail "$2: the progress line does not end with a newline"
+  [ "$(head -c 1 "$1" | od -An -c | tr -d ' ')" = '\r' ] || fail "$2: the progress line is not drawn in place"
+  tr '\r' '\n' <"$1" | grep -v '^ *$' | tail -n 1 |
+    grep -Eq "^$2: $3$of, [0-9]+\.[0-9] MB, [0-9]+\.[0-9] MB/s, [0-9]+:[0-9]{2} *\$" ||
+    fail "$2: last state: $(tr '\r' '\n' <"$1" | tail -n 2 | od -c | head -5)"
+}
+

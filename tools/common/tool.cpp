@@ -169,6 +169,7 @@ void StderrSink::report(const Diagnostic& diagnostic) {
   } else {
     std::fflush(stdout);
   }
+  if (progress_ != nullptr) progress_->clear();
   // One write per diagnostic so that lines from parallel tools do not interleave mid-line.
   std::fwrite(line.data(), 1, line.size(), stderr);
 }

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "sections/diagnostics.h"
+#include "sections/progress.h"
 
 namespace sampler::tool {
 
@@ -78,12 +79,15 @@ class StderrSink : public DiagnosticSink {
   explicit StderrSink(std::string program, Output* flush_first = nullptr)
       : program_(std::move(program)), flush_first_(flush_first) {}
   void report(const Diagnostic& diagnostic) override;
+  /// A progress line on the same terminal: erased before each diagnostic, which then has a line of its own.
+  void set_progress(Progress* progress) { progress_ = progress; }
   size_t errors() const { return errors_; }
   size_t warnings() const { return warnings_; }
 
  private:
   std::string program_;
   Output* flush_first_;
+  Progress* progress_ = nullptr;
   size_t errors_ = 0;
   size_t warnings_ = 0;
 };

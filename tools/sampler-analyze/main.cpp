@@ -119,9 +119,14 @@ int main(int argc, char** argv) {
     std::string error, dir = (std::filesystem::temp_directory_path() / "sampler-analyze.XXXXXX").string();
     store = sampler::store::open_store(*url, error);
     if (store && mkdtemp(dir.data()) == nullptr) error = "cannot create a temporary directory";
-    if (!store || !error.empty() ||
+    sampler::Progress progress("sampler-analyze: reading stored runs");  // on a terminal only
+    const bool staged_ok =
+        store && error.empty() &&
         sampler::store::write_runs(*store, {*command.value("app"), command.value("version")}, dir + "/runs",
-                                   command.has("labels") ? "" : dir + "/labels", error, rule) < 0) {
+                                   command.has("labels") ? "" : dir + "/labels", error, rule,
+                                   [&progress](uint64_t bytes) { progress.add(1, bytes); }) >= 0;
+    progress.finish();
+    if (!staged_ok) {
       std::fprintf(stderr, "sampler-analyze: error: %s\n", error.c_str());
       if (store && !error.starts_with("cannot create a temp")) std::filesystem::remove_all(dir);
       return tool::kExitDataError;
@@ -175,6 +180,11 @@ int main(int argc, char** argv) {
 
   tool::Output output;
   tool::StderrSink sink(kUsage.program, &output);
+  sampler::Progress progress("sampler-analyze: reading reports");  // on a terminal only
+  if (options.mode != analysis::Mode::kRank) {
+    options.progress = &progress;
+    sink.set_progress(&progress);
+  }
   bool ok = analysis::analyze(options, [&](std::string_view text) { output.write(text); }, sink);
   ok = tool::finish_output(output, sink) && ok;
   if (!staged.empty()) std::filesystem::remove_all(staged);

@@ -39,8 +39,8 @@ constexpr tool::Option kServeOptions[] = {
     {"max-sections", 0, "N", "most samples and timestamps sections in a report (default 131072; more: 413)"},
     {"max-subreports", 0, "N", "most subreports in a report (default 256; more: 413)"},
     {"max-symbols", 0, "BYTES", "largest symbol file, all its parts together (default 536870912; larger: 413)"},
-    {"rate", 0, "N", "uploads per second per API key, sustained (default 50; more: 429)"},
-    {"burst", 0, "N", "uploads per API key at once before --rate applies (default 200)"},
+    {"rate", 0, "N", "uploads (MiB of report text) per second per API key, sustained (default 50; more: 429)"},
+    {"burst", 0, "N", "uploads (MiB) per API key at once before --rate applies (default 200)"},
     {"timeout", 0, "SECONDS", "close a connection idle this long (default 30)"},
     {"max-connections", 0, "N", "connections served at once (default 256)"},
     {"max-connections-per-client", 0, "N", "connections from one address at once (default 32)"},
@@ -227,7 +227,10 @@ int export_command(int argc, char** argv) {
     return tool::kExitDataError;
   }
   sampler::store::Query query{*command.value("app"), command.value("version")};
-  int64_t written = sampler::store::write_runs(*store, query, command.operands[0], "", error);
+  sampler::Progress progress("sampler-collector: exporting runs");  // on a terminal only
+  int64_t written = sampler::store::write_runs(*store, query, command.operands[0], "", error, {},
+                                               [&progress](uint64_t bytes) { progress.add(1, bytes); });
+  progress.finish();
   if (written < 0) {
     std::fprintf(stderr, "sampler-collector: error: %s\n", error.c_str());
     return tool::kExitDataError;

@@ -39,6 +39,7 @@ struct AnalyzeOptions {
   std::string symbols_dir;
   store::Store* symbol_store = nullptr;
   std::string symbol_app;  ///< with symbol_store: the application whose symbols to use (symbols are per application)
+  Progress* progress = nullptr;  ///< told of the reports read (analysis/runs.h); finished once they are
 };
 
 /// Reads, ranks, writes the table with `write` and the page into options.html_dir (kIndex: reads and writes the

@@ -15,6 +15,7 @@
 #include "analysis/id_list.h"
 #include "analysis/predicates.h"
 #include "sections/diagnostics.h"
+#include "sections/progress.h"
 #include "sections/resolve.h"
 
 namespace sampler::analysis {
@@ -69,6 +70,7 @@ struct ReadOptions {
   /// Makes a crash's signature from its main-backtrace body and crash_frames instead of crash_signature():
   /// the symbolized signature (analysis/crash_symbols.h). Called from the reading threads at once.
   std::function<std::string(std::string_view body, size_t frames)> crash_signer;
+  Progress* progress = nullptr;  ///< told how many reports there are, and of each one read (with its bytes)
 };
 
 /// What read_runs() found.

@@ -3,6 +3,7 @@
 // exit status are its own: the launcher writes nothing to them unless asked (--verbose).
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -81,8 +82,12 @@ bool http_post(const std::string& url, const std::vector<std::string>& headers, 
 /// URL with `path` ("/api/reports") appended unless it already ends with it (trailing slashes dropped).
 std::string api_endpoint(std::string url, std::string_view path);
 
-/// gzip of `text` (the upload's body and the spool's files).
-std::string gzip_text(std::string_view text);
+/// gzip of `text` (the upload's body and the spool's files), one member: at gzip's default level up to 1 MiB, at
+/// its fastest level above. Compression stops at `compress_until`: the rest of `text` goes in stored
+/// (uncompressed) blocks, at copying speed, and `left_uncompressed` (when given) says how many bytes that was.
+/// "" if zlib fails.
+std::string gzip_text(std::string_view text, std::chrono::steady_clock::time_point compress_until,
+                      size_t* left_uncompressed = nullptr);
 
 /// The GNU build ID of the ELF file at `path`, in hex, or "" without one.
 std::string read_build_id(const std::string& path);

@@ -33,6 +33,9 @@ struct Limits {
   size_t max_subreports = 256;            ///< --max-subreports: subreports of a report; more get 413
   double rate_per_second = 50;            ///< --rate: uploads per second per API key, sustained (429 beyond)
   double rate_burst = 200;                ///< --burst: uploads per API key allowed at once before the rate applies
+  /// What one token of the rate limit buys: an upload costs a token per started unit of report text it decompresses
+  /// to, so that a key's CPU, not only its count of uploads, is bounded (a typical report is well under a unit).
+  size_t rate_unit_bytes = 1u << 20;
   unsigned timeout_seconds = 30;          ///< --timeout: an idle connection (slow or stalled client) is closed
   unsigned max_connections = 256;         ///< --max-connections: further connections are refused
   /// --request-timeout: a request (its headers and body) not received in full this long after it began is dropped,
@@ -84,8 +87,11 @@ std::string hash_key_hex(std::string_view key);
 class RateLimiter {
  public:
   RateLimiter(double per_second, double burst) : per_second_(per_second), burst_(burst) {}
-  /// True if `key` may make one more request at time `now` (seconds, monotonic).
+  /// True if `key` may make one more request at time `now` (seconds, monotonic); it then costs one token.
   bool allow(const std::string& key, double now);
+  /// Takes `tokens` more from `key`'s bucket for work its request turned out to cost. The bucket may go below
+  /// zero: the key then waits until the rate has paid the debt.
+  void charge(const std::string& key, double tokens);
 
  private:
   struct Bucket {

@@ -4,6 +4,7 @@
 
 #include <bitset>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 
@@ -26,8 +27,10 @@ bool parse_failure_statuses(std::string_view text, FailureRule& rule, std::strin
 /// Writes every run `query` selects into `directory` (created), one file RUNID.report per run (run ids that
 /// could not be file names are skipped). When `labels_path` is not empty, also writes there one line
 /// "DIRECTORY/RUNID.report<TAB>failure" or "...<TAB>success" per run, from the stored outcome (sampler-analyze's
-/// --labels format), failures as `rule` says. Returns the number of runs written, or -1 with `error` set.
+/// --labels format), failures as `rule` says. `written`, when given, is called after each run with its report's
+/// size (a progress line counts them). Returns the number of runs written, or -1 with `error` set.
 int64_t write_runs(Store& store, const Query& query, const std::string& directory, const std::string& labels_path,
-                   std::string& error, const FailureRule& rule = FailureRule());
+                   std::string& error, const FailureRule& rule = FailureRule(),
+                   const std::function<void(uint64_t bytes)>& written = {});
 
 }  // namespace sampler::store
