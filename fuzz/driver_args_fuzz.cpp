@@ -19,7 +19,12 @@
 namespace {
 
 bool drivers_own(const std::string& a) {
-  return a.rfind("-fsampler-schemes=", 0) == 0 || a.rfind("-fsampler-timestamps=", 0) == 0 ||
+  for (const char* pairs_switch :
+       {"compare-constants", "assign-into-field", "assign-into-index", "assign-across-pointer"}) {
+    if (a == std::string("-fsampler-") + pairs_switch || a == std::string("-fno-sampler-") + pairs_switch) return true;
+  }
+  return a.rfind("-fsampler-schemes=", 0) == 0 || a.rfind("-fsampler-scheme=", 0) == 0 ||
+         a.rfind("-fsampler-timestamps=", 0) == 0 ||
          a.rfind("-fsampler-countdown=", 0) == 0 || a.rfind("-fsampler-max-pairs=", 0) == 0 ||
          a.rfind("-fsampler-include-function=", 0) == 0 || a.rfind("-fsampler-exclude-function=", 0) == 0 ||
          a.rfind("-fsampler-include-file=", 0) == 0 || a.rfind("-fsampler-exclude-file=", 0) == 0 ||
