@@ -205,7 +205,7 @@ TEST_P(StoreTest, ConcurrentWritersLoseNothingAndDuplicateNothing) {
   EXPECT_GE(store_->commits(), 1);
 }
 
-// Schema version 2 (issue 13): symbol files by build ID and kind; version 3: per application.
+// Schema version 2: symbol files by build ID and kind; version 3: per application.
 TEST_P(StoreTest, SymbolFilesAreStoredByBuildIdAndKind) {
   std::string error, bytes;
   SymbolFile file{unique_name("b1d"), "gsym", "app", 0, std::string("GSYM\0\x01", 6) + std::string(3000, 'x')};
