@@ -221,6 +221,14 @@ source_file=$(find "$top/examples" -name "$file" -print -quit)
 if [ -n "$source_file" ]; then
   printf '    %s:%s: %s\n' "${source_file#"$top"/}" "$line" "$(sed -n "${line}p" "$source_file" | sed 's/^ *//')"
 fi
+# Other sites whose predicates were also true in crashing runs only (the cause may be one of them when the state it
+# leaves is sampled more often), at most three, as a reader looks down the table.
+others=$(awk -F'\t' -v top="$file:$line" 'NR > 1 && $10 == 0 && $9 > 1 && ($13 ":" $14) != top && !seen[$13 ":" $14]++ {
+  printf "      rank %s: %s:%s %s(): %s\n", $1, $13, $14, $15, $17; if (++n == 3) exit }' ranked.tsv)
+if [ -n "$others" ]; then
+  note "Also true in crashing runs only, at other sites:"
+  printf '%s\n' "$others"
+fi
 note "The same with thermometers, elimination rounds and crash groups, in a browser: $work/html/index.html"
 
 # ---- 5. A crash, symbolized ------------------------------------------------------------------------------
