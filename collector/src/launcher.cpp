@@ -521,10 +521,11 @@ std::vector<std::pair<std::string, std::string>> instrumented_libraries(const st
   for (unsigned char c : program + "\t" + library_path) hash = (hash ^ c) * 0x100000001b3ull;
   char name[32];
   std::snprintf(name, sizeof name, "/%016llx", static_cast<unsigned long long>(hash));
-  std::string cache_file = cache_dir.empty() ? std::string() : cache_dir + name;
-  std::vector<std::pair<std::string, std::string>> found;
   std::string cached, why;
-  if (!cache_file.empty() && make_private_dir(cache_dir, why) && read_private_file(cache_file, 1u << 20, cached, why)) {
+  // The directory is checked (or made) once: a cache only where the user alone can write.
+  std::string cache_file = !cache_dir.empty() && make_private_dir(cache_dir, why) ? cache_dir + name : std::string();
+  std::vector<std::pair<std::string, std::string>> found;
+  if (!cache_file.empty() && read_private_file(cache_file, 1u << 20, cached, why)) {
     if (cached.starts_with(key)) {
       bool valid = true;
       std::string_view rest = std::string_view(cached).substr(key.size());
@@ -553,7 +554,7 @@ std::vector<std::pair<std::string, std::string>> instrumented_libraries(const st
     found.emplace_back(library, id);
     text += library + "\t" + file_identity(library) + "\t" + (id.empty() ? "-" : id) + "\n";
   }
-  if (!cache_file.empty() && make_private_dir(cache_dir, why)) write_private_file(cache_file, text);
+  if (!cache_file.empty()) write_private_file(cache_file, text);
   return found;
 }
 
