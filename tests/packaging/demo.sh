@@ -67,17 +67,19 @@ expect $'^    branches\twordfreq\\.c\t[0-9]+\tcount_word\t[0-9]+\t[^\t]+\t[0-9]+
 # same failing runs, just after it.) ranked.tsv holds the same; the HTML page is written and named, and shows the
 # cause; the top predicate's site is shown from the site information and the source.
 number='[0-9]\.[0-9]{4}'
-first_row=$(grep -E -A1 '^    rank +round +Importance +Increase +Failure +Context' "$out" | tail -1)
-echo "$first_row" | grep -Eq "^    1 +1 +$number +$number +1\.0000 +$number +[1-9][0-9]* +0  wordfreq\.c:[0-9]+ " ||
+# (Each text is captured before it is searched: under pipefail, `grep -q` leaving a pipe early can fail it.)
+table=$(grep -E -A8 '^    rank +round +Importance +Increase +Failure +Context' "$out")
+first_row=$(sed -n 2p <<<"$table")
+grep -Eq "^    1 +1 +$number +$number +1\.0000 +$number +[1-9][0-9]* +0  wordfreq\.c:[0-9]+ " <<<"$first_row" ||
   fail "the first ranked predicate is not of round 1, true in crashing runs only: '$first_row'"
-grep -E -A8 '^    rank +round +Importance +Increase +Failure +Context' "$out" |
-  grep -Eq "^    [1-8] +[-0-9]+ +$number +$number +1\.0000 +$number +[1-9][0-9]* +0  wordfreq\.c:$cause \
-count_word\(\): $predicate\$" || fail "the cause at wordfreq.c:$cause is not among the first rows, true in crashing runs only"
+grep -Eq "^    [1-8] +[-0-9]+ +$number +$number +1\.0000 +$number +[1-9][0-9]* +0  wordfreq\.c:$cause \
+count_word\(\): $predicate\$" <<<"$table" ||
+  fail "the cause at wordfreq.c:$cause is not among the first rows, true in crashing runs only"
 IFS=$'\t' read -r _ round _ _ _ _ _ _ _ _ _ _ file line function _ top < <(sed -n 2p "$BUILD_DIR/demo/ranked.tsv")
-[ "$round:$file" = "1:wordfreq.c" ] && echo "$first_row" | grep -q "  $file:$line $function(): " ||
+[ "$round:$file" = "1:wordfreq.c" ] && grep -q "  $file:$line $function(): " <<<"$first_row" ||
   fail "ranked.tsv's first predictor is round $round, $file:$line $function $top, the table's: '$first_row'"
-cut -f13,14,15,17 "$BUILD_DIR/demo/ranked.tsv" | grep -Eq "^wordfreq\.c	$cause	count_word	$predicate\$" ||
-  fail "ranked.tsv does not hold the cause"
+ranked_sites=$(cut -f13,14,15,17 "$BUILD_DIR/demo/ranked.tsv")
+grep -Eq "^wordfreq\.c	$cause	count_word	$predicate\$" <<<"$ranked_sites" || fail "ranked.tsv does not hold the cause"
 expect "^    Its site, from the site information: file wordfreq\.c, line $line, function $function\(\):\$"
 expect "^    examples/wordfreq\.c:$line: "
 expect "in a browser: $BUILD_DIR/demo/html/index\.html\$"
