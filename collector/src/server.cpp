@@ -2,6 +2,11 @@
 // comes from Limits: libmicrohttpd enforces the connection counts (in all, and per client address) and the idle
 // timeout itself; the time a request may take to arrive is enforced here (a watchdog over the connections that
 // are receiving one), since a slow sender that never idles would otherwise hold its connection forever.
+//
+// Past --max-connections, a few reserve connections are kept for GET /health, so that a monitor still hears from a
+// server that many clients fill: a request is known only after it is accepted, so a connection accepted into the
+// reserve answers /health and nothing else (503 to other requests), closes after its answer, and has a short
+// deadline, so that slow clients which land there free it at once.
 #include "collector/server.h"
 #include "sections/diagnostics.h"  // json_string
 
@@ -23,6 +28,10 @@
 
 namespace sampler::collector {
 namespace {
+
+constexpr unsigned kHealthReserve = 4;           // connections kept for GET /health past --max-connections
+constexpr double kHealthReserveDeadline = 1.0;  // seconds a reserve connection's request may take to arrive
+char reserve_tag;                               // a reserve connection's socket context points here
 
 double monotonic_seconds() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
@@ -97,7 +106,9 @@ class MhdServer : public Server {
     const Limits& limits = collector_.limits();
     // TLS options, when asked for; the PEM texts live in tls_ as long as the daemon.
     std::vector<MHD_OptionItem> tls_options;
-    unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG;
+    // ITC: stopping wakes the workers through their own channel; without it libmicrohttpd wakes them through the
+    // listening socket, which a worker at its connection limit no longer watches, and stopping hangs.
+    unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG | MHD_USE_ITC;
     if (tls_) {
       if (MHD_is_feature_supported(MHD_FEATURE_TLS) != MHD_YES) {
         close(fd);
@@ -112,7 +123,7 @@ class MhdServer : public Server {
     daemon_ = MHD_start_daemon(
         flags, 0, nullptr, nullptr, &MhdServer::access,
         this, MHD_OPTION_EXTERNAL_LOGGER, &MhdServer::mhd_log, this, MHD_OPTION_LISTEN_SOCKET, fd, MHD_OPTION_THREAD_POOL_SIZE, static_cast<unsigned>(limits.threads),
-        MHD_OPTION_CONNECTION_LIMIT, static_cast<unsigned>(limits.max_connections), MHD_OPTION_CONNECTION_TIMEOUT,
+        MHD_OPTION_CONNECTION_LIMIT, static_cast<unsigned>(limits.max_connections) + kHealthReserve, MHD_OPTION_CONNECTION_TIMEOUT,
         static_cast<unsigned>(limits.timeout_seconds), MHD_OPTION_NOTIFY_COMPLETED, &MhdServer::completed, this,
         MHD_OPTION_PER_IP_CONNECTION_LIMIT, static_cast<unsigned>(limits.max_connections_per_client),
         MHD_OPTION_NOTIFY_CONNECTION, &MhdServer::connection_event, this,
@@ -148,36 +159,54 @@ class MhdServer : public Server {
   // ---- The request deadline: each connection that is receiving a request, since when.
   struct Receiving {
     int fd;
-    double since;
+    double deadline;
   };
 
-  void receiving(MHD_Connection* connection, bool is_receiving) {
+  static bool in_reserve(MHD_Connection* connection) {
+    const MHD_ConnectionInfo* info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    return info != nullptr && info->socket_context == &reserve_tag;
+  }
+
+  void receiving(MHD_Connection* connection, bool is_receiving, bool reserve) {
     std::lock_guard<std::mutex> lock(receiving_mutex_);
     if (!is_receiving) {
       receiving_.erase(connection);
       return;
     }
     const MHD_ConnectionInfo* info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
-    if (info != nullptr) receiving_[connection] = {info->connect_fd, monotonic_seconds()};
+    double allowed = reserve ? kHealthReserveDeadline : collector_.limits().request_seconds;
+    if (info != nullptr) receiving_[connection] = {info->connect_fd, monotonic_seconds() + allowed};
   }
 
   // A connection starts receiving when it opens and again after each answer (keep-alive); it stops once its
   // request has arrived, and when it closes. libmicrohttpd says it closed before it closes the socket, so the
-  // watchdog never touches a descriptor that may already be another connection's.
-  static void connection_event(void* self_pointer, MHD_Connection* connection, void**,
+  // watchdog never touches a descriptor that may already be another connection's. One that opens while
+  // --max-connections are open is a reserve connection.
+  static void connection_event(void* self_pointer, MHD_Connection* connection, void** socket_context,
                                MHD_ConnectionNotificationCode code) {
-    static_cast<MhdServer*>(self_pointer)->receiving(connection, code == MHD_CONNECTION_NOTIFY_STARTED);
+    auto* self = static_cast<MhdServer*>(self_pointer);
+    bool started = code == MHD_CONNECTION_NOTIFY_STARTED;
+    bool reserve = false;
+    {
+      std::lock_guard<std::mutex> lock(self->receiving_mutex_);
+      if (started) {
+        reserve = ++self->open_connections_ > self->collector_.limits().max_connections;
+        *socket_context = reserve ? &reserve_tag : nullptr;
+      } else {
+        --self->open_connections_;
+      }
+    }
+    self->receiving(connection, started, reserve);
   }
 
-  // Once a second: a connection whose request has been arriving for longer than the deadline is shut down (its
-  // socket reads end of file, and libmicrohttpd closes it as it would a client's close).
+  // Every half second: a connection whose request has not arrived by its deadline is shut down (its socket reads
+  // end of file, and libmicrohttpd closes it as it would a client's close).
   void drop_slow_requests() {
-    const double deadline = collector_.limits().request_seconds;
     std::unique_lock<std::mutex> lock(receiving_mutex_);
-    while (!stop_.wait_for(lock, std::chrono::seconds(1), [this] { return stopping_; })) {
+    while (!stop_.wait_for(lock, std::chrono::milliseconds(500), [this] { return stopping_; })) {
       double now = monotonic_seconds();
       for (auto entry = receiving_.begin(); entry != receiving_.end();) {
-        if (now - entry->second.since <= deadline) {
+        if (now <= entry->second.deadline) {
           ++entry;
           continue;
         }
@@ -229,7 +258,11 @@ class MhdServer : public Server {
       *upload_data_size = 0;
       return MHD_YES;
     }
-    self->receiving(connection, false);  // the whole request is here: answering is the idle timeout's
+    self->receiving(connection, false, false);  // the whole request is here: answering is the idle timeout's
+    const bool reserve = in_reserve(connection);
+    if (reserve && !(std::string_view(method) == "GET" && std::string_view(url) == "/health")) {
+      return self->answer(connection, self->collector_.failure(503, "busy", "every connection is taken: try again"), true);
+    }
     auto header = [connection](const char* name) {
       const char* value = MHD_lookup_connection_value(connection, MHD_HEADER_KIND, name);
       return value ? std::string_view(value) : std::string_view();
@@ -245,16 +278,21 @@ class MhdServer : public Server {
     request.file_id = header("FileID");
     request.file_part = header("FilePart");
     request.file_parts = header("FileParts");
-    Response answer = self->collector_.handle(request, monotonic_seconds());
-    if (!answer.log.empty()) self->log_(answer.log);
+    // A body left unread (too large) cannot be skipped on a kept-alive connection: close it; and a reserve
+    // connection is free again only once closed.
+    return self->answer(connection, self->collector_.handle(request, monotonic_seconds()),
+                        exchange->too_large || exchange->unread || reserve);
+  }
+
+  MHD_Result answer(MHD_Connection* connection, const Response& answer, bool close_after) {
+    if (!answer.log.empty()) log_(answer.log);
     MHD_Response* response =
-        MHD_create_response_from_buffer(answer.body.size(), answer.body.data(), MHD_RESPMEM_MUST_COPY);
+        MHD_create_response_from_buffer(answer.body.size(), const_cast<char*>(answer.body.data()),
+                                        MHD_RESPMEM_MUST_COPY);
     if (response == nullptr) return MHD_NO;
     MHD_add_response_header(response, MHD_HTTP_HEADER_CONTENT_TYPE, answer.content_type.c_str());
-    // A body left unread (too large) cannot be skipped on a kept-alive connection: close it.
-    if (exchange->too_large || exchange->unread) {
-      MHD_add_response_header(response, MHD_HTTP_HEADER_CONNECTION, "close");
-    }
+    if (answer.status == 503) MHD_add_response_header(response, MHD_HTTP_HEADER_RETRY_AFTER, "1");
+    if (close_after) MHD_add_response_header(response, MHD_HTTP_HEADER_CONNECTION, "close");
     MHD_Result result = MHD_queue_response(connection, static_cast<unsigned>(answer.status), response);
     MHD_destroy_response(response);
     return result;
@@ -265,7 +303,9 @@ class MhdServer : public Server {
     delete static_cast<Exchange*>(*context);
     *context = nullptr;
     // Kept alive: the next request's time starts now.
-    if (code == MHD_REQUEST_TERMINATED_COMPLETED_OK) static_cast<MhdServer*>(self_pointer)->receiving(connection, true);
+    if (code == MHD_REQUEST_TERMINATED_COMPLETED_OK) {
+      static_cast<MhdServer*>(self_pointer)->receiving(connection, true, in_reserve(connection));
+    }
   }
 
   static void mhd_log(void* self_pointer, const char* format, va_list arguments) {
@@ -280,6 +320,7 @@ class MhdServer : public Server {
   std::function<void(const std::string&)> log_;
   std::mutex receiving_mutex_;
   std::unordered_map<MHD_Connection*, Receiving> receiving_;
+  unsigned open_connections_ = 0;
   std::condition_variable stop_;
   bool stopping_ = false;
   size_t dropped_ = 0;

@@ -268,6 +268,54 @@ print("still open %d" % len(held), flush=True)
     grep -q 'request took over 3 s to arrive' server.err || fail "no log line for the dropped requests"
     stop_server
     ;;
+  health_reserve)
+    # Slow clients from four addresses (ten each, the per-client limit) hold all 20 connections; a few reserve
+    # connections past them still answer GET /health, refuse anything else with 503 "busy", and a slow client that
+    # lands in the reserve is dropped within its short deadline, so the reserve is free again.
+    start_server sqlite:reports.db --max-connections 20 --max-connections-per-client 10 --timeout 60 \
+      --request-timeout 60
+    port=${address##*:}
+    exec 6< <(exec python3 -c '
+import os, select, socket, sys, time
+port = int(sys.argv[1])
+held = []
+for client in range(2, 6):
+    for _ in range(10):
+        s = socket.socket()
+        s.bind(("127.0.0.%d" % client, 0))
+        s.connect(("127.0.0.1", port))
+        s.sendall(b"POST /api/reports HTTP/1.1\r\nHost: x\r\n")
+        held.append(s)
+reported, last_trickle = None, time.monotonic()
+while not os.path.exists("stop"):
+    for s in select.select(held, [], [], 0.1)[0]:
+        try:
+            if not s.recv(4096):
+                held.remove(s)
+        except OSError:
+            held.remove(s)
+    if time.monotonic() - last_trickle >= 1:
+        last_trickle = time.monotonic()
+        for s in held:
+            s.sendall(b"X-Slow: 1\r\n")
+    if len(held) != reported:
+        reported = len(held)
+        print("held %d" % reported, flush=True)
+print("stopped", flush=True)
+' "$port")
+    line=""
+    while [ "$line" != "held 20" ]; do
+      read -r line <&6 || fail "the slow client ended early"
+    done
+    health=$(curl -s -o health.json -w '%{http_code}' --max-time 5 "$url/health") || true
+    [ "$health" = 200 ] || fail "/health answered '$health' while slow clients held every connection"
+    report run-1 >r1
+    upload good-key r1 --max-time 5 || true
+    expect_answer 503 busy
+    touch stop
+    while [ "$line" != stopped ]; do read -r line <&6 || fail "the slow client did not stop"; done
+    stop_server
+    ;;
   unprivileged)
     # The collector needs no privilege: as nobody, with a database in a directory nobody owns.
     if [ "$(id -u)" = 0 ]; then

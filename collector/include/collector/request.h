@@ -159,6 +159,8 @@ class Collector {
   bool knows_key(std::string_view authorization) const { return keys_.authenticate(authorization).has_value(); }
   /// Thread-safe. `now` is monotonic seconds (the rate limiter's clock).
   Response handle(const Request& request, double now);
+  /// A failure answer in the API's JSON, with a fresh uuid that its log line repeats; counted as rejected.
+  Response failure(int status, std::string_view code, std::string_view message, std::string_view app = {});
   const Limits& limits() const { return limits_; }
 
  private:
@@ -169,7 +171,6 @@ class Collector {
   /// `holder` once the key is known.
   std::optional<Response> admit(const Request& request, double now, bool KeyTable::Holder::*may,
                                 std::string_view denied, std::string_view too_large_hint, KeyTable::Holder& holder);
-  Response failure(int status, std::string_view code, std::string_view message, std::string_view app = {});
   std::string metrics(double now);
   /// The runs in the store for /metrics: counted (a scan) at most every kRunsCountSeconds; -1 before a count.
   int64_t stored_runs(double now);
