@@ -69,8 +69,8 @@ for program in "${programs[@]}"; do
   binaries=()
   while IFS= read -r -d '' f; do
     [ "$(head -c 4 "$f" 2>/dev/null)" = $'\x7fELF' ] || continue
-    readelf -S "$f" 2>/dev/null | grep -q '\.debug_info' || continue
-    readelf -n "$f" 2>/dev/null | grep -q 'Build ID' || continue
+    readelf -S "$f" 2>/dev/null | grep '\.debug_info' >/dev/null || continue
+    readelf -n "$f" 2>/dev/null | grep 'Build ID' >/dev/null || continue
     binaries+=("$f")
   done < <(find "$source" -type f -perm -u+x -print0 | sort -z)
   [ ${#binaries[@]} -gt 0 ] || { fail "no executable with DWARF and a build ID under $source"; continue; }

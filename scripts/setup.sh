@@ -131,7 +131,7 @@ fi
 mapfile -t packages < <(for r in "${requirements[@]}"; do read -r _ p _ <<<"$r"; echo "$p"; done | sort -u)
 missing=()
 for p in "${packages[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep 'install ok installed' >/dev/null || missing+=("$p")
 done
 [ ${#missing[@]} -eq 0 ] && exit 0
 

@@ -54,10 +54,10 @@ case $mode in
         fail "configure ($kind): Sampler_TOOLS_DIR not reported as $PREFIX/lib/sampler/tools"
       cmake --build "build-$kind" >"build-$kind.log" 2>&1 || { cat "build-$kind.log" >&2; fail "build ($kind)"; continue; }
       if [ $kind = shared ]; then
-        readelf -d "build-$kind/consumer" | grep -q 'NEEDED.*\[libsampler.so.0\]' ||
+        readelf -d "build-$kind/consumer" | grep 'NEEDED.*\[libsampler.so.0\]' >/dev/null ||
           fail "shared: consumer does not need libsampler.so.0"
       else
-        readelf -d "build-$kind/consumer" | grep -q 'NEEDED.*libsampler' && fail "static: consumer needs libsampler.so"
+        readelf -d "build-$kind/consumer" | grep 'NEEDED.*libsampler' >/dev/null && fail "static: consumer needs libsampler.so"
       fi
       check_program "cmake-$kind" "$SCRATCH/build-$kind/consumer"
     done

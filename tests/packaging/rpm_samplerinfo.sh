@@ -49,7 +49,7 @@ mkdir main info
 # ---- 1. The main package: no site information left -------------------------------------------------------
 elves=0
 while IFS= read -r -d '' f; do
-  head -c 4 "$f" | grep -q $'^\x7fELF' || continue
+  head -c 4 "$f" | grep $'^\x7fELF' >/dev/null || continue
   elves=$((elves + 1))
   readelf -SW "$f" | grep -Eq '\.z?debug_site_info' && fail "main package: ${f#main} still carries .debug_site_info"
 done < <(find main -type f -print0)
@@ -127,7 +127,7 @@ mkdir main-nostrip && (cd main-nostrip && rpm2cpio "$top2/RPMS/$arch/hello-sampl
   die "unpacking the package built with stripping off"
 for f in main-nostrip/usr/bin/hello-sampler main-nostrip${libdir}/libgreet.so.1; do
   readelf -SW "$f" | grep -Eq '\.z?debug_site_info' && fail "stripping off: $f still carries .debug_site_info"
-  readelf -SW "$f" | grep -q '\.debug_info' || fail "stripping off: $f lost its DWARF (only the site section should go)"
+  readelf -SW "$f" | grep '\.debug_info' >/dev/null || fail "stripping off: $f lost its DWARF (only the site section should go)"
 done
 for f in /usr/bin/hello-sampler "$libdir/libgreet.so.1"; do
   grep -qx "sampler: stripping left .debug_site_info in $f; removing it" rpmbuild-nostrip.log ||

@@ -61,7 +61,7 @@ has sampler-libs "$libdir/libsampler.so.0" "$libdir/libsampler.so.$VERSION"
 has sampler-devel /usr/include/sampler/sampler.h "$libdir/libsampler.so" "$libdir/cmake/Sampler/SamplerConfig.cmake" \
   "$libdir/pkgconfig/sampler.pc" /usr/lib/rpm/macros.d/macros.sampler
 has sampler-static "$libdir/libsampler.a"
-rpm -qp --provides "$top/RPMS/$arch/sampler-libs-$nvr.$arch.rpm" | grep -q '^libsampler.so.0()' ||
+rpm -qp --provides "$top/RPMS/$arch/sampler-libs-$nvr.$arch.rpm" | grep '^libsampler.so.0()' >/dev/null ||
   fail "sampler-libs does not provide libsampler.so.0"
 
 # The macros file in sampler-devel was written for /usr, not for the build root.
