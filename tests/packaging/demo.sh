@@ -7,6 +7,9 @@
 # of examples/wordfreq.c's crash among the first (named by its file, line and function, and by its predicate as
 # the source writes it) and its HTML page, and a
 # crash stack symbolized down to the crashing function's source line.
+# With the argument "clean", demo.sh builds what it needs itself, in an empty build directory, as on a fresh
+# machine: where this build has sampler-cc (LLVM and Clang 19 found), the demo's build must have built it and
+# used it.
 # Environment: BUILD_DIR, SOURCE_DIR, SCRATCH.
 set -uo pipefail
 
@@ -19,8 +22,15 @@ out=$SCRATCH/demo.out
 # (the goal, under a minute on a built tree, is a figure to watch, printed on success). Every check below
 # waits for demo.sh to finish and reads what it did.
 start=$SECONDS
-"$SOURCE_DIR/scripts/demo.sh" --no-setup --no-build "$BUILD_DIR" >"$out" 2>"$SCRATCH/demo.err" ||
-  { cat "$SCRATCH/demo.err" >&2; fail "demo.sh exited with status $?"; }
+if [ "${1:-built}" = clean ]; then
+  demo_build=$SCRATCH/build
+  "$SOURCE_DIR/scripts/demo.sh" --no-setup "$demo_build" >"$out" 2>"$SCRATCH/demo.err" ||
+    { cat "$SCRATCH/demo.err" >&2; fail "demo.sh exited with status $?"; }
+else
+  demo_build=$BUILD_DIR
+  "$SOURCE_DIR/scripts/demo.sh" --no-setup --no-build "$BUILD_DIR" >"$out" 2>"$SCRATCH/demo.err" ||
+    { cat "$SCRATCH/demo.err" >&2; fail "demo.sh exited with status $?"; }
+fi
 elapsed=$((SECONDS - start))
 [ -s "$SCRATCH/demo.err" ] && fail "demo.sh wrote on stderr: $(cat "$SCRATCH/demo.err")"
 
@@ -33,7 +43,8 @@ fault=$(line_of 'SAMPLER_BRANCH(vowel_initial,') # count_initials() reads word[0
 [ -n "$cause" ] && [ -n "$fault" ] || fail "the sites too_long and vowel_initial are not in $source"
 # The program the story runs: built by sampler-cc where it is built. Its branch at the cause is the predicate
 # as written: the macro's argument (the `?:` SAMPLER_BRANCH expands to) or the whole invocation (the `if`); both
-# are the same predicate, and which of the two is sampled in more crashing runs depends on the seeds.
+# are the same predicate, and which of the two is sampled in more crashing runs depends on the seeds. (This
+# build's sampler-cc says whether the machine can build it; a clean demo build must then have built it too.)
 if [ -x "$BUILD_DIR/instrumentor/sampler-cc" ]; then
   name=sampler-example-wordfreq-auto
   predicate='\((SAMPLER_BRANCH\(too_long, )?length > WORD_CAPACITY\)?\) is true'
@@ -75,15 +86,15 @@ grep -Eq "^    1 +1 +$number +$number +1\.0000 +$number +[1-9][0-9]* +0  wordfre
 grep -Eq "^    [1-8] +[-0-9]+ +$number +$number +1\.0000 +$number +[1-9][0-9]* +0  wordfreq\.c:$cause \
 count_word\(\): $predicate\$" <<<"$table" ||
   fail "the cause at wordfreq.c:$cause is not among the first rows, true in crashing runs only"
-IFS=$'\t' read -r _ round _ _ _ _ _ _ _ _ _ _ file line function _ top < <(sed -n 2p "$BUILD_DIR/demo/ranked.tsv")
+IFS=$'\t' read -r _ round _ _ _ _ _ _ _ _ _ _ file line function _ top < <(sed -n 2p "$demo_build/demo/ranked.tsv")
 [ "$round:$file" = "1:wordfreq.c" ] && grep -q "  $file:$line $function(): " <<<"$first_row" ||
   fail "ranked.tsv's first predictor is round $round, $file:$line $function $top, the table's: '$first_row'"
-ranked_sites=$(cut -f13,14,15,17 "$BUILD_DIR/demo/ranked.tsv")
+ranked_sites=$(cut -f13,14,15,17 "$demo_build/demo/ranked.tsv")
 grep -Eq "^wordfreq\.c	$cause	count_word	$predicate\$" <<<"$ranked_sites" || fail "ranked.tsv does not hold the cause"
 expect "^    Its site, from the site information: file wordfreq\.c, line $line, function $function\(\):\$"
 expect "^    examples/wordfreq\.c:$line: "
-expect "in a browser: $BUILD_DIR/demo/html/index\.html\$"
-grep -q 'length &gt; WORD_CAPACITY) is true' "$BUILD_DIR/demo/html/index.html" ||
+expect "in a browser: $demo_build/demo/html/index\.html\$"
+grep -q 'length &gt; WORD_CAPACITY) is true' "$demo_build/demo/html/index.html" ||
   fail "the HTML page does not show the cause"
 # Step 5: the crash, in count_initials() (frame 0 or its innermost inlined frame), called from main.
 expect '^    Crashed with signal 11 \(SIGSEGV\)'
