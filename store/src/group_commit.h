@@ -31,17 +31,6 @@ struct PendingPut {
   bool done = false;
 };
 
-/// Prepares `put` for `run` (its body compressed unless the run brings its gzip); false when compression failed.
-inline bool prepare_put(const Run& run, PendingPut& put) {
-  put.run = &run;
-  if (!run.gzip_body.empty()) {
-    put.compressed = run.gzip_body;
-  } else {
-    put.owned = compress_body(run.body);
-    put.compressed = put.owned;
-  }
-  return !put.compressed.empty();
-}
 
 class GroupCommit {
  public:
@@ -88,6 +77,26 @@ class GroupCommit {
       batches_ += 1;
       finished_.notify_all();
     }
+  }
+
+  /// Store::put() for both stores: compresses the body outside any lock (unless the run brings its gzip), then
+  /// waits for the transaction that holds it.
+  PutStatus put(const Run& run, std::string& error) {
+    PendingPut pending;
+    pending.run = &run;
+    if (!run.gzip_body.empty()) {
+      pending.compressed = run.gzip_body;
+    } else {
+      pending.owned = compress_body(run.body);
+      pending.compressed = pending.owned;
+    }
+    if (pending.compressed.empty()) {
+      error = "cannot compress the report";
+      return PutStatus::kError;
+    }
+    submit(pending);
+    if (pending.status == PutStatus::kError) error = pending.error;
+    return pending.status;
   }
 
   /// Waits until at least `count` puts are queued and not yet taken by a leader (for tests, to build a batch

@@ -79,16 +79,7 @@ class PostgresqlStore : public Store {
     return ok;
   }
 
-  PutStatus put(const Run& run, std::string& error) override {
-    PendingPut pending;
-    if (!prepare_put(run, pending)) {
-      error = "cannot compress the report";
-      return PutStatus::kError;
-    }
-    group_.submit(pending);
-    if (pending.status == PutStatus::kError) error = pending.error;
-    return pending.status;
-  }
+  PutStatus put(const Run& run, std::string& error) override { return group_.put(run, error); }
 
   int64_t commits() override { return static_cast<int64_t>(group_.batches()); }
 
