@@ -7,20 +7,13 @@
 
 #include "analysis/runs.h"
 #include "sections/backtrace.h"
+#include "sections/hex.h"
 #include "sections/line_reader.h"
+#include "sections/lines.h"
 
 namespace sampler::analysis {
 namespace {
 
-std::string hex_string(const std::vector<uint8_t>& bytes) {
-  static constexpr char kDigits[] = "0123456789abcdef";
-  std::string out;
-  for (uint8_t b : bytes) {
-    out += kDigits[b >> 4];
-    out += kDigits[b & 15];
-  }
-  return out;
-}
 
 std::string_view base_name(std::string_view path) {
   const size_t slash = path.rfind('/');
@@ -33,9 +26,7 @@ std::string symbolized_crash_signature(std::string_view body, size_t frames, Sym
   // The signal name, as crash_signature() reads it.
   std::string signal;
   for (std::string_view rest = body; !rest.empty();) {
-    const size_t end = rest.find('\n');
-    std::string_view line = rest.substr(0, end);
-    rest = end == std::string_view::npos ? std::string_view() : rest.substr(end + 1);
+    std::string_view line = text::take_line(rest);
     if (line.starts_with("signal:")) {
       std::string_view after = line.substr(7);
       const size_t colon = after.find(':');
@@ -97,7 +88,7 @@ const gsym::Reader* StoreSymbols::find(const std::vector<uint8_t>& build_id) {
   if (!e.fetched) {
     e.fetched = true;
     std::string error;
-    const std::string id = hex_string(build_id);
+    const std::string id = hex_bytes(build_id);
     switch (store_.get_symbols(app_, id, "gsym", e.gsym_bytes, error)) {
       case store::GetStatus::kMissing: break;
       case store::GetStatus::kError: sink_.error("symbols " + id + ".gsym", 0, error); break;
@@ -117,7 +108,7 @@ const symbfile::File* StoreSymbols::find_symbfile(const std::vector<uint8_t>& bu
   Entry& e = entry(build_id);
   if (!e.symbfiles_fetched[kind]) {
     e.symbfiles_fetched[kind] = true;
-    const std::string id = hex_string(build_id);
+    const std::string id = hex_bytes(build_id);
     const char* name = kind == symbfile::Kind::kRanges ? "ranges" : "returnpads";
     std::string bytes, error;
     switch (store_.get_symbols(app_, id, name, bytes, error)) {

@@ -27,6 +27,7 @@
 
 #include "sections/cbf_decode.h"
 #include "sections/line_reader.h"
+#include "sections/lines.h"
 #include "sections/markup.h"
 #include "sections/report.h"
 #include "sections/site_info.h"
@@ -184,10 +185,7 @@ class Registry {
     entry.per_site = predicates;
     std::string_view body = sites.body;
     while (!body.empty()) {
-      size_t end = body.find('\n');
-      std::string_view line = body.substr(0, end);
-      body = end == std::string_view::npos ? std::string_view() : body.substr(end + 1);
-      if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+      std::string_view line = text::take_line(body);
       Site site;
       site.sites_file = sites.label;
       site.unit = sites.unit;
@@ -870,10 +868,7 @@ std::string crash_signature(std::string_view body, size_t frames) {
   size_t legacy_frames = 0;
   std::string_view cbf;
   while (!body.empty()) {
-    size_t end = body.find('\n');
-    std::string_view line = body.substr(0, end);
-    body = end == std::string_view::npos ? std::string_view() : body.substr(end + 1);
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    std::string_view line = text::take_line(body);
     if (line.starts_with("cbf:")) {
       if (cbf.empty()) cbf = line.substr(4);
     } else if (line.starts_with("signal:")) {

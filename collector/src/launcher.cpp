@@ -33,8 +33,11 @@
 #include "collector/outcome.h"
 #include "collector/private_files.h"
 #include "sections/diagnostics.h"
+#include "sections/elf_debug_info.h"
 #include "sections/elf_section.h"
+#include "sections/hex.h"
 #include "sections/line_reader.h"
+#include "sections/lines.h"
 #include "sections/report.h"
 
 namespace sampler::collector {
@@ -103,13 +106,7 @@ std::string random_hex(size_t bytes) {
     if (n <= 0 && errno != EINTR) break;
     if (n > 0) got += static_cast<size_t>(n);
   }
-  static constexpr char kDigits[] = "0123456789abcdef";
-  std::string out;
-  for (unsigned char c : buffer) {
-    out += kDigits[c >> 4];
-    out += kDigits[c & 15];
-  }
-  return out;
+  return hex_bytes(buffer.data(), buffer.size());
 }
 
 // execvp's search, to name the file for its build ID.
@@ -392,26 +389,9 @@ std::string gzip_text(std::string_view text, Clock::time_point compress_until, s
 }
 
 std::string read_build_id(const std::string& path) {
-  std::string id;
   DiagnosticList ignored;
-  for_each_elf_section(
-      path, ".note.gnu.build-id",
-      [&id](const ElfSection& section) {
-        std::string_view note = section.bytes;
-        if (section.status != ElfSection::Status::kFound || note.size() < 16 || !id.empty()) return;
-        uint32_t name_size = 0, desc_size = 0;
-        std::memcpy(&name_size, note.data(), 4);
-        std::memcpy(&desc_size, note.data() + 4, 4);
-        size_t start = 12 + ((name_size + 3u) & ~3u);
-        if (start > note.size() || desc_size > note.size() - start) return;
-        static constexpr char kDigits[] = "0123456789abcdef";
-        for (unsigned char c : note.substr(start, desc_size)) {
-          id += kDigits[c >> 4];
-          id += kDigits[c & 15];
-        }
-      },
-      ignored);
-  return id;
+  std::optional<ElfDebugInfo> info = read_elf_debug_info(path, ignored);
+  return info ? hex_bytes(info->build_id) : std::string();
 }
 
 namespace {
@@ -492,9 +472,7 @@ std::vector<std::string> loaded_libraries(const std::string& program, char* cons
   // Lines "\tlibfoo.so.1 => /usr/lib/libfoo.so.1 (0x...)"; the loader and the vDSO have no "=> PATH".
   std::string_view rest = text;
   while (!rest.empty()) {
-    size_t end = rest.find('\n');
-    std::string_view line = rest.substr(0, end);
-    rest = end == std::string_view::npos ? std::string_view() : rest.substr(end + 1);
+    std::string_view line = text::take_line(rest);
     size_t arrow = line.find(" => /");
     size_t paren = line.rfind(" (0x");
     if (arrow == std::string_view::npos || paren == std::string_view::npos || paren < arrow + 4) continue;
@@ -530,9 +508,7 @@ std::vector<std::pair<std::string, std::string>> instrumented_libraries(const st
       bool valid = true;
       std::string_view rest = std::string_view(cached).substr(key.size());
       while (valid && !rest.empty()) {
-        size_t end = rest.find('\n');
-        std::string_view line = rest.substr(0, end);
-        rest = end == std::string_view::npos ? std::string_view() : rest.substr(end + 1);
+        std::string_view line = text::take_line(rest);
         size_t tab1 = line.find('\t'), tab2 = line.rfind('\t');
         if (tab1 == std::string_view::npos || tab2 == tab1) {
           valid = false;

@@ -3,6 +3,8 @@
 #include <charconv>
 #include <cstdio>
 
+#include "sections/lines.h"
+
 namespace sampler::collector {
 namespace {
 
@@ -62,10 +64,7 @@ bool parse_outcome(std::string_view body, uint64_t first_line, Outcome& o, std::
   uint64_t number = first_line;
   bool have_run_id = false;
   while (!body.empty()) {
-    size_t end = body.find('\n');
-    std::string_view line = body.substr(0, end);
-    body = end == std::string_view::npos ? std::string_view() : body.substr(end + 1);
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    std::string_view line = text::take_line(body);
     uint64_t here = number++;
     if (line.empty()) continue;
     size_t tab = line.find('\t');

@@ -9,7 +9,9 @@
 #include <random>
 
 #include "sections/diagnostics.h"
+#include "sections/hex.h"
 #include "sections/line_reader.h"
+#include "sections/lines.h"
 #include "sections/report.h"
 
 namespace sampler::collector {
@@ -22,15 +24,6 @@ std::array<unsigned char, 32> sha256(std::string_view text) {
   return digest;
 }
 
-std::string hex(const unsigned char* bytes, size_t size) {
-  static constexpr char kDigits[] = "0123456789abcdef";
-  std::string out;
-  for (size_t i = 0; i < size; ++i) {
-    out += kDigits[bytes[i] >> 4];
-    out += kDigits[bytes[i] & 15];
-  }
-  return out;
-}
 
 int hex_value(char c) {
   if (c >= '0' && c <= '9') return c - '0';
@@ -98,17 +91,14 @@ std::string first_error(const DiagnosticList& list) {
 
 std::string hash_key_hex(std::string_view key) {
   std::array<unsigned char, 32> digest = sha256(key);
-  return hex(digest.data(), digest.size());
+  return hex_bytes(digest.data(), digest.size());
 }
 
 bool KeyTable::load(std::string_view text, std::string& error) {
   uint64_t number = 0;
   while (!text.empty()) {
-    size_t end = text.find('\n');
-    std::string_view line = text.substr(0, end);
-    text = end == std::string_view::npos ? std::string_view() : text.substr(end + 1);
+    std::string_view line = sampler::text::take_line(text);
     ++number;
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
     if (line.empty() || line.front() == '#') continue;
     size_t tab = line.find('\t');
     if (tab == 0 || tab == std::string_view::npos || tab + 1 == line.size()) {
@@ -160,7 +150,7 @@ bool KeyTable::load(std::string_view text, std::string& error) {
     } else {
       entry.hash = sha256(key);
     }
-    entry.holder.key_hash = hex(entry.hash.data(), entry.hash.size());
+    entry.holder.key_hash = hex_bytes(entry.hash.data(), entry.hash.size());
     entries_.push_back(std::move(entry));
   }
   return true;
@@ -318,7 +308,7 @@ std::string new_uuid() {
   }
   bytes[6] = static_cast<unsigned char>((bytes[6] & 0x0f) | 0x40);
   bytes[8] = static_cast<unsigned char>((bytes[8] & 0x3f) | 0x80);
-  std::string h = hex(bytes, 16);
+  std::string h = hex_bytes(bytes, 16);
   return h.substr(0, 8) + "-" + h.substr(8, 4) + "-" + h.substr(12, 4) + "-" + h.substr(16, 4) + "-" + h.substr(20);
 }
 

@@ -9,20 +9,12 @@
 #include "sections/base64.h"
 #include "sections/diagnostics.h"
 #include "sections/gsym.h"
+#include "sections/hex.h"
 #include "sections/symbfile.h"
 
 namespace sampler::collector {
 namespace {
 
-std::string hex(std::string_view bytes) {
-  static constexpr char kDigits[] = "0123456789abcdef";
-  std::string out;
-  for (unsigned char c : bytes) {
-    out += kDigits[c >> 4];
-    out += kDigits[c & 15];
-  }
-  return out;
-}
 
 /// A header's decimal number; nullopt if it is not one (or does not fit 32 bits).
 std::optional<uint32_t> header_number(std::string_view text) {
@@ -41,7 +33,7 @@ std::string check_symbol_file(std::string_view kind, std::string_view bytes, std
     // The GSYM header's UUID is the build ID (its first 20 bytes): a file for another binary is refused.
     const std::string_view uuid = reader->uuid();
     if (!uuid.empty() && uuid != build_id.substr(0, std::min(build_id.size(), gsym::kMaxUuidSize))) {
-      return "the GSYM file's UUID " + hex(uuid) + " is not the FileID's build ID " + hex(build_id);
+      return "the GSYM file's UUID " + hex_bytes(uuid) + " is not the FileID's build ID " + hex_bytes(build_id);
     }
     return "";
   }
@@ -159,7 +151,7 @@ Response Collector::upload_symbols(const Request& request, double now) {
   if (!part || *part >= *parts) {
     return failure(400, "bad-file-part", "FilePart must be a number from 0 to FileParts - 1", app);
   }
-  const std::string id_hex = hex(build_id);
+  const std::string id_hex = hex_bytes(build_id);
   std::string file;
   uint32_t received = 0;
   switch (symbol_parts_.add(app + '\n' + std::string(kind) + '\n' + id_hex, *part, *parts, request.body, now, file,

@@ -6,6 +6,8 @@
 #include "raw_syscall.h"
 #include "values.h"
 
+#include "sections/core/char_buffer.h"
+
 namespace sampler::runtime {
 namespace {
 
@@ -89,11 +91,10 @@ void ReportWriter::append_signed_decimal(int64_t value) {
 }
 
 void ReportWriter::append_hex(uint64_t value) {
-  static const char kDigits[] = "0123456789abcdef";
   char digits[18];
   size_t position = sizeof digits;
   do {
-    digits[--position] = kDigits[value & 0xf];
+    digits[--position] = kHexDigits[value & 0xf];
     value >>= 4;
   } while (value != 0);
   digits[--position] = 'x';

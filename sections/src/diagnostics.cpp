@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include "sections/core/char_buffer.h"
+
 namespace sampler {
 namespace {
 
@@ -79,7 +81,6 @@ enum class Escape { kTerminal, kJson };
 // The one walker behind both escapings: runs of bytes that need no escaping are copied at once, well-formed UTF-8
 // is kept, and every other byte is written in hex (\xNN for a terminal, \u00XX in JSON).
 void append_escaped_as(std::string& out, std::string_view text, Escape escape) {
-  static const char kHex[] = "0123456789abcdef";
   const bool json = escape == Escape::kJson;
   auto plain = [json](unsigned char c) {
     return json ? c >= 0x20 && c < 0x7f && c != '"' && c != '\\' : (c >= 0x20 && c < 0x7f) || c == '\t';
@@ -108,8 +109,8 @@ void append_escaped_as(std::string& out, std::string_view text, Escape escape) {
       }
     }
     out += json ? "\\u00" : "\\x";
-    out += kHex[c >> 4];
-    out += kHex[c & 15];
+    out += kHexDigits[c >> 4];
+    out += kHexDigits[c & 15];
     ++i;
   }
 }

@@ -7,6 +7,7 @@
 
 #include "checked.h"
 #include "elf_image.h"
+#include "sections/hex.h"
 #include "sections/input_files.h"
 
 namespace sampler {
@@ -129,18 +130,8 @@ std::optional<ElfDebugInfo> read_elf_debug_info_in_memory(std::string_view image
   return read_elf(elf.get(), label, sink);
 }
 
-std::string build_id_hex(const std::vector<uint8_t>& build_id) {
-  static const char kHex[] = "0123456789abcdef";
-  std::string text;
-  for (uint8_t byte : build_id) {
-    text += kHex[byte >> 4];
-    text += kHex[byte & 15];
-  }
-  return text;
-}
-
 std::string build_id_entry(const std::vector<uint8_t>& build_id) {
-  const std::string hex = build_id_hex(build_id);
+  const std::string hex = hex_bytes(build_id);
   return ".build-id/" + hex.substr(0, 2) + "/" + hex.substr(2) + ".debug";
 }
 

@@ -13,16 +13,16 @@
 #include <sstream>
 #include <unordered_map>
 
+#include "sections/core/char_buffer.h"
 #include "sections/markup.h"
 
 namespace sampler {
 namespace {
 
 std::string hex(uint64_t value, size_t width) {
-  static const char digits[] = "0123456789abcdef";
   std::string text;
   do {
-    text.insert(text.begin(), digits[value & 15]);
+    text.insert(text.begin(), kHexDigits[value & 15]);
     value >>= 4;
   } while (value != 0);
   if (text.size() < width) text.insert(0, width - text.size(), '0');

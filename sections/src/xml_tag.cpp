@@ -5,6 +5,8 @@
 
 #include "checked.h"
 
+#include "sections/core/char_buffer.h"
+
 namespace sampler::xml {
 
 namespace {
@@ -52,8 +54,7 @@ std::string check_characters(std::string_view line) {
     const auto c = static_cast<unsigned char>(line[i]);
     if (c == 0) return "malformed tag: it contains a NUL byte at column " + std::to_string(i + 1);
     if (c < 0x20 && c != '\t' && c != '\n' && c != '\r') {
-      static const char kHex[] = "0123456789abcdef";
-      return std::string("malformed tag: control character \\x") + kHex[c >> 4] + kHex[c & 15] + " at column " +
+      return std::string("malformed tag: control character \\x") + kHexDigits[c >> 4] + kHexDigits[c & 15] + " at column " +
              std::to_string(i + 1);
     }
     if (c != '&' || i + 2 >= line.size() || line[i + 1] != '#') continue;
@@ -179,7 +180,6 @@ bool StartTagParser::parse(std::string_view line, std::string& error) {
 }
 
 std::string printable(std::string_view text) {
-  static const char kHex[] = "0123456789abcdef";
   constexpr size_t kLimit = 64;
   std::string out;
   for (size_t i = 0; i < text.size() && i < kLimit; ++i) {
@@ -188,8 +188,8 @@ std::string printable(std::string_view text) {
       out += static_cast<char>(c);
     } else {
       out += "\\x";
-      out += kHex[c >> 4];
-      out += kHex[c & 15];
+      out += kHexDigits[c >> 4];
+      out += kHexDigits[c & 15];
     }
   }
   if (text.size() > kLimit) out += "...";

@@ -9,6 +9,7 @@
 #include "symbols/symbfile.h"
 
 #include "sections/elf_section.h"
+#include "sections/hex.h"
 
 #include <llvm/BinaryFormat/Dwarf.h>
 #include <llvm/BinaryFormat/ELF.h>
@@ -373,15 +374,6 @@ void apply_symbols(const SymbolTable& table, const std::vector<AddressRange>& te
 
 }  // namespace
 
-std::string hex_string(const std::string& bytes) {
-  static const char digits[] = "0123456789abcdef";
-  std::string out;
-  for (unsigned char c : bytes) {
-    out.push_back(digits[c >> 4]);
-    out.push_back(digits[c & 15]);
-  }
-  return out;
-}
 
 bool read_debug_info(const std::string& path, const ConvertOptions& options, DebugInfo& out, DiagnosticSink& sink) {
   auto binary = llvm::object::ObjectFile::createObjectFile(path);
@@ -407,7 +399,7 @@ bool read_debug_info(const std::string& path, const ConvertOptions& options, Deb
       llvm::object::OwningBinary<llvm::object::ObjectFile>();
   const llvm::object::ObjectFile* dwarf_object = &object;
   if (!has_section(object, ".debug_info")) {
-    const std::string found = find_companion(hex_string(out.build_id), options);
+    const std::string found = find_companion(hex_bytes(out.build_id), options);
     if (!found.empty()) {
       companion = llvm::object::ObjectFile::createObjectFile(found);
       if (companion) {
@@ -515,7 +507,7 @@ std::string convert_to_gsym(const std::string& path, const std::string& out_dir,
                             DiagnosticSink& sink) {
   SymbolFiles files;
   if (!make_symbol_files(path, options, files, sink)) return "";
-  const std::string stem = out_dir + "/" + hex_string(files.build_id);
+  const std::string stem = out_dir + "/" + hex_bytes(files.build_id);
   const std::string target = stem + ".gsym";
   if (!write_file(target, files.gsym, sink)) return "";
   if (options.symbfile && (!write_file(stem + ".ranges.symbfile", files.ranges, sink) ||

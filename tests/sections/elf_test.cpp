@@ -16,6 +16,7 @@
 
 #include "sections/elf_debug_info.h"
 #include "sections/elf_section.h"
+#include "sections/hex.h"
 
 namespace sampler {
 namespace {
@@ -816,7 +817,7 @@ TEST_F(ElfSectionTest, BuildIdAndDebugInformation) {
   DiagnosticList list;
   std::optional<ElfDebugInfo> info = read_elf_debug_info(file, list);
   ASSERT_TRUE(info) << (list.items.empty() ? "" : list.items[0].message);
-  EXPECT_EQ(build_id_hex(info->build_id), "4a234d");
+  EXPECT_EQ(hex_bytes(info->build_id), "4a234d");
   EXPECT_EQ(build_id_entry(info->build_id), ".build-id/4a/234d.debug");
   EXPECT_TRUE(info->has_dwarf);
   EXPECT_TRUE(info->has_symbol_table);
@@ -831,7 +832,7 @@ TEST_F(ElfSectionTest, BuildIdOfEitherByteOrderAndWithoutDebugInformation) {
   DiagnosticList list;
   std::optional<ElfDebugInfo> info = read_elf_debug_info(file, list);
   ASSERT_TRUE(info);
-  EXPECT_EQ(build_id_hex(info->build_id), "0102030405");
+  EXPECT_EQ(hex_bytes(info->build_id), "0102030405");
   EXPECT_FALSE(info->has_dwarf);  // NOBITS: a stripped file's placeholder
   EXPECT_FALSE(info->has_symbol_table);
 }

@@ -13,6 +13,7 @@
 #include <system_error>
 
 #include "sections/elf_debug_info.h"
+#include "sections/hex.h"
 #include "sections/input_files.h"
 
 namespace sampler::symbols {
@@ -177,7 +178,7 @@ bool make_symbol_dir(const SymbolDirOptions& options, const std::function<void(c
   std::map<std::string, size_t> best;  // build ID (hex) -> index of the best candidate
   std::vector<std::string> order;      // build IDs in the order they were first seen
   for (size_t i = 0; i < candidates.size(); ++i) {
-    const std::string id = build_id_hex(candidates[i].info.build_id);
+    const std::string id = hex_bytes(candidates[i].info.build_id);
     auto [it, inserted] = best.try_emplace(id, i);
     if (inserted) {
       order.push_back(id);
@@ -191,7 +192,7 @@ bool make_symbol_dir(const SymbolDirOptions& options, const std::function<void(c
     if (chosen.usefulness == 0) {
       // A fully stripped binary: its entry would give a symbolizer nothing. Said once, if the user named it.
       for (const Candidate& c : candidates) {
-        if (c.named && build_id_hex(c.info.build_id) == id) {
+        if (c.named && hex_bytes(c.info.build_id) == id) {
           sink.warning(c.path, 0,
                        "no debug information and no symbol table: nothing for a symbolizer, not linked (give its "
                        "unstripped binary or separate debug file too)");
@@ -207,7 +208,7 @@ bool make_symbol_dir(const SymbolDirOptions& options, const std::function<void(c
       if (existing.st_dev == chosen.device && existing.st_ino == chosen.inode) continue;  // already this file
       DiagnosticList ignored;  // an entry that cannot be read is replaced
       std::optional<ElfDebugInfo> info = read_elf_debug_info(target.string(), ignored);
-      if (info && build_id_hex(info->build_id) == id &&
+      if (info && hex_bytes(info->build_id) == id &&
           usefulness(info->has_dwarf, info->has_symbol_table) > chosen.usefulness) {
         continue;  // what is there is more useful: kept
       }

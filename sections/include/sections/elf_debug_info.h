@@ -35,7 +35,5 @@ std::optional<ElfDebugInfo> read_elf_debug_info_in_memory(std::string_view image
 /// have at least 2 bytes.
 std::string build_id_entry(const std::vector<uint8_t>& build_id);
 
-/// The build ID in lower-case hex.
-std::string build_id_hex(const std::vector<uint8_t>& build_id);
 
 }  // namespace sampler

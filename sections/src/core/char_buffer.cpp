@@ -54,14 +54,13 @@ size_t format_decimal(uint64_t value, char* out, size_t capacity) {
 }
 
 size_t format_hex(uint64_t value, unsigned min_digits, char* out, size_t capacity) {
-  static const char kDigits[] = "0123456789abcdef";
   size_t length = 1;
   while (length < 16 && (value >> (4 * length)) != 0) ++length;
   if (length < min_digits) length = min_digits;
   if (length > capacity) return 0;
   for (size_t i = 0; i < length; ++i) {
     unsigned shift = static_cast<unsigned>(4 * (length - 1 - i));
-    out[i] = shift < 64 ? kDigits[(value >> shift) & 0xf] : '0';
+    out[i] = shift < 64 ? kHexDigits[(value >> shift) & 0xf] : '0';
   }
   return length;
 }

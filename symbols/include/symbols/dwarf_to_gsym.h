@@ -52,8 +52,6 @@ bool make_symbol_files(const std::string& path, const ConvertOptions& options, S
 std::string convert_to_gsym(const std::string& path, const std::string& out_dir, const ConvertOptions& options,
                             DiagnosticSink& sink);
 
-/// Lower-case hex of raw bytes (a build ID as file names and markup spell it).
-std::string hex_string(const std::string& bytes);
 
 /// LLVM ends the process on errors it cannot return (a failed allocation, "LLVM ERROR: ..."): `gave_up(reason)` is
 /// called instead, and must not return (a tool prints a diagnostic and exits 1).

@@ -36,6 +36,9 @@ class CharBuffer {
   bool overflowed_ = false;
 };
 
+/// The digits of lower-case hexadecimal: the one table every part uses.
+inline constexpr char kHexDigits[] = "0123456789abcdef";
+
 /// Writes value in decimal to out; returns the number of characters, or 0 if capacity is too small.
 size_t format_decimal(uint64_t value, char* out, size_t capacity);
 /// Writes value in lower-case hexadecimal (no prefix, at least min_digits digits); returns length or 0.
