@@ -1,5 +1,5 @@
 /* Example 2, the plugin: an instrumented shared object that sampler-example-host dlopen()s and dlclose()s. Each
- * unload writes its unit's samples section at that moment, and each reload starts again from zero (seed 004,
+ * unload writes its unit's samples section at that moment, and each reload starts again from zero (sampler manual,
  * "samples subreport"), so a report of two loads holds two sections for this unit. */
 #include <sampler/sampler.h>
 

@@ -1,5 +1,5 @@
-/* Example 1: a C program instrumented by hand through <sampler/sampler.h>, with every counter scheme of SPEC
- * section 2, bounds, and first/last timestamps.
+/* Example 1: a C program instrumented by hand through <sampler/sampler.h>, with every counter scheme of
+ * docs/formats.md section 2, bounds, and first/last timestamps.
  *
  *   sampler-example run N         runs the workload N times (the site counts are closed-form in N: see
  *                                 tests/runtime, which checks them exactly at SAMPLER_SPARSITY=1)

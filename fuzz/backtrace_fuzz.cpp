@@ -3,8 +3,8 @@
 // input: markup elements, signal lines, base64 and CBF, glibc backtrace_symbols lines.
 //
 // Stacks are expanded to at most kFrameLimit frame lines here (the real limit, 10^6, would only cost time).
-// Checked properties: the output is whole lines without control characters (but tab and seed 000's SGR
-// sequences); every contextual element alone on its line is one the markup reader accepts (llvm-symbolizer
+// Checked properties: the output is whole lines without control characters (but tab and the Symbolizer Markup Format's
+// SGR sequences); every contextual element alone on its line is one the markup reader accepts (llvm-symbolizer
 // --filter-markup stops at a malformed one); bt lines have consecutive frame
 // numbers within a stack; no stack has more than kFrameLimit frame lines; the result is true exactly when no
 // error was reported.
@@ -35,7 +35,7 @@ void check_output(const std::string& out, bool numbering) {
     const size_t newline = rest.find('\n');
     const std::string_view line = rest.substr(0, newline);
     rest.remove_prefix(newline + 1);
-    // No control character but tab and the SGR sequences seed 000 allows (issue 11, item 12).
+    // No control character but tab and the SGR sequences the Symbolizer Markup Format allows.
     for (size_t i = 0; i < line.size(); ++i) {
       const auto c = static_cast<unsigned char>(line[i]);
       if (c == 0x1b) {

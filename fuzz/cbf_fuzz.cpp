@@ -1,5 +1,6 @@
-// Fuzz target: the Compact Backtrace Format decoder (shared/seeds/003, SPEC section 4): the allocation-free
-// cursor cbf::Decoder (sections/core/cbf.h) and decode_stack / decode_stack_base64 (sections/cbf_decode.h).
+// Fuzz target: the Compact Backtrace Format decoder (Swift's CompactBacktraceFormat.md, docs/formats.md 3.2): the
+// allocation-free cursor cbf::Decoder (sections/core/cbf.h) and decode_stack / decode_stack_base64
+// (sections/cbf_decode.h).
 //
 // Each input is decoded as it is and again with its information byte set to each word size (16, 32, 64 bits),
 // so that every size is exercised whatever the mutator does to the first byte. Checked properties:
@@ -160,7 +161,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace sampler::fuzz;
   check(data, size);
   if (size == 0) return 0;
-  // Each word size with the same instructions (version 0, size 0..2 in the low two bits: seed 003).
+  // Each word size with the same instructions (version 0, size 0..2 in the low two bits: the Compact Backtrace Format).
   std::vector<uint8_t> copy(data, data + size);
   for (uint8_t word_size = 0; word_size < 3; ++word_size) {
     if (data[0] == word_size) continue;

@@ -1,7 +1,7 @@
 // Fuzz target: the collector's request path without HTTP (collector/request.h), as a hostile client drives it.
 //
 // The first byte picks the request's headers (key, Content-Type, Content-Encoding, body limit flag); the rest is
-// the body (bits 4 and 8 together: a whole symbol file POSTed to /api/symbols-*, issue 13). Checked properties:
+// the body (bits 4 and 8 together: a whole symbol file POSTed to /api/symbols-*). Checked properties:
 // decode_body never yields more than its limit; a report validate_report accepts has a run id that is a safe
 // file name; Collector::handle answers with a status the API documents, in JSON whose text holds no raw control
 // character; a failure's log line starts with the uuid its answer carries. The store is a SQLite database in a
@@ -62,7 +62,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 
   collector::Request request;
   request.method = (selector & 2) ? "POST" : "GET";
-  // Both bits: a symbol upload (issue 13), the body a whole GSYM file or symbfile checked by the formats library.
+  // Both bits: a symbol upload, the body a whole GSYM file or symbfile checked by the formats library.
   static constexpr const char* kSymbolPaths[] = {"/api/symbols-gsym", "/api/symbols-ranges", "/api/symbols-returnpads"};
   request.path = (selector & 12) == 12 ? kSymbolPaths[body.size() % 3]
                  : (selector & 4)      ? "/api/reports"

@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """Writes the seed corpora of the fuzz targets, fuzz/corpus/NAME/ (a developer tool: the files are committed).
 
-The seeds follow the test data of tests/sections (seed 004's excerpts, the CBF and markup examples of seeds 003 and
-000, ELF fixtures like elf_test's, made here with yaml2obj-19, zlib and zstd). Each corpus stays a few KB: libFuzzer
-needs a foothold in each format, not volume. Usage: fuzz/make_corpus.py (rewrites every corpus directory).
+The seeds follow the test data of tests/sections (the sampler manual's excerpts, the examples of the
+Compact Backtrace and Symbolizer Markup Formats, ELF fixtures like elf_test's, made here with yaml2obj-19, zlib and
+zstd). Each corpus stays a few KB: libFuzzer needs a foothold in each format, not volume. Usage: fuzz/make_corpus.py
+(rewrites every corpus directory).
 """
 import base64
 import gzip
@@ -28,7 +29,7 @@ def write(target, name, data):
         out.write(data)
 
 
-# ---- site information (seed 004 "Site Information")
+# ---- site information (sampler manual, "Site Information")
 SITES = (f'<sites unit="{UNIT_A}" scheme="branches">\n'
          "ccrypt.c\t120\tmain\t4\tx > 0\n"
          "ccrypt.c\t131\tmain\t7\tlen == 0\n"
@@ -54,13 +55,13 @@ SITES_BAD = ('<sites unit="0123" scheme="branches">\n'
 
 
 def site_info():
-    write("site_info", "seed004.sites", SITES)
+    write("site_info", "manual.sites", SITES)
     write("site_info", "padding_crlf_entities.sites", SITES_MORE)
     write("site_info", "errors.sites", SITES_BAD)
     write("site_info", "empty", "")
 
 
-# ---- reports (seed 004 "Dynamic Feedback Reports", SPEC section 3)
+# ---- reports (sampler manual, "Dynamic Feedback Reports", docs/formats.md section 3)
 REPORT = (f'<report id="samples">\n'
           f'<samples unit="{UNIT_A}" scheme="branches">\n0\t4\n12\t0\n</samples>\n'
           f'<samples unit="{UNIT_B}" scheme="returns">\n1\t0\t3\n</samples>\n'
@@ -79,15 +80,15 @@ BAD_REPORT = ("text before\n<report>\nx\n</report>\n</report>\n<report id='a' id
 
 
 def report():
-    write("report", "seed004.report", REPORT)
+    write("report", "manual.report", REPORT)
     write("report", "cut_short_crlf.report", CUT)
     write("report", "bare_samples", BARE)
     write("report", "errors.report", BAD_REPORT)
-    write("report", "seed004.report.gz", gzip.compress(REPORT.encode(), mtime=0))
+    write("report", "manual.report.gz", gzip.compress(REPORT.encode(), mtime=0))
     write("report", "cut.report.gz", gzip.compress(CUT.encode(), mtime=0)[:-9])
 
 
-# ---- CBF (seed 003): information byte = version 0 << 2 | size; pc 0x1-, ra 0x2-, async 0x3-, a bit 0x08
+# ---- Compact Backtrace Format: information byte = version 0 << 2 | size; pc 0x1-, ra 0x2-, async 0x3-, a bit 0x08
 def cbf_address(kind, absolute, value_bytes):
     return bytes([(kind << 4) | (0x08 if absolute else 0) | (len(value_bytes) - 1)]) + value_bytes
 
@@ -114,7 +115,7 @@ def cbf_stacks():
     return stacks
 
 
-# ---- symbolizer markup (seed 000)
+# ---- symbolizer markup (Symbolizer Markup Format)
 MARKUP = ("{{{reset}}}\n"
           "{{{module:0:/usr/bin/ccrypt:elf:0123456789abcdef}}}\n"
           "{{{mmap:0x400000:0x2000:load:0:rx:0x0}}}\n"
@@ -140,7 +141,7 @@ def base64_corpus(stacks):
     write("base64", "binary", bytes(range(0, 256, 7)))
 
 
-# ---- main-backtrace bodies (SPEC section 3) for the renderer
+# ---- main-backtrace bodies (docs/formats.md section 3) for the renderer
 def backtrace(stacks):
     cbf64 = base64.b64encode(stacks["stack64"]).decode()
     cbf32 = base64.b64encode(stacks["stack32"]).decode()
@@ -157,7 +158,7 @@ def backtrace(stacks):
 
 # ---- samples joined with sites (resolve): sites text, "%%", samples
 def resolve():
-    write("resolve", "seed004", SITES + "%%\n" + REPORT)
+    write("resolve", "manual", SITES + "%%\n" + REPORT)
     write("resolve", "bounds_timestamps",
           SITES_MORE + "%%\n" +
           f'<samples unit="{UNIT_A}" scheme="bounds">\n-3\t0x10\n</samples>\n'
@@ -170,7 +171,7 @@ def resolve():
           f'<samples unit="{UNIT_B}" scheme="nope">\n1\n</samples>\n')
 
 
-# ---- ELF images (SPEC section 5): yaml2obj-19 like tests/sections/elf_test.cpp
+# ---- ELF images (docs/tools.md): yaml2obj-19 like tests/sections/elf_test.cpp
 def yaml2obj():
     for candidate in ("yaml2obj-19", "/usr/lib/llvm-19/bin/yaml2obj", "yaml2obj"):
         if shutil.which(candidate):
@@ -220,7 +221,7 @@ def elf(work):
     write("elf", "two_members.a", archive)
 
 
-# ---- GSYM (seed 001): llvm-gsymutil-19's conversion of a small -O2 -g program with inlined calls, its header
+# ---- GSYM (GSYM format): llvm-gsymutil-19's conversion of a small -O2 -g program with inlined calls, its header
 # alone and a truncated copy.
 GSYM_SOURCE = """
 static int depth;

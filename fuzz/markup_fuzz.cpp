@@ -1,4 +1,4 @@
-// Fuzz target: the symbolizer markup reader (shared/seeds/000; sections/markup.h): Tokenizer, tokenize,
+// Fuzz target: the symbolizer markup reader (LLVM's Symbolizer Markup Format; sections/markup.h): Tokenizer, tokenize,
 // sole_element, MarkupParser, the field parsers and parse_reset/module/mmap/bt/pc.
 //
 // Each line of the input is tokenized and compared with a simple reference tokenizer written from the grammar
@@ -23,7 +23,7 @@ constexpr size_t npos = std::string_view::npos;
 
 bool is_tag_char(char c) { return c >= 'a' && c <= 'z'; }
 
-// The SGR sequences seed 000 accepts: ESC [ 0 m, ESC [ 1 m, ESC [ 3x m with x from 0 to 7.
+// The SGR sequences the Symbolizer Markup Format accepts: ESC [ 0 m, ESC [ 1 m, ESC [ 3x m with x from 0 to 7.
 size_t reference_sgr(std::string_view text) {
   for (const char* sgr : {"\033[0m", "\033[1m", "\033[30m", "\033[31m", "\033[32m", "\033[33m", "\033[34m",
                           "\033[35m", "\033[36m", "\033[37m"}) {
@@ -186,7 +186,7 @@ void check_element(const Node& node) {
     });
     markup::ModuleElement parsed;
     FUZZ_CHECK(markup::parse_module(again, parsed, error));
-    // The writer replaces what seed 000 does not allow in a name (control characters, '}'), byte for byte.
+    // The writer replaces what the markup format does not allow in a name (control characters, '}'), byte for byte.
     const bool printable = module.name.find_first_of("}\x7f") == std::string_view::npos &&
                            std::none_of(module.name.begin(), module.name.end(),
                                         [](char c) { return static_cast<unsigned char>(c) < 0x20; });

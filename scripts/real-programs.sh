@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 9's proof on real programs: fetches the sources of real Debian programs (apt-get source; nothing is
+# The instrumentor's proof on real programs: fetches the sources of real Debian programs (apt-get source; nothing is
 # committed), builds each twice, with plain clang-19 and with sampler-cc/sampler-c++ at their default schemes,
 # runs the program's own test suite (`make check`) uninstrumented, then instrumented with sampling off
 # (SAMPLER_SPARSITY unset: the functions' twins without sites run), at SAMPLER_SPARSITY=1 (every site, every time)

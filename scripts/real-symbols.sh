@@ -1,5 +1,5 @@
 #!/bin/bash
-# Issue 13's correctness proof on a real program: fetches the source of a Debian package (apt-get source; nothing
+# sampler-symbols' correctness proof on a real program: fetches the source of a Debian package (apt-get source; nothing
 # is committed), builds it with plain clang-19 and CFLAGS='-O2 -g' (inlining on), and runs the GSYM checks of
 # tests/tools/gsym_test.sh on each of its executables:
 #   symbolizer        every frame of COUNT (default 10^4) random code addresses, looked up through our GSYM,

@@ -7,7 +7,7 @@ namespace sampler::analysis {
 
 namespace {
 
-// Counter labels of the schemes SPEC section 2 names (the same words scripts/demo.sh used to print).
+// Counter labels of the schemes docs/formats.md section 2 names (the same words scripts/demo.sh used to print).
 constexpr std::array<std::string_view, 6> kRelations = {"<", "<=", ">", ">=", "==", "!="};
 constexpr std::array<std::string_view, 9> kFloatKinds = {"-inf",   "negative normal",   "negative subnormal",
                                                          "-0",     "NaN",               "+0",

@@ -169,7 +169,7 @@ class Registry {
  public:
   explicit Registry(Catalogue& catalogue) : catalogue_(catalogue) {}
 
-  // The entry of `sites`; `counters` is the first samples line's count (used for schemes SPEC does not name).
+  // The entry of `sites`; `counters` is the first samples line's count (for schemes docs/formats.md does not name).
   SectionEntry enter(const IndexedSites& sites, uint32_t counters) {
     std::lock_guard lock(mutex_);
     auto found = entries_.find(&sites);
@@ -367,7 +367,7 @@ class SamplesCollector : public SamplesVisitor {
   void end_section(bool complete) override {
     if (!active_) return;
     active_ = false;
-    // SPEC section 5: a line count that differs from the sites' is an error and the section is left out; a
+    // docs/tools.md: a line count that differs from the sites' is an error and the section is left out; a
     // section cut short by the end of the input keeps what it has.
     if (lines_ > sites_entry_->site_count || (complete && lines_ != sites_entry_->site_count) || bad_) {
       if (!bad_) {
@@ -533,7 +533,7 @@ class SamplesCollector : public SamplesVisitor {
     return p + 1;  // past the "\n"
   }
 
-  // The first line of a section (its counters' count gives the entry of a scheme SPEC does not name), or one
+  // The first line of a section (its counters' count gives the entry of a scheme docs/formats.md does not name), or one
   // that does not fit: false (and the section is left out) if it is malformed.
   bool check_line(uint32_t counters, bool well_formed, uint64_t number) {
     if (!have_entry_ && well_formed) {

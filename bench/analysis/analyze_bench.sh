@@ -1,5 +1,5 @@
 #!/bin/bash
-# sampler-analyze's benchmark (issue 10), its baseline measured in the same run (not run by ctest).
+# sampler-analyze's benchmark, its baseline measured in the same run (not run by ctest).
 #
 #   analyze_bench.sh SAMPLER_ANALYZE ANALYSIS_BENCH EXTRACT_REPORT RESOLVE_SAMPLES [REPORTS] [SITES] [AWK] [RUNS]
 #
@@ -64,7 +64,7 @@ pipeline() {
     xargs cat <"$dir/$outcome.list" | "$resolve" data/app.sites >"$dir/sum-$outcome.txt"
   done
   (cd "$dir" && awk -F'\t' -f - all.txt sum-crash.txt sum-clean.txt >ranking.txt <<'AWK'
-# Counters per site of the schemes SPEC section 2 names (bounds are a min/max pair, not counters: left out);
+# Counters per site of the schemes docs/formats.md section 2 names (bounds are a min/max pair, not counters: left out);
 # a scheme it does not name counts its trailing numeric fields.
 BEGIN {
   split("branches 2 returns 3 scalar-pairs 3 function-entries 1 coverage 1 data 1 atoms 2 g-object-unref 4 " \

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The collector's throughput (issue 12: ">= 2,000 reports/s of 20 KB on this 2-core machine into SQLite, more into
+# The collector's throughput (the goal: ">= 2,000 reports/s of 20 KB on this 2-core machine into SQLite, more into
 # PostgreSQL with two collectors"). A flood of uploads from the load client (CLIENTS threads, keep-alive, each
 # report sent until acknowledged) against a real sampler-collector on loopback, for:
 #   - the HTTP ceiling (baseline, same run): the same bodies POSTed to /metrics, which reads them and answers

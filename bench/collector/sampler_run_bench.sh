@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# What sampler-run adds to a program's run (issue 12: "sampler-run adds <= 5 ms to a program's run, measured
+# What sampler-run adds to a program's run (the goal: "sampler-run adds <= 5 ms to a program's run, measured
 # against running it directly"). The demo's instrumented wordfreq on a small input, run directly (no sampling, no
 # report: the program as its users run it; the goal's baseline), directly with sampling and a report file
 # (SAMPLER_SPARSITY=100 SAMPLER_FILE=...: the same work without the launcher), and through `sampler-run --app wordfreq --` (the report read back from its descriptor, outcome added, the copy

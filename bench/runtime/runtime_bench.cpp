@@ -1,4 +1,4 @@
-// Benchmarks of libsampler (issue 3, "Speed"); each runs its baseline in the same run and prints the ratio.
+// Benchmarks of libsampler ; each runs its baseline in the same run and prints the ratio.
 //
 //  1. fast path: one coverage site per iteration of a tight loop with sampling off (every site takes the fast
 //     path), against the same loop built uninstrumented: ns per site and the ratio.
@@ -243,7 +243,7 @@ int main(int argc, char** argv) {
                 plain / n * 1e9, instrumented / n * 1e9, (instrumented - plain) / n * 1e9, ratio);
   }
   // Both dense workloads of workloads.c, labelled by their density (executed instructions per site, counted in
-  // the uninstrumented build: see workloads.c). The goals are the issue's, set for a site every few dozen
+  // the uninstrumented build: see workloads.c). The goals are the runtime's speed goals, set for a site every few dozen
   // instructions; the denser workload is held to them too, as a harder case.
   struct Workload {
     const char* mode;

@@ -1,5 +1,5 @@
 #!/bin/bash
-# A debug binary of about 50 MB for symbols_bench.sh's BIG_BINARY (issue 13: "conversion of a 50 MB debug
+# A debug binary of about 50 MB for symbols_bench.sh's BIG_BINARY (the goal: "conversion of a 50 MB debug
 # binary"): every static library of a RelWithDebInfo build tree (-O2 -g) and the clang plugin's objects, linked
 # whole into one executable. It is never run (unresolved symbols are left so, duplicates allowed); it only carries
 # the build's real DWARF (about 23 MB of .debug_info, 8 MB of location lists) over 1.4 MB of code.

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Benchmark of the symbol workflow (issue 13, "Speed"), against LLVM's tools in the same run (not run by ctest):
+# Benchmark of the symbol workflow against LLVM's tools in the same run (not run by ctest):
 #
 #   symbols_bench.sh SAMPLER_SYMBOLS RESOLVE_BACKTRACE GSYM_BENCH BINARY [ADDRESSES] [RUNS]
 #
@@ -11,7 +11,7 @@
 #                output; and in-process GSYM lookups (bench/sections/gsym_bench, no output); goal: >= 10x
 #   markup       the same addresses as one crash stack: resolve-backtrace --symbols vs
 #                resolve-backtrace | llvm-symbolizer-19 --filter-markup; frames per second
-# With BIG_BINARY=FILE in the environment (a debug binary of about 50 MB: the issue's conversion goal names one),
+# With BIG_BINARY=FILE in the environment (a debug binary of about 50 MB: the conversion goal names one),
 # the conversion is also timed on FILE, and nothing else is done with it (make_big_debug_binary.sh makes one from
 # a build tree).
 # Before timing, the outputs are checked equal (lookups: byte for byte; markup: frame lines without columns).

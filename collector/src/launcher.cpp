@@ -605,7 +605,7 @@ int launch(const LaunchSettings& settings, const std::vector<std::string>& argv)
                  std::strerror(error));
     return error == ENOENT ? 127 : 126;
   }
-  // The report descriptor: a memfd, moved above the standard descriptors (they may be closed, SPEC section 6).
+  // The report descriptor: a memfd, moved above the standard descriptors (they may be closed: docs/decisions.md).
   int memfd = memfd_create("sampler-report", 0);
   int report_fd = memfd >= 0 ? fcntl(memfd, F_DUPFD, 3) : -1;
   if (memfd >= 0) close(memfd);
@@ -615,7 +615,7 @@ int launch(const LaunchSettings& settings, const std::vector<std::string>& argv)
   }
   std::string seed = settings.seed.empty() ? std::to_string(std::strtoull(random_hex(8).c_str(), nullptr, 16))
                                            : settings.seed;
-  // The program's environment: ours, with the runtime's variables set for this run (SPEC section 6).
+  // The program's environment: ours, with the runtime's variables set for this run (docs/instrumenting.md section 2).
   std::vector<std::string> environment;
   for (char** e = environ; *e != nullptr; ++e) {
     std::string_view entry = *e;

@@ -93,8 +93,8 @@ std::vector<string> split_list(string_view list) {
 
 }  // namespace
 
-// Every scheme seed 004 names, in the order `all` lists them. `all` leaves out atoms: it instruments every access
-// to shared memory, for concurrency bugs only, and is asked for by name (docs/decisions.md).
+// Every scheme the sampler manual names, in the order `all` lists them. `all` leaves out atoms: it instruments every
+// access to shared memory, for concurrency bugs only, and is asked for by name (docs/decisions.md).
 const std::vector<string>& implemented_schemes() {
   static const std::vector<string> implemented = {"function-entries", "branches",       "returns",
                                                   "scalar-pairs",     "float-kinds",    "bounds",

@@ -1,5 +1,5 @@
 // sampler-cc / sampler-c++: drop-in clang-19 drivers that instrument every C and C++ translation unit for sampled
-// bug feedback (issue 9). The decisions are in driver.cpp; this file finds the driver's parts and runs clang,
+// bug feedback. The decisions are in driver.cpp; this file finds the driver's parts and runs clang,
 // without a shell.
 #include <sys/wait.h>
 #include <unistd.h>

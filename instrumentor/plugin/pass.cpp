@@ -71,7 +71,7 @@ struct Point {
   DebugLoc call_loc;       // returns: the call's
 };
 
-// The schemes in the order of the unit's table, and their counters per site (SPEC section 2).
+// The schemes in the order of the unit's table, and their counters per site (docs/formats.md section 2).
 constexpr std::pair<const char*, unsigned> kSchemes[] = {
     {"function-entries", 1}, {"branches", 2},       {"returns", 3},  {"scalar-pairs", 3}, {"float-kinds", 9},
     {"bounds", 2},           {"g-object-unref", 4}, {"coverage", 1}, {"atoms", 2}};

@@ -46,7 +46,7 @@ struct PairSite {
 /// the assignment, `*__sampler_atom_marker(SITE, &lvalue)` in place of the lvalue accessed; SITE indexes here.
 struct ValueSite {
   std::string scheme;               ///< float-kinds, bounds or atoms
-  std::vector<std::string> fields;  ///< the scheme's own fields (seed 004)
+  std::vector<std::string> fields;  ///< the scheme's own fields (sampler manual)
   bool is_signed = false;           ///< bounds: the value is sign-extended (else zero-extended; pointers)
   unsigned char bound_type = 0;     ///< bounds: its SAMPLER_BOUND_* value
 };

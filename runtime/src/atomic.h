@@ -1,5 +1,5 @@
 // Minimal atomics over the compiler's builtins: the runtime avoids <atomic> so that nothing of the C++ library,
-// not even a header template, is part of libsampler (SPEC section 6: no libstdc++ at run time).
+// not even a header template, is part of libsampler (no libstdc++ at run time: docs/instrumenting.md).
 #pragma once
 
 #include <stdint.h>

@@ -1,4 +1,4 @@
-// The crash handler (SPEC sections 3 and 6): on SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP, SIGTERM or
+// The crash handler (docs/instrumenting.md section 3): on SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP, SIGTERM or
 // SIGINT it writes the rest of the samples subreport and a main-backtrace subreport, then restores the program's
 // previous disposition and re-raises, so the exit status and core dump are the uninstrumented ones.
 //

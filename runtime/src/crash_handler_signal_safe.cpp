@@ -134,7 +134,7 @@ void write_crash_report(int signal, const siginfo_t* info, const void* ucontext)
   // main-backtrace still follows: the crash wins).
   if (!write_crash_samples(out)) return;
   // Flushed at each step: if a later step faults, what came before is on disk, and readers accept a final
-  // subreport cut short (SPEC section 3).
+  // subreport cut short (docs/formats.md section 3).
   out.flush();
   out.append("<report id=\"main-backtrace\">");
   out.end_line();

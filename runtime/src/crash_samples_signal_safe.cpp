@@ -42,7 +42,7 @@ bool write_crash_samples(ReportWriter& out) {
     return !load_acquire(&g_report.closed);
   }
   if (g_report.samples_open) {
-    // Close what an interrupted writer left open, so the report stays well formed (seed 004).
+    // Close what an interrupted writer left open, so the report stays well formed (sampler manual).
     const ReportWriter& normal = *g_report.writer;
     if (normal.flushed_mid_line()) out.end_line();
     if (normal.flushed_open_section() == OpenSection::kSamples) {

@@ -1,4 +1,4 @@
-// The loaded ELF objects of this process, found without the dynamic loader (SPEC section 3, main-backtrace).
+// The loaded ELF objects of this process, found without the dynamic loader (docs/formats.md section 3, main-backtrace).
 //
 // dl_iterate_phdr takes the loader's lock, which the crashing code may hold, so the crash path reads
 // /proc/self/maps with raw system calls into static tables and takes every ELF header, program header and build

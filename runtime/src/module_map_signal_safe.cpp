@@ -262,7 +262,7 @@ bool write_module(ReportWriter& out, uint64_t id, const Mapping& first) {
   char storage[sizeof g_line + 256];  // the longest path and the element around it
   CharBuffer line(storage, sizeof storage);
   if (build_id_length == 0) {
-    // llvm-symbolizer rejects an empty build ID (SPEC section 3): name the object and its range in plain text.
+    // llvm-symbolizer rejects an empty build ID (docs/formats.md section 3): name the object and its range as text.
     uint64_t low = ~uint64_t{0}, high = 0;
     for (size_t i = 0; i < count; ++i) {
       if (segments[i].p_type != PT_LOAD) continue;
@@ -286,7 +286,7 @@ bool write_module(ReportWriter& out, uint64_t id, const Mapping& first) {
   out.end_line();
 
   // One mmap element per loadable segment, START rounded down and END up to pages; a segment that would overlap
-  // the previous one after rounding starts where that one ends (llvm-symbolizer rejects overlaps, SPEC section 3).
+  // the previous one after rounding starts where that one ends (llvm-symbolizer rejects overlaps: docs/formats.md 3.2).
   uint64_t previous_end = 0;
   for (size_t i = 0; i < count; ++i) {
     const ProgramHeader& segment = segments[i];

@@ -1,6 +1,6 @@
 // The slow path of every recording helper: decide (take_opportunity), classify, count atomically, stamp.
 // Counters are updated with relaxed atomic read-modify-writes so that threads sampling the same site lose no
-// counts (SPEC section 6); the report reads them with relaxed loads.
+// counts (docs/instrumenting.md section 2); the report reads them with relaxed loads.
 #include <sys/types.h>
 
 #include "atomic.h"

@@ -1,4 +1,4 @@
-// The report writer (SPEC section 3, seed 004 "Dynamic Feedback Reports"): buffered text over a sink.
+// The report writer (docs/formats.md section 3; sampler manual, "Dynamic Feedback Reports"): text buffered over a sink.
 //
 // One writer interface (a callback and its context, as in compiler-rt's profile runtime): a descriptor sink at
 // exit, at dlclose and in the crash handler, a memory sink in tests. The writer formats into a caller-provided

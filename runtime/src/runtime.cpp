@@ -17,8 +17,8 @@ enum : int { kNotInitialized = 0, kInitializing = 1, kInitialized = 2 };
 int g_init_state = kNotInitialized;
 pid_t g_initializer = 0;  // the thread running initialize()
 
-/// A forked child shares the parent's report destination but must never write to it (SPEC section 6): its pid
-/// differs from the report's, which every write checks. The registry lock may have been held by a thread that
+/// A forked child shares the parent's report destination but must never write to it (docs/instrumenting.md section 2):
+/// its pid differs from the report's, which every write checks. The registry lock may have been held by a thread that
 /// does not exist in the child: free it. The child's copy of the report's descriptor (the runtime's own, never
 /// one of the program's) is closed: a long-lived child must not keep the report file's lock (settings.h).
 void after_fork_in_child() {

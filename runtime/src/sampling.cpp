@@ -1,5 +1,5 @@
-// Per-thread geometric sampling (SPEC section 6): the exported countdown, lazy per-thread seeding, the draw.
-// No libm (the logarithm is computed here) and no C++ library, so a C program links libsampler.a with plain gcc.
+// Per-thread geometric sampling (docs/instrumenting.md section 2): the exported countdown, lazy per-thread seeding, the
+// draw. No libm (the logarithm is computed here) and no C++ library, so a C program links libsampler.a with plain gcc.
 #include "sampling.h"
 
 #include <sys/types.h>

@@ -1,4 +1,4 @@
-// Fair geometric sampling per thread (SPEC section 6) and the recording done when a site is sampled.
+// Fair geometric sampling per thread (docs/instrumenting.md section 2) and the recording done when a site is sampled.
 //
 // Every thread has its own countdown (the exported initial-exec TLS `sampler_countdown`) and its own generator,
 // seeded lazily at the thread's first opportunity from SAMPLER_SEED and a thread index (or from the system's

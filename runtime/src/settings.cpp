@@ -1,5 +1,5 @@
-// Parsing the runtime's environment variables (SPEC section 6). Start-up code: runs once, in the runtime's
-// constructor, before the program's threads exist; it may use libc freely (getenv, strtod, open).
+// Parsing the runtime's environment variables (docs/instrumenting.md section 2). Start-up code: runs once, in the
+// runtime's constructor, before the program's threads exist; it may use libc freely (getenv, strtod, open).
 #include "settings.h"
 
 #include <errno.h>

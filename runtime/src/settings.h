@@ -1,4 +1,4 @@
-// The runtime's settings: the environment variables of SPEC section 6, parsed once at start-up.
+// The runtime's settings: the environment variables of docs/instrumenting.md section 2, parsed once at start-up.
 //
 // The parse* functions are pure (tested with tables of cases); load_settings() reads the environment, removes
 // the variables from it (so exec'd children do not write into the same report), opens the report destination,

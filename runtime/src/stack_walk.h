@@ -1,4 +1,4 @@
-// The crashing thread's stack, for the cbf: line of a main-backtrace subreport (SPEC sections 3 and 4).
+// The crashing thread's stack, for the cbf: line of a main-backtrace subreport (docs/formats.md section 3.2).
 //
 // Frame 0 is the interrupted instruction (the pc in the signal's ucontext); the callers are return addresses;
 // no frame of the signal handler appears. The walk uses the DWARF call-frame information through libgcc's

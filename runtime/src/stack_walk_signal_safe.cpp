@@ -41,7 +41,7 @@ _Unwind_Reason_Code on_frame(struct _Unwind_Context* context, void* argument) {
     out.truncated = true;
     return _URC_END_OF_STACK;
   }
-  // A frame below another signal frame is again an exact pc (async frames print as pc, SPEC section 4).
+  // A frame below another signal frame is again an exact pc (async frames print as pc, docs/formats.md section 3.2).
   out.frames[out.count++] = cbf::Frame{before_instruction != 0 ? cbf::FrameKind::kPc : cbf::FrameKind::kRa, ip};
   return _URC_NO_REASON;
 }

@@ -4,8 +4,8 @@
 // are their own key). A pair is stored as (~key of the minimum, key of the maximum): both words only ever grow,
 // so each update is an atomic max, and 0 in both is the identity of min/max merging. On output the key is
 // turned back into a value and clamped to the assigned type's range, so an unsampled site prints the type's
-// largest value as its min and the smallest as its max (SPEC section 3 merges bounds by min of minima and max of
-// maxima: these are the identity elements). Header-only and allocation-free: the crash path uses it too.
+// largest value as its min and the smallest as its max (docs/formats.md section 3 merges bounds by min of minima and
+// max of maxima: these are the identity elements). Header-only and allocation-free: the crash path uses it too.
 #pragma once
 
 #include <stdint.h>

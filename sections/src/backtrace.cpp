@@ -1,5 +1,5 @@
-// Rendering main-backtrace bodies as symbolizer markup (see sections/backtrace.h; SPEC sections 3-5,
-// seeds 000 and 003).
+// Rendering main-backtrace bodies as symbolizer markup (see sections/backtrace.h; docs/tools.md, resolve-backtrace,
+// the Symbolizer Markup and Compact Backtrace Formats).
 #include "sections/backtrace.h"
 
 #include <algorithm>
@@ -73,12 +73,12 @@ std::optional<std::string> describe_signal_line(std::string_view line) {
   colon = rest.find(':');
   std::string_view name = rest.substr(0, colon);
   if (name.empty() || name.find_first_of("{}") != std::string_view::npos || looks_binary(name)) return std::nullopt;
-  // The name is the report's text: an escape sequence in it is shown, not obeyed (issue 11, item 12).
+  // The name is the report's text: an escape sequence in it is shown, not obeyed.
   std::string text = "Crashed with signal " + std::to_string(*number) + " (";
   append_escaped(text, name);
   text += ")";
   if (colon != std::string_view::npos) {
-    // SIGSEGV, SIGBUS, SIGILL and SIGFPE carry the fault address (SPEC section 3).
+    // SIGSEGV, SIGBUS, SIGILL and SIGFPE carry the fault address (docs/formats.md section 3).
     auto fault = parse_hex_address(rest.substr(colon + 1));
     if (!fault) return std::nullopt;
     char buffer[24];
@@ -162,12 +162,12 @@ struct BacktraceRenderer::Impl {
   /// Checks a contextual element alone on its line; false (reported, with its column) if it is malformed.
   bool check_contextual(const markup::Node& element, uint64_t line_number);
   /// Writes the line the markup parser was given last, as markup for llvm-symbolizer: the SGR sequences outside
-  /// elements as they are (seed 000 lets them colour the output), every other control character escaped.
+  /// elements as they are (the markup format lets them colour the output), every other control character escaped.
   void put_markup_line(std::string_view line, const std::vector<markup::Node>& nodes);
 };
 
 bool BacktraceRenderer::Impl::emit_frames(const cbf::Frame& frame, uint64_t count, uint64_t line_number) {
-  // An async resume point is an exact code address, so it prints as pc (SPEC section 4).
+  // An async resume point is an exact code address, so it prints as pc (docs/formats.md section 3.2).
   auto kind = frame.kind == cbf::FrameKind::kRa ? markup::CodeKind::kRa : markup::CodeKind::kPc;
   uint64_t end;
   if (__builtin_add_overflow(next_frame, count, &end)) {
@@ -223,7 +223,7 @@ void BacktraceRenderer::Impl::render_cbf(std::string_view text, uint64_t line_nu
         if (!emit_frames(item.frame, 1, line_number)) return summarise_hidden();
         continue;
       case cbf::ItemType::kRepeat:
-        // `rep` repeats the previous frame with the next numbers (SPEC section 5).
+        // `rep` repeats the previous frame with the next numbers (docs/tools.md).
         if (!emit_frames(item.frame, item.count, line_number)) return summarise_hidden();
         continue;
       case cbf::ItemType::kOmit: {
@@ -298,7 +298,7 @@ void BacktraceRenderer::Impl::render_line(std::string_view line, uint64_t line_n
   nodes.clear();
   markup::Node node;
   if (markup.inside_element()) {
-    // A line of an element that spans lines (seed 000, hexdict): part of it, never a signal, cbf or
+    // A line of an element that spans lines (Symbolizer Markup Format, hexdict): part of it, never a signal, cbf or
     // backtrace_symbols line of its own.
     markup.begin_line(line);
     while (markup.next(node)) nodes.push_back(node);
@@ -314,7 +314,7 @@ void BacktraceRenderer::Impl::render_line(std::string_view line, uint64_t line_n
     return;
   }
   if (auto address = parse_legacy_frame(line); address && !line.starts_with("{{{")) {
-    // Legacy backtrace_symbols frames: the kind of address is unknown, so no :pc/:ra suffix (SPEC section 5).
+    // Legacy backtrace_symbols frames: the kind of address is unknown, so no :pc/:ra suffix (docs/tools.md).
     put_bt(legacy_next_frame++, *address, markup::CodeKind::kUnknown);
     return;
   }
@@ -324,7 +324,7 @@ void BacktraceRenderer::Impl::render_line(std::string_view line, uint64_t line_n
     if (auto text = describe_signal_line(line)) return put_line(*text);
     return error(line_number, "malformed signal line (expected signal:NUMBER:NAME or signal:NUMBER:NAME:0xADDRESS)");
   }
-  // Markup: contextual elements go through as they were (SPEC section 5), once checked; plain lines (an object
+  // Markup: contextual elements go through as they were (docs/tools.md), once checked; plain lines (an object
   // without a build ID, anything else) and blank lines go through too. A contextual element counts as alone on
   // its line when only white space and SGR sequences surround it.
   markup.begin_line(line);
@@ -461,7 +461,7 @@ bool render_backtraces(LineReader& input, const std::function<void(std::string_v
   // Bare bodies carry no end tag: their end is the input's, which may be a crash's cut (finish() settles that).
   if (state == State::kBacktrace) renderer.end_body(false);
   if (state == State::kBacktrace || state == State::kOtherSubreport) {
-    // A report cut short by a crash is normal (SPEC section 3): use what is there and warn.
+    // A report cut short by a crash is normal (docs/formats.md section 3): use what is there and warn.
     sink.warning(DiagnosticCode::kCutShort, input.name(), subreport_line,
                  "subreport cut short (no closing </report>); using what is there");
   }

@@ -1,4 +1,4 @@
-// Reading one named section out of ELF files and ar archives (see sections/elf_section.h, SPEC section 5).
+// Reading one named section out of ELF files and ar archives (see sections/elf_section.h, docs/tools.md).
 //
 // libelf does the walking: elf_begin(ELF_C_READ_MMAP) on files, elf_memory on images, elf_next/elf_getarhdr for
 // archive members, gelf_* for both ELF classes and byte orders. Before libelf is trusted with an image, its
@@ -398,7 +398,7 @@ class Walker {
 
 bool Walker::matches(std::string_view have) const {
   if (have == name_) return true;
-  // SPEC section 5: a request for .debug_X also finds a legacy compressed .zdebug_X.
+  // docs/tools.md: a request for .debug_X also finds a legacy compressed .zdebug_X.
   constexpr std::string_view kDebug = ".debug_", kZdebug = ".zdebug_";
   return name_.starts_with(kDebug) && have.starts_with(kZdebug) &&
          have.substr(kZdebug.size()) == name_.substr(kDebug.size());
@@ -448,7 +448,7 @@ std::string describe_refused_member(const RawArHeader& raw, std::optional<uint64
 void Walker::visit_archive(Elf* archive, const std::string& label, int fd, int depth) {
   const std::string_view bytes = raw_image(archive);
   // Members are walked by their headers here (ar(5): 60 bytes each, members padded to even offsets), and libelf
-  // is pointed at each one with elf_rand: a member whose header libelf refuses (issue 11, item 11: a long-name
+  // is pointed at each one with elf_rand: a member whose header libelf refuses (a long-name
   // offset past the name table) is reported and stepped over, and the members after it are still read.
   uint64_t next_header = kArMagic.size();
   std::optional<uint64_t> name_table_size;
@@ -615,7 +615,7 @@ std::optional<SectionPlan> Walker::plan_section(Elf_Scn* scn, const GElf_Shdr& s
 
 bool Walker::check_stated_size(std::string_view what, uint64_t stated, std::string_view image,
                                const std::string& label) {
-  // The stated size is checked before anything is allocated (SPEC section 5): over kMaxDecompressedSize, or over
+  // The stated size is checked before anything is allocated (docs/tools.md): over kMaxDecompressedSize, or over
   // kMaxExpansion times the input (the ELF image: the file, or the archive member), it is a bomb or a lie.
   if (stated > kMaxDecompressedSize) {
     error(DiagnosticCode::kTooLarge, label,
@@ -668,7 +668,7 @@ void Walker::deliver_whole(const std::vector<SectionPlan>& plans, const std::str
     result.bytes = std::string_view(owned.get(), total);
   }
   if (!plans.empty()) {
-    // Only NUL bytes (or none) is empty: the extraction removes NULs, so nothing would come out (SPEC section 5).
+    // Only NUL bytes (or none) is empty: the extraction removes NULs, so nothing would come out (docs/tools.md).
     result.status = result.bytes.find_first_not_of('\0') == std::string_view::npos ? ElfSection::Status::kEmpty
                                                                                    : ElfSection::Status::kFound;
   }

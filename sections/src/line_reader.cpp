@@ -21,7 +21,7 @@ namespace sampler {
 
 namespace {
 
-// gzip magic bytes (RFC 1952 section 2.3.1): how compressed reports are recognised (SPEC section 3).
+// gzip magic bytes (RFC 1952 section 2.3.1): how compressed reports are recognised (docs/formats.md section 3).
 constexpr unsigned char kGzipMagic0 = 0x1f;
 constexpr unsigned char kGzipMagic1 = 0x8b;
 

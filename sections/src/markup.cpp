@@ -1,5 +1,5 @@
-// Symbolizer markup reader (see sections/markup.h; shared/seeds/000). What it accepts follows llvm-symbolizer's
-// MarkupFilter (llvm/lib/DebugInfo/Symbolize/MarkupFilter.cpp), field by field: docs/decisions.md.
+// Symbolizer markup reader (see sections/markup.h; LLVM's Symbolizer Markup Format). What it accepts follows
+// llvm-symbolizer's MarkupFilter (llvm/lib/DebugInfo/Symbolize/MarkupFilter.cpp), field by field: docs/decisions.md.
 #include "sections/markup.h"
 
 #include <algorithm>
@@ -92,7 +92,7 @@ bool parse_kind(const Node& node, size_t index, CodeKind& kind, ParseError& erro
 // ------------------------------------------------------------------------------------------------ tokenizer
 
 size_t sgr_length(std::string_view text) {
-  // seed 000, "Colorization": "\033[%um" with %u one of 0, 1, 30-37.
+  // Symbolizer Markup Format, "Colorization": "\033[%um" with %u one of 0, 1, 30-37.
   if (text.size() < 4 || text[0] != '\033' || text[1] != '[') return 0;
   if ((text[2] == '0' || text[2] == '1') && text[3] == 'm') return 4;
   if (text.size() >= 5 && text[2] == '3' && text[3] >= '0' && text[3] <= '7' && text[4] == 'm') return 5;
@@ -146,7 +146,7 @@ bool Tokenizer::next(Node& node) {
   node.tag = {};
   node.column = position_;
   if (pending_.start != position_) {
-    // Text up to the next element, with the SGR sequences in it as nodes of their own (seed 000, "Colorization").
+    // Text up to the next element, with the SGR sequences in it as nodes of their own (markup format, "Colorization").
     const size_t end = pending_.start == npos ? end_ : pending_.start;
     size_t sgr = position_;
     size_t length = 0;
@@ -176,7 +176,7 @@ bool Tokenizer::next(Node& node) {
   node.text = line_.substr(pending_.start, pending_.end - pending_.start);
   node.tag = line_.substr(pending_.start + 3, pending_.tag_end - pending_.start - 3);
   if (line_[pending_.tag_end] == ':') {
-    // Fields: everything up to "}}}", split at every ':' (seed 000: fields cannot contain ':').
+    // Fields: everything up to "}}}", split at every ':' (Symbolizer Markup Format: fields cannot contain ':').
     size_t field_start = pending_.tag_end + 1;
     size_t content_end = pending_.end - 3;
     for (;;) {
@@ -323,7 +323,7 @@ bool parse_address_field(std::string_view field, uint64_t& value, const char*& e
     error_offset = 0;
     return false;
   }
-  // seed 000 %p: "If the digits are all 0 then the 0x prefix may be omitted."
+  // Symbolizer Markup Format, %p: "If the digits are all 0 then the 0x prefix may be omitted."
   if (field.find_first_not_of('0') == npos) {
     value = 0;
     return true;
@@ -333,8 +333,8 @@ bool parse_address_field(std::string_view field, uint64_t& value, const char*& e
     error_offset = 0;
     return false;
   }
-  // Seed 000 asks writers for an even number of digits, at most 16; llvm-symbolizer reads any number (leading
-  // zeros included) as long as the value fits in 64 bits, and so does this reader.
+  // The Symbolizer Markup Format asks writers for an even number of digits, at most 16; llvm-symbolizer reads any
+  // number (leading zeros included) as long as the value fits in 64 bits, and so does this reader.
   return parse_field_digits(field.substr(2), 16, 2, value, error, error_offset);
 }
 
@@ -374,7 +374,7 @@ bool parse_module(const Node& node, ModuleElement& out, ParseError& error) {
   if (!parse_integer_field(node.fields[0], out.id, problem, offset)) {
     return field_error(node, 0, "ID", problem, offset, error);
   }
-  // Seed 000 asks for printable characters; llvm-symbolizer takes the name as it is (it is only shown).
+  // The markup format asks for printable characters; llvm-symbolizer takes the name as it is (it is only shown).
   out.name = node.fields[1];
   out.type = node.fields[2];
   if (out.type != "elf") return element_error(node, node.field_column(2), "unsupported module type", error);
@@ -402,7 +402,7 @@ bool parse_mmap(const Node& node, MmapElement& out, ParseError& error) {
   if (!parse_integer_field(node.fields[3], out.module_id, problem, offset)) {
     return field_error(node, 3, "module ID", problem, offset, error);
   }
-  // Flags: one or more of r, w, x, in that order, either case (seed 000, "mmap ... load").
+  // Flags: one or more of r, w, x, in that order, either case (Symbolizer Markup Format, "mmap ... load").
   std::string_view flags = node.fields[4];
   out.readable = out.writable = out.executable = false;
   if (flags.empty()) return field_error(node, 4, "flags", "empty field", 0, error);

@@ -1,5 +1,5 @@
 // Feedback reports: the streaming report reader, the samples reader and subreport extraction
-// (see sections/report.h; seed 004 "Dynamic Feedback Reports", SPEC section 3).
+// (see sections/report.h; the sampler manual, "Dynamic Feedback Reports", docs/formats.md section 3).
 //
 // One state machine, ReportParser, knows the subreport structure; it is a template over what to do with
 // the pieces so that the per-line path (a body line: one test of its first byte, one call) inlines. Only
@@ -52,7 +52,7 @@ class ReportParser {
 
   void finish() {
     if (state_ == State::kInside) {
-      // A crash while the report was written: use what is there, warn (SPEC section 3).
+      // A crash while the report was written: use what is there, warn (docs/formats.md section 3).
       diagnostics_.warning(DiagnosticCode::kCutShort, 0,
                            "subreport " + quoted(id_) + " starting at line " + std::to_string(start_line_) +
                                " was cut short (no </report>)");

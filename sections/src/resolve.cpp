@@ -1,4 +1,4 @@
-// Joining samples and timestamps with their sites (see sections/resolve.h; SPEC section 5, seed 004
+// Joining samples and timestamps with their sites (see sections/resolve.h; docs/tools.md; the sampler manual,
 // "samples subreport"). Finding the sites is sections/src/sites_index.cpp's part.
 #include "sections/resolve.h"
 
@@ -184,7 +184,7 @@ std::string Joiner::check_line(const Group& group, std::string_view line) {
     return {};
   }
   const SchemeInfo* scheme = group.scheme_info;
-  if (scheme == nullptr) return {};  // unknown scheme: carried through untouched (SPEC section 2)
+  if (scheme == nullptr) return {};  // unknown scheme: carried through untouched (docs/formats.md section 2)
   split_fields(line, fields_);
   if (fields_.size() != static_cast<size_t>(scheme->counters)) {
     return std::to_string(fields_.size()) + (fields_.size() == 1 ? " value" : " values") + " where scheme " +
@@ -230,8 +230,8 @@ void Joiner::end_section(bool complete) {
   current_ = nullptr;
   const Group& group = groups_[occurrence.group];
   const IndexedSites& sites = *group.sites;
-  // A crash can cut the last line of a section it cut short (SPEC section 3): if that line is malformed, it is
-  // dropped with a warning rather than reported as bad data.
+  // A crash can cut the last line of a section it cut short (docs/formats.md section 3): if that line is malformed, it
+  // is dropped with a warning rather than reported as bad data.
   if (!complete && !occurrence.bad_lines.empty() && occurrence.bad_lines.back() + 1 == occurrence.line_count &&
       occurrence.line_count <= sites.site_count) {
     sink_.warning(DiagnosticCode::kCutShort, input_name_, occurrence.last_line_number,
@@ -275,7 +275,7 @@ void Joiner::end_section(bool complete) {
 void Joiner::write_row(const Group& group, std::string_view site, std::string_view values) {
   const IndexedSites& sites = *group.sites;
   if (options_.kind == SampleSectionKind::kSamples) {
-    // FILE, unit, scheme, static fields, counters (seed 004, resolveSamples).
+    // FILE, unit, scheme, static fields, counters (sampler manual, resolveSamples).
     out_ += sites.label;
     out_ += '\t';
     out_ += sites.unit;
@@ -286,7 +286,7 @@ void Joiner::write_row(const Group& group, std::string_view site, std::string_vi
     out_ += '\t';
     out_ += values;
   } else {
-    // timestamp, FILE, unit, scheme, when, static fields (SPEC section 5, resolveTimestamps).
+    // timestamp, FILE, unit, scheme, when, static fields (docs/tools.md, resolveTimestamps).
     out_ += values;
     out_ += '\t';
     out_ += sites.label;
@@ -389,7 +389,7 @@ void Joiner::write_merged(const Group& group) {
     merged.clear();
     bool site_ok = true;
     if (timestamps) {
-      // Earliest non-zero `first`, latest `last` (SPEC section 5); the lines were checked when read.
+      // Earliest non-zero `first`, latest `last` (docs/tools.md); the lines were checked when read.
       std::string_view best = values.front();
       uint64_t best_value = *parse_counter(best);
       for (std::string_view value : values) {
@@ -401,7 +401,7 @@ void Joiner::write_merged(const Group& group) {
       }
       merged = best;
     } else if (bounds) {
-      // min of minima, max of maxima, each printed as its text shows it (SPEC section 3).
+      // min of minima, max of maxima, each printed as its text shows it (docs/formats.md section 3).
       chosen.clear();
       chosen_values.clear();
       split_fields(values.front(), fields_);
@@ -426,7 +426,7 @@ void Joiner::write_merged(const Group& group) {
       }
     } else {
       // Counters are summed in 64 bits. Known schemes were checked when read; an unknown scheme's values are
-      // summed too (SPEC section 3), which needs them to be counters with the same number of fields.
+      // summed too (docs/formats.md section 3), which needs them to be counters with the same number of fields.
       sums.clear();
       for (size_t v = 0; v < values.size() && site_ok; ++v) {
         split_fields(values[v], fields_);

@@ -16,7 +16,7 @@ namespace sampler {
 
 namespace {
 
-// SPEC section 2: the fields each known scheme adds after the 4 common ones (seed 004, "Site Details"), and
+// docs/formats.md section 2: the fields each known scheme adds after the 4 common ones (sampler manual), and
 // its counters per site in a samples section. The one table: runtime/include/sampler/unit.h's SAMPLER_COLUMNS_*
 // and docs/formats.md repeat it, and tests/sections/scheme_table_test.cpp holds them to it. Sorted by name.
 constexpr std::array<SchemeInfo, 10> kSchemes = {{
@@ -32,7 +32,7 @@ constexpr std::array<SchemeInfo, 10> kSchemes = {{
     {"scalar-pairs", 5, 3, false},
 }};
 
-// Between sections: NUL padding from the linker (SPEC section 2) and blank lines.
+// Between sections: NUL padding from the linker (docs/formats.md section 2) and blank lines.
 bool is_padding(char c) { return c == '\0' || c == '\n' || c == '\r' || c == ' ' || c == '\t'; }
 
 }  // namespace

@@ -1,4 +1,4 @@
-// Finding and reading the sites a user names (see sections/sites_index.h; SPEC section 5, FILE arguments).
+// Finding and reading the sites a user names (see sections/sites_index.h; docs/tools.md, FILE arguments).
 #include "sections/sites_index.h"
 
 #include <sys/mman.h>
@@ -82,7 +82,7 @@ bool SitesIndex::Impl::add_text_view(const std::string& label, std::string_view 
           entry.line = section.line;
           return;
         }
-        // SPEC section 5: identical sites in two FILEs are used once (the first FILE names them); different
+        // docs/tools.md: identical sites in two FILEs are used once (the first FILE names them); different
         // sites cannot be told apart, so neither is used.
         if (same_sites(entry.body, section.body)) return;
         sink.error(label, section.line,
@@ -120,7 +120,7 @@ bool SitesIndex::Impl::add_elf(const std::string& path, DiagnosticSink& sink) {
 }
 
 bool SitesIndex::Impl::add_file(const std::string& path, DiagnosticSink& sink) {
-  // Check the kind first (issue 11, item 10): a FIFO must not make the open wait, a device is never read.
+  // Check the kind first: a FIFO must not make the open wait, a device is never read.
   std::optional<InputFile> file = open_input(path, AcceptedKinds{.directory = true, .pipe = true}, sink);
   if (!file) return false;
   const int fd = file->fd.get();

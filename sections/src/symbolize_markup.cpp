@@ -226,7 +226,7 @@ struct MarkupSymbolizer::Impl {
       pass(line);
       return;
     }
-    // A return address is one past its call: one byte back lies inside the call (seed 000, "bt").
+    // A return address is one past its call: one byte back lies inside the call (Symbolizer Markup Format, "bt").
     const uint64_t address = element.kind == markup::CodeKind::kPc ? element.address : element.address - 1;
     uint64_t start = 0;
     const Mmap* mmap = containing(address, start);
@@ -245,7 +245,7 @@ struct MarkupSymbolizer::Impl {
     const uint64_t relative = address - start + mmap->module_relative_address;
     const std::vector<uint8_t>& build_id = module->second.build_id;
     gsym::Found found = gsym::Found::kNo;
-    // A caller frame is looked up in the return pads first (seed 002): the instruction after a call, minus one,
+    // A caller frame is looked up in the return pads first (symbfile format): the instruction after a call, minus one,
     // names the whole inline chain of the call without a search.
     if (element.kind != markup::CodeKind::kPc) {
       const symbfile::File* pads = symbols.find_symbfile(build_id, symbfile::Kind::kReturnPads);

@@ -3,7 +3,7 @@
 // Site information and reports are line-oriented: only whole lines that start with '<' can be tags
 // (<sites ...>, <report id=...>, <samples ...>, <timestamps ...> and their end tags). A start tag is parsed
 // with pugixml, so attribute values are XML attribute values (entities and character references decoded,
-// any attribute order, SPEC section 2); body lines are never given to it.
+// any attribute order, docs/formats.md section 2); body lines are never given to it.
 #pragma once
 
 #include <pugixml.hpp>

@@ -33,7 +33,7 @@ constexpr const char* kMigrations[] = {
     "  body BYTEA NOT NULL);"
     "CREATE INDEX runs_app_version ON runs (app, version);"
     "CREATE INDEX runs_app_crash ON runs (app, crash_signature);",
-    // 1 -> 2 (issue 13): symbol files by build ID, compressed like bodies.
+    // 1 -> 2: symbol files by build ID, compressed like bodies.
     "CREATE TABLE symbols ("
     "  build_id TEXT NOT NULL,"
     "  kind TEXT NOT NULL,"

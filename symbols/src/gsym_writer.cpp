@@ -1,4 +1,4 @@
-// The GSYM encoder (symbols/gsym_writer.h): tables in the order and alignment seed 001 lays out, line tables and
+// The GSYM encoder (symbols/gsym_writer.h): tables in the order and alignment the GSYM format lays out, line tables and
 // inline trees in LLVM's encodings (docs/formats.md section 4), so llvm-gsymutil-19 reads what we write.
 #include "symbols/gsym_writer.h"
 
@@ -43,7 +43,7 @@ class Bytes {
   std::string data;
 };
 
-/// Strings and files, each stored once (seed 001: "the same string table entry for common directories").
+/// Strings and files, each stored once (GSYM format: "the same string table entry for common directories").
 class Tables {
  public:
   Tables() {

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Black-box tests of sampler-analyze (issue 10, SPEC section 8): exact stdout, stderr and exit status, one feature
+# Black-box tests of sampler-analyze (docs/analysis.md): exact stdout, stderr and exit status, one feature
 # per ctest test. Usage: analyze_test.sh CASE VERSION, with TOOLS, SCRATCH and SOURCE_DIR in the environment.
 # Reports are written here by hand: 10 failing runs (a main-backtrace subreport) where the branch "x > 0" was
 # true, 10 successful runs where it was false; a returns site true in all of them says nothing.

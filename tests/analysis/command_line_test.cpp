@@ -1,4 +1,4 @@
-// analysis/command_line.h: SPEC 8's --sites FILE... REPORT-OR-DIR..., one case per row.
+// analysis/command_line.h: sampler-analyze's --sites FILE... REPORT-OR-DIR..., one case per row.
 #include "analysis/command_line.h"
 
 #include <gtest/gtest.h>

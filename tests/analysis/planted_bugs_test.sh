@@ -1,5 +1,5 @@
 #!/bin/bash
-# The planted-bug corpus (issue 10): examples/twobugs.c has two independent bugs with known causes, the branch
+# The planted-bug corpus: examples/twobugs.c has two independent bugs with known causes, the branch
 # sites `negative_quantity` (SIGSEGV later) and `long_name` (SIGABRT later). RUNS runs at SAMPLER_SPARSITY=100;
 # sampler-analyze must put each cause on top of its own elimination round. Cases:
 #   planted_bugs   the table (TSV and JSON): rounds 1 and 2 are the two causes, each with its crash group

@@ -13,7 +13,7 @@ run() {
   status=$?
 }
 
-# expect_answer STATUS CODE: the last upload's HTTP status and JSON error code (seed 002's shape).
+# expect_answer STATUS CODE: the last upload's HTTP status and JSON error code (the symbfile upload API's shape).
 expect_answer() {
   [ "$http" = "$1" ] || fail "HTTP status $http, expected $1: $(cat answer)"
   if [ "$1" = 200 ]; then

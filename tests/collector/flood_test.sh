@@ -1,4 +1,4 @@
-# The collector under a flood (issue 12, "Reliability"): kill -9 in the middle and restart, and 64 clients at
+# The collector under a flood (its reliability goals): kill -9 in the middle and restart, and 64 clients at
 # once. The database is SQLite, or PostgreSQL when with_postgresql.sh runs this script.
 # usage: flood_test.sh CASE LOAD-CLIENT
 case_name=$1

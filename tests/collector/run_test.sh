@@ -173,7 +173,7 @@ open("ended", "w").write(str(time.time_ns()))'
     expect 127 '' "sampler-run: cannot run './no-such-program': No such file or directory\n"
     ;;
   demo_through_database)
-    # The issue's "done when": the demo's runs go through sampler-run to a collector on loopback with SQLite,
+    # The collection's end-to-end goal: the demo's runs go through sampler-run to a collector on loopback with SQLite,
     # and sampler-analyze reads them from the database.
     start_server sqlite:reports.db
     crashes=0

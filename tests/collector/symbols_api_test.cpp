@@ -1,4 +1,4 @@
-// Symbol uploads (collector/symbols_api.h, issue 13): whole and chunked files (parts in any order), duplicates,
+// Symbol uploads (collector/symbols_api.h): whole and chunked files (parts in any order), duplicates,
 // the failures (401, 413, 400 naming what is wrong, 503 when partial files fill their budget), and stale
 // partial files dropped. Files are made by the real writers (GSYM, symbfile) and read back from the store.
 #include <gtest/gtest.h>
@@ -93,7 +93,7 @@ class SymbolsApiTest : public ::testing::Test {
 
 TEST(FileId, Base64UrlAndStandardBothDecode) {
   std::string id, error;
-  ASSERT_TRUE(decode_file_id("d--nFqkSpJIXRFeHMp_Smg", id, error)) << error;  // seed 002's example
+  ASSERT_TRUE(decode_file_id("d--nFqkSpJIXRFeHMp_Smg", id, error)) << error;  // the symbfile upload API's example
   EXPECT_EQ(id.size(), 16u);
   EXPECT_EQ(encode_file_id(id), "d--nFqkSpJIXRFeHMp_Smg");
   std::string again;
@@ -211,7 +211,7 @@ TEST_F(SymbolsApiTest, KeysWithoutTheSymbolsPermissionGet403) {
   const std::string gsym = symbols::write_gsym(functions(), kBuildId);
   Response refused = post("gsym", gsym, encode_file_id(kBuildId), "", "", 0, "APIKey reporter");
   EXPECT_EQ(refused.status, 403);
-  // seed 002's failure answer: success false, the status, a uuid that the log line repeats, Code and Text.
+  // The symbfile upload API's failure answer: success false, the status, a uuid the log line repeats, Code and Text.
   EXPECT_TRUE(refused.body.starts_with("{\"success\": false, \"status\": 403, \"uuid\": \"")) << refused.body;
   EXPECT_NE(refused.body.find("\"error\": {\"Code\": \"not-allowed\", \"Text\": \"this API key may not push "
                               "symbols (keys.tsv: symbols)\"}}"),

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# End-to-end tests of sampler-cc and sampler-c++ (issue 9): programs compiled by the drivers, with no hand
+# End-to-end tests of sampler-cc and sampler-c++: programs compiled by the drivers, with no hand
 # macros, run at SAMPLER_SPARSITY=1 (every site samples every time, so every counter is exact), read back with
 # the existing tools. Usage: instrumentor_test.sh CASE
 # (No `cmd | grep -q`: with pipefail, grep leaving early can fail the pipeline by SIGPIPE.)

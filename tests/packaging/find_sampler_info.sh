@@ -53,8 +53,8 @@ printf '%s' "$unit_a" >src/a.sites
 printf '%s' "$unit_b" >src/b.sites
 printf '%s' "$unit_c" >src/c.sites
 printf '%s' "$unit_d" >src/d.sites
-# unit.s: carries FILE as a non-allocated .debug_site_info section (SPEC section 2), then NUL padding as a linker
-# may leave between units.
+# unit.s: carries FILE as a non-allocated .debug_site_info section (docs/formats.md section 2), then NUL padding as a
+# linker may leave between units.
 make_unit() {
   printf '\t.pushsection .debug_site_info,"",@progbits\n\t.incbin "%s"\n\t.byte 0,0,0\n\t.popsection\n' "$1" >"$2.s"
   printf '\t.section .note.GNU-stack,"",@progbits\n' >>"$2.s"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs the built suite into a scratch prefix with `cmake --install` and checks the layout of SPEC section 7:
+# Installs the built suite into a scratch prefix with `cmake --install` and checks the layout of docs/packaging.md:
 # headers, libsampler.so (SONAME, version) and .a, the tools in lib/sampler/tools with bin/ symlinks, a man page
 # per tool, lib/cmake/Sampler, lib/pkgconfig/sampler.pc and lib/rpm/macros.d/macros.sampler, the last two
 # written for the prefix installed into (and never containing DESTDIR).

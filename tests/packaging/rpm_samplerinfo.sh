@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The RPM integration test: builds tests/packaging/rpm/hello-sampler.spec (an instrumented program and shared
 # library, and one uninstrumented program) with rpmbuild and the installed rpm/macros.sampler, in a private
-# %_topdir, then checks what seed 004 ("Embedding and Extraction") promises:
+# %_topdir, then checks what the sampler manual ("Embedding and Extraction") promises:
 #   1. no binary of the main package carries .debug_site_info;
 #   2. the -samplerinfo package holds exactly one .sites file per instrumented ELF file, equal to the site
 #      information of the unstripped build with the build directory rewritten in the file field only;

@@ -1,5 +1,5 @@
 #!/bin/sh
-# The runtime's binary interface (SPEC section 6, STYLE "runtime"): what libsampler exports and imports, what
+# The runtime's binary interface (docs/instrumenting.md): what libsampler exports and imports, what
 # its crash-path files may call, that a C program links libsampler.a with plain gcc, and that the site text
 # is in a non-allocated section.
 # usage: abi_test.sh NM READELF STRIP CC CLANG SOURCE_DIR LIBSAMPLER_SO LIBSAMPLER_A EXAMPLE SANITIZE OBJECTS...
@@ -93,8 +93,8 @@ else
   fail "headers do not compile as C++: $(cat "$work/cxx.err")"
 fi
 
-# 5. The site text is in .debug_site_info without SHF_ALLOC (SPEC section 2), and strip --strip-debug removes it.
-# readelf -S -W: NAME TYPE ADDRESS OFFSET SIZE ES [FLAGS] LK INF AL; an empty FLAGS column is left out.
+# 5. The site text is in .debug_site_info without SHF_ALLOC (docs/formats.md section 2), and strip --strip-debug removes
+# it. readelf -S -W: NAME TYPE ADDRESS OFFSET SIZE ES [FLAGS] LK INF AL; an empty FLAGS column is left out.
 flags=$("$READELF" -S -W "$EXAMPLE" | sed 's/^.*\] *//' |
   awk '$1 == ".debug_site_info" { if (NF == 10) print $7; else print "-" }')
 if [ -z "$flags" ]; then

@@ -1,6 +1,6 @@
 #!/bin/sh
-# The runtime's environment variables as a user sees them (SPEC section 6): every invalid value gets exactly one
-# line on stderr naming the variable, the program behaves as if uninstrumented (same stdout, exit status 0),
+# The runtime's environment variables as a user sees them (docs/instrumenting.md section 2): every invalid value gets
+# exactly one line on stderr naming the variable, the program behaves as if uninstrumented (same stdout, exit status 0),
 # the variables are gone from the program's environment, and SAMPLER_VERBOSE explains each decision.
 # usage: env_test.sh EXAMPLE
 set -u

@@ -1,4 +1,4 @@
-// Behaviour of libsampler as a user sees it (SPEC section 6, issue 3): the example programs run under chosen
+// Behaviour of libsampler as a user sees it (docs/instrumenting.md section 2): the example programs run under chosen
 // environments, their reports read back with the formats library. Exact counts at sparsity 1, fairness at
 // sparsity 100, plugins, threads, fork, the report destinations, and a crash report for every signal whose
 // stack llvm-symbolizer resolves to the crashing function.
@@ -731,7 +731,7 @@ TEST(CrashInReport, AFaultWhileReportingEndsWithTheOriginalSignal) {
   EXPECT_EQ(r.signal, SIGSEGV);
   ParsedReport report = parse_report(text);
   // What the handler wrote before its own fault: the start of the samples subreport, cut short. The reader warns
-  // of it (SPEC section 3 allows a last subreport cut short by a crash), and only warns.
+  // of it (docs/formats.md section 3 allows a last subreport cut short by a crash), and only warns.
   EXPECT_EQ(text.rfind("<report id=\"samples\">\n", 0), 0u) << text;
   ASSERT_FALSE(report.diagnostics.empty()) << "a report cut short must be diagnosed: " << text;
   for (const std::string& d : report.diagnostics) EXPECT_NE(d.find("warning"), std::string::npos) << d;

@@ -134,7 +134,7 @@ TEST(BacktraceRenderer, ContextPassesThroughAndTheSignalBecomesAPlainLine) {
 
 TEST(BacktraceRenderer, MalformedContextualElementsAreLeftOut) {
   // llvm-symbolizer rejects an empty build ID; other markup and plain text pass through. Colour around a
-  // contextual element does not hide it from the check (issue 11, item 9).
+  // contextual element does not hide it from the check.
   Rendered r = render_body({"{{{reset}}}", "{{{module:1:app:elf:}}}", "{{{mmap:0x1000:0x1000:load:1:rx:0x00}}}",
                             "\033[1m{{{mmap:0x2000:0x1000:load:1:rx:0xg}}}\033[0m",
                             "see {{{module:1:app:elf:00}}} here", "{{{bt:0:0x10}}}"});
@@ -151,7 +151,7 @@ TEST(BacktraceRenderer, MalformedContextualElementsAreLeftOut) {
             "column 39: mmap: bad module-relative address: not a hex digit; element left out");
 }
 
-// Issue 11, item 9: what llvm-symbolizer accepts goes through (compiler-rt's 0x%zx, odd build IDs, extra fields).
+// What llvm-symbolizer accepts goes through (compiler-rt's 0x%zx, odd build IDs, extra fields).
 TEST(BacktraceRenderer, ContextualElementsAreReadAsLlvmSymbolizerReadsThem) {
   const std::vector<std::string> lines = {"{{{reset:x}}}", "{{{module:0X1:a}b:elf:123:extra}}}",
                                           "{{{mmap:0x7f0000:0x1000:load:0:rx:0x0}}}"};
@@ -160,7 +160,7 @@ TEST(BacktraceRenderer, ContextualElementsAreReadAsLlvmSymbolizerReadsThem) {
   EXPECT_EQ(r.out, lines[0] + "\n" + lines[1] + "\n" + lines[2] + "\n");
 }
 
-// Issue 11, item 9: the lines of an element that spans lines are part of it, not signal, cbf or legacy lines.
+// The lines of an element that spans lines are part of it, not signal, cbf or legacy lines.
 TEST(BacktraceRenderer, ElementsThatSpanLinesPassThroughWhole) {
   Rendered r = render_body({"regs {{{hexdict:", "app(main+0x10)[0x7f0010]", "signal:11:SIGSEGV }}} done",
                             "cbf:!!", "app[0x10]"});
@@ -173,7 +173,7 @@ TEST(BacktraceRenderer, ElementsThatSpanLinesPassThroughWhole) {
   EXPECT_EQ(again.out, "{{{hexdict:\nx\n");
 }
 
-// Issue 11, item 12: control characters of the report are shown escaped; seed 000's SGR sequences outside elements
+// Control characters of the report are shown escaped; the Symbolizer Markup Format's SGR sequences outside elements
 // go through for llvm-symbolizer, which interprets them.
 TEST(BacktraceRenderer, ControlCharactersAreEscaped) {
   Rendered r = render_body({"signal:11:SIG\033[31mSEGV:0x10", "\033[31mred\033[0m \033[2J\033]0;title",

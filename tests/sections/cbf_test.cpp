@@ -1,6 +1,6 @@
-// Compact Backtrace Format (sections/core/cbf.h): exact encodings checked by hand against shared/seeds/003 and
-// SPEC section 4, every instruction for every word size, every malformed case with its offset, random round
-// trips, and encoder overflow.
+// Compact Backtrace Format (sections/core/cbf.h): exact encodings checked by hand against Swift's Compact Backtrace
+// Format and docs/formats.md section 3.2, every instruction for every word size, every malformed case with its offset,
+// random round trips, and encoder overflow.
 #include "sections/core/cbf.h"
 
 #include "sections/cbf_decode.h"
@@ -105,7 +105,7 @@ std::string render(const std::vector<Item>& items) {
 // ------------------------------------------------------------------------------------------ exact encodings
 
 TEST(CbfEncode, SeedExampleSingleByteFfOn32Bits) {
-  // seed 003: "a single address byte with value 0xff on a 32-bit backtrace represents 0xffffffff".
+  // the Compact Backtrace Format: "a single address byte with value 0xff on a 32-bit backtrace represents 0xffffffff".
   EXPECT_EQ(hex(encode_steps(WordSize::k32, {pc(0xffffffff)})), "01 18 ff 00");
   EXPECT_EQ(render(decode_all({0x01, 0x18, 0xff})), "pc:0xffffffff eod@3");
   EXPECT_EQ(render(decode_all({0x00, 0x18, 0xff})), "pc:0xffff eod@3");

@@ -2,7 +2,7 @@
 # Proves the formats library's core (sampler_core) is allocation-free and needs neither libstdc++ nor libc
 # beyond what the compiler itself may emit: every undefined symbol of its object files must be defined by
 # another of them, or be one of the few allowed below. The runtime's crash handler links these objects, so
-# they must stay async-signal-safe (SPEC section 6, STYLE.md "a test proves it with nm").
+# they must stay async-signal-safe (docs/instrumenting.md section 3), which this test proves with nm.
 #
 # usage: check_core_symbols.sh NM "OBJECT;OBJECT;..." [sanitize]
 #   sanitize: the build is instrumented with sanitizers; their own __asan_/__ubsan_/__tsan_ hooks are allowed.

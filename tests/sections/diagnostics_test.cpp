@@ -21,7 +21,7 @@ TEST(FormatDiagnostic, NoFile) {
             "extract-report: error: no subreport");
 }
 
-// Issue 11, item 12: bytes from the input (a file name, a value quoted from a report) never reach the terminal as
+// Bytes from the input (a file name, a value quoted from a report) never reach the terminal as
 // control characters.
 TEST(FormatDiagnostic, ControlCharactersInTheFileAndTheMessageAreEscaped) {
   EXPECT_EQ(format_diagnostic("resolve-backtrace",

@@ -861,7 +861,7 @@ TEST_F(ElfSectionTest, LyingNotesAndFilesThatAreNotOneElf) {
   EXPECT_EQ(list.items[1].message, "an ar archive, not one ELF file: archives have no build ID");
 }
 
-// Issue 11, item 11: a member libelf refuses (its long name at an offset past the name table) is reported, and the
+// A member libelf refuses (its long name at an offset past the name table) is reported, and the
 // members after it are still read.
 TEST_F(ElfSectionTest, AMemberLibelfRefusesIsSkippedAndTheRestRead) {
   const std::string a = object("first_long_member_name", "first\n");

@@ -1,4 +1,4 @@
-// The files a user names (sections/input_files.h): kinds checked before reading (issue 11, item 10), bounded
+// The files a user names (sections/input_files.h): kinds checked before reading, bounded
 // reading of pipes, and the one directory walk.
 #include "sections/input_files.h"
 
@@ -61,7 +61,7 @@ TEST(InputFiles, RegularFilesAndDirectories) {
   EXPECT_EQ(diagnostics.items[1].code, DiagnosticCode::kCannotOpen);
 }
 
-// Issue 11, item 10: a FIFO without a writer made open() wait forever; a device was read without end.
+// A FIFO without a writer made open() wait forever; a device was read without end.
 TEST(InputFiles, AFifoWithoutAWriterIsNotWaitedForAndDevicesAreRefused) {
   Scratch scratch;
   const std::string fifo = scratch / "fifo";

@@ -1,5 +1,5 @@
-// Symbolizer markup (shared/seeds/000): the core writer's exact output (sections/core/markup_writer.h) and the
-// reader (sections/markup.h): tokenizing, the seed's examples, malformed fields with their columns, and
+// Symbolizer markup (LLVM's Symbolizer Markup Format): the core writer's exact output (sections/core/markup_writer.h)
+// and the reader (sections/markup.h): tokenizing, the format's examples, malformed fields with their columns, and
 // writer -> reader round trips.
 #include "sections/markup.h"
 
@@ -54,7 +54,7 @@ TEST(MarkupWriter, ModuleNameIsSanitised) {
   const char name[] = "/tmp/a:b}c\n\x7f{d\tE\xc3\xa9";
   EXPECT_EQ(written([&](CharBuffer& out) { write_module(out, 12, name, sizeof name - 1, build_id, 2); }),
             "{{{module:12:/tmp/a_b_c__{d_E\xc3\xa9:elf:000f}}}");
-  // An empty name is allowed (seed 000: "it might be empty").
+  // An empty name is allowed (Symbolizer Markup Format: "it might be empty").
   EXPECT_EQ(written([&](CharBuffer& out) { write_module(out, 0, "", 0, build_id, 1); }),
             "{{{module:0::elf:00}}}");
 }
@@ -149,7 +149,7 @@ TEST(MarkupTokenizer, Splits) {
       {"{{{pc:a}b}}}}", "E'pc'[a}b]@0 T'}'@12"},
       // Nothing is interpreted inside a field.
       {"{{{pc:{{{x}}} y", "E'pc'[{{{x]@0 T' y'@13"},
-      // Issue 11, item 9: seed 000's SGR sequences outside elements are nodes of their own, not text.
+      // The Symbolizer Markup Format's SGR sequences outside elements are nodes of their own, not text.
       {"\033[1m{{{pc:0x10}}}\033[0m", "S'\033[1m'@0 E'pc'[0x10]@4 S'\033[0m'@17"},
       {"a\033[31mred\033[0m b", "T'a'@0 S'\033[31m'@1 T'red'@6 S'\033[0m'@9 T' b'@13"},
       {"\033[37m\033[1m", "S'\033[37m'@0 S'\033[1m'@5"},
@@ -285,7 +285,7 @@ TEST(MarkupFields, Address) {
       {"0", true, 0, nullptr, 0},      // all zero digits: the 0x may be left out
       {"000", true, 0, nullptr, 0},
       {"0x0000000000000001", true, 1, nullptr, 0},
-      // Issue 11, item 9: any number of digits, as llvm-symbolizer reads %p (compiler-rt prints 0x%zx).
+      // Any number of digits, as llvm-symbolizer reads %p (compiler-rt prints 0x%zx).
       {"0x7f0000", true, 0x7f0000, nullptr, 0},
       {"0x123", true, 0x123, nullptr, 0},
       {"0x0", true, 0, nullptr, 0},
@@ -397,7 +397,7 @@ TEST(MarkupElements, AcceptedVariants) {
   EXPECT_EQ(bt.kind, CodeKind::kUnknown);
 }
 
-// Issue 11, item 9: whatever llvm-symbolizer --filter-markup accepts (checked against llvm-symbolizer-19), this
+// Whatever llvm-symbolizer --filter-markup accepts (checked against llvm-symbolizer-19), this
 // reader accepts: it is the consumer resolve-backtrace feeds.
 TEST(MarkupElements, AcceptedAsLlvmSymbolizerAcceptsThem) {
   ParseError error;
@@ -566,7 +566,7 @@ std::string parse_lines(MarkupParser& parser, const std::vector<std::string>& li
   return out;
 }
 
-// Issue 11, item 9: elements that span lines (seed 000, hexdict) are read, as llvm-symbolizer's MarkupParser reads
+// Elements that span lines (Symbolizer Markup Format, hexdict) are read, as llvm-symbolizer's MarkupParser reads
 // them, not taken line by line as text.
 TEST(MarkupParser, ElementsThatSpanLines) {
   MarkupParser parser;
@@ -598,7 +598,7 @@ TEST(MarkupParser, LinesInsideAreMarkedAndResetForgetsTheElement) {
   parser.reset();
   EXPECT_FALSE(parser.inside_element());
   EXPECT_FALSE(parser.finish(node));
-  // The default tags are seed 000's (hexdict); others are plain text.
+  // The default tags are the Symbolizer Markup Format's (hexdict); others are plain text.
   MarkupParser plain;
   EXPECT_EQ(parse_lines(plain, {"{{{dump:", "}}}"}), "T'{{{dump:'@0 | T'}}}'@0");
 }

@@ -1,4 +1,4 @@
-// Feedback reports: read_report, read_samples and extract_subreports (sections/report.h), on the seed 004
+// Feedback reports: read_report, read_samples and extract_subreports (sections/report.h), on the sampler manual's
 // excerpts, entity decoding, CRLF, gzip, damaged reports and binary garbage. Diagnostics are compared exactly.
 #include "sections/report.h"
 
@@ -70,7 +70,7 @@ Outcome samples_of(std::string_view text) {
   return {visitor.trace, render(diagnostics), ok};
 }
 
-// The seed 004 excerpts: a samples subreport, then the legacy backtrace_symbols main-backtrace body.
+// The sampler manual's excerpts: a samples subreport, then the legacy backtrace_symbols main-backtrace body.
 const std::string kSeedReport =
     "<report id=\"samples\">\n"
     "<samples unit=\"" + kUnitA + "\" scheme=\"branches\">\n"
@@ -247,7 +247,7 @@ TEST(ReadReport, ErrorsWithLineNumbers) {
       {"nul in tag", std::string("<report id=\"a\0\">\n</report>\n", 26),
        {},
        {"E:1:malformed tag: it contains a NUL byte at column 14 (its subreport is skipped)"}},
-      // Issue 11, item 13: what pugixml lets pass but XML forbids is an error naming the column.
+      // What pugixml lets pass but XML forbids is an error naming the column.
       {"duplicated attribute", "<report id=\"a\" id=\"b\">\nskipped\n</report>\n<report id=\"c\">\n</report>\n",
        {"begin c @4", "end"},
        {"E:1:malformed tag: duplicate attribute 'id' at column 16 (its subreport is skipped)"}},

@@ -1,5 +1,5 @@
 // Joining samples and timestamps with sites (sections/resolve.h): the index, the join, merging, and every
-// error SPEC section 5 names, as tables of small in-memory cases.
+// error docs/tools.md names, as tables of small in-memory cases.
 #include "sections/resolve.h"
 
 #include <gtest/gtest.h>

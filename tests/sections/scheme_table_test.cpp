@@ -1,5 +1,5 @@
 // The table of schemes and their columns has one source, sections/site_info.h's known_schemes(); the places that
-// repeat it must agree with it (issue 11, "The code, read as its next maintainer would"): the runtime's
+// repeat it must agree with it (docs/reliability.md, "The code, read as its next maintainer would"): the runtime's
 // sampler/unit.h, which names each scheme and its counters for instrumented code (SAMPLER_SCHEME_NAME_<id>,
 // SAMPLER_COLUMNS_<id>), and the table of docs/formats.md section 2. Both are read as text, so a scheme added to
 // either, or a column count changed, fails here until the table says the same.
@@ -39,7 +39,7 @@ Table from_library() {
 
 TEST(SchemeTable, IsSortedAndFindSchemeAgrees) {
   std::span<const SchemeInfo> schemes = known_schemes();
-  ASSERT_EQ(schemes.size(), 10u);  // SPEC section 2 names ten
+  ASSERT_EQ(schemes.size(), 10u);  // docs/formats.md section 2 names ten
   EXPECT_TRUE(std::is_sorted(schemes.begin(), schemes.end(),
                              [](const SchemeInfo& a, const SchemeInfo& b) { return a.name < b.name; }));
   for (const SchemeInfo& scheme : schemes) {

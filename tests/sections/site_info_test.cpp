@@ -1,5 +1,5 @@
 // Static site information: the scheme table, unit signatures and parse_site_info (sections/site_info.h), on
-// seed 004's layout, linker NUL padding, CRLF, entities, every error with its line, and binary garbage.
+// The sampler manual's layout, linker NUL padding, CRLF, entities, every error with its line, and binary garbage.
 #include "sections/site_info.h"
 
 #include <gtest/gtest.h>
@@ -22,7 +22,7 @@ TEST(FindScheme, SpecTable) {
     int counters;
     bool is_bounds;
   };
-  // SPEC section 2 and seed 004 "Site Details".
+  // docs/formats.md section 2 and the sampler manual, "Site Details".
   const Row rows[] = {
       {"atoms", 2, 2, false},       {"bounds", 3, 2, true},          {"branches", 1, 2, false},
       {"coverage", 0, 1, false},    {"data", 0, 1, false},           {"float-kinds", 3, 9, false},
@@ -85,7 +85,7 @@ Parsed parse(std::string_view text) {
   return parsed;
 }
 
-// Seed 004's layout: sites sections, one site per line, tab-separated fields.
+// The sampler manual's layout: sites sections, one site per line, tab-separated fields.
 const std::string kBranches = "main.c\t12\tmain\t3\targc > 1\n"
                               "<built-in>\t0\tinit\t1\tp != 0\n"  // a site line may start with '<'
                               "util.c\t40\tcopy\t7\tn < size\n";
@@ -181,7 +181,7 @@ TEST(ParseSiteInfo, ErrorsWithLineNumbers) {
       {"stray end tag", "</sites>\n" + open_a + "</sites>\n</sites>\n", {"branches"},
        {"E:1:</sites> without a matching <sites> tag", "E:4:</sites> without a matching <sites> tag"}},
       {"end tag with text after it", open_a + "s\n</sites> x\n</sites>\n", {"branches"}, {}},
-      // Issue 11, item 13: XML forbids both; pugixml let the first scheme win and cut the value at the NUL.
+      // XML forbids both; pugixml let the first scheme win and cut the value at the NUL.
       {"duplicated attribute", "<sites unit=\"" + kUnitA + "\" scheme=\"a\" scheme=\"b\">\ns\n</sites>\n" + open_b +
        "</sites>\n", {"returns"}, {"E:1:malformed tag: duplicate attribute 'scheme' at column 59"}},
       {"reference to NUL", "<sites unit=\"" + kUnitA + "\" scheme=\"a&#x0;b\">\ns\n</sites>\n" + open_b + "</sites>\n",

@@ -1,4 +1,4 @@
-// The store suite (issue 12): the same tests over every implementation. SQLite always runs; PostgreSQL runs
+// The store suite: the same tests over every implementation. SQLite always runs; PostgreSQL runs
 // when SAMPLER_TEST_POSTGRESQL_URL names a server (tests/store/postgresql_test.sh starts one and sets it).
 // Tests share a database on PostgreSQL, so each works on applications of its own and counts differences.
 #include <gtest/gtest.h>

@@ -1,12 +1,12 @@
 #!/bin/bash
-# Symbols on the collector (issue 13), black-box: a real sampler-collector on 127.0.0.1, `sampler-symbols push`
+# Symbols on the collector, black-box: a real sampler-collector on 127.0.0.1, `sampler-symbols push`
 # as the client, sampler-run uploading the demo's crashes, sampler-analyze reading them from the database.
 #   push          push in many small parts, the same again (duplicates), a bad key, a key for reports only, a
 #                 refused file, no server
 #   per_app       symbols belong to the application that pushed them: another application's file for the same
 #                 build ID names nothing in this one's crashes; different bytes for a stored file are refused
 #                 (409) unless the key may replace symbols
-#   crash_groups  the issue's "done when": crashes uploaded by sampler-run appear in sampler-analyze's HTML page
+#   crash_groups  the end-to-end goal: crashes uploaded by sampler-run appear in sampler-analyze's HTML page
 #                 (loaded in headless Chromium) with function names and source lines, symbolized from the
 #                 pushed symbols; the same page from --symbols DIR, and addresses only without symbols
 # Usage: symbols_server_test.sh CASE WORDFREQ, with TOOLS, SCRATCH and SOURCE_DIR in the environment.

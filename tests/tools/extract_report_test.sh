@@ -1,5 +1,5 @@
 #!/bin/bash
-# Black-box tests of extract-report (SPEC section 5): exact stdout, stderr and exit status, one feature per ctest
+# Black-box tests of extract-report (docs/tools.md): exact stdout, stderr and exit status, one feature per ctest
 # test. Usage: extract_report_test.sh CASE VERSION, with TOOLS and SCRATCH in the environment (see
 # tests/tools/CMakeLists.txt). Inputs are made here, at test time, with printf, gzip and awk.
 set -u
@@ -18,7 +18,7 @@ run() {
 
 unit=0123456789abcdef0123456789abcdef
 
-# The report of a crashed run, as the runtime writes it (seed 004 and SPEC section 3).
+# The report of a crashed run, as the runtime writes it (the sampler manual and docs/formats.md section 3).
 report() {
   printf '<report id="samples">\n'
   printf '<samples unit="%s" scheme="branches">\n0\t4\n12\t0\n</samples>\n' $unit
@@ -40,7 +40,7 @@ main_backtrace)
   report >report.log
   run main-backtrace <report.log
   expect 0 "$backtrace_body" ''
-  # The legacy body of seed 004, as glibc's backtrace_symbols wrote it.
+  # The legacy body of the sampler manual, as glibc's backtrace_symbols wrote it.
   printf '<report id="main-backtrace">\nccrypt[0x804ff1c]\n/lib/tls/libc.so.6(__libc_start_main+0xd3)[0xa94e23]\n</report>\n' >legacy.log
   run main-backtrace <legacy.log
   expect 0 'ccrypt[0x804ff1c]\n/lib/tls/libc.so.6(__libc_start_main+0xd3)[0xa94e23]\n' ''

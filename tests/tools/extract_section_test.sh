@@ -1,5 +1,5 @@
 #!/bin/bash
-# Black-box tests of extract-section (SPEC section 5): exact stdout, stderr and exit status, one feature per ctest
+# Black-box tests of extract-section (docs/tools.md): exact stdout, stderr and exit status, one feature per ctest
 # test. Usage: extract_section_test.sh CASE YAML2OBJ VERSION, with TOOLS and SCRATCH in the environment (see
 # tests/tools/CMakeLists.txt). Fixtures are made here, at test time, with cc, ar, objcopy and yaml2obj.
 set -u
@@ -141,7 +141,7 @@ extract-section: 'absent.o': error: cannot open: No such file or directory\n\
 extract-section: 'dir': error: is a directory\n"
   ;;
 special_files)
-  # Issue 11, item 10: a FILE that is not a regular file is refused at once, naming what it is. Opening a FIFO that
+  # A FILE that is not a regular file is refused at once, naming what it is. Opening a FIFO that
   # nobody writes to must not wait for a writer (it used to hang in open), and a device is never read.
   object a 'from a\n'
   mkfifo fifo || fail "mkfifo failed"
@@ -152,7 +152,7 @@ special_files)
 extract-section: '/dev/zero': error: not a regular file (a character device)\n"
   ;;
 archive_bad_member)
-  # Issue 11, item 11: one malformed member (its long-name offset points past the archive's name table) is
+  # One malformed member (its long-name offset points past the archive's name table) is
   # reported and skipped; the members after it are still read, and the exit status says something was wrong.
   object first_long_member_name 'first\n'
   object second_long_member_name 'second\n'

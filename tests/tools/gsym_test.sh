@@ -1,5 +1,5 @@
 #!/bin/bash
-# sampler-symbols and the GSYM reader against LLVM (issue 13, "Correctness"). Usage:
+# sampler-symbols and the GSYM reader against LLVM (correctness). Usage:
 #   gsym_test.sh CASE SYMBOLIZER GSYMUTIL BINARY...
 # with TOOLS and SCRATCH in the environment (see tests/tools/CMakeLists.txt). BINARY...: ELF files with DWARF and a
 # build ID (the examples, and gsym_fixture_cxx: sampler-symbols-convert's main, C++ built -O2 -g, deep inlining).

@@ -1,5 +1,5 @@
 #!/bin/bash
-# End-to-end tests of the resolve tools over the instrumented examples (issue 4, "End-to-end tests"): run the
+# End-to-end tests of the resolve tools over the instrumented examples: run the
 # examples with SAMPLER_SPARSITY=1, then extract, resolve and symbolize what they leave behind, and check the result
 # against the examples' sources. Usage:
 #   resolve_e2e_test.sh CASE EXAMPLE HOST PLUGIN SYMBOLIZER
@@ -176,9 +176,9 @@ crash)
   done
   ;;
 crash_symbol_dir)
-  # The crash pipeline after one set-up step (issue 11, "Symbolizing without a hand-made directory"): the example
-  # runs stripped, as a shipped program would; sampler-symbol-dir lays out the symbol directory from its unstripped
-  # build and the directory of the examples, and llvm-symbolizer names every frame of the program.
+  # The crash pipeline after one set-up step (docs/reliability.md, "Symbolizing without a hand-made directory"): the
+  # example runs stripped, as a shipped program would; sampler-symbol-dir lays out the symbol directory from its
+  # unstripped build and the directory of the examples, and llvm-symbolizer names every frame of the program.
   strip --strip-all -o app "$example" || fail "strip failed"
   { SAMPLER_SPARSITY=1 SAMPLER_FILE=report ./app crash segv; } 2>/dev/null
   status=$?

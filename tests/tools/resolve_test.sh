@@ -1,5 +1,5 @@
 #!/bin/bash
-# Black-box tests of resolveSamples, resolveTimestamps and resolve-backtrace (SPEC section 5): exact stdout, stderr
+# Black-box tests of resolveSamples, resolveTimestamps and resolve-backtrace (docs/tools.md): exact stdout, stderr
 # and exit status, one feature per ctest test. Usage: resolve_test.sh CASE VERSION SYMBOLIZER, with TOOLS and
 # SCRATCH in the environment (see tests/tools/CMakeLists.txt). Fixtures are made here, at test time, with cc, ar,
 # objcopy, strip, gzip and base64.
@@ -224,7 +224,7 @@ samples_bad_files)
   [ "$(wc -l <err)" = 2 ] || fail "$ran: stderr: $(cat err)"
   ;;
 samples_special_files)
-  # Issue 11, item 10: a FIFO without a writer is read as empty at once (opening it used to wait for a writer); a
+  # A FIFO without a writer is read as empty at once (opening it used to wait for a writer); a
   # device is refused before anything is read (/dev/zero used to grow to gigabytes, then std::bad_alloc); a pipe
   # with a writer (a process substitution) is read whole.
   write_sites
@@ -243,7 +243,7 @@ samples_special_files)
 resolveSamples: '/dev/zero': error: not a regular file, directory or pipe (a character device)\n"
   ;;
 samples_control_characters)
-  # Issue 11, item 12: bytes of the input quoted in a message are shown escaped, never sent to the terminal.
+  # Bytes of the input quoted in a message are shown escaped, never sent to the terminal.
   write_sites
   printf '<samples unit="%s" scheme="returns">\n1\t2\t\033[31m3\a\n</samples>\n' $U2 >in
   run in resolveSamples app.sites "no$(printf '\033')]0;title$(printf '\a').sites"
@@ -251,7 +251,7 @@ samples_control_characters)
 resolveSamples: '<stdin>':2: error: '\\\\x1b[31m3\\\\x07' is not a counter (an unsigned decimal integer of at most 64 bits); site left out\n"
   ;;
 samples_malformed_tags)
-  # Issue 11, item 13: a tag with a duplicated attribute, or a character reference to a character XML does not
+  # A tag with a duplicated attribute, or a character reference to a character XML does not
   # allow (&#x0; used to cut the value short), is an error naming the column.
   printf '<sites unit="%s" scheme="returns" scheme="branches">\nb.c\t5\tf\t3\tg\n</sites>\n' $U2 >dup.sites
   printf '<sites unit="%s" scheme="ret&#x0;urns">\nb.c\t5\tf\t3\tg\n</sites>\n' $U2 >nul.sites
@@ -358,7 +358,7 @@ backtrace_report)
   expect 0 "$CONTEXT$STACK$CONTEXT$STACK" ''
   ;;
 backtrace_legacy)
-  # glibc backtrace_symbols lines (seed 004) become bt elements without a kind suffix.
+  # glibc backtrace_symbols lines (sampler manual) become bt elements without a kind suffix.
   { echo '<report id="main-backtrace">'
     printf 'ccrypt[0x804ff1c]\n/lib/tls/libc.so.6[0xaa78c8]\nccrypt[0x804c3df]\n'
     printf '/lib/tls/libc.so.6(__libc_start_main+0xd3)[0xa94e23]\n./ccrypt(_start+0x21) [0x8049171]\n'
@@ -429,7 +429,7 @@ backtrace_long_line)
   expect 1 'Crashed with signal 6 (SIGABRT)\n{{{bt:0:0x42:pc}}}\n' "resolve-backtrace: '<stdin>':3: error: cbf line: bad base64 at character 5: invalid base64 character; frames after it are lost\n"
   ;;
 backtrace_special_files)
-  # Issue 11, item 10: a FIFO without a writer reads as empty at once; a device is refused.
+  # A FIFO without a writer reads as empty at once; a device is refused.
   mkfifo fifo || fail "mkfifo failed"
   : >empty
   (timeout 20 "$TOOLS/resolve-backtrace" fifo <empty >out 2>err)
@@ -442,8 +442,8 @@ backtrace_special_files)
   expect 1 '' "resolve-backtrace: '/dev/zero': error: not a regular file or pipe (a character device)\n"
   ;;
 backtrace_control_characters)
-  # Issue 11, item 12: control characters of the report are shown escaped (\xNN) in the output and in messages.
-  # SGR colour sequences outside elements are symbolizer markup (seed 000) and go through for llvm-symbolizer.
+  # Control characters of the report are shown escaped (\xNN) in the output and in messages.
+  # SGR colour sequences outside elements are symbolizer markup (Symbolizer Markup Format), passed to llvm-symbolizer.
   { echo '<report id="main-backtrace">'
     printf 'signal:11:SIG\033[31mSEGV:0x10\n'
     printf '\033[1mbold\033[0m and \033[2J a cleared screen, \033]0;a title\n'
@@ -458,10 +458,10 @@ backtrace_control_characters)
   expect 2 '' "resolve-backtrace: unrecognized option '--crash\\\\x1b[31m'\nTry 'resolve-backtrace --help' for more information.\n"
   ;;
 backtrace_lenient_markup)
-  # Issue 11, item 9: markup is read as leniently as llvm-symbolizer --filter-markup reads it: any number of hex
+  # Markup is read as leniently as llvm-symbolizer --filter-markup reads it: any number of hex
   # digits after 0x (compiler-rt prints %p with 0x%zx), odd build IDs, 0X/0b/0o integers, extra fields. An SGR
-  # sequence around a contextual element does not hide it from the checks; a multi-line element (seed 000,
-  # hexdict) is passed through whole, its lines never taken for signal, cbf or backtrace_symbols lines.
+  # sequence around a contextual element does not hide it from the checks; a multi-line element (Symbolizer Markup
+  # Format, hexdict) is passed through whole, its lines never taken for signal, cbf or backtrace_symbols lines.
   { echo '<report id="main-backtrace">'
     echo '{{{reset}}}'
     echo '{{{module:0X1:app:elf:123}}}'
@@ -529,7 +529,7 @@ EOF
   { echo '<report id="main-backtrace">'
     echo '{{{reset}}}'
     echo "{{{module:0:crash:elf:$build_id}}}"
-    # One mmap per PT_LOAD segment: START page-aligned down, SIZE rounded up (SPEC section 3).
+    # One mmap per PT_LOAD segment: START page-aligned down, SIZE rounded up (docs/formats.md section 3).
     readelf -lW crash | awk '$1=="LOAD"{f=""; for(i=7;i<NF;i++) f=f $i; print $3, $6, f}' | while read -r vaddr memsz flags; do
       start=$((vaddr & ~0xfff)); end=$(((vaddr + memsz + 0xfff) & ~0xfff))
       perm=$(echo "$flags" | sed 's/[^RWE]//g; s/R/r/; s/W/w/; s/E/x/')

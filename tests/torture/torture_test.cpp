@@ -1,8 +1,8 @@
-// The crash-path torture suite (issue 6): libsampler at its worst moments. Each test runs the torture programs
+// The crash-path torture suite: libsampler at its worst moments. Each test runs the torture programs
 // (torture.c, torture-host + torture_plugin.c) in one hard situation and checks three things:
 //  - the report is well formed: the formats library reads it without an error (a report cut short by a full disk
-//    only gets the warning SPEC section 3 allows) and the tools resolve it (resolveSamples joins every section with
-//    the sites of the binaries; resolve-backtrace and llvm-symbolizer name the faulting function);
+//    only gets the warning docs/formats.md section 3 allows) and the tools resolve it (resolveSamples joins every
+//    section with the sites of the binaries; resolve-backtrace and llvm-symbolizer name the faulting function);
 //  - nothing counted is lost: at SAMPLER_SPARSITY=1 every counter has its exact value, once;
 //  - the exit status is the uninstrumented one: the same source built with SAMPLER_UNINSTRUMENTED, run the same
 //    way, ends the same way.
@@ -690,8 +690,8 @@ TEST(Torture, ReportOnAFullFilesystem) {
     EXPECT_EQ(outcome.err, "");
     const std::string text = read_file(dir / "report");
     EXPECT_EQ(text.size(), 4096u) << "the report should have filled the remaining page";
-    // Cut short by the full disk: the reader warns (SPEC section 3), never errs; every section that made it out
-    // whole has its exact counts, the one cut short is marked so.
+    // Cut short by the full disk: the reader warns (docs/formats.md section 3), never errs; every section that made it
+    // out whole has its exact counts, the one cut short is marked so.
     const Report report = parse_report(text);
     EXPECT_TRUE(report.errors.empty()) << ::testing::PrintToString(report.errors);
     ASSERT_EQ(report.ids, std::vector<std::string>{"samples"});
@@ -815,7 +815,7 @@ TEST(Torture, SixtyFourThreadsStartedAndEndedWhileSampling) {
 }
 
 
-// ================================================================================ issue 11: runtime hardening
+// ========================================================== runtime hardening (docs/reliability.md section 4)
 
 // The program's own SIGTERM handler (installed before the runtime) handles a SIGTERM and the program goes on; later
 // it faults. Passing SIGTERM to the program must not use up the one crash report: the SIGSEGV is reported.

@@ -16,7 +16,7 @@ int run_resolve(const Usage& usage, SampleSectionKind kind, int argc, char** arg
 
   std::vector<std::string> files = command.operands;
   std::string section = command.value("section").value_or(std::string(kDefaultSitesSection));
-  // SPEC section 5: the section may also be the first argument, when it begins with "." and has no "/".
+  // docs/tools.md: the section may also be the first argument, when it begins with "." and has no "/".
   if (!command.has("section") && !files.empty() && files.front().starts_with(".") &&
       files.front().find('/') == std::string::npos) {
     section = files.front();

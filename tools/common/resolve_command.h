@@ -1,4 +1,4 @@
-// The command line shared by resolveSamples and resolveTimestamps (SPEC section 5): the same options, the same
+// The command line shared by resolveSamples and resolveTimestamps (docs/tools.md): the same options, the same
 // FILE and SECTION arguments, the same join; only the kind of section joined differs.
 #pragma once
 

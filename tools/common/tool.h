@@ -1,6 +1,6 @@
 // What every sampler command-line tool shares: one option table that drives both parsing and --help,
 // --version, diagnostics on stderr ("tool: 'file':line: error: ..."), buffered stdout, and the exit statuses
-// of SPEC section 5 (0 success, 1 the data is wrong or missing, 2 usage error).
+// of docs/tools.md (0 success, 1 the data is wrong or missing, 2 usage error).
 //
 // A tool's main is: describe its options in a Usage, parse_command_line(), one library call, exit status.
 #pragma once

@@ -1,5 +1,5 @@
 // extract-report: writes the body of every subreport with a given id from a feedback report on standard input
-// (SPEC section 5; seed 004, "Subreport Extraction").
+// (docs/tools.md; the sampler manual, "Subreport Extraction").
 //
 //   extract-report samples < report.log | resolveSamples app libplugin.so
 //

@@ -1,5 +1,5 @@
-// extract-section: writes one named section of ELF files and ar archive members to standard output (SPEC
-// section 5).
+// extract-section: writes one named section of ELF files and ar archive members to standard output
+// (docs/tools.md).
 //
 //   extract-section .debug_site_info app libplugin.so libstatic.a > app.sites
 //

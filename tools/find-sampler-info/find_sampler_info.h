@@ -1,6 +1,6 @@
 // find-sampler-info's logic: walk an RPM build root, find every ELF file (or ar archive) that carries static site
 // information, and save that information beside the build root's other files as a .sites file, the way
-// find-debuginfo saves debug information (shared/seeds/004 "Embedding and Extraction"; SPEC sections 2 and 5).
+// find-debuginfo saves debug information (the sampler manual, "Embedding and Extraction"; docs/packaging.md).
 //
 // For BUILDROOT/REL (an ELF file or archive with a non-empty .debug_site_info), it writes
 //     BUILDROOT/usr/lib/sampler/sites/REL.sites

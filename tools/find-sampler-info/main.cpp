@@ -1,5 +1,5 @@
 // find-sampler-info: saves the static site information of every instrumented ELF file in an RPM build root as
-// BUILDROOT/usr/lib/sampler/sites/<path>.sites, for a *-samplerinfo package (shared/seeds/004 "Embedding and
+// BUILDROOT/usr/lib/sampler/sites/<path>.sites, for a *-samplerinfo package (the sampler manual, "Embedding and
 // Extraction"). rpm's %install-time macros run it (rpm/macros.sampler); it never modifies an ELF file.
 #include <array>
 #include <cstdio>

@@ -1,5 +1,5 @@
 // resolve-backtrace: turns the main-backtrace subreport of a crashed run into symbolizer markup for
-// `llvm-symbolizer --filter-markup` (SPEC section 5; seeds 000 and 003).
+// `llvm-symbolizer --filter-markup` (docs/tools.md; the Symbolizer Markup and Compact Backtrace Formats).
 //
 //   resolve-backtrace report | llvm-symbolizer-19 --filter-markup --debug-file-directory=SYMBOLS
 //
@@ -52,7 +52,7 @@ int main(int argc, char** argv) {
   if (!command.operands.empty() && command.operands.front() != "-") {
     name = command.operands.front();
     // A report is read as it streams, so a pipe is fine; a device (/dev/zero) would never end, and opening a FIFO
-    // must not wait for its writer (issue 11, item 10).
+    // must not wait for its writer.
     std::optional<InputFile> input = open_input(name, AcceptedKinds{.pipe = true}, sink);
     if (!input) return tool::kExitDataError;
     file = std::move(input->fd);
@@ -62,7 +62,7 @@ int main(int argc, char** argv) {
   {
     LineReader input(file ? file.get() : 0, name, sink);
     if (auto directory = command.value("symbols")) {
-      // Markup goes through the in-process symbolizer instead of straight out (issue 13).
+      // Markup goes through the in-process symbolizer instead of straight out.
       GsymDirectory symbols(*directory, sink);
       MarkupSymbolizer symbolizer(symbols, [&output](std::string_view text) { output.write(text); }, sink,
                                   symbols::llvm_demangle);

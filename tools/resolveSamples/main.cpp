@@ -1,4 +1,4 @@
-// resolveSamples: joins the samples sections of a report with their static sites (SPEC section 5; seed 004,
+// resolveSamples: joins the samples sections of a report with their static sites (docs/tools.md; the sampler manual,
 // "samples subreport").
 //
 //   extract-report samples < report | resolveSamples app libplugin.so /usr/lib/sampler/sites

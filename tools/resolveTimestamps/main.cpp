@@ -1,4 +1,4 @@
-// resolveTimestamps: joins the timestamps sections of a report with their static sites (SPEC section 5).
+// resolveTimestamps: joins the timestamps sections of a report with their static sites (docs/tools.md).
 //
 //   extract-report samples < report | resolveTimestamps app | sort -n
 //

@@ -1,5 +1,5 @@
-// sampler-analyze: ranks the predicates of many feedback reports by how well they predict failure (SPEC section 8,
-// issue 10; Liblit et al., "Scalable Statistical Bug Isolation", PLDI 2005).
+// sampler-analyze: ranks the predicates of many feedback reports by how well they predict failure (docs/analysis.md;
+// Liblit et al., "Scalable Statistical Bug Isolation", PLDI 2005).
 //
 //   sampler-analyze --sites app libplugin.so --html out/ reports/
 //
@@ -103,7 +103,7 @@ int main(int argc, char** argv) {
   bool ranking = options.mode == analysis::Mode::kRank;
   if (options.sites.empty() && !ranking) return tool::usage_error(kUsage, "--sites FILE... is required");
   if (!options.sites.empty() && ranking) return tool::usage_error(kUsage, "rank takes no --sites: indexes hold them");
-  // --database (issue 12): the stored runs are written out with labels from their outcomes (store/files.h)
+  // --database: the stored runs are written out with labels from their outcomes (store/files.h)
   // into a temporary directory, which is then analysed like any directory of reports.
   std::string staged;
   std::unique_ptr<sampler::store::Store> store;  // --database: also the symbols the collector stored

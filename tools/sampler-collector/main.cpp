@@ -1,5 +1,5 @@
-// sampler-collector: the collection server for reports from the field, and export of what it stored (issue 12,
-// SPEC section 8).
+// sampler-collector: the collection server for reports from the field, and export of what it stored
+// (docs/collection.md).
 //
 //   sampler-collector serve --listen 127.0.0.1:8080 --database sqlite:reports.db --keys keys.tsv
 //   sampler-collector export --database sqlite:reports.db --app wordfreq OUTDIR

@@ -1,5 +1,5 @@
-// sampler-run: runs an instrumented program with sampling on and sends its report to a collector (issue 12,
-// SPEC section 8).
+// sampler-run: runs an instrumented program with sampling on and sends its report to a collector
+// (docs/collection.md).
 //
 //   sampler-run --app wordfreq --upload http://127.0.0.1:8080 --api-key KEY -- ./wordfreq input.txt
 //

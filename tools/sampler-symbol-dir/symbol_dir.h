@@ -5,7 +5,7 @@
 //     resolve-backtrace crash.txt | llvm-symbolizer-19 --filter-markup --debug-file-directory=DIR
 //
 // Each entry is a hard link to the file, or a copy where a hard link cannot be made (another file system, a file
-// of another user); the files themselves are only read. No subprocess is started (SPEC section 5).
+// of another user); the files themselves are only read. No subprocess is started (docs/tools.md).
 #pragma once
 
 #include <cstdint>

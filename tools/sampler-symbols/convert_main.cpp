@@ -1,10 +1,10 @@
-// sampler-symbols-convert: the commands of sampler-symbols that read DWARF (issue 13), which sampler-symbols
+// sampler-symbols-convert: the commands of sampler-symbols that read DWARF, which sampler-symbols
 // runs in its place (main.cpp says why they are two executables):
 //
 //   sampler-symbols gsym app libplugin.so -o symbols/      # symbols/BUILDID.gsym for each file
-//   sampler-symbols push --url URL --api-key KEY app       # upload to a collector (seed 002's API)
+//   sampler-symbols push --url URL --api-key KEY app       # upload to a collector (the symbfile upload API)
 //
-// The work is in symbols/dwarf_to_gsym.h (DWARF through LLVM's DebugInfo, GSYM as seed 001 lays it out); this is
+// The work is in symbols/dwarf_to_gsym.h (DWARF through LLVM's DebugInfo, GSYM as the GSYM format lays it out); this is
 // options, one library call per file, exit status. Each file written is read back and checked before the next.
 #include <unistd.h>
 

@@ -1,8 +1,8 @@
-// sampler-symbols: symbol files for symbolizing crash stacks by build ID (issue 13).
+// sampler-symbols: symbol files for symbolizing crash stacks by build ID.
 //
 //   sampler-symbols gsym app libplugin.so -o symbols/      # symbols/BUILDID.gsym for each file
 //   sampler-symbols lookup symbols/BUILDID.gsym 0x1140     # frames as llvm-symbolizer prints them
-//   sampler-symbols push --url URL --api-key KEY app       # upload to a collector (seed 002's API)
+//   sampler-symbols push --url URL --api-key KEY app       # upload to a collector (the symbfile upload API)
 //
 // Two executables: this one does `lookup` (the GSYM reader of sections/ alone) and runs sampler-symbols-convert,
 // installed beside it, for `gsym` and `push`, which read DWARF through libLLVM. Loading and relocating libLLVM.so

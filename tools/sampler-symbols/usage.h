@@ -11,7 +11,8 @@ namespace sampler::symbols_tool {
 inline constexpr std::array kOptions = {
     sampler::tool::Option{"output", 'o', "DIR", "write DIR/BUILDID.gsym (default: the current directory)"},
     sampler::tool::Option{"symbfile", 0, nullptr,
-                          "also write DIR/BUILDID.ranges.symbfile and DIR/BUILDID.returnpads.symbfile (seed 002)"},
+                          "also write DIR/BUILDID.ranges.symbfile and DIR/BUILDID.returnpads.symbfile "
+                          "(symbfile format)"},
     sampler::tool::Option{"debug-dir", 0, "DIR",
                           "look up separate debug files as DIR/.build-id/xx/rest.debug (default /usr/lib/debug)"},
     sampler::tool::Option{"url", 0, "URL", "push: the collector (http://HOST:PORT)"},

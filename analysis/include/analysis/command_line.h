@@ -1,5 +1,5 @@
 // sampler-analyze's one command-line rule that the shared option parser (tools/common/tool.h) has no notion of:
-// SPEC 8's `--sites FILE... REPORT-OR-DIR...`, an option with several arguments.
+// sampler-analyze's `--sites FILE... REPORT-OR-DIR...`, an option with several arguments.
 #pragma once
 
 #include <functional>

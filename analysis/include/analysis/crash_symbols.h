@@ -1,4 +1,4 @@
-// Crash groups by symbolized top frames (issue 13): a crash's signature names the functions and source lines of
+// Crash groups by symbolized top frames: a crash's signature names the functions and source lines of
 // its top frames, looked up in symbol files by build ID, instead of module-relative addresses.
 //
 // When: lazily, as the runs are read for an analysis (docs/decisions.md, "Symbolizing stored crashes"): a stored

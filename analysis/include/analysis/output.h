@@ -1,5 +1,5 @@
-// What sampler-analyze shows: the ranked table as TSV (SPEC section 8: one header line, then one predictor per
-// line, best first, each with the predicate's text as the site information gives it), as JSON, and as one
+// What sampler-analyze shows: the ranked table as TSV (docs/analysis.md, "The table": one header line, then one
+// predictor per line, best first, each with the predicate's text as the site information gives it), as JSON, and as one
 // self-contained HTML page (no external scripts, fonts or network; readable without JavaScript, which only adds
 // sorting by column).
 #pragma once

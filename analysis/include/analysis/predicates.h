@@ -1,5 +1,5 @@
-// Which predicates a site stands for, and which of them a run observed true (the paper's section 2; SPEC
-// section 2 for the schemes and their counters).
+// Which predicates a site stands for, and which of them a run observed true (the paper's section 2;
+// docs/formats.md section 2 for the schemes and their counters).
 //
 //   branches            2 predicates: the condition is false, is true (one counter each)
 //   returns             6: the value < <= > >= == != 0, from the three counters (< 0, == 0, > 0)

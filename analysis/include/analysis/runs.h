@@ -98,7 +98,7 @@ ReadResult read_runs(const std::vector<std::string>& files, const SitesIndex& si
 /// label for a report that was not read is a warning. Returns true if no error was reported.
 bool apply_labels(const std::string& labels_path, RunSet& runs, DiagnosticSink& sink);
 
-/// The signature of a crash from a main-backtrace body (SPEC section 3): the signal name, then the top
+/// The signature of a crash from a main-backtrace body (docs/formats.md section 3): the signal name, then the top
 /// `frames` frames of the CBF stack as MODULE+0xOFFSET (module-relative, from the module and mmap elements, so
 /// no symbolizer is needed and address-space randomisation does not split groups), or the legacy
 /// backtrace_symbols lines as they are. "" when the body has neither stack.

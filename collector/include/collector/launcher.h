@@ -1,4 +1,4 @@
-// sampler-run's library (issue 12): run a program with sampling on, its report on a private descriptor, add the
+// sampler-run's library: run a program with sampling on, its report on a private descriptor, add the
 // outcome subreport, upload it (gzip, API key) or spool it for a later run. The program's streams, signals and
 // exit status are its own: the launcher writes nothing to them unless asked (--verbose).
 #pragma once

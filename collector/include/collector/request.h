@@ -1,4 +1,4 @@
-// The collector's request path (issue 12; STYLE "The collector"): small functions with no HTTP library in
+// The collector's request path: small functions with no HTTP library in
 // them, so that tests and the fuzz target call them directly. The server (server.h) only moves bytes between
 // libmicrohttpd and Collector::handle().
 //
@@ -136,7 +136,7 @@ struct Request {
   std::string_view content_encoding;
   std::string_view body;
   bool body_too_large = false;  ///< the server stopped reading at Limits::max_body_bytes
-  std::string_view file_id, file_part, file_parts;  ///< symbol uploads' headers (seed 002)
+  std::string_view file_id, file_part, file_parts;  ///< symbol uploads' headers (symbfile format)
 };
 
 struct Response {
@@ -146,8 +146,8 @@ struct Response {
   std::string log;  ///< a line for the server's log ("" for none); failures carry the answer's uuid
 };
 
-/// The request path: routes /api/reports, /api/symbols-* (symbols_api.h), /health and /metrics; answers in seed
-/// 002's JSON.
+/// The request path: routes /api/reports, /api/symbols-* (symbols_api.h), /health and /metrics; answers in
+/// the symbfile upload API's JSON.
 class Collector {
  public:
   Collector(store::Store& store, KeyTable keys, Limits limits)

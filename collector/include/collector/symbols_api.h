@@ -1,8 +1,8 @@
-// Symbol uploads (issue 13; seed 002, "Symbfiles are uploaded via a REST API"): POST /api/symbols-gsym,
+// Symbol uploads (the symbfile format, "Symbfiles are uploaded via a REST API"): POST /api/symbols-gsym,
 // /api/symbols-ranges and /api/symbols-returnpads. The body is one part of a file; the headers say which:
 //
-//   FileID: BASE64       the ELF build ID the file describes (base64url without padding, as seed 002's example
-//                        "d--nFqkSpJIXRFeHMp_Smg", or standard base64)
+//   FileID: BASE64       the ELF build ID the file describes (base64url without padding, as in the symbfile
+//                        upload API's example "d--nFqkSpJIXRFeHMp_Smg", or standard base64)
 //   FilePart: I          part number 0..N-1 (absent: 0)
 //   FileParts: N         number of parts (absent: 1)
 //   Authorization: APIKey KEY
@@ -32,7 +32,7 @@ struct Limits;
 /// The build ID (raw bytes, 1 to 64 of them) of a FileID header; false and `error` when it is not base64.
 bool decode_file_id(std::string_view text, std::string& build_id, std::string& error);
 
-/// The FileID header's text of a build ID: base64url without padding (seed 002's spelling).
+/// The FileID header's text of a build ID: base64url without padding (the symbfile upload API's spelling).
 inline std::string encode_file_id(std::string_view build_id) {
   return base64::encode_to_url_string(std::span(reinterpret_cast<const uint8_t*>(build_id.data()), build_id.size()));
 }

@@ -1,4 +1,4 @@
-/* sampler runtime: the binary interface between instrumented code and libsampler (SPEC section 6).
+/* sampler runtime: the binary interface between instrumented code and libsampler (docs/instrumenting.md).
  *
  * This is the layer a compiler instrumentation pass targets directly; <sampler/unit.h> builds the same objects
  * with C macros for code instrumented by hand. docs/instrumenting.md describes it in full. Everything here is
@@ -8,8 +8,8 @@
  *   - a `struct sampler_unit` naming its 128-bit signature and its schemes;
  *   - per scheme, a `struct sampler_scheme` and a zero-initialised array of site_count * columns 64-bit values
  *     (and optionally first/last timestamp arrays of site_count values);
- *   - its site text in the non-allocated `.debug_site_info` section (SPEC section 2), one line per site, in the
- *     same order as the values;
+ *   - its site text in the non-allocated `.debug_site_info` section (docs/formats.md section 2), one line per site,
+ *     in the same order as the values;
  *   - a constructor calling sampler_register_unit() and a destructor calling sampler_unregister_unit().
  * Each site costs, on the fast path, a decrement of the thread-local `sampler_countdown` and a branch; only when
  * the countdown reaches zero does the site call one of the sampler_take_*() functions.
@@ -29,7 +29,7 @@ extern "C" {
 /** Layout version of the structures below; a unit built for another version is refused at registration. */
 #define SAMPLER_ABI_VERSION 1
 
-/** How a scheme's values are kept and merged (SPEC section 3). */
+/** How a scheme's values are kept and merged (docs/formats.md section 3). */
 enum sampler_scheme_kind {
   SAMPLER_SCHEME_COUNTERS = 0, /**< `columns` 64-bit counters per site, summed */
   SAMPLER_SCHEME_BOUNDS = 1    /**< a min/max pair per site (columns must be 2), see sampler_bound_type */
@@ -54,7 +54,7 @@ enum sampler_bound_type {
 struct sampler_scheme {
   const char* name;           /**< scheme name, e.g. "branches" (no '"', '&', '<' or newline) */
   uint32_t site_count;        /**< lines of the matching `<sites>` section */
-  uint32_t columns;           /**< counters per site (SPEC section 2); bounds: 2 */
+  uint32_t columns;           /**< counters per site (docs/formats.md section 2); bounds: 2 */
   uint32_t kind;              /**< enum sampler_scheme_kind */
   uint32_t reserved;          /**< zero */
   uint64_t* values;           /**< site_count * columns values, zero-initialised (bounds too: see the docs) */
@@ -79,14 +79,14 @@ struct sampler_unit {
 SAMPLER_API void sampler_register_unit(struct sampler_unit* unit);
 
 /** Unregisters a unit and writes its samples (and timestamps) sections into the report now, so that a
- *  dlclose()d plugin reports what it counted (seed 004, "samples subreport"). Call it from the unit's
+ *  dlclose()d plugin reports what it counted (sampler manual, "samples subreport"). Call it from the unit's
  *  destructor. The unit's memory may be unmapped as soon as this returns. */
 SAMPLER_API void sampler_unregister_unit(struct sampler_unit* unit);
 
 /** The calling thread's countdown to its next sample: each site decrements it and calls a sampler_take_*()
  *  function when the result is <= 0; that call draws the next geometric countdown. Initial-exec TLS, so the
  *  fast path is a single thread-pointer-relative access and no call. A new thread starts at 0, so its first
- *  site enters the runtime, which seeds the thread's generator (lazy seeding, SPEC section 6). */
+ *  site enters the runtime, which seeds the thread's generator (lazy seeding, docs/instrumenting.md section 2). */
 extern __thread int64_t sampler_countdown __attribute__((tls_model("initial-exec")));
 
 /* ----- The slow path: called only when a site's countdown reached zero. -------------------------------------

@@ -1,4 +1,4 @@
-/* sampler runtime: the inline fast path of every recording helper (one per counter scheme of SPEC section 2).
+/* sampler runtime: the inline fast path of every recording helper (one per scheme of docs/formats.md section 2).
  *
  * Each helper decrements the thread's countdown and, only when it reaches zero (a predicted-not-taken branch),
  * calls the runtime, which records the observation. These take the scheme table and the site index explicitly;

@@ -1,4 +1,4 @@
-/* sampler runtime: the whole public C interface of libsampler in one include (SPEC section 6).
+/* sampler runtime: the whole public C interface of libsampler in one include (docs/instrumenting.md).
  *
  *   sampler/abi.h     structures, registration, the slow path, classification and control functions
  *   sampler/record.h  the inline fast path of each scheme's recording helper

@@ -1,7 +1,7 @@
 /* sampler runtime: declaring an instrumented unit by hand, in ONE table, and recording at its sites by name.
  *
- * A unit's static site text (SPEC section 2, written into the non-allocated `.debug_site_info` section) and its
- * counter tables come from the same list, so their order can never disagree. Usage, once per translation unit:
+ * A unit's static site text (docs/formats.md section 2, written into the non-allocated `.debug_site_info` section) and
+ * its counter tables come from the same list, so their order can never disagree. Usage, once per translation unit:
  *
  *     #define SAMPLER_UNIT_SIGNATURE "0123456789abcdef0123456789abcdef"    // 32 lower-case hex digits
  *     #define MY_SITES(SCHEME, SITE, BOUND, END)                                                  \
@@ -21,7 +21,7 @@
  *   SAMPLER_SCHEME_NAME_<id> "its-name" and SAMPLER_COLUMNS_<id> N first). timestamps is none, first, last or
  *   both: whether the report also carries the logical time of each site's first and/or last sample.
  * SITE(name, fields...): a counter site. name is unique within the scheme; the fields are string literals, the
- *   four common ones (file, line, function, CFG node) then the scheme's own (SPEC section 2), joined by tabs.
+ *   four common ones (file, line, function, CFG node) then the scheme's own (docs/formats.md section 2), tab-joined.
  * BOUND(name, type, fields...): a bounds site; type is an enum sampler_bound_type value.
  * END(id): closes the scheme.
  * The fields are placed inside an assembler string: a '"' or '\' in a field must be written "\\\"" or "\\\\".
@@ -37,7 +37,7 @@
 #include "sampler/abi.h"
 #include "sampler/record.h"
 
-/* ----- The schemes SPEC section 2 knows: name and counters per site. ----------------------------------------- */
+/* ----- The schemes docs/formats.md section 2 knows: name and counters per site. ------------------------------ */
 #define SAMPLER_SCHEME_NAME_atoms "atoms"
 #define SAMPLER_COLUMNS_atoms 2
 #define SAMPLER_SCHEME_NAME_bounds "bounds"

@@ -1,5 +1,5 @@
-// Turning main-backtrace subreports into symbolizer markup (SPEC sections 3 and 5, resolve-backtrace;
-// shared/seeds/000 Symbolizer Markup Format, shared/seeds/003 Compact Backtrace Format).
+// Turning main-backtrace subreports into symbolizer markup (docs/formats.md section 3.2, docs/tools.md,
+// resolve-backtrace; LLVM's Symbolizer Markup Format, Swift's Compact Backtrace Format).
 //
 // A main-backtrace body holds, one item per line: the contextual elements ({{{reset}}}, {{{module}}},
 // {{{mmap}}}) describing the objects mapped at the crash, plain lines for objects without a build ID, the
@@ -28,7 +28,7 @@
 
 namespace sampler {
 
-/// The most frame lines written for one stack (SPEC section 5).
+/// The most frame lines written for one stack (docs/tools.md).
 inline constexpr uint64_t kMaxFramesPerStack = 1000000;
 
 /// Renders main-backtrace bodies line by line. Output goes to `write` in pieces of any size (whole lines in
@@ -45,7 +45,7 @@ class BacktraceRenderer {
   /// One line of a body, without its line end; `line_number` is its 1-based line in the source.
   void body_line(std::string_view line, uint64_t line_number);
   /// Ends a body. complete is false when the report ended before </report> (a crash cut it short): a cbf line
-  /// cut inside a base64 group as the last line of such a body is then a warning, not an error (SPEC section 3).
+  /// cut inside a base64 group as the last line of such a body is then a warning, not an error (docs/formats.md 3.3).
   void end_body(bool complete);
   /// Writes everything still buffered; a cut cbf line still pending is treated as cut short by the end of the
   /// input (a warning). Returns true if no error was reported since construction.

@@ -27,8 +27,8 @@ DecodedBytes decode_to_vector(std::string_view text);
 /// Encodes `data` with padding.
 std::string encode_to_string(std::span<const uint8_t> data);
 
-/// base64url (RFC 4648 section 5) without padding, as seed 002's FileID header spells it; the decoder also
-/// takes the standard alphabet and padding (both map onto one alphabet).
+/// base64url (RFC 4648 section 5) without padding, as the symbfile upload API's FileID header spells it; the decoder
+/// also takes the standard alphabet and padding (both map onto one alphabet).
 DecodedBytes decode_url_to_vector(std::string_view text);
 std::string encode_to_url_string(std::span<const uint8_t> data);
 

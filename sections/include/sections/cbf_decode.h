@@ -1,8 +1,9 @@
-// Whole-buffer Compact Backtrace Format decoding for the tools and tests (shared/seeds/003, SPEC section 4).
+// Whole-buffer Compact Backtrace Format decoding for the tools and tests (Swift's Compact Backtrace Format,
+// docs/formats.md section 3.2).
 //
 // A thin C++ layer over the allocation-free cursor in sections/core/cbf.h: it collects every instruction into a
-// vector and says how the stream ended. Malformed data (SPEC section 4: unknown opcode, reserved size, `rep`
-// before any frame, a count or address past the word width or past the data, a relative first address) ends
+// vector and says how the stream ended. Malformed data (docs/formats.md section 3.2: unknown opcode, reserved size,
+// `rep` before any frame, a count or address past the word width or past the data, a relative first address) ends
 // decoding with an error carrying the byte offset; the items decoded before it are kept. Memory is linear in
 // the input: one item per instruction, and `rep`/`omit` counts are kept as counts, never expanded.
 #pragma once
@@ -46,7 +47,7 @@ struct DecodedStack {
 /// Decodes a whole CBF buffer. Never reads past it, always terminates.
 DecodedStack decode_stack(std::span<const uint8_t> data);
 
-/// Decodes the payload of a `cbf:` line (SPEC section 3): base64 text, then CBF. A base64 error is reported
+/// Decodes the payload of a `cbf:` line (docs/formats.md section 3): base64 text, then CBF. A base64 error is reported
 /// with in_base64 set and no items.
 DecodedStack decode_stack_base64(std::string_view text);
 

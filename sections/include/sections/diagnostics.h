@@ -29,7 +29,7 @@ enum class DiagnosticCode : uint8_t {
   kMalformedElf,            ///< an ELF file or member whose headers are inconsistent or lie about sizes
   kMissingSection,          ///< warning: an ELF file or member lacks the requested section
   kEmptySection,            ///< warning: the requested section holds nothing but NUL bytes
-  kCutShort,                ///< warning: a report ends inside a subreport (a crash cut it short; SPEC section 3)
+  kCutShort,                ///< warning: a report ends inside a subreport (a crash cut it short; formats.md 3.3)
   kTooManyErrors,           ///< the cap on errors per input was reached: later errors are counted, not reported
 };
 

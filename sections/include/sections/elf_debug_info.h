@@ -1,5 +1,5 @@
 // What a symbolizer can use of an ELF file: its GNU build ID, and whether it carries debug information or a
-// symbol table (sampler-symbol-dir; shared/seeds/000 "Dependence on Build IDs").
+// symbol table (sampler-symbol-dir; LLVM's Symbolizer Markup Format "Dependence on Build IDs").
 //
 // llvm-symbolizer, gdb and find-debuginfo find the debug information of a module by its build ID, in a directory
 // laid out as DIR/.build-id/xx/rest.debug (xx the build ID's first byte in hex, rest the others). The headers

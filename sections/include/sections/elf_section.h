@@ -1,4 +1,4 @@
-// Reading one named section out of ELF files and ar archives, with libelf (SPEC section 5, extract-section).
+// Reading one named section out of ELF files and ar archives, with libelf (docs/tools.md, extract-section).
 //
 // Accepts executables, shared libraries, relocatable objects and ar archives (each member in order), ELF32 or
 // ELF64, either byte order. SHF_COMPRESSED sections (zlib, zstd) and legacy .zdebug_* sections ("ZLIB" header

@@ -1,4 +1,4 @@
-// Reading GSYM symbol files (seed 001; the layout LLVM's llvm-gsymutil writes): address -> function, source file
+// Reading GSYM symbol files (GSYM format; the layout LLVM's llvm-gsymutil writes): address -> function, source file
 // and line, with the inline call chain.
 //
 // Layout (docs/formats.md, "GSYM"): a 48-byte header (magic "GSYM", version 1, address offset size, UUID size,
@@ -28,7 +28,7 @@ constexpr size_t kHeaderSize = 48;
 constexpr size_t kMaxUuidSize = 20;
 constexpr size_t kMaxInlineDepth = 256;  ///< deeper inline nesting is an error (bounds the recursion)
 
-/// The record types of a function info (seed 001, "InfoType").
+/// The record types of a function info (GSYM format, "InfoType").
 enum class InfoType : uint32_t { kEndOfList = 0, kLineTable = 1, kInlineInfo = 2 };
 
 /// A problem in a GSYM file: where (byte offset from the start of the file) and what.

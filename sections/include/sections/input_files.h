@@ -1,9 +1,9 @@
-// The files a user names on a command line (SPEC section 5, FILE arguments): opening them, reading one whole with
+// The files a user names on a command line (docs/tools.md, FILE arguments): opening them, reading one whole with
 // a bound, and walking the directories among them. The one implementation the formats library and the tools share.
 //
 // A FILE may name anything: a FIFO nobody writes to (a plain open() for reading would wait for a writer forever),
 // a device that never ends (/dev/zero), a directory. open_input() opens without waiting and says what the file is,
-// so that each caller takes the kinds it can read with a bound and refuses the others at once (issue 11, item 10).
+// so that each caller takes the kinds it can read with a bound and refuses the others at once.
 #pragma once
 
 #include <sys/types.h>

@@ -1,6 +1,6 @@
 // Line-by-line input for reports: files, pipes or memory, plain or gzip, LF or CRLF.
 //
-// Reports come from the field (SPEC section 3): possibly gzip-compressed (detected by the magic bytes
+// Reports come from the field (docs/formats.md section 3): possibly gzip-compressed (detected by the magic bytes
 // 1f 8b), with CRLF line ends, possibly cut short by a crash. The reader streams: memory use is bounded by the
 // longest line, and a line longer than kMaxLineLength is reported as an error and skipped, never buffered.
 #pragma once

@@ -1,17 +1,17 @@
-// Symbolizer markup reader (shared/seeds/000, Symbolizer Markup Format), after LLVM's design (STYLE.md):
+// Symbolizer markup reader (LLVM's Symbolizer Markup Format), after LLVM's design:
 // syntax and meaning are separate.
 //  - The Tokenizer splits one line into plain text, ANSI SGR colour sequences and {{{tag:field:...}}} elements.
-//    It never fails: anything that is not a well-formed element or one of seed 000's SGR sequences is text. Its
-//    views point into the line, which the caller keeps alive.
-//  - The MarkupParser reads lines one after another and also finds elements that span lines (seed 000: hexdict),
-//    as llvm-symbolizer's MarkupParser does.
+//    It never fails: anything that is not a well-formed element or one of the Symbolizer Markup Format's SGR sequences
+//    is text. Its views point into the line, which the caller keeps alive.
+//  - The MarkupParser reads lines one after another and also finds elements that span lines (the
+//    Symbolizer Markup Format's hexdict), as llvm-symbolizer's MarkupParser does.
 //  - Typed parse_* helpers validate the fields of the elements this project reads (reset, module, mmap, bt,
 //    pc) and return either the values or an error message with the byte column of the offending field.
 // Input is read as leniently as `llvm-symbolizer --filter-markup`, the consumer this project feeds, reads it
-// (SPEC section 3; docs/decisions.md): an address has any number of hex digits after "0x" (compiler-rt prints
-// "0x%zx"), an integer may be written 0x/0X, 0b/0B, 0o, 0-octal or decimal, a build ID may have an odd number of
+// (docs/formats.md section 3; docs/decisions.md): an address has any number of hex digits after "0x" (compiler-rt
+// prints "0x%zx"), an integer may be written 0x/0X, 0b/0B, 0o, 0-octal or decimal, a build ID may have an odd number of
 // digits, a module name may hold any character, extra fields are ignored. Whatever it accepts, this reader
-// accepts; the core writer (sections/core/markup_writer.h) still writes exactly what seed 000 says.
+// accepts; the core writer (sections/core/markup_writer.h) still writes exactly what the Symbolizer Markup Format says.
 // resolve-backtrace uses it to recognise and pass through contextual lines; tests use it to check the
 // runtime's output.
 #pragma once
@@ -29,7 +29,7 @@ namespace sampler::markup {
 
 /// One piece of a line: plain text, an SGR sequence or an element.
 struct Node {
-  /// kSgr: one of the ANSI SGR sequences seed 000 accepts ("\033[0m" reset, "\033[1m" bold, "\033[30m" to
+  /// kSgr: one of the ANSI SGR sequences the markup format accepts ("\033[0m" reset, "\033[1m" bold, "\033[30m" to
   /// "\033[37m" colours), outside any element. They set how the text after them is shown; they are not text.
   enum class Kind : uint8_t { kText, kElement, kSgr };
   Kind kind = Kind::kText;
@@ -46,10 +46,10 @@ struct Node {
 };
 
 /// Splits a line into nodes, left to right. An element is "{{{", a tag of one or more lower-case letters, then
-/// either "}}}" or ":" and fields up to the first "}}}"; fields are separated by ':' (seed 000, "Common markup
-/// element syntax"). Outside elements, each SGR sequence seed 000 accepts is a node of its own (seed 000,
-/// "Colorization"); nothing is interpreted inside a field. Adjacent text is one node; an empty line gives no node.
-/// Linear in the line's length.
+/// either "}}}" or ":" and fields up to the first "}}}"; fields are separated by ':' (Symbolizer Markup Format, "Common
+/// markup element syntax"). Outside elements, each SGR sequence the Symbolizer Markup Format accepts is a node of its
+/// own (Symbolizer Markup Format, "Colorization"); nothing is interpreted inside a field. Adjacent text is one node; an
+/// empty line gives no node. Linear in the line's length.
 class Tokenizer {
  public:
   /// `line` (without its line end) must outlive the tokenizer and the nodes it returns.
@@ -83,21 +83,21 @@ class Tokenizer {
 /// Every node of `line` (views into it).
 std::vector<Node> tokenize(std::string_view line);
 
-/// Length of the SGR sequence seed 000 accepts at the start of `text` ("\033[0m", "\033[1m", "\033[30m" to
-/// "\033[37m"), or 0 if there is none.
+/// Length of the SGR sequence the Symbolizer Markup Format accepts at the start of `text` ("\033[0m", "\033[1m",
+/// "\033[30m" to "\033[37m"), or 0 if there is none.
 size_t sgr_length(std::string_view text);
 
 /// The element if `line` is exactly one element surrounded only by whitespace and SGR sequences (how contextual
-/// elements are written, seed 000 "Contextual elements"); nullopt otherwise.
+/// elements are written, the Symbolizer Markup Format "Contextual elements"); nullopt otherwise.
 std::optional<Node> sole_element(std::string_view line);
 
 /// True for the contextual element tags: reset, module, mmap.
 bool is_contextual_tag(std::string_view tag);
 
 /// Reads markup a line at a time, as llvm-symbolizer's MarkupParser does, elements that span lines included
-/// (seed 000: "{{{hexdict:" and its lines up to "}}}"). A line opens such an element when, after its last complete
-/// element, it ends with "{{{TAG:" for one of the multi-line tags and holds no "}}}" after it; the lines after it
-/// belong to the element up to the first "}}}", and the rest of that line is read as usual. The element comes
+/// (Symbolizer Markup Format: "{{{hexdict:" and its lines up to "}}}"). A line opens such an element when, after its
+/// last complete element, it ends with "{{{TAG:" for one of the multi-line tags and holds no "}}}" after it; the lines
+/// after it belong to the element up to the first "}}}", and the rest of that line is read as usual. The element comes
 /// out as one node when its last line is read: its text is its lines joined by "\n", kept by the parser until the
 /// next line begins (its `line` views that text, its column is 0). Every other node views the line given.
 class MarkupParser {

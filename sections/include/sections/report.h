@@ -1,4 +1,4 @@
-// Feedback reports (shared/seeds/004 "Dynamic Feedback Reports", SPEC section 3): a streaming reader.
+// Feedback reports (the sampler manual, "Dynamic Feedback Reports", docs/formats.md section 3): a streaming reader.
 //
 // A report is a sequence of subreports:
 //     <report id="samples">            one per line; the tag is XML (attributes parsed with pugixml)
@@ -41,7 +41,7 @@ class ReportVisitor {
 /// subreports are tolerated. A <report> tag without an id is an error and its body is skipped. A <report> tag
 /// while a subreport is open is an error: the open one ends with end_subreport(false) and a new one begins.
 /// A subreport still open at the end of input ends with end_subreport(false) and a warning naming its start
-/// line (a crash cut the report short: SPEC section 3). After 100 errors in one input, one more error says
+/// line (a crash cut the report short: docs/formats.md section 3). After 100 errors in one input, one more error says
 /// so and further errors are not reported (reading goes on; the result is still false).
 bool read_report(LineReader& input, ReportVisitor& visitor);
 
@@ -52,7 +52,7 @@ struct ExtractResult {
 };
 
 /// Writes the body of every subreport whose id is `id`, in input order, without its tags: the engine of
-/// `extract-report ID` (SPEC section 5). `write` receives the body lines, each ending in "\n" (a "\r"
+/// `extract-report ID` (docs/tools.md). `write` receives the body lines, each ending in "\n" (a "\r"
 /// before it removed; a last line without "\n" gets one): runs of whole lines as large as the reader's buffer
 /// allows, except that a line from which a "\r" was removed, or that starts with '<', comes as the line and
 /// then its "\n" (either may be empty). A caller can hand every piece straight to write(2). The structure rules

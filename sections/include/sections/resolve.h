@@ -1,5 +1,5 @@
-// Joining samples and timestamps with their static sites (SPEC section 5, resolveSamples and resolveTimestamps;
-// shared/seeds/004 "samples subreport").
+// Joining samples and timestamps with their static sites (docs/tools.md, resolveSamples and resolveTimestamps;
+// the sampler manual, "samples subreport").
 //
 // The sites come from a SitesIndex (sections/sites_index.h: finding and reading the FILEs a user names);
 // resolve_samples() then streams a report (or a bare samples subreport) through read_samples() and writes one
@@ -46,7 +46,7 @@ struct ResolveOptions {
 bool resolve_samples(LineReader& input, const SitesIndex& sites, const ResolveOptions& options,
                      const std::function<void(std::string_view)>& write, DiagnosticSink& sink);
 
-/// A value of a bounds site as its text shows it (SPEC section 3): signed or unsigned decimal, or 0x hex.
+/// A value of a bounds site as its text shows it (docs/formats.md section 3): signed or unsigned decimal, or 0x hex.
 struct BoundValue {
   bool negative = false;
   uint64_t magnitude = 0;

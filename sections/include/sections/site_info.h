@@ -1,4 +1,4 @@
-// Static site information (shared/seeds/004 "Site Information", SPEC section 2).
+// Static site information (the sampler manual, "Site Information", docs/formats.md section 2).
 //
 //     <sites unit="0123456789abcdef0123456789abcdef" scheme="branches">
 //     file<TAB>line<TAB>function<TAB>cfg-node<TAB>scheme fields...      one site per line
@@ -19,7 +19,7 @@
 
 namespace sampler {
 
-/// The schemes SPEC section 2 knows. Unknown schemes are carried through untouched.
+/// The schemes docs/formats.md section 2 knows. Unknown schemes are carried through untouched.
 struct SchemeInfo {
   std::string_view name;
   int static_fields;  ///< scheme-specific fields after the 4 common ones
@@ -30,9 +30,9 @@ struct SchemeInfo {
 /// The scheme's description, or nullptr for an unknown scheme.
 const SchemeInfo* find_scheme(std::string_view name);
 
-/// Every scheme SPEC section 2 knows, sorted by name: the one table of schemes and their columns. The runtime's
-/// sampler/unit.h (SAMPLER_COLUMNS_*) and docs/formats.md repeat it; tests/sections/scheme_table_test.cpp checks
-/// that they agree with it.
+/// Every scheme docs/formats.md section 2 knows, sorted by name: the one table of schemes and their columns. The
+/// runtime's sampler/unit.h (SAMPLER_COLUMNS_*) and docs/formats.md repeat it; tests/sections/scheme_table_test.cpp
+/// checks that they agree with it.
 std::span<const SchemeInfo> known_schemes();
 
 /// True for exactly 32 lower-case hexadecimal digits.

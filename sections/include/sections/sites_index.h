@@ -1,4 +1,4 @@
-// Finding the static sites a user names (SPEC section 5, the FILE arguments of resolveSamples and
+// Finding the static sites a user names (docs/tools.md, the FILE arguments of resolveSamples and
 // resolveTimestamps): the file-system half of the join in sections/resolve.h.
 //
 // A SitesIndex gathers the sites sections of every FILE (.sites files, ELF files or ar archives, directories
@@ -18,7 +18,7 @@
 
 namespace sampler {
 
-/// The ELF section that holds site information unless the user names another (SPEC section 2).
+/// The ELF section that holds site information unless the user names another (docs/formats.md section 2).
 inline constexpr std::string_view kDefaultSitesSection = ".debug_site_info";
 
 /// One sites section as the index keeps it.

@@ -1,4 +1,4 @@
-// Reading symbfiles (seed 002; docs/formats.md, "symbfile"): the "ranges" and "returnpads" files that
+// Reading symbfiles (symbfile format; docs/formats.md, "symbfile"): the "ranges" and "returnpads" files that
 // `sampler-symbols gsym --symbfile` and `sampler-symbols push` write, as the collector receives them.
 //
 // A symbfile is the magic "symbfile", then messages each prefixed by two protobuf varints, its length and its

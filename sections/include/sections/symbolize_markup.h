@@ -1,4 +1,4 @@
-// Symbolizing markup in-process from GSYM files (issue 13: `resolve-backtrace --symbols DIR`).
+// Symbolizing markup in-process from GSYM files (`resolve-backtrace --symbols DIR`).
 //
 // Reads the markup resolve-backtrace writes (sections/backtrace.h) line by line, keeps the module map as
 // `llvm-symbolizer --filter-markup` does ({{{reset}}}, {{{module}}}, {{{mmap}}}), and replaces each line that is
@@ -38,7 +38,7 @@ class SymbolSource {
   /// The reader for `build_id` (raw bytes), or nullptr when there are no symbols for it. The reader stays
   /// valid as long as the source.
   virtual const gsym::Reader* find(const std::vector<uint8_t>& build_id) = 0;
-  /// The symbfile of `kind` for `build_id` (seed 002), or nullptr (the default: none). Return pads answer for
+  /// The symbfile of `kind` for `build_id` (symbfile format), or nullptr (the default: none). Return pads answer for
   /// caller frames before GSYM does; ranges answer where there is no GSYM file.
   virtual const symbfile::File* find_symbfile(const std::vector<uint8_t>& build_id, symbfile::Kind kind) {
     (void)build_id;

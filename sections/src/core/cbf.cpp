@@ -1,12 +1,12 @@
-// Compact Backtrace Format version 0: encoder and decoder (see sections/core/cbf.h, shared/seeds/003 and
-// SPEC section 4). Core code: no C++ standard library, no libc call, no allocation; every loop is bounded by the
-// word size or by the buffer, so it is safe in the runtime's crash handler and on hostile input.
+// Compact Backtrace Format version 0: encoder and decoder (see sections/core/cbf.h, Swift's Compact Backtrace Format
+// and docs/formats.md section 3.2). Core code: no C++ standard library, no libc call, no allocation; every loop is
+// bounded by the word size or by the buffer, so it is safe in the runtime's crash handler and on hostile input.
 #include "sections/core/cbf.h"
 
 namespace sampler::cbf {
 namespace {
 
-// Opcodes (seed 003, "Instructions").
+// Opcodes (Compact Backtrace Format, "Instructions").
 constexpr uint8_t kEnd = 0x00;
 constexpr uint8_t kTrunc = 0x01;
 constexpr uint8_t kAbsoluteBit = 0x08;  // the `a` bit of pc/ra/async
@@ -22,8 +22,8 @@ bool valid_size(WordSize size) { return static_cast<unsigned>(size) <= static_ca
 /// All ones over the word width.
 uint64_t word_mask(unsigned bytes) { return bytes >= 8 ? ~uint64_t{0} : (uint64_t{1} << (8 * bytes)) - 1; }
 
-/// The low `bytes` bytes of `value` with the top one's high bit sign-extended to 64 bits (seed 003, "pc, ra,
-/// async": address values are sign-extended).
+/// The low `bytes` bytes of `value` with the top one's high bit sign-extended to 64 bits (Compact Backtrace Format,
+/// "pc, ra, async": address values are sign-extended).
 uint64_t sign_extend(uint64_t value, unsigned bytes) {
   if (bytes >= 8) return value;
   uint64_t low = value & word_mask(bytes);
@@ -81,15 +81,15 @@ void Encoder::put_count(uint8_t inline_opcode, uint64_t inline_limit, uint8_t ex
     put(static_cast<uint8_t>(inline_opcode | (count - 1)));
     return;
   }
-  // External counts are most significant byte first, zero-extended (SPEC section 4).
+  // External counts are most significant byte first, zero-extended (docs/formats.md section 3.2).
   unsigned bytes = unsigned_length(count);
   put(static_cast<uint8_t>(external_opcode | (bytes - 1)));
   for (unsigned i = bytes; i > 0; --i) put(static_cast<uint8_t>(count >> (8 * (i - 1))));
 }
 
 void Encoder::put_counts(uint8_t inline_opcode, uint64_t inline_limit, uint8_t external_opcode, uint64_t count) {
-  // A count wider than the word cannot be stored in one instruction (seed 003: "up to the machine word length");
-  // split it. Every instruction writes at least one byte, so the loop ends once the buffer is full.
+  // A count wider than the word cannot be stored in one instruction (Compact Backtrace Format: "up to the machine word
+  // length"); split it. Every instruction writes at least one byte, so the loop ends once the buffer is full.
   uint64_t largest = word_mask(word_bytes(size_));
   while (count != 0 && !overflowed_) {
     uint64_t part = count < largest ? count : largest;
@@ -113,7 +113,7 @@ void Encoder::frame(FrameKind kind, uint64_t address) {
   if (kind_bits < 1 || kind_bits > 3) kind_bits = static_cast<uint8_t>(FrameKind::kPc);
   FrameKind normal_kind = static_cast<FrameKind>(kind_bits);
 
-  // A run of the same frame becomes one `rep` (SPEC section 4).
+  // A run of the same frame becomes one `rep` (docs/formats.md section 3.2).
   if (have_previous_ && previous_.kind == normal_kind && previous_.address == address) {
     ++pending_repeats_;
     return;
@@ -121,7 +121,7 @@ void Encoder::frame(FrameKind kind, uint64_t address) {
   flush_repeat();
 
   // Absolute or delta from the previous computed address, whichever is shorter; absolute on a tie and for the
-  // first frame (seed 003: the first address must be absolute).
+  // first frame (Compact Backtrace Format: the first address must be absolute).
   unsigned absolute_length = signed_length(address, word);
   bool relative = false;
   uint64_t value = address;
@@ -136,7 +136,7 @@ void Encoder::frame(FrameKind kind, uint64_t address) {
     }
   }
   put(static_cast<uint8_t>((kind_bits << 4) | (relative ? 0 : kAbsoluteBit) | (length - 1)));
-  // Address bytes most significant first (SPEC section 4).
+  // Address bytes most significant first (docs/formats.md section 3.2).
   for (unsigned i = length; i > 0; --i) put(static_cast<uint8_t>(value >> (8 * (i - 1))));
 
   previous_ = Frame{normal_kind, address};
@@ -184,7 +184,7 @@ Item Decoder::next() {
   };
 
   if (position_ == 0) {
-    // The information byte (seed 003, "General Format"): version in the top six bits, size in the low two.
+    // The information byte (CBF, "General Format"): version in the top six bits, size in the low two.
     if (size_bytes_ == 0) return error(0, "empty CBF data");
     uint8_t info = data_[0];
     if ((info >> 2) != 0) return error(0, "unsupported CBF version (only version 0 is known)");
@@ -192,7 +192,7 @@ Item Decoder::next() {
     size_ = static_cast<WordSize>(info & 3);
     position_ = 1;
   }
-  // Known length: a stream without end/trunc is allowed (seed 003, "end/trunc").
+  // Known length: a stream without end/trunc is allowed (Compact Backtrace Format, "end/trunc").
   if (position_ >= size_bytes_) return finish(make_item(ItemType::kEndOfData, size_bytes_));
 
   const size_t offset = position_;

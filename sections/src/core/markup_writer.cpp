@@ -1,11 +1,11 @@
-// Symbolizer markup writer (see sections/core/markup_writer.h and shared/seeds/000).
+// Symbolizer markup writer (see sections/core/markup_writer.h and LLVM's Symbolizer Markup Format).
 // Core code: no C++ standard library, no libc call, no allocation; safe in the runtime's crash handler.
 #include "sections/core/markup_writer.h"
 
 namespace sampler::markup {
 namespace {
 
-/// Fields cannot contain ':' or '}' (seed 000, "Common markup element syntax") and %s is printable characters.
+/// Fields cannot contain ':' or '}' (Symbolizer Markup Format, "Common markup element syntax"); %s is printable.
 char sanitize(char c) {
   unsigned char u = static_cast<unsigned char>(c);
   if (c == ':' || c == '}' || u < 0x20 || u == 0x7f) return '_';
@@ -20,7 +20,7 @@ void append_kind(CharBuffer& out, CodeKind kind) {
 }  // namespace
 
 void append_address(CharBuffer& out, uint64_t value) {
-  // %p: "0x followed by an even number of hexadecimal digits" (seed 000).
+  // %p: "0x followed by an even number of hexadecimal digits" (Symbolizer Markup Format).
   unsigned digits = 1;
   while (digits < 16 && (value >> (4 * digits)) != 0) ++digits;
   if (digits % 2 != 0) ++digits;
@@ -32,7 +32,7 @@ void write_reset(CharBuffer& out) { out.append("{{{reset}}}"); }
 
 void write_module(CharBuffer& out, uint64_t id, const char* name, size_t name_length, const uint8_t* build_id,
                   size_t build_id_length) {
-  // An empty build ID makes llvm-symbolizer reject the element (SPEC section 3): write nothing instead.
+  // An empty build ID makes llvm-symbolizer reject the element (docs/formats.md section 3): write nothing instead.
   if (build_id_length == 0) return;
   out.append("{{{module:");
   out.append_decimal(id);
@@ -45,7 +45,7 @@ void write_module(CharBuffer& out, uint64_t id, const char* name, size_t name_le
 
 void write_mmap(CharBuffer& out, uint64_t start, uint64_t size, uint64_t module_id, const char* flags,
                 uint64_t module_relative_address) {
-  // Flags are "r", "w", "x" in that order (seed 000, "mmap"): written in canonical order whatever the input.
+  // Flags are "r", "w", "x" in that order (Symbolizer Markup Format, "mmap"): written so whatever the input.
   bool read = false, write = false, execute = false;
   for (const char* p = flags; p != nullptr && *p != '\0'; ++p) {
     if (*p == 'r' || *p == 'R') read = true;

@@ -1,4 +1,4 @@
-// Where collected reports live (issue 12): one interface, a SQLite and a PostgreSQL implementation, the same
+// Where collected reports live: one interface, a SQLite and a PostgreSQL implementation, the same
 // test suite over both (tests/store). The collector writes runs; the analysis and `sampler-collector export`
 // read them. The store knows reports only as text plus the columns the collector derived from them: it never
 // knows HTTP, and it never parses a report.
@@ -33,8 +33,8 @@ struct Run {
 /// kConflict: put_symbols() found different bytes under the key and was not allowed to replace them.
 enum class PutStatus { kStored, kDuplicate, kConflict, kError };
 
-/// A symbol file (issue 13) for one ELF build ID, as `sampler-symbols push` uploaded it: GSYM, or one of seed
-/// 002's symbfiles. The collector checked it with the formats library before storing it. Keyed by (app,
+/// A symbol file for one ELF build ID, as `sampler-symbols push` uploaded it: GSYM, or one of
+/// the two symbfiles. The collector checked it with the formats library before storing it. Keyed by (app,
 /// build_id, kind): an application's symbols are its own, and another application's key cannot change them.
 struct SymbolFile {
   std::string build_id;   ///< lower-case hex

@@ -1,4 +1,4 @@
-// From an ELF file's DWARF to a GSYM file named by its build ID (issue 13, `sampler-symbols gsym`).
+// From an ELF file's DWARF to a GSYM file named by its build ID (`sampler-symbols gsym`).
 //
 // DWARF is read with LLVM's DebugInfo library (docs/decisions.md, "Symbols"): the same reading llvm-symbolizer
 // does, so the frames our GSYM gives equal the ones it prints. Functions are DW_TAG_subprogram ranges (each range

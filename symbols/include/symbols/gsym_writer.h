@@ -1,4 +1,4 @@
-// Writing GSYM files (docs/formats.md section 4, seed 001) from functions already read out of debug information.
+// Writing GSYM files (docs/formats.md section 5) from functions already read out of debug information.
 //
 // The encoder knows nothing of DWARF: symbols/dwarf_to_gsym.h fills the Function list, tests fill it by hand and
 // read the result back with sections/gsym.h.

@@ -1,4 +1,4 @@
-// symbfile writing (seed 002; issue 13, `sampler-symbols gsym --symbfile`): the "ranges" and "returnpads" files.
+// symbfile writing (symbfile format; `sampler-symbols gsym --symbfile`): the "ranges" and "returnpads" files.
 //
 // A symbfile is the magic "symbfile", then messages each prefixed by two protobuf varints: its length and its
 // type (1 header, 2 RangeV1, 3 ReturnPadV1, 4 StringTableV1). The messages use the field numbers of the

@@ -1,7 +1,7 @@
 // Base64 (RFC 4648 section 4: standard alphabet, '=' padding), allocation-free.
 //
 // Part of the formats library's core (no C++ standard library, async-signal-safe): the runtime encodes the
-// crash stack's CBF bytes with it for the `cbf:` line of a main-backtrace subreport (SPEC section 3).
+// crash stack's CBF bytes with it for the `cbf:` line of a main-backtrace subreport (docs/formats.md section 3).
 #pragma once
 
 #include <stddef.h>

@@ -1,6 +1,6 @@
 // Compact Backtrace Format (CBF), version 0: encoder and decoder, allocation-free.
 //
-// Specified by shared/seeds/003 (Compact Backtrace Format) with the decisions of SPEC section 4:
+// Specified by Swift's Compact Backtrace Format (CompactBacktraceFormat.md), with docs/formats.md 3.2's choices:
 //  - address bytes are stored most significant first; the first byte's top bit is sign-extended to the
 //    word width (so a relative 0xff is -1 and an absolute 0xff on 32 bits is 0xffffffff);
 //  - the encoder picks per frame whichever of absolute or delta (two's complement, wrapping at the word width)

@@ -1,4 +1,4 @@
-// Symbolizer markup writer (shared/seeds/000, Symbolizer Markup Format), allocation-free.
+// Symbolizer markup writer (LLVM's Symbolizer Markup Format), allocation-free.
 //
 // Writes single markup elements into a CharBuffer, without a trailing newline. Addresses (%p) are written as
 // 0x followed by an even number of lower-case hex digits; sizes and module-relative addresses likewise.
