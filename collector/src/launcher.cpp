@@ -180,7 +180,7 @@ size_t discard_answer(char* data, size_t size, size_t count, void* answer) {
 }
 
 // libcurl is loaded only when there is something to upload: linking it would load its dependencies (TLS,
-// Kerberos, LDAP, ...) at every start, about 15 ms before the program even begins (docs/performance.md).
+// Kerberos, LDAP, ...) at every start, before the program even begins (the cost: docs/performance.md).
 struct Curl {
   decltype(&curl_global_init) global_init;
   decltype(&curl_easy_init) easy_init;

@@ -6,7 +6,7 @@
 //
 // Two executables: this one does `lookup` (the GSYM reader of sections/ alone) and runs sampler-symbols-convert,
 // installed beside it, for `gsym` and `push`, which read DWARF through libLLVM. Loading and relocating libLLVM.so
-// took 14 ms of CPU, as long as 15,000 lookups: a lookup process must not pay for it (docs/decisions.md).
+// costs as much as thousands of lookups: a lookup process must not pay for it (the figures: docs/decisions.md).
 #include <unistd.h>
 
 #include <cerrno>
