@@ -68,7 +68,7 @@ bool parse_number(std::string_view text, uint64_t& value) {
 
 // Tabs and line ends would break the line structure: names and signatures are written with control characters
 // escaped (escape_control), so they come back as their escaped text.
-std::string field(std::string_view text) { return escape_control(text); }
+std::string field(std::string_view text) { return escape_field(text); }
 
 }  // namespace
 

@@ -47,9 +47,9 @@ std::string format_tsv(const Analysis& analysis, size_t top) {
       out += std::to_string(count) + "\t";
     }
     for (const std::string* field : {&site.file, &site.line, &site.function, &site.scheme}) {
-      out += escape_control(*field) + "\t";
+      out += escape_field(*field) + "\t";
     }
-    out += escape_control(predicate_text(site, p.predicate - site.first_predicate)) + "\n";
+    out += escape_field(predicate_text(site, p.predicate - site.first_predicate)) + "\n";
   }
   return out;
 }

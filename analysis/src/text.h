@@ -1,5 +1,5 @@
-// Text helpers of the outputs (internal): numbers, and escaping for tab-separated text and HTML (JSON's is
-// sections/diagnostics.h's json_string).
+// Text helpers of the outputs (internal): numbers, and escaping for HTML (tab-separated fields and JSON are
+// sections/diagnostics.h's escape_field and json_string).
 #pragma once
 
 #include <cmath>
@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-#include "sections/diagnostics.h"  // json_string
+#include "sections/diagnostics.h"  // escape_field, json_string
 
 namespace sampler::analysis {
 
@@ -19,27 +19,10 @@ inline std::string format_number(double value) {
   return text;
 }
 
-/// Control characters (tab and DEL included: the outputs are tab-separated) written as \xNN, so they never reach a
-/// terminal as they are nor split a column.
-inline std::string escape_control(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  for (unsigned char c : text) {
-    if (c < 0x20 || c == 0x7f) {
-      char hex[8];
-      std::snprintf(hex, sizeof hex, "\\x%02x", c);
-      out += hex;
-    } else {
-      out += static_cast<char>(c);
-    }
-  }
-  return out;
-}
-
-/// Text for HTML element content and attribute values; control characters as U+FFFD-free visible \xNN.
+/// Text for HTML element content and attribute values; control characters as visible \xNN (escape_field).
 inline std::string html_escape(std::string_view text) {
   std::string out;
-  for (char c : escape_control(text)) {
+  for (char c : escape_field(text)) {
     switch (c) {
       case '&': out += "&amp;"; break;
       case '<': out += "&lt;"; break;

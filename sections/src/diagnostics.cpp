@@ -76,14 +76,16 @@ size_t DiagnosticList::warning_count() const { return items.size() - error_count
 
 namespace {
 
-enum class Escape { kTerminal, kJson };
+enum class Escape { kTerminal, kField, kJson };
 
-// The one walker behind both escapings: runs of bytes that need no escaping are copied at once, well-formed UTF-8
-// is kept, and every other byte is written in hex (\xNN for a terminal, \u00XX in JSON).
+// The one walker behind every escaping: runs of bytes that need no escaping are copied at once, well-formed UTF-8
+// is kept, and every other byte is written in hex (\xNN for a terminal, \u00XX in JSON). A field of
+// tab-separated text escapes the tab too.
 void append_escaped_as(std::string& out, std::string_view text, Escape escape) {
   const bool json = escape == Escape::kJson;
-  auto plain = [json](unsigned char c) {
-    return json ? c >= 0x20 && c < 0x7f && c != '"' && c != '\\' : (c >= 0x20 && c < 0x7f) || c == '\t';
+  auto plain = [json, escape](unsigned char c) {
+    return json ? c >= 0x20 && c < 0x7f && c != '"' && c != '\\'
+                : (c >= 0x20 && c < 0x7f) || (c == '\t' && escape == Escape::kTerminal);
   };
   size_t i = 0;
   while (i < text.size()) {
@@ -123,6 +125,13 @@ std::string escape_control_characters(std::string_view text) {
   std::string out;
   out.reserve(text.size());
   append_escaped(out, text);
+  return out;
+}
+
+std::string escape_field(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  append_escaped_as(out, text, Escape::kField);
   return out;
 }
 

@@ -44,6 +44,12 @@ TEST(EscapeControlCharacters, KeepsTextAndUtf8EscapesTheRest) {
   for (const auto& [text, expected] : cases) EXPECT_EQ(escape_control_characters(text), expected) << text;
 }
 
+// A field of tab-separated output: the same, and its tab escaped so that it cannot split a column.
+TEST(EscapeField, EscapesTheTabToo) {
+  EXPECT_EQ(escape_field("a\tb"), "a\\x09b");
+  EXPECT_EQ(escape_field("x \033[2J caf\xc3\xa9 \xc2\x9b"), "x \\x1b[2J caf\xc3\xa9 \\xc2\\x9b");
+}
+
 TEST(JsonString, QuotesEscapesAndAlwaysValid) {
   const std::pair<std::string, std::string> cases[] = {
       {"", "\"\""},

@@ -90,6 +90,8 @@ std::string format_diagnostic(std::string_view program, const Diagnostic& diagno
 std::string escape_control_characters(std::string_view text);
 /// Appends escape_control_characters(text) to `out`.
 void append_escaped(std::string& out, std::string_view text);
+/// escape_control_characters(text) with the tab written as \x09 too: a field of tab-separated output.
+std::string escape_field(std::string_view text);
 
 /// `text` as a JSON string literal, quotes included, for the tools' JSON output and the collector's answers: `"` and
 /// `\` escaped, well-formed UTF-8 kept, every other byte (control characters, DEL, C1 controls, bytes that are not
