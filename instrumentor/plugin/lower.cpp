@@ -285,11 +285,14 @@ class Lowering {
     return !back_edges.empty();
   }
 
-  // A function whose arguments a guaranteed tail call (musttail) can hand on.
+  // A function whose arguments a guaranteed tail call (musttail) can hand on. Not one with an argument passed in
+  // memory (byval): clang-19's x86-64 code generator copies such an argument over the return address when a
+  // musttail call forwards it, and the program crashes (a struct passed by value once the registers run out).
   static bool can_forward(Function& f) {
     if (f.isVarArg() || f.hasFnAttribute(Attribute::Naked)) return false;
     for (Argument& arg : f.args())
-      if (arg.hasInAllocaAttr() || arg.hasPreallocatedAttr() || arg.hasSwiftErrorAttr()) return false;
+      if (arg.hasByValAttr() || arg.hasInAllocaAttr() || arg.hasPreallocatedAttr() || arg.hasSwiftErrorAttr())
+        return false;
     return true;
   }
 
