@@ -181,8 +181,9 @@ bug_function() {
       END { print fn }'
 }
 
-# bug_rank TSV: "RANK ROUND ROWS ROUNDS" of the first predictor at the bug in a sampler-analyze table ("- - ROWS
-# ROUNDS" when none is), ROWS the predicates ranked, ROUNDS the elimination rounds.
+# bug_rank TSV: "RANK ROUND ROWS ROUNDS AT_BUG" of the first predictor at the bug in a sampler-analyze table ("- -"
+# when none is), ROWS the predicates ranked, ROUNDS the elimination rounds, AT_BUG the rounds that chose a predictor
+# at the bug.
 bug_rank() {
   local first=${SUBJECT_BUG_LINES%-*} last=${SUBJECT_BUG_LINES#*-}
   awk -F'\t' -v file="$SUBJECT_BUG_FILE" -v fn="$bug_fn" -v first="$first" -v last="$last" '
@@ -190,10 +191,11 @@ bug_rank() {
                                    index(f, "/" file) == length(f) - length(file) }
     NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
     { rows++; if ($col["round"] != "-" && $col["round"] > rounds) rounds = $col["round"] }
-    !found && same_file($col["file"]) &&
-      ($col["function"] == fn || ($col["line"] >= first - 5 && $col["line"] <= last + 5)) {
-      found = 1; rank = $col["rank"]; round = $col["round"] }
-    END { print (found ? rank : "-"), (found ? round : "-"), rows + 0, rounds + 0 }' "$1"
+    same_file($col["file"]) && ($col["function"] == fn || ($col["line"] >= first - 5 && $col["line"] <= last + 5)) {
+      if (!found) { found = 1; rank = $col["rank"]; round = $col["round"] }
+      if ($col["round"] != "-") at_bug++
+    }
+    END { print (found ? rank : "-"), (found ? round : "-"), rows + 0, rounds + 0, at_bug + 0 }' "$1"
 }
 
 # top_predictor TSV: the first row's place and predicate, for the table.
@@ -233,21 +235,21 @@ analyse() {
     prev=$step
     "$tools/sampler-analyze" rank --labels "$out/labels.tsv" --format tsv "${shards[@]}" >"$out/steps-$step.tsv" \
       2>"$out/rank.log" || { echo "isolate.sh: sampler-analyze rank failed: $(tail -2 "$out/rank.log")" >&2; return 1; }
-    read -r rank _ _ _ < <(bug_rank "$out/steps-$step.tsv")
+    read -r rank _ < <(bug_rank "$out/steps-$step.tsv")
     ranks+="$step:$rank "
     if [ "$rank" = 1 ]; then [ "$stays" = - ] && stays=$step; else stays=-; fi
   done
-  local metric cells="" rank round rows rounds
+  local metric cells="" rank round rows rounds at_bug
   for metric in $metrics; do
     "$tools/sampler-analyze" rank --labels "$out/labels.tsv" --metric "$metric" --format tsv "${shards[@]}" \
       >"$out/metric-$metric.tsv" 2>"$out/rank.log"
-    read -r rank round rows rounds < <(bug_rank "$out/metric-$metric.tsv")
+    read -r rank round rows rounds at_bug < <(bug_rank "$out/metric-$metric.tsv")
     cells+=" $rank ($(expense "$rank" "$rows")) |"
   done
-  read -r rank round rows rounds < <(bug_rank "$out/database.tsv")
+  read -r rank round rows rounds at_bug < <(bug_rank "$out/database.tsv")
   at_all=$rank
-  printf '| %s | %s | 1/%s | %s | %s | %s | %s / %s | %s | %s | %s |%s %s |\n' "$name" "$variant" "$sparsity" "$n" \
-    "$failing" "$rank" "$round" "$rounds" "$stays" "${ranks% }" "$rows" "$cells" \
+  printf '| %s | %s | 1/%s | %s | %s | %s | %s / %s (%s) | %s | %s | %s |%s %s |\n' "$name" "$variant" \
+    "$sparsity" "$n" "$failing" "$rank" "$round" "$rounds" "$at_bug" "$stays" "${ranks% }" "$rows" "$cells" \
     "$(top_predictor "$out/database.tsv" | tr '|' '/')" >>"$subject_dir/table.md"
   local e bound=
   for e in $expect_rank; do
@@ -372,9 +374,10 @@ for subject in "${subjects[@]}"; do
   tables+=("$work/$subject")
 done
 
-echo "Bug predictor's rank (first predictor in the fixed lines' function or within 5 lines of them, '-': none) over"
-echo "$runs runs per row; 'stays 1st': the runs after which it is first at every later step; each metric: rank"
-echo "(expense: the share of the ranked predicates above it); ranked: the predicates that passed the 95% test."
+echo "rank: of the first predictor at the bug (in the fixed lines' function or within 5 lines of them; '-': none),"
+echo "over the runs the collector stored; round / rounds (at the bug): its elimination round, the rounds, and how many"
+echo "of them chose a predictor at the bug; stays 1st: the runs after which it is first at every later step; ranked:"
+echo "the predicates that passed the 95% test; each metric: rank (expense: the share of the ranked predicates above it)."
 echo
 echo "| subject | build | sparsity | runs | failing | rank | round / rounds | stays 1st | rank by runs | ranked |" \
   "importance | increase | ochiai | tarantula | dstar | top predictor |"
