@@ -351,7 +351,7 @@ isolate() {
       analyse || status=1
     done
   done
-  local cost
+  local plain_seconds plain_text seconds text
   {
     read -r plain_seconds plain_text <"$subject_dir/fixed.cost"
     for variant in $variants; do

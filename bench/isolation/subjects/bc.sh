@@ -1,7 +1,8 @@
+# shellcheck shell=bash disable=SC2034 # sourced: the driver reads the SUBJECT_ variables
 # Subject bc, the original's own (Liblit et al., PLDI 2003 section 4.2 and PLDI 2005 section 4): sourced by
 # bench/isolation/isolate.sh. The interface is bench/isolation/README.md's.
 
-SUBJECT_PACKAGE=bc
+SUBJECT_PACKAGE="bc"
 SUBJECT_LANGUAGE=c
 SUBJECT_BUG="GNU bc 1.06: more_arrays() in bc/storage.c, which grows the table of arrays by 32 when a program \
 names one array more than it holds, sets the new entries to NULL up to v_count, the count of simple variables, \
@@ -53,7 +54,7 @@ subject_input() {
       v=$((v + 1))
     else
       k=$((RANDOM % 4 + 1))
-      for ((i = 0; i < k; i++)); do line+=("a$a[$((RANDOM % 50))] = $((RANDOM % 100)) + f($((RANDOM % 5 + 1)))"); done
+      for ((i = 0; i < k; i++)); do line+=("a${a}[$((RANDOM % 50))] = $((RANDOM % 100)) + f($((RANDOM % 5 + 1)))"); done
       a=$((a + 1))
     fi
     if [ $((RANDOM % 8)) -eq 0 ] && [ $a -gt 0 ] && [ $v -gt 0 ]; then
@@ -61,7 +62,7 @@ subject_input() {
     fi
   done
   # Every array is read back once more, some by a second name's index: the stale entries are read here.
-  for ((i = 0; i < narrays; i++)); do line+=("a$i[$((RANDOM % 50))] + v$((RANDOM % nvars))"); done
+  for ((i = 0; i < narrays; i++)); do line+=("a${i}[$((RANDOM % 50))] + v$((RANDOM % nvars))"); done
   line+=("s = 0; for (i = 0; i < $nvars; i++) s = s + i; s")
   printf '%s\n' "${line[@]}" >"$dir/stdin"
 }
