@@ -168,14 +168,22 @@ run_one() {
   fi
 }
 
+# same_file(F), in awk: whether the file F that the site information names (as the compiler saw it: storage.c,
+# ./hash-table.cc, ../../bc/bc.y) is SUBJECT_BUG_FILE (a path in the source tree, in awk's variable file): one of
+# them ends with the other, after F's leading ./ and ../ are dropped.
+same_file='
+  function same_file(f) {
+    sub(/^(\.\.?\/)+/, "", f)
+    return f == file || (index(file, "/" f) > 0 && index(file, "/" f) == length(file) - length(f)) ||
+           (index(f, "/" file) > 0 && index(f, "/" file) == length(f) - length(file))
+  }'
+
 # bug_function PROGRAM: the function that holds the bug's fixed lines, from the site information: the function of
 # the last site in SUBJECT_BUG_FILE at or before the fixed lines' end (SUBJECT_BUG_FUNCTION overrides it).
 bug_function() {
   if [ -n "${SUBJECT_BUG_FUNCTION:-}" ]; then echo "$SUBJECT_BUG_FUNCTION"; return; fi
   "$tools/extract-section" .debug_site_info "$1" 2>/dev/null |
-    awk -F'\t' -v file="$SUBJECT_BUG_FILE" -v last="${SUBJECT_BUG_LINES#*-}" '
-      function same_file(f) { return f == file || index(file, "/" f) == length(file) - length(f) ||
-                                     index(f, "/" file) == length(f) - length(file) }
+    awk -F'\t' -v file="$SUBJECT_BUG_FILE" -v last="${SUBJECT_BUG_LINES#*-}" "$same_file"'
       NF >= 3 && $2 ~ /^[0-9]+$/ && same_file($1) && $2 <= last + 0 && $2 + 0 >= best {
         best = $2 + 0; fn = $3 }
       END { print fn }'
@@ -186,9 +194,7 @@ bug_function() {
 # at the bug.
 bug_rank() {
   local first=${SUBJECT_BUG_LINES%-*} last=${SUBJECT_BUG_LINES#*-}
-  awk -F'\t' -v file="$SUBJECT_BUG_FILE" -v fn="$bug_fn" -v first="$first" -v last="$last" '
-    function same_file(f) { return f == file || index(file, "/" f) == length(file) - length(f) ||
-                                   index(f, "/" file) == length(f) - length(file) }
+  awk -F'\t' -v file="$SUBJECT_BUG_FILE" -v fn="$bug_fn" -v first="$first" -v last="$last" "$same_file"'
     NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
     { rows++; if ($col["round"] != "-" && $col["round"] > rounds) rounds = $col["round"] }
     same_file($col["file"]) && ($col["function"] == fn || ($col["line"] >= first - 5 && $col["line"] <= last + 5)) {
