@@ -9,7 +9,8 @@ names one array more than it holds, sets the new entries to NULL up to v_count, 
 instead of a_count (a copy-and-paste from more_variables). With more variables than arrays it writes NULLs past \
 the end of the new table (heap corruption); with fewer it leaves entries uninitialised, which get_array_num() \
 later takes for arrays. Fixed upstream by the ChangeLog entry of 2001-05-23 (Phil Nelson: 'bc/storage.c: correct \
-expansion of variables and arrays'), released in bc 1.06.95; Debian's 1.07.1 has the fix, and \
+expansion of variables and arrays'), in the releases after 1.06 (the NEWS of 1.07: 'fixed a symbol table bug \
+when using more than 32 names'); Debian's 1.07.1 has the fix, and \
 bench/isolation/patches/bc.patch reverses it (a_count back to v_count). The failures are crashes (SIGSEGV, or \
 glibc's abort on a corrupted heap) and wrong output."
 SUBJECT_BUG_FILE=bc/storage.c
