@@ -370,6 +370,7 @@ isolate() {
   return $status
 }
 
+ensure_deb_src || exit 1
 overall=0
 tables=()
 for subject in "${subjects[@]}"; do
