@@ -56,9 +56,11 @@ requirements=(
   "plain openssl cmd:openssl"                                   # a certificate for the HTTPS upload test
   "plain dpkg-dev cmd:dpkg-source"  # apt-get source: the isolation benchmark's CI subject (bench/isolation/, bc)
   "plain patch cmd:patch"           # its bug reinstated (bench/isolation/patches/)
+  "plain ed cmd:ed"                 # bc's build edits its generated libmath.h with ed (bc/fix-libmath_h)
   "real dpkg-dev cmd:dpkg-source"  # apt-get source, for scripts/real-programs.sh
   "isolation dpkg-dev cmd:dpkg-source"  # bench/isolation/isolate.sh, every subject (SAMPLER_ISOLATION=1)
   "isolation patch cmd:patch"
+  "isolation ed cmd:ed"
   "isolation autopoint cmd:autopoint"  # autoreconf of subjects that use gettext
   "real autopoint cmd:autopoint"  # autoreconf of trees whose Makefile.am Debian patched (grep uses gettext)
   "real time file:/usr/bin/time"   # GNU time: the CPU times of bench/instrumentor/programs_bench.sh
