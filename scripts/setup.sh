@@ -4,8 +4,9 @@
 #
 # Usage: scripts/setup.sh             install the missing packages (needs root or sudo only when something is missing)
 #        scripts/setup.sh --check STAGE...
-#                                     check the named stages (plain, asan, tsan, fuzz, real): every tool, header and runtime
-#                                     library a stage uses is present AND belongs to a package this script installs;
+#                                     check the named stages (plain, asan, tsan, fuzz, real, isolation): every tool,
+#                                     header and runtime library a stage uses is present AND belongs to a package this
+#                                     script installs;
 #                                     each sanitizer stage also compiles and links a probe with its flags. A machine
 #                                     prepared by hand cannot pass for a fresh one: a file that came from a package
 #                                     not named here fails the check. Exit 1 naming the missing package.
@@ -53,7 +54,14 @@ requirements=(
   "plain libcurl4-openssl-dev file:/usr/include/x86_64-linux-gnu/curl/curl.h"  # sampler-run's uploads
   "plain curl cmd:curl"                                         # the collector's black-box tests
   "plain openssl cmd:openssl"                                   # a certificate for the HTTPS upload test
+  "plain dpkg-dev cmd:dpkg-source"  # apt-get source: the isolation benchmark's CI subject (bench/isolation/, bc)
+  "plain patch cmd:patch"           # its bug reinstated (bench/isolation/patches/)
+  "plain ed cmd:ed"                 # bc's build edits its generated libmath.h with ed (bc/fix-libmath_h)
   "real dpkg-dev cmd:dpkg-source"  # apt-get source, for scripts/real-programs.sh
+  "isolation dpkg-dev cmd:dpkg-source"  # bench/isolation/isolate.sh, every subject (SAMPLER_ISOLATION=1)
+  "isolation patch cmd:patch"
+  "isolation ed cmd:ed"
+  "isolation autopoint cmd:autopoint"  # autoreconf of subjects that use gettext
   "real autopoint cmd:autopoint"  # autoreconf of trees whose Makefile.am Debian patched (grep uses gettext)
   "real time file:/usr/bin/time"   # GNU time: the CPU times of bench/instrumentor/programs_bench.sh
   "asan libgcc-12-dev file:/usr/lib/gcc/x86_64-linux-gnu/12/libasan.so"

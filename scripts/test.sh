@@ -13,6 +13,9 @@
 #   real   scripts/real-programs.sh on BUILD_DIR: real Debian programs built with sampler-cc, their own test suites
 #          run instrumented (the ctest label real-programs, when configured with -DSAMPLER_REAL_PROGRAMS=ON); then
 #          scripts/real-symbols.sh: gzip built -O2 -g, our GSYM against llvm-symbolizer and llvm-gsymutil
+# and one only when SAMPLER_ISOLATION=1:
+#   isolation  bench/isolation/isolate.sh on BUILD_DIR: every subject of the isolation benchmark, its table printed
+#          (docs/isolation.md); the plain stage runs its small subject (the ctest isolation_bc)
 # Each stage first checks that what it uses is there and comes from a package scripts/setup.sh installs
 # (scripts/setup.sh --check STAGE). Every stage runs even if an earlier one failed; the time of each is printed at
 # the end; the exit status is 1 if any failed.
@@ -93,6 +96,11 @@ real() {
   "$top/scripts/real-programs.sh" --build "$build" && "$top/scripts/real-symbols.sh" --build "$build"
 }
 
+# Every subject of the isolation benchmark at its defaults (docs/isolation.md): hours, so only when asked.
+isolation() {
+  "$top/bench/isolation/isolate.sh" --build "$build"
+}
+
 stage plain plain
 if [ $all = yes ]; then
   stage asan asan
@@ -101,6 +109,7 @@ if [ $all = yes ]; then
 fi
 # Real programs' own test suites, instrumented: hours at sparsity 1, so only when asked (docs/reliability.md).
 if [ "${SAMPLER_REAL_PROGRAMS:-}" = 1 ]; then stage real real; fi
+if [ "${SAMPLER_ISOLATION:-}" = 1 ]; then stage isolation isolation; fi
 
 echo "==> test.sh: stages" >&2
 printf '%s\n' "${summary[@]}" >&2

@@ -1,0 +1,395 @@
+#!/usr/bin/env bash
+# The isolation benchmark (docs/isolation.md): does sampler name the real cause of a real bug, from sparse
+# samples, in how many runs? For each subject (bench/isolation/subjects/NAME.sh: a Debian source package, a bug
+# from its own history, a seeded workload generator; the interface is bench/isolation/README.md's) it takes the
+# road a user takes:
+#   1. fetches the source (apt-get source; nothing is committed), builds it fixed with plain clang-19 (the
+#      reference) and buggy with sampler-cc at its defaults (and, with --variants, other sampler-cc settings);
+#   2. starts sampler-collector on loopback (SQLite) and pushes the buggy builds' symbols with sampler-symbols;
+#   3. writes RUNS inputs with the subject's generator, runs the fixed build on each (the expected stdout and exit
+#      status), then the buggy build on each through sampler-run at every sparsity, which uploads each report;
+#      bench/isolation/judge.sh, run by sampler-run in the program's place, gives the run's outcome by its exit
+#      status: failing if the program crashed or its stdout or status differs from the fixed build's;
+#   4. ranks the stored runs with sampler-analyze --database (the user's view), and the same runs, kept by
+#      sampler-run --keep, in prefixes of 500, 1000, 2000, 5000, 10000 runs (sampler-analyze index per step's
+#      shard, rank over the shards so far), and at all runs by every metric;
+#   5. prints a table per subject, build and sparsity (Markdown, on stdout): the rank of the first predictor at
+#      the bug (a predictor in the bug's file, in the function of its fixed lines or within 5 lines of them), its
+#      elimination round, the runs after which it stays first, each metric's rank and expense (the share of the
+#      ranked predicates above it), the top predictor, and each build's cost (build time, .text size).
+# Progress goes to stderr. Everything is kept under the work directory: run again with the same options and only
+# what is missing is done (runs already stored are not run again).
+#
+# Usage: bench/isolation/isolate.sh [OPTIONS] [SUBJECT...]      (default: every bench/isolation/subjects/*.sh)
+#   --build DIR        the suite's build tree, with sampler-cc and the tools built (default build/)
+#   --work DIR         sources, builds, inputs, reports, database (default BUILD/isolation)
+#   --runs N           runs per subject, build and sparsity (default 5000)
+#   --sparsity "S..."  sparsities (default "100 1000 1": the original's field rate, a cheaper one, every site)
+#   --steps "N..."     the prefixes ranked (default "500 1000 2000 5000 10000"; RUNS is added)
+#   --variants "V..."  instrumented builds: default (sampler-cc at its defaults), compare-constants
+#                      (-fsampler-compare-constants) (default: default)
+#   --jobs N           runs at once (default: the number of cores)
+#   --expect-rank "S:R..."
+#                      exit 1 unless, for every subject and build, the first predictor at the bug is ranked R or
+#                      better over all runs at sparsity S (a lone R: at every sparsity) (the CI regression test)
+# Needs apt-get source (adds a deb-src entry for the running Debian release if there is none: root or sudo).
+# Exit status: 0, 1 when a subject failed to build or run, or --expect-rank did not hold, 2 usage error.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+build=$top/build
+work=
+runs=5000
+sparsities="100 1000 1"
+steps="500 1000 2000 5000 10000"
+variants=default
+jobs=$(nproc)
+expect_rank=
+usage() { echo "isolate.sh: $*" >&2; exit 2; }
+while [ $# -gt 0 ]; do
+  case $1 in
+  --build) build=$2; shift 2 ;;
+  --work) work=$2; shift 2 ;;
+  --runs) runs=$2; shift 2 ;;
+  --sparsity | --sparsities) sparsities=$2; shift 2 ;;
+  --steps) steps=$2; shift 2 ;;
+  --variants) variants=$2; shift 2 ;;
+  --jobs) jobs=$2; shift 2 ;;
+  --expect-rank) expect_rank=$2; shift 2 ;;
+  -h | --help) sed -n '2,36p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+  -*) usage "unknown option $1" ;;
+  *) break ;;
+  esac
+done
+[[ $runs =~ ^[1-9][0-9]*$ ]] || usage "--runs needs a positive number"
+[[ $jobs =~ ^[1-9][0-9]*$ ]] || usage "--jobs needs a positive number"
+for e in $expect_rank; do [[ $e =~ ^([1-9][0-9]*:)?[1-9][0-9]*$ ]] || usage "--expect-rank: '$e' is not R or S:R"; done
+for s in $sparsities $steps; do [[ $s =~ ^[1-9][0-9]*$ ]] || usage "'$s' is not a positive number"; done
+for v in $variants; do
+  case $v in default | compare-constants) ;; *) usage "unknown variant '$v'" ;; esac
+done
+subjects=("$@")
+if [ ${#subjects[@]} -eq 0 ]; then
+  for f in "$here"/subjects/*.sh; do subjects+=("$(basename "$f" .sh)"); done
+fi
+for s in "${subjects[@]}"; do [ -f "$here/subjects/$s.sh" ] || usage "no subject $here/subjects/$s.sh"; done
+build=$(cd "$build" && pwd) || usage "no build directory $build"
+work=${work:-$build/isolation}
+mkdir -p "$work" && work=$(cd "$work" && pwd)
+tools=$build/tools
+drivers=$build/instrumentor
+for f in "$drivers/sampler-cc" "$tools/sampler-run" "$tools/sampler-collector" "$tools/sampler-analyze" \
+  "$tools/sampler-symbols" "$tools/extract-section"; do
+  [ -x "$f" ] || { echo "isolate.sh: $f is not built" >&2; exit 2; }
+done
+command -v clang-19 >/dev/null || { echo "isolate.sh: clang-19 is not installed (scripts/setup.sh)" >&2; exit 2; }
+metrics="importance increase ochiai tarantula dstar"
+export ISOLATION_DIR=$here  # the subjects find their patches through it
+note() { echo "isolate: $*" >&2; }
+# shellcheck source=../../scripts/debian-source.sh
+. "$top/scripts/debian-source.sh"
+
+# compilers VARIANT: the directory of sampler-cc/sampler-c++ for an instrumented build. A variant with options
+# gets two one-line wrappers, so that any build system takes it as a plain compiler.
+compilers() {
+  local variant=$1 flags dir
+  case $variant in
+  default) echo "$drivers"; return ;;
+  compare-constants) flags=-fsampler-compare-constants ;;
+  esac
+  dir=$work/compilers/$variant
+  mkdir -p "$dir"
+  printf '#!/bin/sh\nexec %q %s "$@"\n' "$drivers/sampler-cc" "$flags" >"$dir/sampler-cc"
+  printf '#!/bin/sh\nexec %q %s "$@"\n' "$drivers/sampler-c++" "$flags" >"$dir/sampler-c++"
+  chmod +x "$dir/sampler-cc" "$dir/sampler-c++"
+  echo "$dir"
+}
+
+# build_tree SOURCE TREE CC CXX [BUGGY]: a copy of the pristine source built in TREE (the bug reinstated first
+# when BUGGY); TREE.program names the program, TREE.cost its build's seconds and .text bytes. Kept when done.
+build_tree() {
+  local source=$1 tree=$2 cc=$3 cxx=$4 buggy=${5:-} start program
+  [ -s "$tree.program" ] && [ -x "$(cat "$tree.program")" ] && return 0
+  rm -rf "$tree" "$tree.program"
+  cp -a "$source" "$tree"  # -a: timestamps kept, so that make regenerates nothing it need not
+  [ -n "$buggy" ] && subject_reinstate_bug "$tree"
+  start=$(date +%s.%N)
+  program=$(subject_build "$tree" "$cc" "$cxx") || return 1
+  [ -x "$program" ] || { echo "isolate.sh: the build of $tree gave no program '$program'" >&2; return 1; }
+  awk -v start="$start" -v end="$(date +%s.%N)" -v text="$(size -A "$program" | awk '$1 == ".text" { print $2 }')" \
+    'BEGIN { printf "%.1f %d\n", end - start, text }' >"$tree.cost"
+  echo "$program" >"$tree.program"
+}
+
+# prepare_input SEED: the inputs of run SEED (SUBJECT/inputs/SEED/, its arguments in SEED.args) and the fixed
+# build's stdout and exit status on them (SUBJECT/expected/SEED.out, .status), run in a copy of the inputs.
+prepare_input() {
+  local seed=$1 in=$subject_dir/inputs/$1 scratch status=0
+  [ -f "$subject_dir/expected/$seed.status" ] && return 0
+  rm -rf "$in" && mkdir -p "$in"
+  subject_input "$seed" "$in" >"$in.args"
+  scratch=$(mktemp -d "$subject_dir/scratch.XXXXXX")
+  cp -a "$in/." "$scratch/"
+  local args=()
+  mapfile -t args <"$in.args"
+  (cd "$scratch" && ulimit -c 0 && { "$fixed_program" "${args[@]}" <"$(input_of "$scratch")" \
+    >"$subject_dir/expected/$seed.out" 2>/dev/null; } 2>/dev/null) || status=$?
+  rm -rf "$scratch"
+  echo "$status" >"$subject_dir/expected/$seed.status"
+}
+input_of() { if [ -f "$1/stdin" ]; then echo "$1/stdin"; else echo /dev/null; fi; }
+
+# run_one SEED: the buggy build on run SEED's inputs through sampler-run (judge.sh between them), which uploads
+# the report and keeps a copy as RUNDIR/reports/SEED.report; the outcome goes to RUNDIR/results.tsv.
+run_one() {
+  local seed=$1 scratch status=0 label report
+  scratch=$(mktemp -d "$run_dir/scratch.XXXXXX")
+  mkdir -p "$scratch/run" && cp -a "$subject_dir/inputs/$seed/." "$scratch/run/"
+  local args=()
+  mapfile -t args <"$subject_dir/inputs/$seed.args"
+  (cd "$scratch/run" && { "$tools/sampler-run" --app "$app" --version "$version" --upload "$url" \
+    --api-key "$key" --keep "$scratch/keep" --sparsity "$sparsity" --seed "$seed" -v -- \
+    "$here/judge.sh" "$subject_dir/expected/$seed" "$program" "${args[@]}" >/dev/null 2>"$scratch/log"; } \
+    2>/dev/null) || status=$?
+  report=$(find "$scratch/keep" -name '*.report' 2>/dev/null | head -1)
+  if [ -z "$report" ] || ! grep -q "sent to" "$scratch/log"; then
+    echo "isolate.sh: run $seed ($version) left no report or was not sent: $(tail -2 "$scratch/log")" >&2
+    rm -rf "$scratch"
+    return 1
+  fi
+  mv "$report" "$run_dir/reports/$seed.report"
+  label=success
+  [ "$status" -ne 0 ] && label=failure
+  printf '%s\t%s\t%s\n' "$seed" "$label" "$status" >>"$run_dir/results.tsv"
+  rm -rf "$scratch"
+  if [ $((seed % 250)) -eq 0 ]; then
+    note "$name $version: $(wc -l <"$run_dir/results.tsv") of $runs runs," \
+      "$(awk -F'\t' '$2 == "failure"' "$run_dir/results.tsv" | wc -l) failing"
+  fi
+}
+
+# same_file(F), in awk: whether the file F that the site information names (as the compiler saw it: storage.c,
+# ./hash-table.cc, ../../bc/bc.y) is SUBJECT_BUG_FILE (a path in the source tree, in awk's variable file): one of
+# them ends with the other, after F's leading ./ and ../ are dropped.
+same_file='
+  function same_file(f) {
+    sub(/^(\.\.?\/)+/, "", f)
+    return f == file || (index(file, "/" f) > 0 && index(file, "/" f) == length(file) - length(f)) ||
+           (index(f, "/" file) > 0 && index(f, "/" file) == length(f) - length(file))
+  }'
+
+# bug_function PROGRAM: the function that holds the bug's fixed lines, from the site information: the function of
+# the last site in SUBJECT_BUG_FILE at or before the fixed lines' end (SUBJECT_BUG_FUNCTION overrides it).
+bug_function() {
+  if [ -n "${SUBJECT_BUG_FUNCTION:-}" ]; then echo "$SUBJECT_BUG_FUNCTION"; return; fi
+  "$tools/extract-section" .debug_site_info "$1" 2>/dev/null |
+    awk -F'\t' -v file="$SUBJECT_BUG_FILE" -v last="${SUBJECT_BUG_LINES#*-}" "$same_file"'
+      NF >= 3 && $2 ~ /^[0-9]+$/ && same_file($1) && $2 <= last + 0 && $2 + 0 >= best {
+        best = $2 + 0; fn = $3 }
+      END { print fn }'
+}
+
+# bug_rank TSV: "RANK ROUND ROWS ROUNDS AT_BUG" of the first predictor at the bug in a sampler-analyze table ("- -"
+# when none is), ROWS the predicates ranked, ROUNDS the elimination rounds, AT_BUG the rounds that chose a predictor
+# at the bug.
+bug_rank() {
+  local first=${SUBJECT_BUG_LINES%-*} last=${SUBJECT_BUG_LINES#*-}
+  awk -F'\t' -v file="$SUBJECT_BUG_FILE" -v fn="$bug_fn" -v first="$first" -v last="$last" "$same_file"'
+    NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+    { rows++; if ($col["round"] != "-" && $col["round"] > rounds) rounds = $col["round"] }
+    same_file($col["file"]) && ($col["function"] == fn || ($col["line"] >= first - 5 && $col["line"] <= last + 5)) {
+      if (!found) { found = 1; rank = $col["rank"]; round = $col["round"] }
+      if ($col["round"] != "-") at_bug++
+    }
+    END { print (found ? rank : "-"), (found ? round : "-"), rows + 0, rounds + 0, at_bug + 0 }' "$1"
+}
+
+# top_predictor TSV: the first row's place and predicate, for the table.
+top_predictor() {
+  awk -F'\t' 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+    NR == 2 { printf "%s:%s %s: %s", $col["file"], $col["line"], $col["function"], $col["predicate"]; exit }' "$1"
+}
+
+expense() {  # RANK ROWS: the share of ranked predicates above the bug's, in percent
+  if [ "$1" = - ]; then echo -; else awk -v r="$1" -v n="$2" 'BEGIN { printf "%.1f%%", 100 * (r - 1) / n }'; fi
+}
+
+# analyse: the tables of one build and sparsity (RUNDIR/analysis/), and its row of the summary.
+analyse() {
+  local out=$run_dir/analysis prev=0 step shards=() ranks="" stays=- at_all n failing
+  mkdir -p "$out"
+  n=$(wc -l <"$run_dir/results.tsv")
+  failing=$(awk -F'\t' '$2 == "failure"' "$run_dir/results.tsv" | wc -l)
+  sort -n "$run_dir/results.tsv" | awk -F'\t' -v dir="$run_dir/reports" '{ print dir "/" $1 ".report\t" $2 }' \
+    >"$out/labels.tsv"
+  # The user's view: every stored run of this build and sparsity, from the collector's database.
+  "$tools/sampler-analyze" --database "sqlite:$subject_dir/collector.db" --app "$app" --version "$version" \
+    --sites "$program" --format tsv >"$out/database.tsv" 2>"$out/database.log" ||
+    { echo "isolate.sh: sampler-analyze --database failed: $(tail -2 "$out/database.log")" >&2; return 1; }
+  local steps_here=()
+  for step in $steps; do [ "$step" -lt "$n" ] && steps_here+=("$step"); done
+  steps_here+=("$n")
+  for step in "${steps_here[@]}"; do
+    if [ ! -s "$out/shard-$step.idx" ]; then
+      # shellcheck disable=SC2046 # report paths have no spaces
+      "$tools/sampler-analyze" index --sites "$program" -o "$out/shard-$step.idx" \
+        $(sort -n "$run_dir/results.tsv" | awk -F'\t' -v dir="$run_dir/reports" -v lo="$prev" -v hi="$step" \
+          'NR > lo && NR <= hi { print dir "/" $1 ".report" }') 2>"$out/index.log" ||
+        { echo "isolate.sh: sampler-analyze index failed: $(tail -2 "$out/index.log")" >&2; return 1; }
+    fi
+    shards+=("$out/shard-$step.idx")
+    prev=$step
+    "$tools/sampler-analyze" rank --labels "$out/labels.tsv" --format tsv "${shards[@]}" >"$out/steps-$step.tsv" \
+      2>"$out/rank.log" || { echo "isolate.sh: sampler-analyze rank failed: $(tail -2 "$out/rank.log")" >&2; return 1; }
+    read -r rank _ < <(bug_rank "$out/steps-$step.tsv")
+    ranks+="$step:$rank "
+    if [ "$rank" = 1 ]; then [ "$stays" = - ] && stays=$step; else stays=-; fi
+  done
+  local metric cells="" rank round rows rounds at_bug
+  for metric in $metrics; do
+    "$tools/sampler-analyze" rank --labels "$out/labels.tsv" --metric "$metric" --format tsv "${shards[@]}" \
+      >"$out/metric-$metric.tsv" 2>"$out/rank.log"
+    read -r rank round rows rounds at_bug < <(bug_rank "$out/metric-$metric.tsv")
+    cells+=" $rank ($(expense "$rank" "$rows")) |"
+  done
+  read -r rank round rows rounds at_bug < <(bug_rank "$out/database.tsv")
+  at_all=$rank
+  printf '| %s | %s | 1/%s | %s | %s | %s | %s / %s (%s) | %s | %s | %s |%s %s |\n' "$name" "$variant" \
+    "$sparsity" "$n" "$failing" "$rank" "$round" "$rounds" "$at_bug" "$stays" "${ranks% }" "$rows" "$cells" \
+    "$(top_predictor "$out/database.tsv" | tr '|' '/')" >>"$subject_dir/table.md"
+  local e bound=
+  for e in $expect_rank; do
+    case $e in "$sparsity":*) bound=${e#*:} ;; *:*) ;; *) bound=$e ;; esac
+  done
+  if [ -n "$bound" ] && { [ "$at_all" = - ] || [ "$at_all" -gt "$bound" ]; }; then
+    echo "isolate.sh: FAIL: $name $variant at 1/$sparsity over $n runs: the first predictor at the bug" \
+      "($SUBJECT_BUG_FILE:$SUBJECT_BUG_LINES, $bug_fn) is ranked ${at_all/-/nowhere}, not within $bound" >&2
+    return 1
+  fi
+  if [ -n "$bound" ]; then
+    note "$name $variant at 1/$sparsity: the predictor at the bug ranked $at_all (bound $bound)"
+  fi
+}
+
+# isolate NAME: the whole road for one subject; its table rows go to WORK/NAME/table.md.
+isolate() {
+  name=$1
+  # shellcheck source=/dev/null
+  . "$here/subjects/$name.sh"
+  subject_dir=$work/$name
+  mkdir -p "$subject_dir/expected"
+  note "$name: fetching the source of Debian's $SUBJECT_PACKAGE"
+  local source
+  source=$(fetch_debian_source "$SUBJECT_PACKAGE" "$subject_dir/source") || return 1
+  note "$name: building it fixed (clang-19) and buggy (sampler-cc: $variants)"
+  build_tree "$source" "$subject_dir/fixed" clang-19 clang++-19 || return 1
+  fixed_program=$(cat "$subject_dir/fixed.program")
+  local variant dir
+  for variant in $variants; do
+    dir=$(compilers "$variant")
+    build_tree "$source" "$subject_dir/buggy-$variant" "$dir/sampler-cc" "$dir/sampler-c++" buggy || return 1
+  done
+
+  # The collector, on a free loopback port; its first stdout line says which (read from a FIFO: no polling).
+  key=isolation-key
+  printf '%s\t%s\treports,symbols,replace-symbols\n' "$name" "$key" >"$subject_dir/keys.tsv"
+  rm -f "$subject_dir/collector.fifo" && mkfifo "$subject_dir/collector.fifo"
+  "$tools/sampler-collector" serve --listen 127.0.0.1:0 --database "sqlite:$subject_dir/collector.db" \
+    --keys "$subject_dir/keys.tsv" >"$subject_dir/collector.fifo" 2>"$subject_dir/collector.log" &
+  collector_pid=$!
+  trap 'kill -TERM "$collector_pid" 2>/dev/null; wait "$collector_pid" 2>/dev/null' EXIT
+  local listening
+  read -r listening <"$subject_dir/collector.fifo" ||
+    { echo "isolate.sh: the collector did not start: $(cat "$subject_dir/collector.log")" >&2; return 1; }
+  url=http://${listening##* }
+  app=$name
+  for variant in $variants; do
+    "$tools/sampler-symbols" push --url "$url" --api-key "$key" "$(cat "$subject_dir/buggy-$variant.program")" \
+      >"$subject_dir/symbols.log" 2>&1 ||
+      { echo "isolate.sh: sampler-symbols push failed: $(tail -2 "$subject_dir/symbols.log")" >&2; return 1; }
+  done
+  # sampler-run's own state (spool, last report) stays in the work directory.
+  export XDG_CACHE_HOME=$subject_dir/cache XDG_CONFIG_HOME=$subject_dir/config
+
+  note "$name: $runs inputs and the fixed build's output on each"
+  # Each job a bash of its own: the subject script is sourced there again (its functions may use one another).
+  export subject_dir fixed_program name
+  export -f prepare_input input_of
+  seq 1 "$runs" | xargs -P "$jobs" -n 16 bash -c '. "$ISOLATION_DIR/subjects/$name.sh" &&
+    for s; do prepare_input "$s" || exit 255; done' _ ||
+    { echo "isolate.sh: preparing the inputs failed" >&2; return 1; }
+
+  export tools here url key app runs
+  export -f run_one note
+  : >"$subject_dir/table.md"
+  for variant in $variants; do
+    program=$(cat "$subject_dir/buggy-$variant.program")
+    bug_fn=$(bug_function "$program")
+    [ -n "$bug_fn" ] || note "$name: no site in $SUBJECT_BUG_FILE before line ${SUBJECT_BUG_LINES#*-}"
+    for sparsity in $sparsities; do
+      version=$variant-s$sparsity
+      run_dir=$subject_dir/runs/$version
+      mkdir -p "$run_dir/reports" && touch "$run_dir/results.tsv"
+      rm -rf "$run_dir"/scratch.*
+      export program sparsity version run_dir
+      local missing
+      missing=$(seq 1 "$runs" | awk -F'\t' 'FILENAME != "-" { done[$1] = 1; next } !($1 in done)' \
+        "$run_dir/results.tsv" -)
+      note "$name $version: $(wc -w <<<"$missing") runs to do through sampler-run (of $runs), $jobs at a time"
+      if [ -n "$missing" ]; then
+        xargs -P "$jobs" -n 16 bash -c 'for s; do run_one "$s" || exit 255; done' _ <<<"$missing" ||
+          { echo "isolate.sh: runs failed ($version)" >&2; return 1; }
+      fi
+    done
+  done
+  kill -TERM "$collector_pid" && wait "$collector_pid" ||
+    { echo "isolate.sh: the collector did not stop cleanly: $(tail -2 "$subject_dir/collector.log")" >&2; return 1; }
+  trap - EXIT
+
+  local status=0
+  for variant in $variants; do
+    program=$(cat "$subject_dir/buggy-$variant.program")
+    bug_fn=$(bug_function "$program")
+    for sparsity in $sparsities; do
+      version=$variant-s$sparsity
+      run_dir=$subject_dir/runs/$version
+      note "$name $version: ranking"
+      analyse || status=1
+    done
+  done
+  local plain_seconds plain_text seconds text
+  {
+    read -r plain_seconds plain_text <"$subject_dir/fixed.cost"
+    for variant in $variants; do
+      read -r seconds text <"$subject_dir/buggy-$variant.cost"
+      awk -v n="$name" -v v="$variant" -v ps="$plain_seconds" -v pt="$plain_text" -v s="$seconds" -v t="$text" \
+        'BEGIN { printf "%s %s: build %.0f s (plain clang %.0f s, %.2fx), .text %d bytes (%.2fx)\n",
+                 n, v, s, ps, (ps > 0 ? s / ps : 0), t, (pt > 0 ? t / pt : 0) }'
+    done
+  } >"$subject_dir/cost.txt"
+  return $status
+}
+
+ensure_deb_src || exit 1
+overall=0
+tables=()
+for subject in "${subjects[@]}"; do
+  if (isolate "$subject"); then :; else
+    note "$subject: FAILED"
+    overall=1
+  fi
+  tables+=("$work/$subject")
+done
+
+echo "rank: of the first predictor at the bug (in the fixed lines' function or within 5 lines of them; '-': none),"
+echo "over the runs the collector stored; round / rounds (at the bug): its elimination round, the rounds, and how many"
+echo "of them chose a predictor at the bug; stays 1st: the runs after which it is first at every later step; ranked:"
+echo "the predicates that passed the 95% test; each metric: rank (expense: the share of the ranked predicates above it)."
+echo
+echo "| subject | build | sparsity | runs | failing | rank | round / rounds | stays 1st | rank by runs | ranked |" \
+  "importance | increase | ochiai | tarantula | dstar | top predictor |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+for dir in "${tables[@]}"; do [ -f "$dir/table.md" ] && cat "$dir/table.md"; done
+echo
+for dir in "${tables[@]}"; do [ -f "$dir/cost.txt" ] && cat "$dir/cost.txt"; done
+exit $overall

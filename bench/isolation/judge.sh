@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# The oracle of one run, run by sampler-run in the program's place: judge.sh EXPECTED PROGRAM ARGS...
+# Runs PROGRAM ARGS in the current directory (standard input: ./stdin if there is one, else /dev/null) and compares
+# its standard output and exit status with the fixed build's on the same input (EXPECTED.out, EXPECTED.status).
+# The run's outcome is then said the way sampler-run and the collector record any run's, by the exit status:
+#   0             same output and status as the fixed build (a successful run)
+#   1             another output or status (a failing run: sampler-analyze --database's default
+#                 --failure-statuses 1-255 counts it failed)
+#   PROGRAM's signal, when it died of one that the fixed build did not (re-raised: the outcome records a crash)
+# The instrumented program inherits sampler-run's report descriptor (SAMPLER_REPORT_FD) and writes its report
+# there, as it would run directly.
+set -uo pipefail
+expected=$1
+shift
+input=/dev/null
+[ -f stdin ] && input=stdin
+ulimit -c 0  # no core file for the crashes the benchmark provokes
+# (The group's stderr is closed: bash reports a child killed by a signal there.)
+{ "$@" <"$input" >judge.out 2>judge.err; } 2>/dev/null
+status=$?
+if [ "$status" = "$(cat "$expected.status")" ] && cmp -s judge.out "$expected.out"; then
+  exit 0
+fi
+if [ "$status" -gt 128 ] && signal=$(kill -l "$status" 2>/dev/null); then
+  trap - "$signal"
+  kill -s "$signal" $$
+fi
+exit 1
