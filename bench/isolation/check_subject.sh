@@ -57,11 +57,17 @@ if [ ! -d "$buggy_dir" ]; then
   cp -a "$source" "$buggy_dir"
   subject_reinstate_bug "$buggy_dir"
 fi
-start=$(date +%s)
-fixed=$(subject_build "$work/fixed" clang-19 clang++-19)
-middle=$(date +%s)
-buggy=$(subject_build "$buggy_dir" "$buggy_cc" "$buggy_cxx")
-echo "built: fixed $((middle - start)) s, buggy $(($(date +%s) - middle)) s ($buggy_cc)"
+# build TREE CC CXX: subject_build once per tree; its program's path is kept in TREE/.check-program.
+build() {
+  if [ ! -f "$1/.check-program" ]; then
+    local start=$SECONDS
+    subject_build "$@" >"$1/.check-program.new" && mv "$1/.check-program.new" "$1/.check-program"
+    echo "built $1 with $2 in $((SECONDS - start)) s" >&2
+  fi
+  cat "$1/.check-program"
+}
+fixed=$(build "$work/fixed" clang-19 clang++-19)
+buggy=$(build "$buggy_dir" "$buggy_cc" "$buggy_cxx")
 
 # run PROGRAM DIR OUT ARGS...: runs one input in DIR (stdin from DIR/stdin if present), stdout to OUT; prints
 # the exit status (128+N for a signal; 124 when it ran past 10 seconds).
