@@ -3,7 +3,8 @@
 # Debian source, builds the buggy tree with sampler-cc/sampler-c++ and the fixed tree with plain clang-19, runs
 # RUNS seeded inputs through both and prints the failure rate (a run fails when the buggy build dies of a
 # signal, or its stdout or exit status differ from the fixed build's), how many failing runs crashed, and, from
-# one failing run at SAMPLER_SPARSITY=1, the sites sampled within 5 lines of the bug's lines.
+# one failing run at SAMPLER_SPARSITY=1, the sites sampled within 5 lines of the bug's lines. It first checks that
+# the generator gives the same input twice for the same seed.
 #
 # Usage: bench/isolation/check_subject.sh [--bin DIR] [--work DIR] [--runs N] [--plain] NAME
 #   --bin DIR   where sampler-cc, sampler-c++, extract-report and resolveSamples are (default: the build tree's)
@@ -22,7 +23,7 @@ while [ $# -gt 0 ]; do
   --work) work=$2; shift 2 ;;
   --runs) runs=$2; shift 2 ;;
   --plain) plain=true; shift ;;
-  -h | --help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+  -h | --help) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
   -*) echo "check_subject.sh: unknown option $1" >&2; exit 2 ;;
   *) break ;;
   esac
@@ -81,6 +82,15 @@ run() {
   [ "$status" -eq 137 ] && status=124
   echo "$status"
 }
+
+# The generator must give the same input for the same seed (RANDOM used inside a subshell is reseeded).
+for ((seed = 1; seed <= 20; seed++)); do
+  rm -rf "$work/same" && mkdir -p "$work/same/1" "$work/same/2"
+  subject_input "$seed" "$work/same/1" >"$work/same/1/.args"
+  subject_input "$seed" "$work/same/2" >"$work/same/2/.args"
+  diff -r "$work/same/1" "$work/same/2" >/dev/null ||
+    { echo "check_subject.sh: $name's subject_input $seed gives different inputs from one call to the next" >&2; exit 1; }
+done
 
 failing=0 crashing=0 hung=0 first_failing=
 runs_dir=$work/runs

@@ -25,11 +25,11 @@ subject_build() {
   echo "$1/src/gperf"
 }
 
-# A random keyword set (lengths 1-7) and a random command line: output options, and 0-3 of the options that
+# No RANDOM inside $(...) or a pipeline: subshells reseed it. A random keyword set (lengths 1-7) and a random command line: output options, and 0-3 of the options that
 # name things in the generated code (-N, -H, -Q, -Z, --word-array-name), each name of letters and, one time in
 # three, characters a shell quotes (' and the backquote twice as often as the others: the bug needs both in one name).
 subject_input() {
-  local seed=$1 dir=$2 n i len word letters=abcdefgh name option
+  local seed=$1 dir=$2 n i len word letters=abcdefgh name option options=(-N -H -Q -Z --word-array-name=)
   local quoted=("'" '`' "'" '`' '"' '$' '\' ' ' '*' '(')
   RANDOM=$seed
   n=$((4 + RANDOM % 30))
@@ -51,7 +51,7 @@ subject_input() {
   2) echo -C ;;
   esac
   for ((i = RANDOM % 4; i > 0; i--)); do
-    option=$(printf '%s\n' -N -H -Q -Z --word-array-name= | sed -n "$((1 + RANDOM % 5))p")
+    option=${options[RANDOM % ${#options[@]}]}
     name=
     len=$((2 + RANDOM % 8))
     while [ ${#name} -lt "$len" ]; do

@@ -53,7 +53,8 @@ subject_input() {
     file=$name.gz
   fi
   if $decompress; then
-    printf '%b' "$text" | gzip -n -$((1 + RANDOM % 9)) >"$dir/$file"
+    local level=$((1 + RANDOM % 9))  # outside the pipeline: its subshells reseed RANDOM
+    printf '%b' "$text" | gzip -n -"$level" >"$dir/$file"
     echo -d
   else
     printf '%b' "$text" >"$dir/$file"
