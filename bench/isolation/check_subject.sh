@@ -23,7 +23,7 @@ while [ $# -gt 0 ]; do
   --work) work=$2; shift 2 ;;
   --runs) runs=$2; shift 2 ;;
   --plain) plain=true; shift ;;
-  -h | --help) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+  -h | --help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
   -*) echo "check_subject.sh: unknown option $1" >&2; exit 2 ;;
   *) break ;;
   esac
