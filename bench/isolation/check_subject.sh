@@ -11,6 +11,7 @@
 #   --work DIR  sources and builds (default /tmp/isolation-check); the builds are reused when present
 #   --plain     build the buggy tree with plain clang too (a quick look at the failure rate; no sites checked)
 set -euo pipefail
+trap 'echo "check_subject.sh: line $LINENO: a command failed" >&2' ERR
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 bin=$top/build
@@ -77,8 +78,9 @@ run() {
   shift 3
   [ -f "$dir/stdin" ] && input=$dir/stdin
   # argv[0] the program's name, not its path: gperf writes its command line into its output.
-  (cd "$dir" && timeout -s KILL 10 bash -c 'exec -a "${0##*/}" "$0" "$@"' "$program" "$@" <"$input" >"$out" 2>/dev/null) ||
-    status=$?
+  # (The group's stderr is closed: bash reports there a child killed by a signal.)
+  { (cd "$dir" && timeout -s KILL 10 bash -c 'exec -a "${0##*/}" "$0" "$@"' "$program" "$@" <"$input" >"$out" 2>/dev/null); } \
+    2>/dev/null || status=$?
   [ "$status" -eq 137 ] && status=124
   echo "$status"
 }
