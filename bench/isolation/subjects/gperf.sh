@@ -8,7 +8,8 @@ generated code's first comment, shell-quotes an argument holding a single quote 
 \", \\ and \$ inside but no longer the backquote. An option value holding both ' and a backquote (a function or \
 table name given with -N, -H, -Q, -Z, --word-array-name) is then written unescaped: wrong output, no crash."
 SUBJECT_BUG_FILE=src/options.cc
-SUBJECT_BUG_LINES=315
+SUBJECT_BUG_LINES=315-315  # in the buggy tree, as are all the subjects' lines
+SUBJECT_BUG_FUNCTION=print_options  # Options::print_options, as the site information names it
 
 subject_reinstate_bug() {
   patch -s -d "$1" -p1 <"$(dirname "${BASH_SOURCE[0]}")/../patches/gperf.patch"

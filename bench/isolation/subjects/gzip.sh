@@ -9,7 +9,8 @@ the -S suffix as given, so a suffix with an upper-case letter never matches. 'gz
 should leave alone (exit 0 instead of 2). Wrong exit status and output, no crash. The patch keeps the fix's \
 restructuring to one return point and reverses only its lower-cased copy of the suffix."
 SUBJECT_BUG_FILE=gzip.c
-SUBJECT_BUG_LINES=1198-1202
+SUBJECT_BUG_LINES=1198-1200  # in the buggy tree: the suffix vector's entry, where the fix lower-cases it
+SUBJECT_BUG_FUNCTION=get_suffix
 
 subject_reinstate_bug() {
   patch -s -d "$1" -p1 <"$(dirname "${BASH_SOURCE[0]}")/../patches/gzip.patch"

@@ -8,7 +8,8 @@ argument to jv_string_indexes without checking that both are strings; jv_string_
 '123 | _strindices(\"a\")' or '\"abc\" | _strindices(1)' aborts (SIGABRT) where the fixed jq raises a type error \
 ('number (123) cannot be searched, as it is not a string'), which try/catch can catch. A crash."
 SUBJECT_BUG_FILE=src/builtin.c
-SUBJECT_BUG_LINES=1150-1157
+SUBJECT_BUG_LINES=1149-1150  # in the buggy tree: the fix's checks go before 1150
+SUBJECT_BUG_FUNCTION=f_string_indexes
 
 subject_reinstate_bug() {
   patch -s -d "$1" -p1 <"$(dirname "${BASH_SOURCE[0]}")/../patches/jq.patch"

@@ -9,7 +9,8 @@ indexes _ENV for a global name without first putting _ENV in a register, so when
 chunk ('function or expression needs too many registers') where the fixed Lua compiles it and raises 'attempt to \
 index a number value' only when the line runs: the program prints nothing and exits 1. Wrong output, no crash."
 SUBJECT_BUG_FILE=src/lparser.c
-SUBJECT_BUG_LINES=468-473
+SUBJECT_BUG_LINES=469-472  # in the buggy tree: the fix's call goes between 470 and 471
+SUBJECT_BUG_FUNCTION=singlevar
 
 subject_reinstate_bug() {
   patch -s -d "$1" -p1 <"$(dirname "${BASH_SOURCE[0]}")/../patches/lua.patch"
