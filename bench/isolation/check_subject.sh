@@ -79,6 +79,7 @@ run() {
   [ -f "$dir/stdin" ] && input=$dir/stdin
   # argv[0] the program's name, not its path: gperf writes its command line into its output.
   # (The group's stderr is closed: bash reports there a child killed by a signal.)
+  # shellcheck disable=SC2016 # the inner bash expands them
   { (cd "$dir" && timeout -s KILL 10 bash -c 'exec -a "${0##*/}" "$0" "$@"' "$program" "$@" <"$input" >"$out" 2>/dev/null); } \
     2>/dev/null || status=$?
   [ "$status" -eq 137 ] && status=124

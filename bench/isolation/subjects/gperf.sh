@@ -1,3 +1,4 @@
+# shellcheck shell=bash disable=SC2034 # sourced: the driver reads the SUBJECT_ variables
 # gperf: the C++ subject of the isolation benchmark (sourced by bench/isolation/isolate.sh; docs/isolation.md).
 SUBJECT_PACKAGE=gperf
 SUBJECT_LANGUAGE=c++
@@ -31,7 +32,7 @@ subject_build() {
 # three, characters a shell quotes (' and the backquote twice as often as the others: the bug needs both in one name).
 subject_input() {
   local seed=$1 dir=$2 n i len word letters=abcdefgh name option options=(-N -H -Q -Z --word-array-name=)
-  local quoted=("'" '`' "'" '`' '"' '$' '\' ' ' '*' '(')
+  local quoted=("'" '`' "'" '`' '"' '$' "\\" ' ' '*' '(')
   RANDOM=$seed
   n=$((4 + RANDOM % 30))
   : >"$dir/keywords.gperf"

@@ -1,3 +1,4 @@
+# shellcheck shell=bash disable=SC2034 # sourced: the driver reads the SUBJECT_ variables
 # gzip: a subject of the isolation benchmark (sourced by bench/isolation/isolate.sh; docs/isolation.md).
 SUBJECT_PACKAGE=gzip
 SUBJECT_LANGUAGE=c
@@ -35,7 +36,7 @@ subject_build() {
 # -S of 2-4 letters in random case (in half the runs), which the file's name ends with most of the time.
 subject_input() {
   local seed=$1 dir=$2 i n words=(the gzip data of a and to compress 0 1 42 zzzz abab "\n" "  " xyzzy) text=
-  local name suffix= letters=abcgxzABCGXZ
+  local name suffix='' letters=abcgxzABCGXZ
   RANDOM=$seed
   n=$((RANDOM % 2000))
   for ((i = 0; i < n; i++)); do text+="${words[RANDOM % ${#words[@]}]} "; done

@@ -1,3 +1,4 @@
+# shellcheck shell=bash disable=SC2034 # sourced: the driver reads the SUBJECT_ variables
 # jq: a subject of the isolation benchmark (sourced by bench/isolation/isolate.sh; docs/isolation.md).
 SUBJECT_PACKAGE=jq
 SUBJECT_LANGUAGE=c
@@ -35,7 +36,7 @@ subject_build() {
 # random output options. The list holds _strindices four ways: on strings only (harmless), and on whatever comes
 # (the bug's crash when that is not a string), with a string or a number argument.
 subject_input() {
-  local seed=$1 dir=$2 i n filter= stage
+  local seed=$1 dir=$2 i n filter='' stage
   local words=('"a"' '"b,c"' '"abc"' '"x y"' '""' '"1,2,3"' '"ba"' '"aaa"')
   local stages=(
     '.a' '.b' '.[]?' '.[0]?' 'length' 'keys?' 'tostring' 'tojson' 'type' 'map(type)?' '[.[]?|numbers]'

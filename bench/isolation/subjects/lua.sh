@@ -1,3 +1,4 @@
+# shellcheck shell=bash disable=SC2034 # sourced: the driver reads the SUBJECT_ variables
 # lua: a subject of the isolation benchmark (sourced by bench/isolation/isolate.sh; docs/isolation.md).
 SUBJECT_PACKAGE=lua5.4
 SUBJECT_LANGUAGE=c

@@ -1,5 +1,6 @@
+# shellcheck shell=bash disable=SC2034 # sourced: the driver reads the SUBJECT_ variables
 # sed: a subject of the isolation benchmark (sourced by bench/isolation/isolate.sh; docs/isolation.md).
-SUBJECT_PACKAGE=sed
+SUBJECT_PACKAGE="sed"
 SUBJECT_LANGUAGE=c
 SUBJECT_BUG="GNU sed 4.9 (Debian 4.9-1+deb12u1) with the fix of the ChangeLog entry 'sed: fix extraneous NUL in \
 s///n command' (Assaf Gordon, 2018, found while investigating GNU bug 32271; NEWS of sed 4.6: 'sed no longer \
