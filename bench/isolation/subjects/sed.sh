@@ -3,7 +3,7 @@
 SUBJECT_PACKAGE="sed"
 SUBJECT_LANGUAGE=c
 SUBJECT_BUG="GNU sed 4.9 (Debian 4.9-1+deb12u1) with the fix of the ChangeLog entry 'sed: fix extraneous NUL in \
-s///n command' (Assaf Gordon, 2018, found while investigating GNU bug 32271; NEWS of sed 4.6: 'sed no longer \
+s///n command' (Assaf Gordon, 2018-08-03, found while investigating GNU bug 32271; NEWS of sed 4.6: 'sed no longer \
 adds extraneous NUL when given s/\$//n command') reversed: do_subst copies the text left of a match into the \
 output without moving 'start' past it, so when the match is empty at the end of the line and is not the Nth \
 (s/\$/X/2, s/a*\$/X/3), the test 'start < line.length' that decides whether to step over one character sees the \
