@@ -27,9 +27,10 @@ subject_build() {
   echo "$1/src/gperf"
 }
 
-# No RANDOM inside $(...) or a pipeline: subshells reseed it. A random keyword set (lengths 1-7) and a random command line: output options, and 0-3 of the options that
-# name things in the generated code (-N, -H, -Q, -Z, --word-array-name), each name of letters and, one time in
-# three, characters a shell quotes (' and the backquote twice as often as the others: the bug needs both in one name).
+# No RANDOM inside $(...) or a pipeline: subshells reseed it. A random keyword set (lengths 1-7) and a random
+# command line: output options, and 0-3 of the options that name things in the generated code (-N, -H, -Q, -Z,
+# --word-array-name), each name of letters and, one time in three, characters a shell quotes (' and the backquote
+# twice as often as the others: the bug needs both in one name).
 subject_input() {
   local seed=$1 dir=$2 n i len word letters=abcdefgh name option options=(-N -H -Q -Z --word-array-name=)
   local quoted=("'" '`' "'" '`' '"' '$' "\\" ' ' '*' '(')

@@ -7,8 +7,8 @@ upper case custom (-S-specified) suffix', Jim Meyering, 2017-10-29; NEWS of gzip
 would fail for any upper-case byte in SUFFIX'): get_suffix lower-cases the file name's tail but compares it with \
 the -S suffix as given, so a suffix with an upper-case letter never matches. 'gzip -d -S .Ab f.Ab' warns \
 'unknown suffix -- ignored' and exits 2 instead of decompressing (a wrong exit status, no crash); 'gzip -S .Ab \
-f.Ab' compresses to f.Ab.Ab a file the fixed gzip leaves alone, with the same status and output. The patch keeps the fix's \
-restructuring to one return point and reverses only its lower-cased copy of the suffix."
+f.Ab' compresses to f.Ab.Ab a file the fixed gzip leaves alone, with the same status and output. The patch \
+keeps the fix's restructuring to one return point and reverses only its lower-cased copy of the suffix."
 SUBJECT_BUG_FILE=gzip.c
 SUBJECT_BUG_LINES=1198-1200  # in the buggy tree: the suffix vector's entry, where the fix lower-cases it
 SUBJECT_BUG_FUNCTION=get_suffix

@@ -2,8 +2,8 @@
 # jq: a subject of the isolation benchmark (sourced by bench/isolation/isolate.sh; docs/isolation.md).
 SUBJECT_PACKAGE=jq
 SUBJECT_LANGUAGE=c
-SUBJECT_BUG="jq 1.6 (Debian 1.6-2.1+deb12u2) with the fix of CVE-2026-39956 reversed (upstream commit fdf8ef0, \
-'Add runtime type checks to f_string_indexes', 2026, released after jq 1.8; Debian's patch CVE-2026-39956.patch): \
+SUBJECT_BUG="jq 1.6 (Debian 1.6-2.1+deb12u2) with the fix of CVE-2026-39956 reversed (upstream commit fdf8ef0 \
+of 2026-04-08, 'Add runtime type checks to f_string_indexes'; Debian's patch CVE-2026-39956.patch, in 1.6-2.1+deb12u2): \
 the builtin _strindices, which indices/1 uses on strings but which any filter may call, passes its input and its \
 argument to jv_string_indexes without checking that both are strings; jv_string_indexes asserts it, so \
 '123 | _strindices(\"a\")' or '\"abc\" | _strindices(1)' aborts (SIGABRT) where the fixed jq raises a type error \
