@@ -62,6 +62,9 @@ requirements=(
   "isolation patch cmd:patch"
   "isolation ed cmd:ed"
   "isolation autopoint cmd:autopoint"  # autoreconf of subjects that use gettext
+  "isolation libtool cmd:libtoolize"   # jq's autoreconf
+  "isolation autoconf cmd:autoconf"    # the subjects built from their autotools sources (bc, jq)
+  "isolation automake cmd:automake"
   "real autopoint cmd:autopoint"  # autoreconf of trees whose Makefile.am Debian patched (grep uses gettext)
   "real time file:/usr/bin/time"   # GNU time: the CPU times of bench/instrumentor/programs_bench.sh
   "asan libgcc-12-dev file:/usr/lib/gcc/x86_64-linux-gnu/12/libasan.so"

@@ -132,7 +132,8 @@ prepare_input() {
   cp -a "$in/." "$scratch/"
   local args=()
   mapfile -t args <"$in.args"
-  (cd "$scratch" && ulimit -c 0 && { "$fixed_program" "${args[@]}" <"$(input_of "$scratch")" \
+  # Under its name, as judge.sh runs the buggy one: a program may print its argv[0].
+  (cd "$scratch" && ulimit -c 0 && { (exec -a "${fixed_program##*/}" "$fixed_program" "${args[@]}") <"$(input_of "$scratch")" \
     >"$subject_dir/expected/$seed.out" 2>/dev/null; } 2>/dev/null) || status=$?
   rm -rf "$scratch"
   echo "$status" >"$subject_dir/expected/$seed.status"

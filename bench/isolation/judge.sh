@@ -15,8 +15,12 @@ shift
 input=/dev/null
 [ -f stdin ] && input=stdin
 ulimit -c 0  # no core file for the crashes the benchmark provokes
-# (The group's stderr is closed: bash reports a child killed by a signal there.)
-{ "$@" <"$input" >judge.out 2>judge.err; } 2>/dev/null
+# The program runs under its name, not its path (argv[0]): the buggy and the fixed build live at different paths,
+# and a program that prints its argv[0] (gperf, in the comment it writes) would differ on every run. (The group's
+# stderr is closed: bash reports a child killed by a signal there.)
+program=$1
+shift
+{ (exec -a "${program##*/}" "$program" "$@") <"$input" >judge.out 2>judge.err; } 2>/dev/null
 status=$?
 if [ "$status" = "$(cat "$expected.status")" ] && cmp -s judge.out "$expected.out"; then
   exit 0
