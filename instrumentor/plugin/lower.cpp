@@ -20,11 +20,13 @@
 #include <llvm/Transforms/Utils/ValueMapper.h>
 
 #include <algorithm>
+#include <cstddef>
 #include <map>
 #include <set>
 #include <unordered_map>
 #include <vector>
 
+#include "sampler/abi.h"
 #include "scheme_ir.h"
 #include "site_marker.h"
 
@@ -50,7 +52,8 @@ struct Point {
 
 class Lowering {
  public:
-  Lowering(Module& module, bool amortized) : m_(module), context_(module.getContext()), amortized_(amortized) {}
+  Lowering(Module& module, bool amortized, bool inline_counters)
+      : m_(module), context_(module.getContext()), amortized_(amortized), inline_counters_(inline_counters) {}
 
   bool run() {
     for (Function& f : m_)
@@ -761,7 +764,7 @@ class Lowering {
     IRBuilder<> fast(skip_term);
     fast.SetCurrentDebugLocation(before->getDebugLoc());
     fast.CreateStore(fast.CreateSub(count, k), countdown_address(fast, local));
-    if (!take_compares(begin, end, sites_term)) {
+    if (inline_counters_ || !take_compares(begin, end, sites_term)) {
       for (size_t i = begin; i < end; ++i) instrument(points_[i], sites_term);
     } else if (local) {
       IRBuilder<> call(&*sites_term->getParent()->getFirstInsertionPt());
@@ -868,6 +871,11 @@ class Lowering {
     if (p.local) slow.CreateStore(count, slow.CreateThreadLocalAddress(countdown_));
     Value* scheme_entry = p.scheme;
     Value* site = p.site;
+    if (Value* column = inline_counters_ ? counter_column(slow, p) : nullptr) {
+      count_inline(slow, p, column);
+      if (p.local) reload_local(slow, p.local);
+      return;
+    }
     switch (p.kind) {
       case Point::Entry:
         slow.CreateCall(runtime("sampler_take_counter", {i32}), {scheme_entry, site, ConstantInt::get(i32, 0)});
@@ -897,6 +905,71 @@ class Lowering {
     if (p.local) reload_local(slow, p.local);
   }
 
+  // The counter schemes' columns (see kSchemes in pass.cpp), to count a sample in line.
+  static uint64_t columns_of(Point::Kind kind) {
+    switch (kind) {
+      case Point::Entry:
+        return 1;
+      case Point::Branch:
+        return 2;
+      default:
+        return 3;  // returns, scalar-pairs
+    }
+  }
+
+  // The column of p's observation, computed in line (i64), as the runtime's sampler_take_*() would classify it;
+  // null for the schemes the runtime records (float-kinds, bounds, atoms, g-object-unref).
+  Value* counter_column(IRBuilder<>& b, Point& p) {
+    Type* i64 = Type::getInt64Ty(context_);
+    auto compare = [&](Value* left, Value* right, bool is_signed) {  // sampler_classify_compare(): 0 <, 1 =, 2 >
+      Value* greater = b.CreateZExt(is_signed ? b.CreateICmpSGT(left, right) : b.CreateICmpUGT(left, right), i64);
+      Value* less = b.CreateZExt(is_signed ? b.CreateICmpSLT(left, right) : b.CreateICmpULT(left, right), i64);
+      return b.CreateAdd(b.CreateSub(greater, less), ConstantInt::get(i64, 1));
+    };
+    switch (p.kind) {
+      case Point::Entry:
+        return ConstantInt::get(i64, 0);
+      case Point::Branch:
+        return b.CreateZExt(p.value, i64);
+      case Point::Return: {
+        bool is_signed = p.is_signed && p.value->getType()->isIntegerTy();
+        return compare(widen(b, p.value, is_signed), ConstantInt::get(i64, 0), is_signed);
+      }
+      case Point::Pair: {
+        bool is_signed = p.is_signed && !p.value->getType()->isPointerTy();
+        return compare(widen(b, p.value, is_signed), widen(b, p.other, is_signed), is_signed);
+      }
+      default:
+        return nullptr;
+    }
+  }
+
+  // The slow path of a counter scheme with the counter in line (ABI version 2): the runtime only decides
+  // (sampler_take_opportunity(), which sets the next countdown), and a sampled opportunity adds one to
+  // values[site * columns + column], `values` read from the scheme's entry at run time (the runtime may place the
+  // counters). A relaxed load and store, not a locked add: docs/decisions.md, "The sample in line".
+  void count_inline(IRBuilder<>& b, Point& p, Value* column) {
+    Type* i64 = Type::getInt64Ty(context_);
+    FunctionCallee take = m_.getOrInsertFunction("sampler_take_opportunity",
+                                                 FunctionType::get(Type::getInt32Ty(context_), false));
+    if (auto* f = dyn_cast<Function>(take.getCallee())) f->addFnAttr(Attribute::NoUnwind);
+    Value* taken = b.CreateICmpNE(b.CreateCall(take), b.getInt32(0), "sampler.taken");
+    Instruction* record = SplitBlockAndInsertIfThen(taken, &*b.GetInsertPoint(), false);
+    IRBuilder<> r(record);
+    r.SetCurrentDebugLocation(b.getCurrentDebugLocation());
+    Value* values = r.CreateLoad(
+        r.getPtrTy(), r.CreateConstInBoundsGEP1_64(r.getInt8Ty(), p.scheme, offsetof(sampler_scheme, values)),
+        "sampler.values");
+    Value* index = r.CreateAdd(r.CreateMul(r.CreateZExt(p.site, i64), ConstantInt::get(i64, columns_of(p.kind))),
+                               column);
+    Value* slot = r.CreateInBoundsGEP(i64, values, index);
+    LoadInst* old = r.CreateAlignedLoad(i64, slot, Align(8));
+    old->setAtomic(AtomicOrdering::Monotonic);
+    StoreInst* store = r.CreateAlignedStore(r.CreateAdd(old, ConstantInt::get(i64, 1)), slot, Align(8));
+    store->setAtomic(AtomicOrdering::Monotonic);
+    b.SetInsertPoint(b.GetInsertBlock()->getTerminator());
+  }
+
   // The slow path of float-kinds, bounds, atoms and g-object-unref (docs/instrumenting.md section 4).
   void emit_value_slow_path(IRBuilder<>& slow, Point& p, Value* scheme_entry, Value* site) {
     Type* i32 = Type::getInt32Ty(context_);
@@ -920,6 +993,7 @@ class Lowering {
   Module& m_;
   LLVMContext& context_;
   bool amortized_;
+  bool inline_counters_;  // count samples in line (ABI version 2); not for a unit with timestamps
   std::vector<Point> points_;
   std::vector<CallInst*> markers_;
   std::set<BasicBlock*> dispatches_;  // the function's cloned regions' heads
@@ -937,8 +1011,8 @@ class Lowering {
 
 }  // namespace
 
-LoweredSites lower_sites(Module& module, bool amortized) {
-  Lowering lowering(module, amortized);
+LoweredSites lower_sites(Module& module, bool amortized, bool inline_counters) {
+  Lowering lowering(module, amortized, inline_counters);
   LoweredSites result;
   result.changed = lowering.run();
   lowering.functions(result.with_sites, result.twins);

@@ -334,6 +334,8 @@ uint32_t seeded_thread_count() { return load_relaxed(&g_thread_count); }
 
 }  // namespace sampler::runtime
 
+extern "C" SAMPLER_API int sampler_take_opportunity(void) { return sampler::runtime::take_opportunity() ? 1 : 0; }
+
 extern "C" SAMPLER_API int sampler_sample_now(void) {
   if (--sampler_countdown > 0) return 0;
   return sampler::runtime::take_opportunity() ? 1 : 0;

@@ -122,6 +122,10 @@ pairs)
     "$cc" $level pairs.c -o all-region && "$cc" -fsampler-countdown=site $level pairs.c -o all-site ||
       fail "sampler-cc $level pairs.c, default schemes"
     same_sampling all-region all-site
+    # Samples counted in line (the default) and by the runtime's sampler_take_*() (what a unit with timestamps
+    # calls): the same counters at every sparsity.
+    "$cc" -fsampler-timestamps=first $level pairs.c -o all-stamped || fail "sampler-cc $level pairs.c, timestamps"
+    same_sampling all-region all-stamped
     # A comma whose value is unused (a for's increment `i++, j--`): its right operand is an assignment too.
     "$cc" -fsampler-schemes=scalar-pairs,bounds $level -Wall -Werror comma.c -o comma ||
       fail "sampler-cc $level comma.c"

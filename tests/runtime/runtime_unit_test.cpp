@@ -424,6 +424,30 @@ TEST(Sampling, SampledOpportunitiesAreGeometric) {
   }
 }
 
+TEST(Sampling, TakeOpportunityAloneSamplesAsTheFastPathDoes) {
+  // Code that counts its own samples decrements the countdown itself and calls sampler_take_opportunity() when it
+  // reaches zero: the same opportunities sample as through sampler_sample_now(), the reference's, from a new
+  // thread's first opportunity (which seeds it and may not sample) on.
+  on_new_thread([] {
+    configure_sampling(true, 5.0, true, 31);
+    ReferenceGenerator reference(31, seeded_thread_count());
+    uint64_t expected = static_cast<uint64_t>(geometric_countdown(reference.exponential(), 5.0));
+    int samples = 0;
+    for (uint64_t opportunity = 1; samples < 200; ++opportunity) {
+      if (--sampler_countdown > 0) continue;
+      if (sampler_take_opportunity() == 0) continue;
+      ++samples;
+      ASSERT_EQ(opportunity, expected);
+      expected += static_cast<uint64_t>(geometric_countdown(reference.exponential(), 5.0));
+    }
+    EXPECT_GT(sampler_countdown, 0);
+    configure_sampling(false, 5.0, true, 31);
+    sampler_countdown = 0;
+    EXPECT_EQ(sampler_take_opportunity(), 0) << "sampling off";
+    EXPECT_GE(sampler_countdown, int64_t{1} << 61);
+  });
+}
+
 TEST(Sampling, ThreadsDrawIndependentStreams) {
   // Two threads under the same seed have different streams (the thread index is part of the seed), and each
   // thread's stream is its own: the second thread's samples are the reference's for its index, whatever the
@@ -662,6 +686,8 @@ TEST(ReportWriter, ChecksUnits) {
     void (*damage)(TestUnit&);
   } cases[] = {
       {"ABI version", [](TestUnit& t) { t.unit.abi_version = 99; }},
+      {"ABI version 0", [](TestUnit& t) { t.unit.abi_version = 0; }},
+      {"a later ABI version", [](TestUnit& t) { t.unit.abi_version = SAMPLER_ABI_VERSION + 1; }},
       {"no signature", [](TestUnit& t) { t.unit.signature = nullptr; }},
       {"short signature", [](TestUnit& t) { t.unit.signature = "0123"; }},
       {"upper-case signature", [](TestUnit& t) { t.unit.signature = "0123456789ABCDEF0123456789abcdef"; }},
@@ -681,6 +707,12 @@ TEST(ReportWriter, ChecksUnits) {
     TestUnit t;
     c.damage(t);
     EXPECT_NE(check_unit(t.unit), nullptr) << c.what;
+  }
+  // Units of every version this runtime knows are accepted: those of version 1 call only sampler_take_*().
+  for (uint32_t version = SAMPLER_ABI_OLDEST_VERSION; version <= SAMPLER_ABI_VERSION; ++version) {
+    TestUnit t;
+    t.unit.abi_version = version;
+    EXPECT_EQ(check_unit(t.unit), nullptr) << version;
   }
   TestUnit empty;
   empty.unit.scheme_count = 0;

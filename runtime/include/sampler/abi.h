@@ -26,8 +26,12 @@ extern "C" {
 /** Marks the runtime's exported interface (libsampler is built with -fvisibility=hidden). */
 #define SAMPLER_API __attribute__((visibility("default")))
 
-/** Layout version of the structures below; a unit built for another version is refused at registration. */
-#define SAMPLER_ABI_VERSION 1
+/** Version of the contract below; a unit built for a version the runtime does not know is refused at
+ *  registration. Version 2 lets a unit count its own samples in `values` (sampler_take_opportunity()); a unit of
+ *  version 1 only calls the sampler_take_*() functions, which version 2 keeps, and is accepted too. */
+#define SAMPLER_ABI_VERSION 2
+/** The oldest version a runtime of this version still accepts. */
+#define SAMPLER_ABI_OLDEST_VERSION 1
 
 /** How a scheme's values are kept and merged (SPEC section 3). */
 enum sampler_scheme_kind {
@@ -50,7 +54,9 @@ enum sampler_bound_type {
 };
 
 /** One scheme's counters in one unit. Lives in the unit's writable data; the runtime only reads the
- *  description fields and updates `values`, `first` and `last` atomically. */
+ *  description fields and updates `values`, `first` and `last` atomically. Code that counts its own samples
+ *  (sampler_take_opportunity()) reaches the counters through `values`, read at run time: the runtime may set it at
+ *  registration. */
 struct sampler_scheme {
   const char* name;           /**< scheme name, e.g. "branches" (no '"', '&', '<' or newline) */
   uint32_t site_count;        /**< lines of the matching `<sites>` section */
@@ -93,6 +99,14 @@ extern __thread int64_t sampler_countdown __attribute__((tls_model("initial-exec
  * Each first decides whether this opportunity is sampled (always, once the thread is seeded; the first call of a
  * new thread draws its first countdown), then records the observation, then the timestamps of the site if the
  * scheme has them. Out-of-range sites or columns are ignored. */
+
+/** The decision alone, for code that counts its own samples: the countdown reached zero (the caller stored it),
+ *  and this returns 1 if the opportunity is sampled, 0 if not (a new thread's first opportunity whose first
+ *  countdown lies further on, or sampling off); either way it has set the next countdown. The caller then adds one
+ *  to column `column` of site `site`, values[site * columns + column], with a relaxed atomic load and store (not a
+ *  read-modify-write: see docs/instrumenting.md, section 4); schemes with timestamps call sampler_take_*() instead.
+ *  Since ABI version 2. */
+SAMPLER_API int sampler_take_opportunity(void);
 
 /** Counts one observation in column `column` of `site` (every counter scheme, and generic N-tuples). */
 SAMPLER_API void sampler_take_counter(struct sampler_scheme* scheme, uint32_t site, uint32_t column);
