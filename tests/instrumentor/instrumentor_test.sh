@@ -187,7 +187,7 @@ optimised)
   for lto in -flto -flto=thin; do
     "$cc" -O2 $lto -c calls.c -o calls-lto.o || fail "sampler-cc $lto failed"
     llvm-nm-19 calls-lto.o >lto-symbols.txt || fail "llvm-nm-19 calls-lto.o failed"
-    grep -q sampler_take_counter lto-symbols.txt && ! grep -q '__sampler\.site' lto-symbols.txt ||
+    grep -q sampler_take_opportunity lto-symbols.txt && ! grep -q '__sampler\.site' lto-symbols.txt ||
       fail "$lto: the bitcode does not call the runtime, or still has markers:$(echo; cat lto-symbols.txt)"
   done
   # A loop whose body is two regions (lookahead.c, as gzip's longest_match): the body's check covers the loop's
