@@ -852,7 +852,7 @@ class Lowering {
     return true;
   }
 
-  // The fast path before p.before (or `at`): countdown - 1, stored; if <= 0 (weighted unlikely), the scheme's
+  // The fast path before p.before (or `at`): countdown - 1, stored; if 0 (weighted unlikely), the scheme's
   // slow path.
   void instrument(Point& p, Instruction* at = nullptr) {
     IRBuilder<> b(at ? at : p.before);
@@ -863,7 +863,9 @@ class Lowering {
     Value* address = countdown_address(b, p.local);
     Value* count = b.CreateSub(b.CreateLoad(i64, address, "sampler.countdown"), ConstantInt::get(i64, 1));
     b.CreateStore(count, address);
-    Value* take = b.CreateICmpSLE(count, ConstantInt::get(i64, 0), "sampler.take");
+    // == 0 rather than <= 0: the runtime never leaves the countdown below 1 (sampler/abi.h), and the decrement's
+    // own flags answer == 0 (dec, je), where <= 0 takes a test of its own.
+    Value* take = b.CreateICmpEQ(count, ConstantInt::get(i64, 0), "sampler.take");
     Instruction* then = SplitBlockAndInsertIfThen(take, at ? at : p.before, false,
                                                   MDBuilder(context_).createUnlikelyBranchWeights());
     IRBuilder<> slow(then);

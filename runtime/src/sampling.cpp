@@ -12,10 +12,11 @@
 #include "sampler/abi.h"
 #include "ziggurat.h"
 
-// The fast path's countdown: decremented inline by every site (see sampler/record.h). Zero-initialised, so a new
-// thread's first opportunity comes here and seeds the thread.
+// The fast path's countdown: decremented inline by every site (see sampler/record.h). 1 at first, so a new thread's
+// first opportunity comes here and seeds the thread; never below 1 after the runtime sets it, so that a site may
+// test for 0 (sampler/abi.h).
 // (Declared extern "C" by sampler/abi.h.)
-SAMPLER_API __thread int64_t sampler_countdown __attribute__((tls_model("initial-exec"))) = 0;
+SAMPLER_API __thread int64_t sampler_countdown __attribute__((tls_model("initial-exec"))) = 1;
 
 namespace sampler::runtime {
 
@@ -308,7 +309,7 @@ void configure_sampling(bool enabled, double sparsity, bool seeded, uint64_t see
   g_config.draw_scale = g_config.enabled && sparsity > 1.0 ? draw_scale_for(sparsity) : 0.0;
   ++g_configuration;
   // The calling thread draws again with the new parameters at its next opportunity.
-  sampler_countdown = 0;
+  sampler_countdown = 1;
 }
 
 double natural_log(double x) { return log_of(x); }

@@ -426,16 +426,22 @@ TEST(Sampling, SampledOpportunitiesAreGeometric) {
 
 TEST(Sampling, TakeOpportunityAloneSamplesAsTheFastPathDoes) {
   // Code that counts its own samples decrements the countdown itself and calls sampler_take_opportunity() when it
-  // reaches zero: the same opportunities sample as through sampler_sample_now(), the reference's, from a new
-  // thread's first opportunity (which seeds it and may not sample) on.
+  // reaches zero (tested with == 0, as sampler-cc does): the same opportunities sample as through
+  // sampler_sample_now(), the reference's, from a new thread's first opportunity (which seeds it and may not
+  // sample) on.
   on_new_thread([] {
+    // A new thread's countdown is 1, so that a site testing for 0 enters the runtime at once (sampler/abi.h).
+    EXPECT_EQ(sampler_countdown, 1);
     configure_sampling(true, 5.0, true, 31);
+    EXPECT_EQ(sampler_countdown, 1);
     ReferenceGenerator reference(31, seeded_thread_count());
     uint64_t expected = static_cast<uint64_t>(geometric_countdown(reference.exponential(), 5.0));
     int samples = 0;
     for (uint64_t opportunity = 1; samples < 200; ++opportunity) {
-      if (--sampler_countdown > 0) continue;
-      if (sampler_take_opportunity() == 0) continue;
+      if (--sampler_countdown != 0) continue;
+      int taken = sampler_take_opportunity();
+      ASSERT_GE(sampler_countdown, 1) << "never left below 1";
+      if (taken == 0) continue;
       ++samples;
       ASSERT_EQ(opportunity, expected);
       expected += static_cast<uint64_t>(geometric_countdown(reference.exponential(), 5.0));

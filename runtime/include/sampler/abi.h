@@ -91,8 +91,10 @@ SAMPLER_API void sampler_unregister_unit(struct sampler_unit* unit);
 
 /** The calling thread's countdown to its next sample: each site decrements it and calls a sampler_take_*()
  *  function when the result is <= 0; that call draws the next geometric countdown. Initial-exec TLS, so the
- *  fast path is a single thread-pointer-relative access and no call. A new thread starts at 0, so its first
- *  site enters the runtime, which seeds the thread's generator (lazy seeding, SPEC section 6). */
+ *  fast path is a single thread-pointer-relative access and no call. A new thread starts at 1, so its first
+ *  site enters the runtime, which seeds the thread's generator (lazy seeding, SPEC section 6). The runtime never
+ *  leaves it below 1 (since ABI version 2; version 1 started threads at 0): a site may test the result for == 0,
+ *  which the decrement's own flags answer. */
 extern __thread int64_t sampler_countdown __attribute__((tls_model("initial-exec")));
 
 /* ----- The slow path: called only when a site's countdown reached zero. -------------------------------------
