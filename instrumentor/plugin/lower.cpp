@@ -870,14 +870,13 @@ class Lowering {
                                                   MDBuilder(context_).createUnlikelyBranchWeights());
     IRBuilder<> slow(then);
     slow.SetCurrentDebugLocation(loc);
+    if (inline_counters_ && counts_in_line(p.kind)) {
+      count_inline(slow, p, address);
+      return;
+    }
     if (p.local) slow.CreateStore(count, slow.CreateThreadLocalAddress(countdown_));
     Value* scheme_entry = p.scheme;
     Value* site = p.site;
-    if (Value* column = inline_counters_ ? counter_column(slow, p) : nullptr) {
-      count_inline(slow, p, column);
-      if (p.local) reload_local(slow, p.local);
-      return;
-    }
     switch (p.kind) {
       case Point::Entry:
         slow.CreateCall(runtime("sampler_take_counter", {i32}), {scheme_entry, site, ConstantInt::get(i32, 0)});
@@ -919,8 +918,13 @@ class Lowering {
     }
   }
 
-  // The column of p's observation, computed in line (i64), as the runtime's sampler_take_*() would classify it;
-  // null for the schemes the runtime records (float-kinds, bounds, atoms, g-object-unref).
+  // The schemes whose samples sampler-cc counts in line: counter_column() classifies them.
+  static bool counts_in_line(Point::Kind kind) {
+    return kind == Point::Entry || kind == Point::Branch || kind == Point::Return || kind == Point::Pair;
+  }
+
+  // The column of p's observation, computed in line (i64), as the runtime's sampler_take_*() would classify it
+  // (counts_in_line(p.kind)).
   Value* counter_column(IRBuilder<>& b, Point& p) {
     Type* i64 = Type::getInt64Ty(context_);
     auto compare = [&](Value* left, Value* right, bool is_signed) {  // sampler_classify_compare(): 0 <, 1 =, 2 >
@@ -942,23 +946,62 @@ class Lowering {
         return compare(widen(b, p.value, is_signed), widen(b, p.other, is_signed), is_signed);
       }
       default:
-        return nullptr;
+        llvm_unreachable("a scheme the runtime records");
     }
   }
 
-  // The slow path of a counter scheme with the counter in line (ABI version 2): the runtime only decides
-  // (sampler_take_opportunity(), which sets the next countdown), and a sampled opportunity adds one to
-  // values[site * columns + column], `values` read from the scheme's entry at run time (the runtime may place the
-  // counters). A relaxed load and store, not a locked add: docs/decisions.md, "The sample in line".
-  void count_inline(IRBuilder<>& b, Point& p, Value* column) {
+  // The slow path of a counter scheme in line (ABI version 2), where the countdown (at `address`: the region's
+  // local or the thread's variable) just reached 0. The draw: the next countdown from the thread's bank
+  // (sampler_bank), or, when the bank is empty (or the thread must go through the runtime), from
+  // sampler_take_opportunity(), which refills it and says whether this opportunity is sampled. Then a sampled
+  // opportunity adds one to values[site * columns + column], `values` read from the scheme's entry at run time
+  // (the runtime may place the counters). A relaxed load and store, not a locked add: docs/decisions.md, "The
+  // sample in line".
+  void count_inline(IRBuilder<>& b, Point& p, Value* address) {
     Type* i64 = Type::getInt64Ty(context_);
+    DebugLoc loc = b.getCurrentDebugLocation();
+    auto* slow_end = cast<BranchInst>(&*b.GetInsertPoint());  // the slow block's jump back to the fast path
+    BasicBlock* slow = slow_end->getParent();
+    BasicBlock* tail = slow_end->getSuccessor(0);
+    Function* f = slow->getParent();
+    BasicBlock* pop = BasicBlock::Create(context_, "sampler.from_bank", f, tail);
+    BasicBlock* call = BasicBlock::Create(context_, "sampler.from_runtime", f, tail);
+    BasicBlock* record = BasicBlock::Create(context_, "sampler.record", f, tail);
+    if (!bank_) bank_ = m_.getGlobalVariable("sampler_bank");
+    if (!bank_) {
+      auto* type = ArrayType::get(i64, 1 + SAMPLER_BANK_SIZE);  // struct sampler_bank: banked, countdowns[]
+      bank_ = new GlobalVariable(m_, type, false, GlobalValue::ExternalLinkage, nullptr, "sampler_bank", nullptr,
+                                 GlobalValue::InitialExecTLSModel);
+    }
+    Value* bank = b.CreateThreadLocalAddress(bank_);
+    Value* banked = b.CreateLoad(i64, bank, "sampler.banked");
+    b.CreateCondBr(b.CreateICmpNE(banked, ConstantInt::get(i64, 0)), pop, call,
+                   MDBuilder(context_).createLikelyBranchWeights());
+    slow_end->eraseFromParent();
+
+    IRBuilder<> d(pop);
+    d.SetCurrentDebugLocation(loc);
+    Value* left = d.CreateSub(banked, ConstantInt::get(i64, 1));
+    d.CreateStore(left, bank);
+    // countdowns[left]: the array follows `banked`.
+    Value* next = d.CreateLoad(i64, d.CreateInBoundsGEP(i64, bank, d.CreateAdd(left, ConstantInt::get(i64, 1))),
+                               "sampler.next");
+    d.CreateStore(next, address);
+    d.CreateBr(record);
+
+    IRBuilder<> c(call);
+    c.SetCurrentDebugLocation(loc);
+    if (p.local) c.CreateStore(ConstantInt::get(i64, 0), c.CreateThreadLocalAddress(countdown_));
     FunctionCallee take = m_.getOrInsertFunction("sampler_take_opportunity",
                                                  FunctionType::get(Type::getInt32Ty(context_), false));
-    if (auto* f = dyn_cast<Function>(take.getCallee())) f->addFnAttr(Attribute::NoUnwind);
-    Value* taken = b.CreateICmpNE(b.CreateCall(take), b.getInt32(0), "sampler.taken");
-    Instruction* record = SplitBlockAndInsertIfThen(taken, &*b.GetInsertPoint(), false);
+    if (auto* callee = dyn_cast<Function>(take.getCallee())) callee->addFnAttr(Attribute::NoUnwind);
+    Value* taken = c.CreateICmpNE(c.CreateCall(take), c.getInt32(0), "sampler.taken");
+    if (p.local) reload_local(c, p.local);
+    c.CreateCondBr(taken, record, tail);
+
     IRBuilder<> r(record);
-    r.SetCurrentDebugLocation(b.getCurrentDebugLocation());
+    r.SetCurrentDebugLocation(loc);
+    Value* column = counter_column(r, p);
     Value* values = r.CreateLoad(
         r.getPtrTy(), r.CreateConstInBoundsGEP1_64(r.getInt8Ty(), p.scheme, offsetof(sampler_scheme, values)),
         "sampler.values");
@@ -969,7 +1012,7 @@ class Lowering {
     old->setAtomic(AtomicOrdering::Monotonic);
     StoreInst* store = r.CreateAlignedStore(r.CreateAdd(old, ConstantInt::get(i64, 1)), slot, Align(8));
     store->setAtomic(AtomicOrdering::Monotonic);
-    b.SetInsertPoint(b.GetInsertBlock()->getTerminator());
+    r.CreateBr(tail);
   }
 
   // The slow path of float-kinds, bounds, atoms and g-object-unref (docs/instrumenting.md section 4).
@@ -1008,6 +1051,7 @@ class Lowering {
   std::map<Function*, Function*> twins_;              // function -> its twin without sites
   std::set<Function*> with_sites_;                    // the functions whose markers were lowered
   GlobalVariable* countdown_ = nullptr;
+  GlobalVariable* bank_ = nullptr;  // sampler_bank, the thread's countdowns drawn ahead
   AllocaInst* local_countdown_ = nullptr;  // the function's, for the clones of its regions
 };
 

@@ -17,6 +17,7 @@
 // test for 0 (sampler/abi.h).
 // (Declared extern "C" by sampler/abi.h.)
 SAMPLER_API __thread int64_t sampler_countdown __attribute__((tls_model("initial-exec"))) = 1;
+SAMPLER_API __thread sampler_countdown_bank sampler_bank __attribute__((tls_model("initial-exec")));
 
 namespace sampler::runtime {
 
@@ -239,28 +240,34 @@ __attribute__((noinline)) void refill_bank(ThreadState& t, double scale) {
   for (uint32_t i = kBankSize; i-- > 0;) {
     double e = exponential_variate([&s] { return next_bits(s); });
     t.bank[i] = e;
-    t.countdowns[i] = countdown_of(e, scale);
+    sampler_bank.countdowns[i] = countdown_of(e, scale);
   }
   for (int i = 0; i < 4; ++i) t.s[i] = s[i];
   t.bank_generation = g_configuration;
-  t.banked = kBankSize;
+  sampler_bank.banked = kBankSize;
 }
 
-/// The countdown of a banked variate drawn under a configuration other than the bank's.
-__attribute__((noinline)) int64_t countdown_again(const ThreadState& t, uint32_t entry, double scale) {
-  return countdown_of(t.bank[entry], scale);
+/// The countdowns of the bank's `banked` entries left, drawn under another configuration, computed again at the
+/// draw scale in force (`scale`): the same variates, so the same SAMPLER_SEED still gives the same samples.
+__attribute__((noinline)) void rebank(ThreadState& t, int64_t banked, double scale) {
+  for (int64_t i = 0; i < banked; ++i) sampler_bank.countdowns[i] = countdown_of(t.bank[i], scale);
+  t.bank_generation = g_configuration;
 }
 
 /// The thread's next countdown with the draw scale in force (`scale`, that of g_config).
 inline int64_t next_countdown(ThreadState& t, double scale) {
-  uint32_t banked = t.banked;
+  int64_t banked = sampler_bank.banked;
+  if (__builtin_expect(banked == 0 && t.parked != 0, 0)) {  // set aside by a configuration that drew none
+    banked = t.parked;
+    t.parked = 0;
+  }
   if (__builtin_expect(banked == 0, 0)) {
     refill_bank(t, scale);
     banked = kBankSize;
   }
-  t.banked = banked - 1;
-  if (__builtin_expect(t.bank_generation != g_configuration, 0)) return countdown_again(t, banked - 1, scale);
-  return t.countdowns[banked - 1];
+  if (__builtin_expect(t.bank_generation != g_configuration, 0)) rebank(t, banked, scale);
+  sampler_bank.banked = banked - 1;
+  return sampler_bank.countdowns[banked - 1];
 }
 
 int64_t draw(ThreadState& t) {
@@ -308,7 +315,16 @@ void configure_sampling(bool enabled, double sparsity, bool seeded, uint64_t see
   g_config.seed = seed;
   g_config.draw_scale = g_config.enabled && sparsity > 1.0 ? draw_scale_for(sparsity) : 0.0;
   ++g_configuration;
-  // The calling thread draws again with the new parameters at its next opportunity.
+  // The calling thread draws again with the new parameters at its next opportunity, from the same variates: its
+  // bank's countdowns are computed again now (code that counts its own samples takes them without the runtime),
+  // or set aside while the configuration draws none.
+  ThreadState& t = t_state;
+  if (sampler_bank.banked != 0 && g_config.draw_scale == 0.0) {
+    t.parked = static_cast<uint32_t>(sampler_bank.banked);
+    sampler_bank.banked = 0;
+  } else if (sampler_bank.banked != 0) {
+    rebank(t, sampler_bank.banked, g_config.draw_scale);
+  }
   sampler_countdown = 1;
 }
 

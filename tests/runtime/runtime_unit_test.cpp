@@ -932,6 +932,7 @@ TEST(Sampling, GroupOfComparesSamplesAsPerSiteChecksWhileDrawing) {
         for (int64_t countdown = 1; countdown <= 5; ++countdown) {
           for (uint32_t count : {1u, 2u, 3u, 7u, 23u}) {
             sampler::runtime::ThreadState before = sampler::runtime::t_state;
+            sampler_countdown_bank bank_before = sampler_bank;
             sampler_countdown = countdown;
             int in_group = 0;
             for (uint32_t i = 0; i < count; ++i)
@@ -945,15 +946,16 @@ TEST(Sampling, GroupOfComparesSamplesAsPerSiteChecksWhileDrawing) {
             samples += in_group;
             groups_with_several += in_group > 1;
             int64_t per_site = sampler_countdown;
-            uint32_t banked = sampler::runtime::t_state.banked;
+            int64_t banked = sampler_bank.banked;
             sampler::runtime::t_state = before;
+            sampler_bank = bank_before;
             sampler_countdown = countdown;
             if (is_signed)
               sampler_take_compares(&group_scheme, 0, count, 0, others);
             else
               sampler_take_compares_unsigned(&group_scheme, 0, count, 0, reinterpret_cast<const uint64_t*>(others));
             ASSERT_EQ(sampler_countdown, per_site) << countdown << " " << count;
-            ASSERT_EQ(sampler::runtime::t_state.banked, banked) << countdown << " " << count;
+            ASSERT_EQ(sampler_bank.banked, banked) << countdown << " " << count;
             for (uint32_t v = 0; v < kSites * 3; ++v) ASSERT_EQ(group_values[v], site_values[v]) << "value " << v;
           }
         }

@@ -97,6 +97,21 @@ SAMPLER_API void sampler_unregister_unit(struct sampler_unit* unit);
  *  which the decrement's own flags answer. */
 extern __thread int64_t sampler_countdown __attribute__((tls_model("initial-exec")));
 
+/** The countdowns a thread's bank holds. */
+#define SAMPLER_BANK_SIZE 16
+
+/** The calling thread's next countdowns, drawn ahead by the runtime (since ABI version 2), so that code counting
+ *  its own samples draws without a call: where the countdown reached zero, if `banked` is not 0 the opportunity is
+ *  sampled, `banked` drops by one and countdowns[banked] (the new `banked`) is the next countdown; if it is 0, call
+ *  sampler_take_opportunity(), which refills the bank. The runtime keeps `banked` at 0 while a thread must go
+ *  through it (a new thread, sampling off, sparsity 1). The countdowns are those of the configuration in force
+ *  when they were drawn: the runtime configures sampling once, at start-up, before any countdown is drawn. */
+struct sampler_countdown_bank {
+  int64_t banked;                            /**< entries of `countdowns` left, the first ones */
+  int64_t countdowns[SAMPLER_BANK_SIZE];     /**< used from the last of them down */
+};
+extern __thread struct sampler_countdown_bank sampler_bank __attribute__((tls_model("initial-exec")));
+
 /* ----- The slow path: called only when a site's countdown reached zero. -------------------------------------
  * Each first decides whether this opportunity is sampled (always, once the thread is seeded; the first call of a
  * new thread draws its first countdown), then records the observation, then the timestamps of the site if the
