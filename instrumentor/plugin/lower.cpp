@@ -13,6 +13,7 @@
 #include <llvm/IR/MDBuilder.h>
 #include <llvm/IR/Module.h>
 #include <llvm/IR/Verifier.h>
+#include <llvm/TargetParser/Triple.h>
 #include <llvm/Transforms/Utils/BasicBlockUtils.h>
 #include <llvm/Transforms/Utils/Cloning.h>
 #include <llvm/Transforms/Utils/Local.h>
@@ -994,8 +995,15 @@ class Lowering {
     if (p.local) c.CreateStore(ConstantInt::get(i64, 0), c.CreateThreadLocalAddress(countdown_));
     FunctionCallee take = m_.getOrInsertFunction("sampler_take_opportunity",
                                                  FunctionType::get(Type::getInt32Ty(context_), false));
-    if (auto* callee = dyn_cast<Function>(take.getCallee())) callee->addFnAttr(Attribute::NoUnwind);
-    Value* taken = c.CreateICmpNE(c.CreateCall(take), c.getInt32(0), "sampler.taken");
+    CallInst* taking = c.CreateCall(take);
+    if (auto* callee = dyn_cast<Function>(take.getCallee())) {
+      callee->addFnAttr(Attribute::NoUnwind);
+      // On x86-64 it keeps the registers preserve_most asks it to (sampler/abi.h): the slow side keeps its values
+      // in registers across the call rather than spilling them on every site's way.
+      if (Triple(m_.getTargetTriple()).getArch() == Triple::x86_64) callee->setCallingConv(CallingConv::PreserveMost);
+      taking->setCallingConv(callee->getCallingConv());
+    }
+    Value* taken = c.CreateICmpNE(taking, c.getInt32(0), "sampler.taken");
     if (p.local) reload_local(c, p.local);
     c.CreateCondBr(taken, record, tail);
 

@@ -117,13 +117,22 @@ extern __thread struct sampler_countdown_bank sampler_bank __attribute__((tls_mo
  * new thread draws its first countdown), then records the observation, then the timestamps of the site if the
  * scheme has them. Out-of-range sites or columns are ignored. */
 
+/** On x86-64, sampler_take_opportunity() keeps every general register but r11 (and rax, its result): LLVM's
+ *  preserve_most convention, which a caller may use to keep its values in registers across the call; it is also
+ *  a valid callee of the ordinary convention. */
+#if defined(__clang__) && defined(__x86_64__)
+#define SAMPLER_PRESERVE_MOST __attribute__((preserve_most))
+#else
+#define SAMPLER_PRESERVE_MOST
+#endif
+
 /** The decision alone, for code that counts its own samples: the countdown reached zero (the caller stored it),
  *  and this returns 1 if the opportunity is sampled, 0 if not (a new thread's first opportunity whose first
  *  countdown lies further on, or sampling off); either way it has set the next countdown. The caller then adds one
  *  to column `column` of site `site`, values[site * columns + column], with a relaxed atomic load and store (not a
  *  read-modify-write: see docs/instrumenting.md, section 4); schemes with timestamps call sampler_take_*() instead.
  *  Since ABI version 2. */
-SAMPLER_API int sampler_take_opportunity(void);
+SAMPLER_API SAMPLER_PRESERVE_MOST int sampler_take_opportunity(void);
 
 /** Counts one observation in column `column` of `site` (every counter scheme, and generic N-tuples). */
 SAMPLER_API void sampler_take_counter(struct sampler_scheme* scheme, uint32_t site, uint32_t column);
