@@ -126,6 +126,13 @@ pairs)
     # calls): the same counters at every sparsity.
     "$cc" -fsampler-timestamps=first $level pairs.c -o all-stamped || fail "sampler-cc $level pairs.c, timestamps"
     same_sampling all-region all-stamped
+    # The counters in line are reached through the scheme's `values`, loaded at run time (the runtime may place
+    # them): no instruction names a counter array, every one is named by the scheme table only.
+    "$cc" $level -S pairs.c -o pairs.s || fail "sampler-cc $level -S pairs.c"
+    direct=$(grep -E '^[[:space:]]+[a-z]+[[:space:]].*__sampler_values_' pairs.s || true)
+    [ -z "$direct" ] || fail "$level: code reaches counters by their address:$(echo; echo "$direct")"
+    grep -E '^[[:space:]]+mov[a-z]*[[:space:]]+__sampler_schemes\+[0-9]+\(%rip\)' pairs.s >/dev/null ||
+      fail "$level: no counter reached through the scheme table's values"
     # A comma whose value is unused (a for's increment `i++, j--`): its right operand is an assignment too.
     "$cc" -fsampler-schemes=scalar-pairs,bounds $level -Wall -Werror comma.c -o comma ||
       fail "sampler-cc $level comma.c"
