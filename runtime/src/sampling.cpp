@@ -193,13 +193,12 @@ double draw_scale_for(double sparsity) {
 
 /// With E exponential of mean 1, 1 + floor(E / -ln(1 - p)) is geometric with parameter p (P(floor(E / l) >= n) =
 /// e^(-n l) = (1 - p)^n). No test of NaN: E * scale is >= 0, at most +infinity, never NaN (both are finite); it
-/// saturates at kNever before the conversion, which would be undefined out of range.
+/// saturates at kNever before the conversion, which would be undefined out of range. One test: below 2^62 the skip
+/// is at most 2^62 - 2^9 (the double before it), so 1 + its floor stays below kNever.
 int64_t countdown_of(double exponential, double scale) {
   double skip = exponential * scale;
   constexpr double kNeverAsDouble = static_cast<double>(kNever);
-  skip = skip < kNeverAsDouble ? skip : kNeverAsDouble;
-  int64_t countdown = 1 + static_cast<int64_t>(skip);
-  return countdown < kNever ? countdown : kNever;
+  return skip < kNeverAsDouble ? 1 + static_cast<int64_t>(skip) : kNever;
 }
 
 /// natural_log(): the draw scale (at configuration) and the ziggurat's rare paths (wedges and tail) use it.
@@ -284,7 +283,7 @@ bool take_opportunity_slowly() {
   ThreadState& t = t_state;
   bool initialized = ensure_initialized();
   if (!t.entered) {
-    // The thread's first site (its countdown starts at 0, whether sampling is on or not): its alternate signal
+    // The thread's first site (its countdown starts at 1, whether sampling is on or not): its alternate signal
     // stack, so that a stack overflow on it is reported too.
     t.entered = true;
     prepare_thread_for_crashes();

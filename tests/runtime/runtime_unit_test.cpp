@@ -307,6 +307,26 @@ TEST(Sampling, HugeSparsity) {
   }
 }
 
+TEST(Sampling, CountdownsReachTheCapWithoutPassingIt) {
+  // Where E * scale crosses 2^62 the countdowns grow with E up to the cap and stay there: 1 + floor of the largest
+  // skip below 2^62 is below it, and no skip overflows past it.
+  constexpr int64_t kNever = int64_t{1} << 62;
+  double sparsity = 0x1p62;
+  double e = 0.999999;
+  int64_t previous = 0;
+  bool below = false, at = false;
+  for (int i = 0; i < 4000; ++i, e = std::nextafter(e, 2.0) + 1e-9) {
+    int64_t g = geometric_countdown(e, sparsity);
+    ASSERT_GE(g, previous) << e;
+    ASSERT_LE(g, kNever) << e;
+    below = below || g < kNever;
+    at = at || g == kNever;
+    previous = g;
+  }
+  EXPECT_TRUE(below);
+  EXPECT_TRUE(at);
+}
+
 TEST(Sampling, ProbabilityOfTheFirstOpportunity) {
   // P(G = 1) = p: the first opportunity of a new thread is taken with the same probability as any other.
   uint64_t x = 99;

@@ -117,14 +117,6 @@ extern __thread struct sampler_countdown_bank sampler_bank __attribute__((tls_mo
  * new thread draws its first countdown), then records the observation, then the timestamps of the site if the
  * scheme has them. Out-of-range sites or columns are ignored. */
 
-/** On x86-64, sampler_take_opportunity() keeps every general register but r11 (and rax, its result): LLVM's
- *  preserve_most convention, which a caller may use to keep its values in registers across the call; it is also
- *  a valid callee of the ordinary convention. */
-#if defined(__clang__) && defined(__x86_64__)
-#define SAMPLER_PRESERVE_MOST __attribute__((preserve_most))
-#else
-#define SAMPLER_PRESERVE_MOST
-#endif
 
 /** The decision alone, for code that counts its own samples: the countdown reached zero (the caller stored it),
  *  and this returns 1 if the opportunity is sampled, 0 if not (a new thread's first opportunity whose first
@@ -132,7 +124,12 @@ extern __thread struct sampler_countdown_bank sampler_bank __attribute__((tls_mo
  *  to column `column` of site `site`, values[site * columns + column], with a relaxed atomic load and store (not a
  *  read-modify-write: see docs/instrumenting.md, section 4); schemes with timestamps call sampler_take_*() instead.
  *  Since ABI version 2. */
-SAMPLER_API SAMPLER_PRESERVE_MOST int sampler_take_opportunity(void);
+SAMPLER_API int sampler_take_opportunity(void);
+/* On x86-64 sampler_take_opportunity() also keeps every general register but r11 (and rax, its result): LLVM's
+ * preserve_most convention, which sampler-cc's calls use to keep their values in registers across it. A caller
+ * relying on that must not call it through a lazily bound PLT entry (glibc's lazy resolver does not keep r10):
+ * sampler-cc calls it through the GOT (nonlazybind). Declared here with the ordinary convention, which it also
+ * serves. */
 
 /** Counts one observation in column `column` of `site` (every counter scheme, and generic N-tuples). */
 SAMPLER_API void sampler_take_counter(struct sampler_scheme* scheme, uint32_t site, uint32_t column);
