@@ -13,6 +13,7 @@
 #include <llvm/IR/MDBuilder.h>
 #include <llvm/IR/Module.h>
 #include <llvm/IR/Verifier.h>
+#include <llvm/TargetParser/Triple.h>
 #include <llvm/Transforms/Utils/BasicBlockUtils.h>
 #include <llvm/Transforms/Utils/Cloning.h>
 #include <llvm/Transforms/Utils/Local.h>
@@ -20,11 +21,13 @@
 #include <llvm/Transforms/Utils/ValueMapper.h>
 
 #include <algorithm>
+#include <cstddef>
 #include <map>
 #include <set>
 #include <unordered_map>
 #include <vector>
 
+#include "sampler/abi.h"
 #include "scheme_ir.h"
 #include "site_marker.h"
 
@@ -50,7 +53,8 @@ struct Point {
 
 class Lowering {
  public:
-  Lowering(Module& module, bool amortized) : m_(module), context_(module.getContext()), amortized_(amortized) {}
+  Lowering(Module& module, bool amortized, bool inline_counters)
+      : m_(module), context_(module.getContext()), amortized_(amortized), inline_counters_(inline_counters) {}
 
   bool run() {
     for (Function& f : m_)
@@ -764,9 +768,9 @@ class Lowering {
     IRBuilder<> fast(skip_term);
     fast.SetCurrentDebugLocation(before->getDebugLoc());
     fast.CreateStore(fast.CreateSub(count, k), countdown_address(fast, local));
-    if (!take_compares(begin, end, sites_term)) {
+    if (!take_compares(begin, end, sites_term, count, local)) {
       for (size_t i = begin; i < end; ++i) instrument(points_[i], sites_term);
-    } else if (local) {
+    } else if (local && !inline_counters_) {
       IRBuilder<> call(&*sites_term->getParent()->getFirstInsertionPt());
       call.SetCurrentDebugLocation(before->getDebugLoc());
       call.CreateStore(count, call.CreateThreadLocalAddress(countdown_));
@@ -794,7 +798,9 @@ class Lowering {
   // constants the group ends with (the AST half puts the function's constants last) go to read-only data
   // instead, shared by the groups that end alike, and the call is sampler_take_compares_constants(): most
   // operands are constants (bzip2's library: 86 %), and each was a store of its own.
-  bool take_compares(size_t begin, size_t end, Instruction* at) {
+  // Counting in line (ABI version 2), the call is of the unit's own group function instead (unit_take_group()),
+  // with the countdown the check read (`countdown`); it returns the next one, stored where the check reads it.
+  bool take_compares(size_t begin, size_t end, Instruction* at, Value* countdown, AllocaInst* local) {
     const Point& p = points_[begin];
     auto* first = dyn_cast<ConstantInt>(p.site);
     if (p.kind != Point::Pair || !first) return false;
@@ -827,7 +833,7 @@ class Lowering {
     }
     Value* count = ConstantInt::get(i32, end - begin);
     Value* value = widen(slow, p.value, is_signed);
-    if (variables_end == end) {
+    if (variables_end == end && !inline_counters_) {
       FunctionCallee take = runtime(is_signed ? "sampler_take_compares" : "sampler_take_compares_unsigned",
                                     {i32, i64, ptr});
       slow.CreateCall(take, {p.scheme, first, count, value, variables});
@@ -845,6 +851,18 @@ class Lowering {
                                  "sampler.pair_constants");
       table->setUnnamedAddr(GlobalValue::UnnamedAddr::Global);
     }
+    if (inline_counters_) {
+      Value* values = slow.CreateLoad(
+          ptr, slow.CreateConstInBoundsGEP1_64(slow.getInt8Ty(), p.scheme, offsetof(sampler_scheme, values)),
+          "sampler.values");
+      Value* slots = slow.CreateInBoundsGEP(slow.getInt64Ty(), values, slow.getInt64(first->getZExtValue() * 3));
+      Function* take = unit_take_group(is_signed ? Classify::Compare : Classify::CompareUnsigned);
+      CallInst* call =
+          slow.CreateCall(take, {slots, slow.getInt64(end - begin), value, variables, table, countdown});
+      call->setCallingConv(take->getCallingConv());
+      slow.CreateStore(call, countdown_address(slow, local));
+      return true;
+    }
     FunctionCallee take = runtime(is_signed ? "sampler_take_compares_constants"
                                             : "sampler_take_compares_constants_unsigned",
                                   {i32, i64, ptr, ptr});
@@ -852,7 +870,7 @@ class Lowering {
     return true;
   }
 
-  // The fast path before p.before (or `at`): countdown - 1, stored; if <= 0 (weighted unlikely), the scheme's
+  // The fast path before p.before (or `at`): countdown - 1, stored; if 0 (weighted unlikely), the scheme's
   // slow path.
   void instrument(Point& p, Instruction* at = nullptr) {
     IRBuilder<> b(at ? at : p.before);
@@ -863,11 +881,17 @@ class Lowering {
     Value* address = countdown_address(b, p.local);
     Value* count = b.CreateSub(b.CreateLoad(i64, address, "sampler.countdown"), ConstantInt::get(i64, 1));
     b.CreateStore(count, address);
-    Value* take = b.CreateICmpSLE(count, ConstantInt::get(i64, 0), "sampler.take");
+    // == 0 rather than <= 0: the runtime never leaves the countdown below 1 (sampler/abi.h), and the decrement's
+    // own flags answer == 0 (dec, je), where <= 0 takes a test of its own.
+    Value* take = b.CreateICmpEQ(count, ConstantInt::get(i64, 0), "sampler.take");
     Instruction* then = SplitBlockAndInsertIfThen(take, at ? at : p.before, false,
                                                   MDBuilder(context_).createUnlikelyBranchWeights());
     IRBuilder<> slow(then);
     slow.SetCurrentDebugLocation(loc);
+    if (inline_counters_ && counts_in_line(p.kind)) {
+      count_inline(slow, p, address);
+      return;
+    }
     if (p.local) slow.CreateStore(count, slow.CreateThreadLocalAddress(countdown_));
     Value* scheme_entry = p.scheme;
     Value* site = p.site;
@@ -900,6 +924,222 @@ class Lowering {
     if (p.local) reload_local(slow, p.local);
   }
 
+  // The counter schemes' columns (see kSchemes in pass.cpp), to count a sample in line.
+  static uint64_t columns_of(Point::Kind kind) {
+    switch (kind) {
+      case Point::Entry:
+        return 1;
+      case Point::Branch:
+        return 2;
+      default:
+        return 3;  // returns, scalar-pairs
+    }
+  }
+
+  // The schemes whose samples sampler-cc counts in line (count_inline()).
+  static bool counts_in_line(Point::Kind kind) {
+    return kind == Point::Entry || kind == Point::Branch || kind == Point::Return || kind == Point::Pair;
+  }
+
+  // How a unit's counting function classifies (a, b): the column is a (function-entries: 0, branches: the
+  // condition), or sampler_classify_compare(a, b) signed or unsigned (returns: b = 0; scalar-pairs).
+  enum class Classify { Column, Compare, CompareUnsigned };
+
+  // The slow path of a counter scheme (ABI version 2), where the countdown (at `address`: the region's local or the
+  // thread's variable) just reached 0: a call of the unit's counting function for p's classification, which draws,
+  // counts and returns the next countdown (unit_take()).
+  void count_inline(IRBuilder<>& b, Point& p, Value* address) {
+    Type* i64 = Type::getInt64Ty(context_);
+    Value* a = ConstantInt::get(i64, 0);
+    Value* other = ConstantInt::get(i64, 0);
+    Classify how = Classify::Column;
+    if (p.kind == Point::Branch) {
+      a = b.CreateZExt(p.value, i64);
+    } else if (p.kind == Point::Return || p.kind == Point::Pair) {
+      bool is_signed = p.is_signed && (p.kind == Point::Return ? p.value->getType()->isIntegerTy()
+                                                               : !p.value->getType()->isPointerTy());
+      how = is_signed ? Classify::Compare : Classify::CompareUnsigned;
+      a = widen(b, p.value, is_signed);
+      if (p.kind == Point::Pair) other = widen(b, p.other, is_signed);
+    }
+    Value* first = b.CreateMul(b.CreateZExt(p.site, i64), ConstantInt::get(i64, columns_of(p.kind)));
+    Function* take = unit_take(how);
+    CallInst* call = b.CreateCall(take, {p.scheme, first, a, other});
+    call->setCallingConv(take->getCallingConv());
+    b.CreateStore(call, address);
+  }
+
+  // The unit's counting function for one classification: (scheme, first, a, b) -> the next countdown. The draw: the
+  // next countdown from the thread's bank (sampler_bank), or, when the bank is empty (or the thread must go through
+  // the runtime), from sampler_take_opportunity(), which refills it and says whether this opportunity is sampled.
+  // Then a sampled opportunity adds one to values[first + column], `values` read from the scheme's entry at run time
+  // (the runtime may place the counters). A relaxed load and store, not a locked add: docs/decisions.md, "The
+  // sample in line". One function per unit, not the same code at every site: the slow sides of the regions and of
+  // the assignments' pairs hold every site, and their size is the code generator's time. On x86-64 it keeps the
+  // registers of preserve_most (as sampler_take_opportunity() does), so that its callers keep their values in
+  // registers. Named as the runtime's slow-path functions (a local symbol), where scripts/check-site-dwarf.sh looks.
+  Function* unit_take(Classify how) {
+    Function*& f = unit_takes_[static_cast<int>(how)];
+    if (f) return f;
+    Type* i64 = Type::getInt64Ty(context_);
+    PointerType* ptr = PointerType::getUnqual(context_);
+    f = unit_function(how == Classify::Column    ? "sampler_take_in_unit"
+                      : how == Classify::Compare ? "sampler_take_compare_in_unit"
+                                                 : "sampler_take_compare_unsigned_in_unit",
+                      {ptr, i64, i64, i64});
+    Argument* scheme = f->getArg(0);
+    Argument* first = f->getArg(1);
+    Argument* a = f->getArg(2);
+    Argument* other = f->getArg(3);
+    BasicBlock* entry = BasicBlock::Create(context_, "", f);
+    BasicBlock* record = BasicBlock::Create(context_, "record", f);
+    BasicBlock* skip = BasicBlock::Create(context_, "not_sampled", f);
+    IRBuilder<> b(entry);
+    auto [next, from_runtime] = emit_draw(b, record, skip);
+    IRBuilder<>(skip).CreateRet(from_runtime);
+    IRBuilder<> r(record);
+    Value* values = r.CreateLoad(
+        ptr, r.CreateConstInBoundsGEP1_64(r.getInt8Ty(), scheme, offsetof(sampler_scheme, values)), "values");
+    count_at(r, r.CreateInBoundsGEP(i64, values, first), how, a, other);
+    r.CreateRet(next);
+    return f;
+  }
+
+  // The unit's group function for one signedness: (slots, count, value, variables, constants, countdown) -> the next
+  // countdown, for the `count` pairs of one assignment whose check found the countdown not above `count`: it walks
+  // them as sampler_take_compares_constants() does (the site that reaches 0 samples, drawing the next countdown,
+  // and so on), counting in slots[3 * i + column]. One call for the group, as before counting in line: k checks
+  // and k calls per assignment made the code generator's time and the code's size.
+  Function* unit_take_group(Classify how) {
+    Function*& f = unit_takes_[3 + static_cast<int>(how)];
+    if (f) return f;
+    Type* i64 = Type::getInt64Ty(context_);
+    PointerType* ptr = PointerType::getUnqual(context_);
+    f = unit_function(how == Classify::Compare ? "sampler_take_compares_in_unit"
+                                               : "sampler_take_compares_unsigned_in_unit",
+                      {ptr, i64, i64, ptr, ptr, i64});
+    Argument* slots = f->getArg(0);
+    Argument* count = f->getArg(1);
+    Argument* value = f->getArg(2);
+    Argument* variables = f->getArg(3);
+    Argument* constants = f->getArg(4);
+    Argument* countdown = f->getArg(5);
+    BasicBlock* entry = BasicBlock::Create(context_, "", f);
+    BasicBlock* loop = BasicBlock::Create(context_, "site", f);
+    BasicBlock* record = BasicBlock::Create(context_, "record", f);
+    BasicBlock* walk = BasicBlock::Create(context_, "walk", f);
+    BasicBlock* done = BasicBlock::Create(context_, "done", f);
+    BasicBlock* again = BasicBlock::Create(context_, "again", f);
+    IRBuilder<> e(entry);
+    Value* one = e.getInt64(1);
+    // The constants are the last constants[0] sites' others; the variables the first ones'.
+    Value* first_constant = e.CreateSub(count, e.CreateLoad(i64, constants));
+    Value* first_sampled = e.CreateSub(countdown, one);
+    e.CreateBr(loop);
+    IRBuilder<> l(loop);
+    PHINode* i = l.CreatePHI(i64, 2, "i");  // the site whose countdown reaches 0
+    i->addIncoming(first_sampled, entry);
+    auto [drawn, from_runtime] = emit_draw(l, record, walk);
+    IRBuilder<> r(record);
+    Value* other_at = r.CreateSelect(
+        r.CreateICmpULT(i, first_constant), r.CreateGEP(i64, variables, i),
+        r.CreateGEP(i64, constants, r.CreateAdd(r.CreateSub(i, first_constant), one)));
+    count_at(r, r.CreateInBoundsGEP(i64, slots, r.CreateMul(i, r.getInt64(3))), how, value,
+             r.CreateLoad(i64, other_at));
+    r.CreateBr(walk);
+    IRBuilder<> w(walk);
+    PHINode* next = w.CreatePHI(i64, 2, "next");
+    next->addIncoming(drawn, record);
+    next->addIncoming(from_runtime, from_runtime->getParent());
+    Value* remaining = w.CreateSub(w.CreateSub(count, one), i);  // the sites after i
+    w.CreateCondBr(w.CreateICmpSGT(next, remaining), done, again, MDBuilder(context_).createLikelyBranchWeights());
+    IRBuilder<> leave(done);
+    leave.CreateRet(leave.CreateSub(next, remaining));  // >= 1
+    IRBuilder<> g(again);
+    i->addIncoming(g.CreateAdd(i, next), again);
+    g.CreateBr(loop);
+    return f;
+  }
+
+  // An internal function of the unit for unit_take() and unit_take_group(): no unwinding, not inlined (its code
+  // once, not at every site), and on x86-64 the registers of preserve_most, as sampler_take_opportunity() (so that
+  // its callers keep their values in registers across it). Named as the runtime's slow-path functions, with a
+  // local symbol: scripts/check-site-dwarf.sh finds the sites' calls by that name.
+  Function* unit_function(const char* name, std::vector<Type*> params) {
+    Function* f = Function::Create(FunctionType::get(Type::getInt64Ty(context_), params, false),
+                                   GlobalValue::InternalLinkage, name, m_);
+    f->addFnAttr(Attribute::NoUnwind);
+    f->addFnAttr(Attribute::NoInline);
+    if (Triple(m_.getTargetTriple()).getArch() == Triple::x86_64) f->setCallingConv(CallingConv::PreserveMost);
+    return f;
+  }
+
+  // The draw, at the end of `b`'s block: the next countdown from the thread's bank (sampler_bank), or, when the
+  // bank is empty (or the thread must go through the runtime), from sampler_take_opportunity(), which refills it
+  // and says whether this opportunity is sampled. Ends the block with a jump to `sampled` or `not_sampled`. Returns
+  // the next countdown in `sampled` (a phi there) and in `not_sampled` (from the runtime).
+  std::pair<PHINode*, Instruction*> emit_draw(IRBuilder<>& b, BasicBlock* sampled, BasicBlock* not_sampled) {
+    Type* i64 = Type::getInt64Ty(context_);
+    Function* f = b.GetInsertBlock()->getParent();
+    BasicBlock* pop = BasicBlock::Create(context_, "from_bank", f, sampled);
+    BasicBlock* call = BasicBlock::Create(context_, "from_runtime", f, sampled);
+    if (!bank_) bank_ = m_.getGlobalVariable("sampler_bank");
+    if (!bank_) {
+      auto* type = ArrayType::get(i64, 1 + SAMPLER_BANK_SIZE);  // struct sampler_countdown_bank
+      bank_ = new GlobalVariable(m_, type, false, GlobalValue::ExternalLinkage, nullptr, "sampler_bank", nullptr,
+                                 GlobalValue::InitialExecTLSModel);
+    }
+    Value* bank = b.CreateThreadLocalAddress(bank_);
+    Value* banked = b.CreateLoad(i64, bank, "banked");
+    b.CreateCondBr(b.CreateICmpNE(banked, ConstantInt::get(i64, 0)), pop, call,
+                   MDBuilder(context_).createLikelyBranchWeights());
+
+    IRBuilder<> d(pop);
+    Value* left = d.CreateSub(banked, ConstantInt::get(i64, 1));
+    d.CreateStore(left, bank);
+    // countdowns[left]: the array follows `banked`.
+    Value* drawn = d.CreateLoad(i64, d.CreateInBoundsGEP(i64, bank, d.CreateAdd(left, ConstantInt::get(i64, 1))));
+    d.CreateBr(sampled);
+
+    IRBuilder<> c(call);
+    c.CreateStore(ConstantInt::get(i64, 0), c.CreateThreadLocalAddress(countdown_));
+    FunctionCallee decide = m_.getOrInsertFunction("sampler_take_opportunity",
+                                                   FunctionType::get(Type::getInt32Ty(context_), false));
+    CallInst* taking = c.CreateCall(decide);
+    if (auto* callee = dyn_cast<Function>(decide.getCallee())) {
+      callee->addFnAttr(Attribute::NoUnwind);
+      callee->setCallingConv(f->getCallingConv());  // preserve_most on x86-64 (sampler/abi.h)
+      // Through the GOT, never a lazily bound PLT entry: glibc's lazy resolver does not keep r10.
+      callee->addFnAttr(Attribute::NonLazyBind);
+      taking->setCallingConv(callee->getCallingConv());
+    }
+    Instruction* from_runtime = c.CreateLoad(i64, c.CreateThreadLocalAddress(countdown_));
+    c.CreateCondBr(c.CreateICmpNE(taking, c.getInt32(0)), sampled, not_sampled);
+
+    IRBuilder<> s(sampled, sampled->begin());
+    PHINode* next = s.CreatePHI(i64, 2, "next");
+    next->addIncoming(drawn, pop);
+    next->addIncoming(from_runtime, call);
+    return {next, from_runtime};
+  }
+
+  // Adds one to slots[column], the column of (a, other) as `how` classifies it: a relaxed load and store.
+  void count_at(IRBuilder<>& r, Value* slots, Classify how, Value* a, Value* other) {
+    Type* i64 = r.getInt64Ty();
+    Value* column = a;
+    if (how != Classify::Column) {  // sampler_classify_compare(): 0 <, 1 =, 2 >
+      bool is_signed = how == Classify::Compare;
+      Value* greater = r.CreateZExt(is_signed ? r.CreateICmpSGT(a, other) : r.CreateICmpUGT(a, other), i64);
+      Value* less = r.CreateZExt(is_signed ? r.CreateICmpSLT(a, other) : r.CreateICmpULT(a, other), i64);
+      column = r.CreateAdd(r.CreateSub(greater, less), ConstantInt::get(i64, 1));
+    }
+    Value* slot = r.CreateInBoundsGEP(i64, slots, column);
+    LoadInst* old = r.CreateAlignedLoad(i64, slot, Align(8));
+    old->setAtomic(AtomicOrdering::Monotonic);
+    StoreInst* store = r.CreateAlignedStore(r.CreateAdd(old, ConstantInt::get(i64, 1)), slot, Align(8));
+    store->setAtomic(AtomicOrdering::Monotonic);
+  }
+
   // The slow path of float-kinds, bounds, atoms and g-object-unref (docs/instrumenting.md section 4).
   void emit_value_slow_path(IRBuilder<>& slow, Point& p, Value* scheme_entry, Value* site) {
     Type* i32 = Type::getInt32Ty(context_);
@@ -923,6 +1163,7 @@ class Lowering {
   Module& m_;
   LLVMContext& context_;
   bool amortized_;
+  bool inline_counters_;  // count samples in line (ABI version 2); not for a unit with timestamps
   std::vector<Point> points_;
   std::vector<CallInst*> markers_;
   std::set<BasicBlock*> dispatches_;  // the function's cloned regions' heads
@@ -935,13 +1176,15 @@ class Lowering {
   std::map<Function*, Function*> twins_;              // function -> its twin without sites
   std::set<Function*> with_sites_;                    // the functions whose markers were lowered
   GlobalVariable* countdown_ = nullptr;
+  GlobalVariable* bank_ = nullptr;  // sampler_bank, the thread's countdowns drawn ahead
+  Function* unit_takes_[6] = {};    // the unit's counting functions: unit_take()'s by Classify, then the groups'
   AllocaInst* local_countdown_ = nullptr;  // the function's, for the clones of its regions
 };
 
 }  // namespace
 
-LoweredSites lower_sites(Module& module, bool amortized) {
-  Lowering lowering(module, amortized);
+LoweredSites lower_sites(Module& module, bool amortized, bool inline_counters) {
+  Lowering lowering(module, amortized, inline_counters);
   LoweredSites result;
   result.changed = lowering.run();
   lowering.functions(result.with_sites, result.twins);

@@ -29,6 +29,7 @@
 #include <string>
 #include <vector>
 
+#include "sampler/abi.h"
 #include "scheme_ir.h"
 #include "site_marker.h"
 #include "state.h"
@@ -401,7 +402,7 @@ class Collector {
         new GlobalVariable(m_, text->getType(), true, GlobalValue::PrivateLinkage, text, "__sampler_signature");
     auto* unit = new GlobalVariable(
         m_, unit_type, false, GlobalValue::InternalLinkage,
-        ConstantStruct::get(unit_type, {ConstantInt::get(i32, 1), ConstantInt::get(i32, entries.size()),
+        ConstantStruct::get(unit_type, {ConstantInt::get(i32, SAMPLER_ABI_VERSION), ConstantInt::get(i32, entries.size()),
                                         signature_global, schemes_table_, null, ConstantInt::get(i64, 0)}),
         "__sampler_unit");
 
@@ -472,7 +473,9 @@ bool thin_lto_compile(const Module& module) {
 
 // Lowers the unit's sites with its settings, and ends the unit: the next one compiled in this process starts afresh.
 LoweredSites lower_unit(Module& module) {
-  LoweredSites lowered = lower_sites(module, unit_state().countdown != "site");
+  // Timestamps are the runtime's to stamp: a unit with them leaves every sample to sampler_take_*().
+  LoweredSites lowered =
+      lower_sites(module, unit_state().countdown != "site", unit_state().timestamps == "none");
   unit_state() = UnitState();
   return lowered;
 }

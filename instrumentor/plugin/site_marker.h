@@ -70,6 +70,6 @@ struct LoweredSites {
 
 /// The lowering (lower.cpp): every marker of `module` becomes its fast and slow paths, per acyclic region when
 /// `amortized`, else per site.
-LoweredSites lower_sites(llvm::Module& module, bool amortized);
+LoweredSites lower_sites(llvm::Module& module, bool amortized, bool inline_counters);
 
 }  // namespace sampler::plugin

@@ -132,7 +132,7 @@ void ReportWriter::end_line() {
 }
 
 const char* check_unit(const sampler_unit& unit) {
-  if (unit.abi_version != SAMPLER_ABI_VERSION) return "built for another version of the sampler ABI";
+  if (unit.abi_version < SAMPLER_ABI_OLDEST_VERSION || unit.abi_version > SAMPLER_ABI_VERSION) return "built for another version of the sampler ABI";
   if (unit.signature == nullptr) return "no signature";
   for (int i = 0; i < 32; ++i) {
     if (!is_lower_hex(unit.signature[i])) return "the signature is not 32 lower-case hexadecimal digits";

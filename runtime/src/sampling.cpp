@@ -12,10 +12,12 @@
 #include "sampler/abi.h"
 #include "ziggurat.h"
 
-// The fast path's countdown: decremented inline by every site (see sampler/record.h). Zero-initialised, so a new
-// thread's first opportunity comes here and seeds the thread.
+// The fast path's countdown: decremented inline by every site (see sampler/record.h). 1 at first, so a new thread's
+// first opportunity comes here and seeds the thread; never below 1 after the runtime sets it, so that a site may
+// test for 0 (sampler/abi.h).
 // (Declared extern "C" by sampler/abi.h.)
-SAMPLER_API __thread int64_t sampler_countdown __attribute__((tls_model("initial-exec"))) = 0;
+SAMPLER_API __thread int64_t sampler_countdown __attribute__((tls_model("initial-exec"))) = 1;
+SAMPLER_API __thread sampler_countdown_bank sampler_bank __attribute__((tls_model("initial-exec")));
 
 namespace sampler::runtime {
 
@@ -191,13 +193,12 @@ double draw_scale_for(double sparsity) {
 
 /// With E exponential of mean 1, 1 + floor(E / -ln(1 - p)) is geometric with parameter p (P(floor(E / l) >= n) =
 /// e^(-n l) = (1 - p)^n). No test of NaN: E * scale is >= 0, at most +infinity, never NaN (both are finite); it
-/// saturates at kNever before the conversion, which would be undefined out of range.
+/// saturates at kNever before the conversion, which would be undefined out of range. One test: below 2^62 the skip
+/// is at most 2^62 - 2^9 (the double before it), so 1 + its floor stays below kNever.
 int64_t countdown_of(double exponential, double scale) {
   double skip = exponential * scale;
   constexpr double kNeverAsDouble = static_cast<double>(kNever);
-  skip = skip < kNeverAsDouble ? skip : kNeverAsDouble;
-  int64_t countdown = 1 + static_cast<int64_t>(skip);
-  return countdown < kNever ? countdown : kNever;
+  return skip < kNeverAsDouble ? 1 + static_cast<int64_t>(skip) : kNever;
 }
 
 /// natural_log(): the draw scale (at configuration) and the ziggurat's rare paths (wedges and tail) use it.
@@ -238,28 +239,34 @@ __attribute__((noinline)) void refill_bank(ThreadState& t, double scale) {
   for (uint32_t i = kBankSize; i-- > 0;) {
     double e = exponential_variate([&s] { return next_bits(s); });
     t.bank[i] = e;
-    t.countdowns[i] = countdown_of(e, scale);
+    sampler_bank.countdowns[i] = countdown_of(e, scale);
   }
   for (int i = 0; i < 4; ++i) t.s[i] = s[i];
   t.bank_generation = g_configuration;
-  t.banked = kBankSize;
+  sampler_bank.banked = kBankSize;
 }
 
-/// The countdown of a banked variate drawn under a configuration other than the bank's.
-__attribute__((noinline)) int64_t countdown_again(const ThreadState& t, uint32_t entry, double scale) {
-  return countdown_of(t.bank[entry], scale);
+/// The countdowns of the bank's `banked` entries left, drawn under another configuration, computed again at the
+/// draw scale in force (`scale`): the same variates, so the same SAMPLER_SEED still gives the same samples.
+__attribute__((noinline)) void rebank(ThreadState& t, int64_t banked, double scale) {
+  for (int64_t i = 0; i < banked; ++i) sampler_bank.countdowns[i] = countdown_of(t.bank[i], scale);
+  t.bank_generation = g_configuration;
 }
 
 /// The thread's next countdown with the draw scale in force (`scale`, that of g_config).
 inline int64_t next_countdown(ThreadState& t, double scale) {
-  uint32_t banked = t.banked;
+  int64_t banked = sampler_bank.banked;
+  if (__builtin_expect(banked == 0 && t.parked != 0, 0)) {  // set aside by a configuration that drew none
+    banked = t.parked;
+    t.parked = 0;
+  }
   if (__builtin_expect(banked == 0, 0)) {
     refill_bank(t, scale);
     banked = kBankSize;
   }
-  t.banked = banked - 1;
-  if (__builtin_expect(t.bank_generation != g_configuration, 0)) return countdown_again(t, banked - 1, scale);
-  return t.countdowns[banked - 1];
+  if (__builtin_expect(t.bank_generation != g_configuration, 0)) rebank(t, banked, scale);
+  sampler_bank.banked = banked - 1;
+  return sampler_bank.countdowns[banked - 1];
 }
 
 int64_t draw(ThreadState& t) {
@@ -276,7 +283,7 @@ bool take_opportunity_slowly() {
   ThreadState& t = t_state;
   bool initialized = ensure_initialized();
   if (!t.entered) {
-    // The thread's first site (its countdown starts at 0, whether sampling is on or not): its alternate signal
+    // The thread's first site (its countdown starts at 1, whether sampling is on or not): its alternate signal
     // stack, so that a stack overflow on it is reported too.
     t.entered = true;
     prepare_thread_for_crashes();
@@ -307,8 +314,17 @@ void configure_sampling(bool enabled, double sparsity, bool seeded, uint64_t see
   g_config.seed = seed;
   g_config.draw_scale = g_config.enabled && sparsity > 1.0 ? draw_scale_for(sparsity) : 0.0;
   ++g_configuration;
-  // The calling thread draws again with the new parameters at its next opportunity.
-  sampler_countdown = 0;
+  // The calling thread draws again with the new parameters at its next opportunity, from the same variates: its
+  // bank's countdowns are computed again now (code that counts its own samples takes them without the runtime),
+  // or set aside while the configuration draws none.
+  ThreadState& t = t_state;
+  if (sampler_bank.banked != 0 && g_config.draw_scale == 0.0) {
+    t.parked = static_cast<uint32_t>(sampler_bank.banked);
+    sampler_bank.banked = 0;
+  } else if (sampler_bank.banked != 0) {
+    rebank(t, sampler_bank.banked, g_config.draw_scale);
+  }
+  sampler_countdown = 1;
 }
 
 double natural_log(double x) { return log_of(x); }
@@ -333,6 +349,58 @@ uint64_t next_timestamp() { return fetch_add_relaxed(&g_clock, uint64_t{1}) + 1;
 uint32_t seeded_thread_count() { return load_relaxed(&g_thread_count); }
 
 }  // namespace sampler::runtime
+
+#if defined(__x86_64__)
+// sampler_take_opportunity() keeps the registers LLVM's preserve_most convention asks it to (sampler/abi.h): the
+// slow sides that call it keep their values in registers across the call instead of spilling them around every
+// site (it is called once per refill of the bank, so saving seven registers here costs little). GCC has no such
+// convention: the saves are written out, around a call of the function itself.
+extern "C" __attribute__((visibility("hidden"), used)) int sampler_take_opportunity_saving_nothing(void) {
+  return sampler::runtime::take_opportunity() ? 1 : 0;
+}
+asm(R"(
+  .text
+  .globl sampler_take_opportunity
+  .type sampler_take_opportunity, @function
+  .p2align 4
+sampler_take_opportunity:
+  .cfi_startproc
+  pushq %rdi
+  .cfi_adjust_cfa_offset 8
+  pushq %rsi
+  .cfi_adjust_cfa_offset 8
+  pushq %rdx
+  .cfi_adjust_cfa_offset 8
+  pushq %rcx
+  .cfi_adjust_cfa_offset 8
+  pushq %r8
+  .cfi_adjust_cfa_offset 8
+  pushq %r9
+  .cfi_adjust_cfa_offset 8
+  pushq %r10
+  .cfi_adjust_cfa_offset 8
+  call sampler_take_opportunity_saving_nothing
+  popq %r10
+  .cfi_adjust_cfa_offset -8
+  popq %r9
+  .cfi_adjust_cfa_offset -8
+  popq %r8
+  .cfi_adjust_cfa_offset -8
+  popq %rcx
+  .cfi_adjust_cfa_offset -8
+  popq %rdx
+  .cfi_adjust_cfa_offset -8
+  popq %rsi
+  .cfi_adjust_cfa_offset -8
+  popq %rdi
+  .cfi_adjust_cfa_offset -8
+  ret
+  .cfi_endproc
+  .size sampler_take_opportunity, . - sampler_take_opportunity
+)");
+#else
+extern "C" SAMPLER_API int sampler_take_opportunity(void) { return sampler::runtime::take_opportunity() ? 1 : 0; }
+#endif
 
 extern "C" SAMPLER_API int sampler_sample_now(void) {
   if (--sampler_countdown > 0) return 0;

@@ -5,7 +5,8 @@
 // entropy), without wrapping pthread_create. Each opportunity is taken independently with probability
 // 1/SPARSITY: the countdown to the next sample is drawn from the geometric distribution with that parameter, as
 // an exponential variate (ziggurat.h) scaled. The variates are drawn ahead, kBankSize at a time, into a
-// per-thread bank (sampling.cpp).
+// per-thread bank (sampling.cpp), whose countdowns are the exported `sampler_bank` (sampler/abi.h: code that counts
+// its own samples draws from it without a call).
 #pragma once
 
 #include <stdint.h>
@@ -22,7 +23,7 @@ void configure_sampling(bool enabled, double sparsity, bool seeded, uint64_t see
 /// waits for its draw, and a batch of independent ones overlaps in the CPU. Small, because it lives in
 /// initial-exec TLS, which a dlopen()ed libsampler.so takes from the loader's static reserve (about 1.5 KB for
 /// every library): the whole ThreadState is about 300 bytes.
-constexpr uint32_t kBankSize = 16;
+constexpr uint32_t kBankSize = SAMPLER_BANK_SIZE;
 
 /// One thread's generator: xoshiro256** (Blackman and Vigna), seeded through splitmix64, and its bank: the next
 /// exponential variates of mean 1, drawn from the generator's words in order (ziggurat.h). The bank holds the
@@ -33,15 +34,14 @@ constexpr uint32_t kBankSize = 16;
 /// and no conversion.
 struct ThreadState {
   uint64_t s[4];
-  double bank[kBankSize];
-  int64_t countdowns[kBankSize];  ///< countdown_of(bank[i], the draw scale of configuration bank_generation)
+  double bank[kBankSize];    ///< sampler_bank.countdowns[i] is countdown_of(bank[i], the scale of bank_generation)
   uint32_t bank_generation;
-  uint32_t banked;  ///< entries of `bank` not used yet, the last ones (0: empty; zero-initialised)
+  uint32_t parked;  ///< while the configuration draws no variate, the bank's entries left (sampler_bank.banked is 0)
   bool seeded;
   bool entered;  ///< the thread has been through its first entry into the runtime (prepare_thread_for_crashes)
   bool ready;    ///< entered and seeded, and the runtime's initialisation complete: only the draw is left to do
 };
-static_assert(sizeof(ThreadState) <= 320, "initial-exec TLS: see kBankSize");
+static_assert(sizeof(ThreadState) + sizeof(sampler_bank) <= 320, "initial-exec TLS: see kBankSize");
 extern __thread ThreadState t_state __attribute__((tls_model("initial-exec")));
 
 /// Counts the calls of configure_sampling(): a bank's countdowns are those of the configuration of its generation.
@@ -56,10 +56,10 @@ bool take_opportunity_slowly();
 /// changes nothing and take_opportunity_slowly() decides.
 inline bool draw_from_bank() {
   ThreadState& t = t_state;
-  uint32_t banked = t.banked;
+  int64_t banked = sampler_bank.banked;
   if (__builtin_expect(t.ready & (banked != 0) & (t.bank_generation == g_configuration), 1)) {
-    t.banked = banked - 1;
-    sampler_countdown = t.countdowns[banked - 1];
+    sampler_bank.banked = banked - 1;
+    sampler_countdown = sampler_bank.countdowns[banked - 1];
     return true;
   }
   return false;

@@ -122,6 +122,17 @@ pairs)
     "$cc" $level pairs.c -o all-region && "$cc" -fsampler-countdown=site $level pairs.c -o all-site ||
       fail "sampler-cc $level pairs.c, default schemes"
     same_sampling all-region all-site
+    # Samples counted in line (the default) and by the runtime's sampler_take_*() (what a unit with timestamps
+    # calls): the same counters at every sparsity.
+    "$cc" -fsampler-timestamps=first $level pairs.c -o all-stamped || fail "sampler-cc $level pairs.c, timestamps"
+    same_sampling all-region all-stamped
+    # The counters in line are reached through the scheme's `values`, loaded at run time (the runtime may place
+    # them): no instruction names a counter array, every one is named by the scheme table only.
+    "$cc" $level -S pairs.c -o pairs.s || fail "sampler-cc $level -S pairs.c"
+    direct=$(grep -E '^[[:space:]]+[a-z]+[[:space:]].*__sampler_values_' pairs.s || true)
+    [ -z "$direct" ] || fail "$level: code reaches counters by their address:$(echo; echo "$direct")"
+    grep -E '^[[:space:]]+mov[a-z]*[[:space:]]+__sampler_schemes\+[0-9]+\(%rip\)' pairs.s >/dev/null ||
+      fail "$level: no counter reached through the scheme table's values"
     # A comma whose value is unused (a for's increment `i++, j--`): its right operand is an assignment too.
     "$cc" -fsampler-schemes=scalar-pairs,bounds $level -Wall -Werror comma.c -o comma ||
       fail "sampler-cc $level comma.c"
@@ -183,7 +194,7 @@ optimised)
   for lto in -flto -flto=thin; do
     "$cc" -O2 $lto -c calls.c -o calls-lto.o || fail "sampler-cc $lto failed"
     llvm-nm-19 calls-lto.o >lto-symbols.txt || fail "llvm-nm-19 calls-lto.o failed"
-    grep -q sampler_take_counter lto-symbols.txt && ! grep -q '__sampler\.site' lto-symbols.txt ||
+    grep -q sampler_take_opportunity lto-symbols.txt && ! grep -q '__sampler\.site' lto-symbols.txt ||
       fail "$lto: the bitcode does not call the runtime, or still has markers:$(echo; cat lto-symbols.txt)"
   done
   # A loop whose body is two regions (lookahead.c, as gzip's longest_match): the body's check covers the loop's

@@ -307,6 +307,26 @@ TEST(Sampling, HugeSparsity) {
   }
 }
 
+TEST(Sampling, CountdownsReachTheCapWithoutPassingIt) {
+  // Where E * scale crosses 2^62 the countdowns grow with E up to the cap and stay there: 1 + floor of the largest
+  // skip below 2^62 is below it, and no skip overflows past it.
+  constexpr int64_t kNever = int64_t{1} << 62;
+  double sparsity = 0x1p62;
+  double e = 0.999999;
+  int64_t previous = 0;
+  bool below = false, at = false;
+  for (int i = 0; i < 4000; ++i, e = std::nextafter(e, 2.0) + 1e-9) {
+    int64_t g = geometric_countdown(e, sparsity);
+    ASSERT_GE(g, previous) << e;
+    ASSERT_LE(g, kNever) << e;
+    below = below || g < kNever;
+    at = at || g == kNever;
+    previous = g;
+  }
+  EXPECT_TRUE(below);
+  EXPECT_TRUE(at);
+}
+
 TEST(Sampling, ProbabilityOfTheFirstOpportunity) {
   // P(G = 1) = p: the first opportunity of a new thread is taken with the same probability as any other.
   uint64_t x = 99;
@@ -422,6 +442,36 @@ TEST(Sampling, SampledOpportunitiesAreGeometric) {
       EXPECT_NEAR(ones, gaps * p, 5 * std::sqrt(gaps * p * (1 - p))) << sparsity;
     });
   }
+}
+
+TEST(Sampling, TakeOpportunityAloneSamplesAsTheFastPathDoes) {
+  // Code that counts its own samples decrements the countdown itself and calls sampler_take_opportunity() when it
+  // reaches zero (tested with == 0, as sampler-cc does): the same opportunities sample as through
+  // sampler_sample_now(), the reference's, from a new thread's first opportunity (which seeds it and may not
+  // sample) on.
+  on_new_thread([] {
+    // A new thread's countdown is 1, so that a site testing for 0 enters the runtime at once (sampler/abi.h).
+    EXPECT_EQ(sampler_countdown, 1);
+    configure_sampling(true, 5.0, true, 31);
+    EXPECT_EQ(sampler_countdown, 1);
+    ReferenceGenerator reference(31, seeded_thread_count());
+    uint64_t expected = static_cast<uint64_t>(geometric_countdown(reference.exponential(), 5.0));
+    int samples = 0;
+    for (uint64_t opportunity = 1; samples < 200; ++opportunity) {
+      if (--sampler_countdown != 0) continue;
+      int taken = sampler_take_opportunity();
+      ASSERT_GE(sampler_countdown, 1) << "never left below 1";
+      if (taken == 0) continue;
+      ++samples;
+      ASSERT_EQ(opportunity, expected);
+      expected += static_cast<uint64_t>(geometric_countdown(reference.exponential(), 5.0));
+    }
+    EXPECT_GT(sampler_countdown, 0);
+    configure_sampling(false, 5.0, true, 31);
+    sampler_countdown = 0;
+    EXPECT_EQ(sampler_take_opportunity(), 0) << "sampling off";
+    EXPECT_GE(sampler_countdown, int64_t{1} << 61);
+  });
 }
 
 TEST(Sampling, ThreadsDrawIndependentStreams) {
@@ -662,6 +712,8 @@ TEST(ReportWriter, ChecksUnits) {
     void (*damage)(TestUnit&);
   } cases[] = {
       {"ABI version", [](TestUnit& t) { t.unit.abi_version = 99; }},
+      {"ABI version 0", [](TestUnit& t) { t.unit.abi_version = 0; }},
+      {"a later ABI version", [](TestUnit& t) { t.unit.abi_version = SAMPLER_ABI_VERSION + 1; }},
       {"no signature", [](TestUnit& t) { t.unit.signature = nullptr; }},
       {"short signature", [](TestUnit& t) { t.unit.signature = "0123"; }},
       {"upper-case signature", [](TestUnit& t) { t.unit.signature = "0123456789ABCDEF0123456789abcdef"; }},
@@ -681,6 +733,12 @@ TEST(ReportWriter, ChecksUnits) {
     TestUnit t;
     c.damage(t);
     EXPECT_NE(check_unit(t.unit), nullptr) << c.what;
+  }
+  // Units of every version this runtime knows are accepted: those of version 1 call only sampler_take_*().
+  for (uint32_t version = SAMPLER_ABI_OLDEST_VERSION; version <= SAMPLER_ABI_VERSION; ++version) {
+    TestUnit t;
+    t.unit.abi_version = version;
+    EXPECT_EQ(check_unit(t.unit), nullptr) << version;
   }
   TestUnit empty;
   empty.unit.scheme_count = 0;
@@ -894,6 +952,7 @@ TEST(Sampling, GroupOfComparesSamplesAsPerSiteChecksWhileDrawing) {
         for (int64_t countdown = 1; countdown <= 5; ++countdown) {
           for (uint32_t count : {1u, 2u, 3u, 7u, 23u}) {
             sampler::runtime::ThreadState before = sampler::runtime::t_state;
+            sampler_countdown_bank bank_before = sampler_bank;
             sampler_countdown = countdown;
             int in_group = 0;
             for (uint32_t i = 0; i < count; ++i)
@@ -907,15 +966,16 @@ TEST(Sampling, GroupOfComparesSamplesAsPerSiteChecksWhileDrawing) {
             samples += in_group;
             groups_with_several += in_group > 1;
             int64_t per_site = sampler_countdown;
-            uint32_t banked = sampler::runtime::t_state.banked;
+            int64_t banked = sampler_bank.banked;
             sampler::runtime::t_state = before;
+            sampler_bank = bank_before;
             sampler_countdown = countdown;
             if (is_signed)
               sampler_take_compares(&group_scheme, 0, count, 0, others);
             else
               sampler_take_compares_unsigned(&group_scheme, 0, count, 0, reinterpret_cast<const uint64_t*>(others));
             ASSERT_EQ(sampler_countdown, per_site) << countdown << " " << count;
-            ASSERT_EQ(sampler::runtime::t_state.banked, banked) << countdown << " " << count;
+            ASSERT_EQ(sampler_bank.banked, banked) << countdown << " " << count;
             for (uint32_t v = 0; v < kSites * 3; ++v) ASSERT_EQ(group_values[v], site_values[v]) << "value " << v;
           }
         }

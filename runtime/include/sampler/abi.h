@@ -26,8 +26,12 @@ extern "C" {
 /** Marks the runtime's exported interface (libsampler is built with -fvisibility=hidden). */
 #define SAMPLER_API __attribute__((visibility("default")))
 
-/** Layout version of the structures below; a unit built for another version is refused at registration. */
-#define SAMPLER_ABI_VERSION 1
+/** Version of the contract below; a unit built for a version the runtime does not know is refused at
+ *  registration. Version 2 lets a unit count its own samples in `values` (sampler_take_opportunity()); a unit of
+ *  version 1 only calls the sampler_take_*() functions, which version 2 keeps, and is accepted too. */
+#define SAMPLER_ABI_VERSION 2
+/** The oldest version a runtime of this version still accepts. */
+#define SAMPLER_ABI_OLDEST_VERSION 1
 
 /** How a scheme's values are kept and merged (docs/formats.md section 3). */
 enum sampler_scheme_kind {
@@ -50,7 +54,9 @@ enum sampler_bound_type {
 };
 
 /** One scheme's counters in one unit. Lives in the unit's writable data; the runtime only reads the
- *  description fields and updates `values`, `first` and `last` atomically. */
+ *  description fields and updates `values`, `first` and `last` atomically. Code that counts its own samples
+ *  (sampler_take_opportunity()) reaches the counters through `values`, read at run time: the runtime may set it at
+ *  registration. */
 struct sampler_scheme {
   const char* name;           /**< scheme name, e.g. "branches" (no '"', '&', '<' or newline) */
   uint32_t site_count;        /**< lines of the matching `<sites>` section */
@@ -85,14 +91,45 @@ SAMPLER_API void sampler_unregister_unit(struct sampler_unit* unit);
 
 /** The calling thread's countdown to its next sample: each site decrements it and calls a sampler_take_*()
  *  function when the result is <= 0; that call draws the next geometric countdown. Initial-exec TLS, so the
- *  fast path is a single thread-pointer-relative access and no call. A new thread starts at 0, so its first
- *  site enters the runtime, which seeds the thread's generator (lazy seeding, docs/instrumenting.md section 2). */
+ *  fast path is a single thread-pointer-relative access and no call. A new thread starts at 1, so its first
+ *  site enters the runtime, which seeds the thread's generator (lazy seeding, docs/instrumenting.md section 2). The runtime never
+ *  leaves it below 1 (since ABI version 2; version 1 started threads at 0): a site may test the result for == 0,
+ *  which the decrement's own flags answer. */
 extern __thread int64_t sampler_countdown __attribute__((tls_model("initial-exec")));
+
+/** The countdowns a thread's bank holds. */
+#define SAMPLER_BANK_SIZE 16
+
+/** The calling thread's next countdowns, drawn ahead by the runtime (since ABI version 2), so that code counting
+ *  its own samples draws without a call: where the countdown reached zero, if `banked` is not 0 the opportunity is
+ *  sampled, `banked` drops by one and countdowns[banked] (the new `banked`) is the next countdown; if it is 0, call
+ *  sampler_take_opportunity(), which refills the bank. The runtime keeps `banked` at 0 while a thread must go
+ *  through it (a new thread, sampling off, sparsity 1). The countdowns are those of the configuration in force
+ *  when they were drawn: the runtime configures sampling once, at start-up, before any countdown is drawn. */
+struct sampler_countdown_bank {
+  int64_t banked;                            /**< entries of `countdowns` left, the first ones */
+  int64_t countdowns[SAMPLER_BANK_SIZE];     /**< used from the last of them down */
+};
+extern __thread struct sampler_countdown_bank sampler_bank __attribute__((tls_model("initial-exec")));
 
 /* ----- The slow path: called only when a site's countdown reached zero. -------------------------------------
  * Each first decides whether this opportunity is sampled (always, once the thread is seeded; the first call of a
  * new thread draws its first countdown), then records the observation, then the timestamps of the site if the
  * scheme has them. Out-of-range sites or columns are ignored. */
+
+
+/** The decision alone, for code that counts its own samples: the countdown reached zero (the caller stored it),
+ *  and this returns 1 if the opportunity is sampled, 0 if not (a new thread's first opportunity whose first
+ *  countdown lies further on, or sampling off); either way it has set the next countdown. The caller then adds one
+ *  to column `column` of site `site`, values[site * columns + column], with a relaxed atomic load and store (not a
+ *  read-modify-write: see docs/instrumenting.md, section 4); schemes with timestamps call sampler_take_*() instead.
+ *  Since ABI version 2. */
+SAMPLER_API int sampler_take_opportunity(void);
+/* On x86-64 sampler_take_opportunity() also keeps every general register but r11 (and rax, its result): LLVM's
+ * preserve_most convention, which sampler-cc's calls use to keep their values in registers across it. A caller
+ * relying on that must not call it through a lazily bound PLT entry (glibc's lazy resolver does not keep r10):
+ * sampler-cc calls it through the GOT (nonlazybind). Declared here with the ordinary convention, which it also
+ * serves. */
 
 /** Counts one observation in column `column` of `site` (every counter scheme, and generic N-tuples). */
 SAMPLER_API void sampler_take_counter(struct sampler_scheme* scheme, uint32_t site, uint32_t column);
