@@ -140,8 +140,8 @@ class Lowering {
   // the sampling at any sparsity.
   static constexpr unsigned kMinRegionSites = 2;
   // A function with more sites keeps the per-site check: LLVM's code generator (register coalescing, machine
-  // CSE) grows faster than linearly with a function's size, and the clones double it (a generated function of
-  // 3,000 sites took 7.8 s to compile amortized, 3.9 s per site, 0.6 s plain). gzip's largest has 2,124.
+  // CSE) grows faster than linearly with a function's size, and the clones double it (the compile times that set
+  // this bound: docs/performance.md, "Instrumentor"); real programs' largest functions stay under it.
   static constexpr size_t kMaxAmortizedSites = 4096;
 
   static bool is_marker(const CallBase& call) {
@@ -797,7 +797,7 @@ class Lowering {
   // code generator's time and the code's size go with the instructions, and pairs are most of them). The
   // constants the group ends with (the AST half puts the function's constants last) go to read-only data
   // instead, shared by the groups that end alike, and the call is sampler_take_compares_constants(): most
-  // operands are constants (bzip2's library: 86 %), and each was a store of its own.
+  // operands are constants (docs/performance.md has the share), and each was a store of its own.
   // Counting in line (ABI version 2), the call is of the unit's own group function instead (unit_take_group()),
   // with the countdown the check read (`countdown`); it returns the next one, stored where the check reads it.
   bool take_compares(size_t begin, size_t end, Instruction* at, Value* countdown, AllocaInst* local) {

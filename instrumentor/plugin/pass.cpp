@@ -493,14 +493,14 @@ struct CollectSitesPass : PassInfoMixin<CollectSitesPass> {
 
 // The lowering, then (when optimising) a short clean-up of what it made, and only of that: mem2reg gives the
 // local countdown a register, and instcombine, simplifycfg and GVN merge the fast paths' adjacent countdown
-// updates and forward the thread's countdown from one region to the next (gzip -9 executes 15% fewer
-// instructions with them, sampling off). The twins without sites (lower.cpp) are the program's code without the
+// updates and forward the thread's countdown from one region to the next (fewer instructions executed, sampling
+// off: docs/performance.md). The twins without sites (lower.cpp) are the program's code without the
 // markers, which kept the optimiser from speculating branches into selects and the vectorizer out of their
 // loops: simplifycfg first with the hoisting and sinking of common code that the optimiser's last stage does
 // (the markers in both arms of an `if` kept it from merging what the arms share and making the rest a select:
-// bc's decimal carry branched on the data, and bc ran 1.35x plain's time with sampling off), instcombine, and
-// where clang vectorizes loops (-O2 and above) the loop vectorizer (gzip's fill_window: 2.2M instructions
-// instead of 51M, as built by plain clang), then instcombine and simplifycfg on what it made.
+// bc's decimal carry branched on the data, slowing bc with sampling off), instcombine, and where clang vectorizes
+// loops (-O2 and above) the loop vectorizer (gzip's fill_window runs vectorized, as plain clang builds it), then
+// instcombine and simplifycfg on what it made.
 struct LowerSitesPass : PassInfoMixin<LowerSitesPass> {
   bool optimising;
   PreservedAnalyses run(Module& module, ModuleAnalysisManager& analyses) {
