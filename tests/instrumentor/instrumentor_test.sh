@@ -2,7 +2,8 @@
 # End-to-end tests of sampler-cc and sampler-c++: programs compiled by the drivers, with no hand
 # macros, run at SAMPLER_SPARSITY=1 (every site samples every time, so every counter is exact), read back with
 # the existing tools. Usage: instrumentor_test.sh CASE
-# (No `cmd | grep -q`: with pipefail, grep leaving early can fail the pipeline by SIGPIPE.)
+# (A pipe never ends in a quiet grep here: with pipefail, grep leaving at its first match can fail the pipeline
+# by SIGPIPE.)
 # Environment: DRIVERS (the build tree's instrumentor/), TOOLS, SCRATCH, SOURCE_DIR, SYMBOLIZER, and for the
 # installed case PREFIX.
 set -uo pipefail
