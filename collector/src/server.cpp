@@ -167,15 +167,16 @@ class MhdServer : public Server {
     return info != nullptr && info->socket_context == &reserve_tag;
   }
 
-  void receiving(MHD_Connection* connection, bool is_receiving, bool reserve) {
+  void start_receiving(MHD_Connection* connection, bool reserve) {
     std::lock_guard<std::mutex> lock(receiving_mutex_);
-    if (!is_receiving) {
-      receiving_.erase(connection);
-      return;
-    }
     const MHD_ConnectionInfo* info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
     double allowed = reserve ? kHealthReserveDeadline : collector_.limits().request_seconds;
     if (info != nullptr) receiving_[connection] = {info->connect_fd, monotonic_seconds() + allowed};
+  }
+
+  void stop_receiving(MHD_Connection* connection) {
+    std::lock_guard<std::mutex> lock(receiving_mutex_);
+    receiving_.erase(connection);
   }
 
   // A connection starts receiving when it opens and again after each answer (keep-alive); it stops once its
@@ -196,7 +197,11 @@ class MhdServer : public Server {
         --self->open_connections_;
       }
     }
-    self->receiving(connection, started, reserve);
+    if (started) {
+      self->start_receiving(connection, reserve);
+    } else {
+      self->stop_receiving(connection);
+    }
   }
 
   // Every half second: a connection whose request has not arrived by its deadline is shut down (its socket reads
@@ -258,7 +263,7 @@ class MhdServer : public Server {
       *upload_data_size = 0;
       return MHD_YES;
     }
-    self->receiving(connection, false, false);  // the whole request is here: answering is the idle timeout's
+    self->stop_receiving(connection);  // the whole request is here: answering is the idle timeout's
     const bool reserve = in_reserve(connection);
     if (reserve && !(std::string_view(method) == "GET" && std::string_view(url) == "/health")) {
       return self->answer(connection, self->collector_.failure(503, "busy", "every connection is taken: try again"), true);
@@ -304,7 +309,7 @@ class MhdServer : public Server {
     *context = nullptr;
     // Kept alive: the next request's time starts now.
     if (code == MHD_REQUEST_TERMINATED_COMPLETED_OK) {
-      static_cast<MhdServer*>(self_pointer)->receiving(connection, true, in_reserve(connection));
+      static_cast<MhdServer*>(self_pointer)->start_receiving(connection, in_reserve(connection));
     }
   }
 
