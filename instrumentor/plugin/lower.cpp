@@ -655,6 +655,34 @@ class Lowering {
           d.CreateStore(passed, local_countdown_);
         }
     erase_markers(clones);
+    forget_variables(blocks);
+  }
+
+  // The slow side's variable locations: one kill per variable where it starts, instead of every location it
+  // had. The slow side runs only near a sample, and its locations were the code generator's costliest debug
+  // work (LiveDebugValues and assignment tracking over twice the region's blocks: docs/decisions.md, "Compile
+  // time: the slow sides"); a debugger stopped there shows its variables as optimised out. Line locations stay:
+  // crash stacks and the sites' DWARF need them. The twin and the fast side keep every location.
+  void forget_variables(const std::vector<BasicBlock*>& blocks) {
+    DenseSet<DebugVariable> killed;
+    std::vector<DbgVariableRecord*> kills;
+    for (BasicBlock* block : blocks)
+      for (Instruction& inst : *block)
+        for (DbgVariableRecord& r : make_early_inc_range(filterDbgVars(inst.getDbgRecordRange()))) {
+          if (r.isDbgDeclare()) continue;  // the variable's home for the whole function
+          if (killed.insert(DebugVariable(&r)).second) {
+            DIExpression* expression = DIExpression::get(context_, {});
+            if (auto fragment = r.getExpression()->getFragmentInfo())
+              expression = *DIExpression::createFragmentExpression(expression, fragment->OffsetInBits,
+                                                                   fragment->SizeInBits);
+            Value* location = r.getVariableLocationOp(0);
+            Type* type = location ? location->getType() : Type::getInt64Ty(context_);
+            kills.push_back(DbgVariableRecord::createDbgVariableRecord(PoisonValue::get(type), r.getVariable(),
+                                                                       expression, r.getDebugLoc().get()));
+          }
+          r.eraseFromParent();
+        }
+    for (DbgVariableRecord* kill : kills) blocks[0]->insertDbgRecordBefore(kill, blocks[0]->getFirstInsertionPt());
   }
 
   // Both sides of a region keep the countdown in the function's local (a register after mem2reg); it goes back to
