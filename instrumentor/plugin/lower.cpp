@@ -659,10 +659,10 @@ class Lowering {
   }
 
   // The slow side's variable locations: one kill per variable where it starts, instead of every location it
-  // had. The slow side runs only near a sample, and its locations were the code generator's costliest debug
-  // work (LiveDebugValues and assignment tracking over twice the region's blocks: docs/decisions.md, "Compile
-  // time: the slow sides"); a debugger stopped there shows its variables as optimised out. Line locations stay:
-  // crash stacks and the sites' DWARF need them. The twin and the fast side keep every location.
+  // had. The slow side runs only near a sample, and its locations are code generator work (LiveDebugValues,
+  // assignment tracking: docs/decisions.md, "Compile time: the slow sides"); a debugger stopped there shows its
+  // variables as optimised out. Line locations stay: crash stacks and the sites' DWARF need them. The twin and the
+  // fast side keep every location.
   void forget_variables(const std::vector<BasicBlock*>& blocks) {
     DenseSet<DebugVariable> killed;
     std::vector<DbgVariableRecord*> kills;
