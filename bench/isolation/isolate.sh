@@ -15,8 +15,8 @@
 #      sampler-run --keep, in prefixes of 500, 1000, 2000, 5000, 10000 runs (sampler-analyze index per step's
 #      shard, rank over the shards so far), and at all runs by every metric;
 #   5. prints a table per subject, build and sparsity (Markdown, on stdout): the rank of the first predictor at
-#      the bug (a predictor in the bug's file, in the function of its fixed lines or within 5 lines of them), its
-#      elimination round, the runs after which it stays first, each metric's rank and expense (the share of the
+#      the bug (a predictor in the bug's file, in the function of its fixed lines or within 5 lines of them), the
+#      same rank counting also the places one call away (one_call_away), its elimination round, the runs after which it stays first, each metric's rank and expense (the share of the
 #      ranked predicates above it), the top predictor, and each build's cost (build time, .text size).
 # Progress goes to stderr. Everything is kept under the work directory: run again with the same options and only
 # what is missing is done (runs already stored are not run again).
