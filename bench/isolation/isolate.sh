@@ -16,8 +16,9 @@
 #      shard, rank over the shards so far), and at all runs by every metric;
 #   5. prints a table per subject, build and sparsity (Markdown, on stdout): the rank of the first predictor at
 #      the bug (a predictor in the bug's file, in the function of its fixed lines or within 5 lines of them), the
-#      same rank counting also the places one call away (one_call_away), its elimination round, the runs after which it stays first, each metric's rank and expense (the share of the
-#      ranked predicates above it), the top predictor, and each build's cost (build time, .text size).
+#      same rank counting also the places one call away (one_call_away), its elimination round, the runs after
+#      which it stays first, each metric's rank and expense (the share of the ranked predicates above it), the
+#      top predictor, and each build's cost (build time, .text size).
 # Progress goes to stderr. Everything is kept under the work directory: run again with the same options and only
 # what is missing is done (runs already stored are not run again).
 #
@@ -57,7 +58,7 @@ while [ $# -gt 0 ]; do
   --variants) variants=$2; shift 2 ;;
   --jobs) jobs=$2; shift 2 ;;
   --expect-rank) expect_rank=$2; shift 2 ;;
-  -h | --help) sed -n '2,37p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+  -h | --help) sed -n '2,38p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
   -*) usage "unknown option $1" ;;
   *) break ;;
   esac
