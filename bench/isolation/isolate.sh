@@ -6,17 +6,19 @@
 #   1. fetches the source (apt-get source; nothing is committed), builds it fixed with plain clang-19 (the
 #      reference) and buggy with sampler-cc at its defaults (and, with --variants, other sampler-cc settings);
 #   2. starts sampler-collector on loopback (SQLite) and pushes the buggy builds' symbols with sampler-symbols;
-#   3. writes RUNS inputs with the subject's generator, runs the fixed build on each (the expected stdout and exit
-#      status), then the buggy build on each through sampler-run at every sparsity, which uploads each report;
-#      bench/isolation/judge.sh, run by sampler-run in the program's place, gives the run's outcome by its exit
-#      status: failing if the program crashed or its stdout or status differs from the fixed build's;
+#   3. writes RUNS inputs with the subject's generator, runs the fixed build on each (the expected stdout, exit
+#      status and files left in the run's directory), then the buggy build on each through sampler-run at every
+#      sparsity, which uploads each report; bench/isolation/judge.sh, run by sampler-run in the program's place,
+#      gives the run's outcome by its exit status: failing if the program crashed or its stdout, status or the
+#      files it left differ from the fixed build's;
 #   4. ranks the stored runs with sampler-analyze --database (the user's view), and the same runs, kept by
 #      sampler-run --keep, in prefixes of 500, 1000, 2000, 5000, 10000 runs (sampler-analyze index per step's
 #      shard, rank over the shards so far), and at all runs by every metric;
 #   5. prints a table per subject, build and sparsity (Markdown, on stdout): the rank of the first predictor at
-#      the bug (a predictor in the bug's file, in the function of its fixed lines or within 5 lines of them), its
-#      elimination round, the runs after which it stays first, each metric's rank and expense (the share of the
-#      ranked predicates above it), the top predictor, and each build's cost (build time, .text size).
+#      the bug (a predictor in the bug's file, in the function of its fixed lines or within 5 lines of them), the
+#      same rank counting also the places one call away (one_call_away), its elimination round, the runs after
+#      which it stays first, each metric's rank and expense (the share of the ranked predicates above it), the
+#      top predictor, and each build's cost (build time, .text size).
 # Progress goes to stderr. Everything is kept under the work directory: run again with the same options and only
 # what is missing is done (runs already stored are not run again).
 #
@@ -56,7 +58,7 @@ while [ $# -gt 0 ]; do
   --variants) variants=$2; shift 2 ;;
   --jobs) jobs=$2; shift 2 ;;
   --expect-rank) expect_rank=$2; shift 2 ;;
-  -h | --help) sed -n '2,36p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+  -h | --help) sed -n '2,38p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
   -*) usage "unknown option $1" ;;
   *) break ;;
   esac
@@ -122,10 +124,11 @@ build_tree() {
 }
 
 # prepare_input SEED: the inputs of run SEED (SUBJECT/inputs/SEED/, its arguments in SEED.args) and the fixed
-# build's stdout and exit status on them (SUBJECT/expected/SEED.out, .status), run in a copy of the inputs.
+# build's stdout, exit status and the files it left (SUBJECT/expected/SEED.out, .status, .files: judge.sh
+# --files), run in a copy of the inputs.
 prepare_input() {
   local seed=$1 in=$subject_dir/inputs/$1 scratch status=0
-  [ -f "$subject_dir/expected/$seed.status" ] && return 0
+  [ -f "$subject_dir/expected/$seed.status" ] && [ -f "$subject_dir/expected/$seed.files" ] && return 0
   rm -rf "$in" && mkdir -p "$in"
   subject_input "$seed" "$in" >"$in.args"
   scratch=$(mktemp -d "$subject_dir/scratch.XXXXXX")
@@ -135,6 +138,7 @@ prepare_input() {
   # Under its name, as judge.sh runs the buggy one: a program may print its argv[0].
   (cd "$scratch" && ulimit -c 0 && { (exec -a "${fixed_program##*/}" "$fixed_program" "${args[@]}") <"$(input_of "$scratch")" \
     >"$subject_dir/expected/$seed.out" 2>/dev/null; } 2>/dev/null) || status=$?
+  (cd "$scratch" && "$here/judge.sh" --files) >"$subject_dir/expected/$seed.files"
   rm -rf "$scratch"
   echo "$status" >"$subject_dir/expected/$seed.status"
 }
@@ -173,11 +177,12 @@ run_one() {
 # ./hash-table.cc, ../../bc/bc.y) is SUBJECT_BUG_FILE (a path in the source tree, in awk's variable file): one of
 # them ends with the other, after F's leading ./ and ../ are dropped.
 same_file='
-  function same_file(f) {
+  function same_path(f, ref) {
     sub(/^(\.\.?\/)+/, "", f)
-    return f == file || (index(file, "/" f) > 0 && index(file, "/" f) == length(file) - length(f)) ||
-           (index(f, "/" file) > 0 && index(f, "/" file) == length(f) - length(file))
-  }'
+    return f == ref || (index(ref, "/" f) > 0 && index(ref, "/" f) == length(ref) - length(f)) ||
+           (index(f, "/" ref) > 0 && index(f, "/" ref) == length(f) - length(ref))
+  }
+  function same_file(f) { return same_path(f, file) }'
 
 # bug_function PROGRAM: the function that holds the bug's fixed lines, from the site information: the function of
 # the last site in SUBJECT_BUG_FILE at or before the fixed lines' end (SUBJECT_BUG_FUNCTION overrides it).
@@ -190,19 +195,48 @@ bug_function() {
       END { print fn }'
 }
 
-# bug_rank TSV: "RANK ROUND ROWS ROUNDS AT_BUG" of the first predictor at the bug in a sampler-analyze table ("- -"
-# when none is), ROWS the predicates ranked, ROUNDS the elimination rounds, AT_BUG the rounds that chose a predictor
-# at the bug.
+# one_call_away PROGRAM TREE: sets callees and calls, the places one call away from the bug (docs/isolation.md,
+# "One call away"): callees, the functions with sites (other than the bug's) that the fixed lines call (a name
+# followed by '(' on those lines of the buggy tree); calls, FILE:LINE of every call of the bug's function (a line
+# of the tree's C, C++ or yacc sources, outside hidden directories such as quilt's .pc, that names it followed by
+# '(' and begins with blank space: a definition or a declaration begins at the margin).
+one_call_away() {
+  local program=$1 tree=$2 first=${SUBJECT_BUG_LINES%-*} last=${SUBJECT_BUG_LINES#*-} names functions
+  names=$(sed -n "${first},${last}p" "$tree/$SUBJECT_BUG_FILE" |
+    grep -oE '[A-Za-z_][A-Za-z0-9_]*[[:space:]]*\(' | sed -E 's/[[:space:]]*\($//' | sort -u) || true
+  functions=$("$tools/extract-section" .debug_site_info "$program" 2>/dev/null |
+    awk -F'\t' 'NF >= 3 && $2 ~ /^[0-9]+$/ { print $3 }' | sort -u)
+  callees=$(comm -12 <(echo "$names") <(echo "$functions") | grep -vxF "$bug_fn" | tr '\n' ' ') || true
+  calls=$(cd "$tree" && grep -rnE --include='*.c' --include='*.cc' --include='*.cpp' --include='*.y' --exclude-dir='.*' \
+    "^[[:space:]]+.*\<${bug_fn}[[:space:]]*\(" -- * | awk -F: '{ printf "%s:%s ", $1, $2 }') || true
+}
+
+# bug_rank TSV: "RANK ROUND ROWS ROUNDS AT_BUG NEAR" of the first predictor at the bug in a sampler-analyze table
+# ("- -" when none is), ROWS the predicates ranked, ROUNDS the elimination rounds, AT_BUG the rounds that chose a
+# predictor at the bug, NEAR the rank of the first predictor at the bug or one call away (one_call_away).
 bug_rank() {
   local first=${SUBJECT_BUG_LINES%-*} last=${SUBJECT_BUG_LINES#*-}
-  awk -F'\t' -v file="$SUBJECT_BUG_FILE" -v fn="$bug_fn" -v first="$first" -v last="$last" "$same_file"'
+  awk -F'\t' -v file="$SUBJECT_BUG_FILE" -v fn="$bug_fn" -v first="$first" -v last="$last" -v callees=" $callees " \
+    -v calls="$calls" "$same_file"'
+    BEGIN { ncalls = split(calls, call, " ") }
+    function near_call(f, line,   i, at) {
+      for (i = 1; i <= ncalls; i++) {
+        at = call[i]; sub(/:[0-9]+$/, "", at)
+        if (same_path(f, at) && line >= substr(call[i], length(at) + 2) - 5 && line <= substr(call[i], length(at) + 2) + 5)
+          return 1
+      }
+      return 0
+    }
     NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
     { rows++; if ($col["round"] != "-" && $col["round"] > rounds) rounds = $col["round"] }
     same_file($col["file"]) && ($col["function"] == fn || ($col["line"] >= first - 5 && $col["line"] <= last + 5)) {
       if (!found) { found = 1; rank = $col["rank"]; round = $col["round"] }
       if ($col["round"] != "-") at_bug++
+      if (!near) near = $col["rank"]
+      next
     }
-    END { print (found ? rank : "-"), (found ? round : "-"), rows + 0, rounds + 0, at_bug + 0 }' "$1"
+    !near && (index(callees, " " $col["function"] " ") || near_call($col["file"], $col["line"])) { near = $col["rank"] }
+    END { print (found ? rank : "-"), (found ? round : "-"), rows + 0, rounds + 0, at_bug + 0, (near ? near : "-") }' "$1"
 }
 
 # top_predictor TSV: the first row's place and predicate, for the table.
@@ -250,13 +284,13 @@ analyse() {
   for metric in $metrics; do
     "$tools/sampler-analyze" rank --labels "$out/labels.tsv" --metric "$metric" --format tsv "${shards[@]}" \
       >"$out/metric-$metric.tsv" 2>"$out/rank.log"
-    read -r rank round rows rounds at_bug < <(bug_rank "$out/metric-$metric.tsv")
+    read -r rank round rows rounds at_bug _ < <(bug_rank "$out/metric-$metric.tsv")
     cells+=" $rank ($(expense "$rank" "$rows")) |"
   done
-  read -r rank round rows rounds at_bug < <(bug_rank "$out/database.tsv")
+  read -r rank round rows rounds at_bug near < <(bug_rank "$out/database.tsv")
   at_all=$rank
-  printf '| %s | %s | 1/%s | %s | %s | %s | %s / %s (%s) | %s | %s | %s |%s %s |\n' "$name" "$variant" \
-    "$sparsity" "$n" "$failing" "$rank" "$round" "$rounds" "$at_bug" "$stays" "${ranks% }" "$rows" "$cells" \
+  printf '| %s | %s | 1/%s | %s | %s | %s | %s | %s / %s (%s) | %s | %s | %s |%s %s |\n' "$name" "$variant" \
+    "$sparsity" "$n" "$failing" "$rank" "$near" "$round" "$rounds" "$at_bug" "$stays" "${ranks% }" "$rows" "$cells" \
     "$(top_predictor "$out/database.tsv" | tr '|' '/')" >>"$subject_dir/table.md"
   local e bound=
   for e in $expect_rank; do
@@ -314,7 +348,7 @@ isolate() {
 
   note "$name: $runs inputs and the fixed build's output on each"
   # Each job a bash of its own: the subject script is sourced there again (its functions may use one another).
-  export subject_dir fixed_program name
+  export subject_dir fixed_program name here
   export -f prepare_input input_of
   seq 1 "$runs" | xargs -P "$jobs" -n 16 bash -c '. "$ISOLATION_DIR/subjects/$name.sh" &&
     for s; do prepare_input "$s" || exit 255; done' _ ||
@@ -351,6 +385,7 @@ isolate() {
   for variant in $variants; do
     program=$(cat "$subject_dir/buggy-$variant.program")
     bug_fn=$(bug_function "$program")
+    one_call_away "$program" "$subject_dir/buggy-$variant"
     for sparsity in $sparsities; do
       version=$variant-s$sparsity
       run_dir=$subject_dir/runs/$version
@@ -383,13 +418,14 @@ for subject in "${subjects[@]}"; do
 done
 
 echo "rank: of the first predictor at the bug (in the fixed lines' function or within 5 lines of them; '-': none),"
-echo "over the runs the collector stored; round / rounds (at the bug): its elimination round, the rounds, and how many"
+echo "over the runs the collector stored; one call away: the same, counting also the functions the fixed lines call and"
+echo "the lines around each call of the bug's function; round / rounds (at the bug): its elimination round, the rounds, and how many"
 echo "of them chose a predictor at the bug; stays 1st: the runs after which it is first at every later step; ranked:"
 echo "the predicates that passed the 95% test; each metric: rank (expense: the share of the ranked predicates above it)."
 echo
-echo "| subject | build | sparsity | runs | failing | rank | round / rounds | stays 1st | rank by runs | ranked |" \
-  "importance | increase | ochiai | tarantula | dstar | top predictor |"
-echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+echo "| subject | build | sparsity | runs | failing | rank | one call away | round / rounds | stays 1st | rank by runs |" \
+  "ranked | importance | increase | ochiai | tarantula | dstar | top predictor |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 for dir in "${tables[@]}"; do [ -f "$dir/table.md" ] && cat "$dir/table.md"; done
 echo
 for dir in "${tables[@]}"; do [ -f "$dir/cost.txt" ] && cat "$dir/cost.txt"; done
