@@ -1,8 +1,9 @@
 // The one table of schemes: every fact about a scheme that more than one part needs, in one row per scheme.
 // The driver (its `all`, its default and its --help), the plugin (which schemes it instruments, in which order, with
 // how many counters), sections/ (known_schemes(): static fields and counters, docs/formats.md section 2) and
-// analysis/ (predicate kinds and words) all read it; tests/sections/scheme_table_test.cpp holds the runtime's
-// sampler/unit.h, docs/formats.md, docs/instrumenting.md, sampler-cc(1) and the driver's --help to it.
+// analysis/ (predicate kinds and words) all read it. tests/sections/scheme_table_test.cpp holds the runtime's
+// sampler/unit.h and docs/formats.md to it, tests/instrumentor/driver_test.cpp the driver's --help,
+// docs/instrumenting.md and sampler-cc(1).
 // Header-only, without dependencies, so that the plugin and the driver include it without linking sections/.
 //
 // Adding a scheme: one row here, one finder of its sites in the plugin, one slow path (docs/architecture.md,
@@ -37,8 +38,8 @@ enum class PredicateKind : uint8_t {
 //   labels        its counters' names, '|'-separated
 //   predicate     a predicate in words: %0, %3 the site's own fields, %F its function, %L the counter's label,
 //                 %R the relation (kSixRelations); a predicate with %L or %R exists only where the label does.
-//                 Empty: none (docs/analysis.md then names it "SCHEME column N").
-// NOLINTBEGIN(cppcoreguidelines-macro-usage): an X-macro, so that enum, array and bitset come from one list.
+//                 Empty: none (a predicate without words is named "SCHEME column N").
+// An X-macro, as compiler-rt's InstrProfData.inc, so that the enum, the array and the bitset come from one list.
 #define SAMPLER_SCHEME_TABLE(ROW)                                                                                    \
   ROW(kFunctionEntries, "function-entries", 0, 1, kPerCounter, true, true, 4, "reached", "%F() reached")           \
   ROW(kBranches, "branches", 1, 2, kPerCounter, true, true, 1, "false|true", "(%0) is %L")                          \
@@ -53,7 +54,6 @@ enum class PredicateKind : uint8_t {
   ROW(kAtoms, "atoms", 2, 2, kPerCounter, true, false, 0, "accessed by the same thread|accessed by another thread", \
       "%0 %L")                                                                                                       \
   ROW(kData, "data", 0, 1, kPerCounter, false, false, 0, "reached", "reached")
-// NOLINTEND(cppcoreguidelines-macro-usage)
 
 /// One row of the table.
 struct SchemeRow {
