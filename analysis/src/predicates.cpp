@@ -2,18 +2,16 @@
 #include "analysis/predicates.h"
 
 #include <array>
+#include <optional>
+
+#include "sections/scheme_table.h"
 
 namespace sampler::analysis {
 
 namespace {
 
-// Counter labels of the schemes docs/formats.md section 2 names (the same words scripts/demo.sh used to print).
+// The predicates of a kSixRelations scheme, in their order (predicates.h).
 constexpr std::array<std::string_view, 6> kRelations = {"<", "<=", ">", ">=", "==", "!="};
-constexpr std::array<std::string_view, 9> kFloatKinds = {"-inf",   "negative normal",   "negative subnormal",
-                                                         "-0",     "NaN",               "+0",
-                                                         "positive subnormal", "positive normal", "+inf"};
-constexpr std::array<std::string_view, 2> kAtoms = {"accessed by the same thread", "accessed by another thread"};
-constexpr std::array<std::string_view, 4> kUnref = {"refcount 0", "refcount 1", "refcount > 1", "not a GObject"};
 
 std::vector<std::string_view> split(std::string_view text, std::string_view separator) {
   std::vector<std::string_view> parts;
@@ -28,12 +26,40 @@ std::vector<std::string_view> split(std::string_view text, std::string_view sepa
   }
 }
 
+// The table's words for predicate `index` of `site` (sections/scheme_table.h), or nothing where it has none.
+std::optional<std::string> table_text(const Site& site, uint32_t index) {
+  SchemeId id{};
+  if (!find_scheme_id(site.scheme, id) || scheme_row(id).predicate.empty()) return std::nullopt;
+  const SchemeRow& row = scheme_row(id);
+  std::string_view label = scheme_label(row.labels, index);
+  std::string_view relation = index < kRelations.size() ? kRelations[index] : std::string_view();
+  auto field = [&](size_t i) -> std::string { return i < site.fields.size() ? site.fields[i] : std::string("?"); };
+  std::string text;
+  for (size_t i = 0; i < row.predicate.size(); ++i) {
+    char c = row.predicate[i];
+    if (c != '%' || i + 1 == row.predicate.size()) {
+      text += c;
+      continue;
+    }
+    char what = row.predicate[++i];
+    if (what >= '0' && what <= '9') {
+      text += field(static_cast<size_t>(what - '0'));
+    } else if (what == 'F') {
+      text += site.function;
+    } else if (what == 'L' || what == 'R') {
+      std::string_view word = what == 'L' ? label : relation;
+      if (word.empty()) return std::nullopt;
+      text += word;
+    }
+  }
+  return text;
+}
+
 }  // namespace
 
 SchemeKind scheme_kind(std::string_view scheme) {
-  if (scheme == "bounds") return SchemeKind::kBounds;
-  if (scheme == "returns" || scheme == "scalar-pairs") return SchemeKind::kSixRelations;
-  return SchemeKind::kPerCounter;
+  SchemeId id{};
+  return find_scheme_id(scheme, id) ? scheme_row(id).predicates : SchemeKind::kPerCounter;
 }
 
 void parse_site_fields(std::string_view line, Site& site) {
@@ -49,20 +75,7 @@ void parse_site_fields(std::string_view line, Site& site) {
 }
 
 std::string predicate_text(const Site& site, uint32_t index) {
-  auto field = [&](size_t i) -> std::string { return i < site.fields.size() ? site.fields[i] : std::string("?"); };
-  const std::string& scheme = site.scheme;
-  if (scheme == "branches") return "(" + field(0) + ") is " + (index == 0 ? "false" : "true");
-  if (scheme == "returns" && index < kRelations.size()) {
-    return field(0) + "() " + std::string(kRelations[index]) + " 0";
-  }
-  if (scheme == "scalar-pairs" && index < kRelations.size()) {
-    return field(0) + " " + std::string(kRelations[index]) + " " + field(3);
-  }
-  if (scheme == "float-kinds" && index < kFloatKinds.size()) return field(0) + " is " + std::string(kFloatKinds[index]);
-  if (scheme == "function-entries") return site.function + "() reached";
-  if (scheme == "coverage" || scheme == "data") return "reached";
-  if (scheme == "atoms" && index < kAtoms.size()) return field(0) + " " + std::string(kAtoms[index]);
-  if (scheme == "g-object-unref" && index < kUnref.size()) return field(0) + " " + std::string(kUnref[index]);
+  if (std::optional<std::string> text = table_text(site, index)) return *std::move(text);
   // A program's own scheme may name its columns in a field "NAME: label, label, ...".
   for (const std::string& text : site.fields) {
     std::vector<std::string_view> name_labels = split(text, ": ");
@@ -72,7 +85,7 @@ std::string predicate_text(const Site& site, uint32_t index) {
       return std::string(name_labels[0]) + " " + std::string(labels[index]);
     }
   }
-  return scheme + " column " + std::to_string(index);
+  return site.scheme + " column " + std::to_string(index);
 }
 
 }  // namespace sampler::analysis

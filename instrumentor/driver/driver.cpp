@@ -1,6 +1,9 @@
 // sampler-cc / sampler-c++: classification of the command line and the plan (see driver.h).
 #include "driver.h"
 
+#include "../plugin/arguments.h"
+#include "sections/scheme_table.h"
+
 #include <algorithm>
 #include <array>
 #include <string_view>
@@ -10,6 +13,12 @@ namespace {
 
 using std::string;
 using std::string_view;
+// The checks the plugin runs on the arguments the drivers give it (plugin/arguments.h).
+using sampler::plugin::check_value;
+using sampler::plugin::kCountdownValues;
+using sampler::plugin::kTimestampsValues;
+using sampler::plugin::parse_max_pairs;
+using sampler::plugin::unknown_scheme;
 
 // Options whose argument is the next word (clang's Separate and JoinedOrSeparate options that take a file, a
 // name or a value): the word after them is never an input.
@@ -79,28 +88,38 @@ constexpr std::array<PatternOption, 4> kPatternOptions = {{
     {"exclude-file", "SAMPLER_CC_EXCLUDE_FILE", &Settings::files, &sampler::plugin::Choice::exclude},
 }};
 
-std::vector<string> split_list(string_view list) {
-  std::vector<string> out;
-  size_t start = 0;
-  while (start <= list.size()) {
-    size_t comma = list.find(',', start);
-    if (comma == string_view::npos) comma = list.size();
-    if (comma > start) out.emplace_back(list.substr(start, comma - start));
-    start = comma + 1;
+// `text` in lines of at most kHelpWidth characters, each after the help's indentation.
+string help_lines(string_view text) {
+  constexpr size_t kHelpWidth = 58;
+  const string indent(30, ' ');
+  string out, line;
+  while (!text.empty()) {
+    size_t space = text.find(' ');
+    string_view word = text.substr(0, space);
+    text = space == string_view::npos ? string_view() : text.substr(space + 1);
+    if (!line.empty() && line.size() + 1 + word.size() > kHelpWidth) {
+      out += indent + line + "\n";
+      line.clear();
+    }
+    line += (line.empty() ? "" : " ") + string(word);
   }
-  return out;
+  return line.empty() ? out : out + indent + line + "\n";
+}
+
+// The help's list of schemes, from sections/scheme_table.h: the default, the others `all` includes, and those it
+// leaves out (atoms: it instruments every access to shared memory, for concurrency bugs only; docs/decisions.md).
+string schemes_help() {
+  string others, left_out;
+  for (const SchemeRow& row : kSchemeTable) {
+    if (!row.instrumented || row.default_place != 0) continue;
+    string& list = row.in_all ? others : left_out;
+    list += (list.empty() ? "" : ", ") + string(row.name);
+  }
+  return help_lines("(default: " + default_scheme_list() + "; also " + others + ", and " + left_out +
+                    ", which 'all' leaves out)");
 }
 
 }  // namespace
-
-// Every scheme the sampler manual names, in the order `all` lists them. `all` leaves out atoms: it instruments every
-// access to shared memory, for concurrency bugs only, and is asked for by name (docs/decisions.md).
-const std::vector<string>& implemented_schemes() {
-  static const std::vector<string> implemented = {"function-entries", "branches",       "returns",
-                                                  "scalar-pairs",     "float-kinds",    "bounds",
-                                                  "g-object-unref",   "coverage",       "atoms"};
-  return implemented;
-}
 
 std::vector<string> split_response_file(const string& text) {
   std::vector<string> words;
@@ -277,10 +296,8 @@ Plan make_plan(const std::vector<string>& args, bool cxx, const Layout& layout,
                    "Compiles and links C" + (cxx ? "++" : "") +
                    " with clang-19, instrumenting every translation unit for sampled bug feedback.\n"
                    "Every option below is the driver's own; all others go to clang unchanged.\n\n"
-                   "  -fsampler-schemes=LIST      schemes to instrument, comma-separated, or 'all'\n"
-                   "                              (default: branches,returns,scalar-pairs,function-entries;\n"
-                   "                              also float-kinds, bounds, g-object-unref, coverage, and\n"
-                   "                              atoms, which 'all' leaves out)\n"
+                   "  -fsampler-schemes=LIST      schemes to instrument, comma-separated, or 'all'\n" +
+                   schemes_help() +
                    "  -fsampler-scheme=NAME       add one scheme (repeatable; the original's spelling): to\n"
                    "                              -fsampler-schemes= if given, else instead of the default\n"
                    "  -fsampler-timestamps=WHEN   none, first, last or both (default none)\n"
@@ -330,37 +347,29 @@ Plan make_plan(const std::vector<string>& args, bool cxx, const Layout& layout,
   // The schemes: validated here, so that a typo is one clear message rather than a failing build later.
   // -fsampler-scheme=NAME adds to -fsampler-schemes= (or SAMPLER_CC_SCHEMES); alone, as in the original, the
   // schemes it names are all there is.
-  std::vector<string> chosen;
-  string wanted = schemes.value_or(added_schemes.empty() ? "branches,returns,scalar-pairs,function-entries" : "");
+  // The names and `all` as sections/scheme_table.h has them, each scheme once, in the order first named.
+  std::vector<SchemeId> chosen;
+  string wanted = schemes.value_or(added_schemes.empty() ? default_scheme_list() : "");
   for (const string& name : added_schemes) wanted += (wanted.empty() ? "" : ",") + name;
-  for (const string& name : split_list(wanted)) {
-    if (name == "all") {
-      for (const string& n : implemented_schemes())
-        if (n != "atoms" && std::find(chosen.begin(), chosen.end(), n) == chosen.end()) chosen.push_back(n);
-      continue;
-    }
-    const auto& known = implemented_schemes();
-    if (std::find(known.begin(), known.end(), name) == known.end())
-      return usage_error("unknown instrumentation scheme '" + name + "' in " +
-                         (std::find(added_schemes.begin(), added_schemes.end(), name) != added_schemes.end()
-                              ? "-fsampler-scheme=" + name
-                              : "-fsampler-schemes=" + schemes.value_or("")));
-    if (std::find(chosen.begin(), chosen.end(), name) == chosen.end()) chosen.push_back(name);
-  }
-  for (size_t i = 0; i < chosen.size(); ++i) s.schemes += (i ? "," : "") + chosen[i];
+  string_view unknown;
+  auto choose = [&chosen](SchemeId id) {
+    if (std::find(chosen.begin(), chosen.end(), id) == chosen.end()) chosen.push_back(id);
+  };
+  if (!walk_scheme_list(wanted, choose, unknown))
+    return usage_error(unknown_scheme(
+        unknown, std::find(added_schemes.begin(), added_schemes.end(), unknown) != added_schemes.end()
+                     ? "-fsampler-scheme=" + string(unknown)
+                     : "-fsampler-schemes=" + schemes.value_or("")));
+  for (SchemeId id : chosen) s.schemes += (s.schemes.empty() ? "" : ",") + string(scheme_row(id).name);
   s.timestamps = timestamps.value_or("none");
-  if (s.timestamps != "none" && s.timestamps != "first" && s.timestamps != "last" && s.timestamps != "both")
-    return usage_error("invalid value '" + s.timestamps + "' for -fsampler-timestamps (none, first, last, both)");
+  if (auto error = check_value("-fsampler-timestamps", s.timestamps, kTimestampsValues))
+    return usage_error(*error);
   s.countdown = countdown.value_or("region");
-  if (s.countdown != "region" && s.countdown != "site")
-    return usage_error("invalid value '" + s.countdown + "' for -fsampler-countdown (region, site)");
-
-  if (max_pairs) {
-    const string& n = *max_pairs;
-    if (n.empty() || n.size() > 9 || n.find_first_not_of("0123456789") != string::npos)
-      return usage_error("invalid value '" + n + "' for -fsampler-max-pairs (a number of sites, 0 to 999999999)");
-    s.max_pairs = static_cast<unsigned>(std::stoul(n));
-  }
+  if (auto error = check_value("-fsampler-countdown", s.countdown, kCountdownValues))
+    return usage_error(*error);
+  if (max_pairs)
+    if (auto error = parse_max_pairs("-fsampler-max-pairs", *max_pairs, s.max_pairs))
+      return usage_error(*error);
 
   // The patterns: the command line's, then each variable's list. An empty pattern matches nothing a function or
   // a file is named: a slip (`-fsampler-exclude-function=$UNSET`), refused rather than silently without effect.

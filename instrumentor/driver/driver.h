@@ -59,9 +59,6 @@ struct Plan {
   Settings settings;
 };
 
-/// The schemes the plugin implements today, in the order their sections are emitted.
-const std::vector<std::string>& implemented_schemes();
-
 /// Builds the plan. `cxx` selects sampler-c++; `getenv` reads the environment (tests pass their own);
 /// `read_file` returns a response file's contents (nullopt if unreadable: clang then reports it).
 Plan make_plan(const std::vector<std::string>& args, bool cxx, const Layout& layout,

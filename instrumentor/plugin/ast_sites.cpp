@@ -28,8 +28,9 @@
 #include <map>
 #include <memory>
 #include <set>
-#include <sstream>
 
+#include "arguments.h"
+#include "sampler/abi.h"
 #include "state.h"
 
 namespace sampler::plugin {
@@ -37,12 +38,6 @@ namespace sampler::plugin {
 UnitState& unit_state() {
   static UnitState state;
   return state;
-}
-
-bool UnitState::enabled(const std::string& scheme) const {
-  for (const std::string& s : schemes)
-    if (s == scheme) return true;
-  return false;
 }
 
 std::string one_line(const std::string& text) {
@@ -295,10 +290,10 @@ class BodyVisitor : public RecursiveASTVisitor<BodyVisitor> {
               FunctionDecl*& value_marker, FunctionDecl*& atom_marker)
       : context_(context), state_(state), marker_(marker), pairs_marker_(pairs_marker),
         value_marker_(value_marker), atom_marker_(atom_marker) {
-    pairs_ = state.enabled("scalar-pairs");
-    bounds_ = state.enabled("bounds");
-    float_kinds_ = state.enabled("float-kinds");
-    atoms_ = state.enabled("atoms");
+    pairs_ = state.enabled(SchemeId::kScalarPairs);
+    bounds_ = state.enabled(SchemeId::kBounds);
+    float_kinds_ = state.enabled(SchemeId::kFloatKinds);
+    atoms_ = state.enabled(SchemeId::kAtoms);
   }
 
   bool TraverseLambdaExpr(LambdaExpr* lambda) {
@@ -347,8 +342,8 @@ class BodyVisitor : public RecursiveASTVisitor<BodyVisitor> {
     if (const FunctionDecl* f = call->getDirectCallee();
         f && (f == marker_ || f == pairs_marker_ || f == value_marker_ || f == atom_marker_))
       return true;
-    if (state_.enabled("g-object-unref")) unref(call);
-    if (!state_.enabled("returns")) return true;
+    if (state_.enabled(SchemeId::kGObjectUnref)) unref(call);
+    if (!state_.enabled(SchemeId::kReturns)) return true;
     QualType type = call->getCallReturnType(context_).getCanonicalType();
     if (type.isNull() || !(type->isIntegralOrEnumerationType() || type->isAnyPointerType())) return true;
     if (type->isIntegralOrEnumerationType() && context_.getTypeSize(type) > 64) return true;
@@ -484,7 +479,7 @@ class BodyVisitor : public RecursiveASTVisitor<BodyVisitor> {
   // A condition of `parent` is a site unless it is itself && or || (then its operands are the sites), or a
   // constant (clang folds those and generates no branch), or of a type that is not a scalar we can test.
   bool condition(Stmt* parent, Expr* cond) {
-    if (!cond || !state_.enabled("branches") || is_short_circuit(cond)) return true;
+    if (!cond || !state_.enabled(SchemeId::kBranches) || is_short_circuit(cond)) return true;
     if (context_.getSourceManager().isInSystemHeader(cond->getExprLoc())) return true;
     if (const auto* call = dyn_cast<CallExpr>(cond); call && marker_ && call->getDirectCallee() == marker_)
       return true;  // wrapped already
@@ -603,7 +598,7 @@ class BodyVisitor : public RecursiveASTVisitor<BodyVisitor> {
     for (const auto& [known, index] : pending_atoms_)
       if (known == slot->second) return;  // one access, one site (an lvalue both read and written: the write)
     unsigned index = static_cast<unsigned>(state_.values.size());
-    state_.values.push_back({"atoms", {field_text(lvalue), access}, false, 0});
+    state_.values.push_back({SchemeId::kAtoms, {field_text(lvalue), access}, false, 0});
     pending_atoms_.push_back({slot->second, index});
   }
 
@@ -707,14 +702,13 @@ class BodyVisitor : public RecursiveASTVisitor<BodyVisitor> {
 
   // The SAMPLER_BOUND_* value of an integer or pointer type (abi.h), 0 for one wider than 64 bits.
   unsigned char bound_type(QualType canonical) const {
-    if (canonical->isPointerType()) return 9;
-    uint64_t bits = context_.getTypeSize(canonical);
-    unsigned char base = canonical->isSignedIntegerOrEnumerationType() ? 0 : 4;
-    switch (bits) {
-      case 8: return base + 1;
-      case 16: return base + 2;
-      case 32: return base + 3;
-      case 64: return base + 4;
+    if (canonical->isPointerType()) return SAMPLER_BOUND_POINTER;
+    bool is_signed = canonical->isSignedIntegerOrEnumerationType();
+    switch (context_.getTypeSize(canonical)) {
+      case 8: return is_signed ? SAMPLER_BOUND_I8 : SAMPLER_BOUND_U8;
+      case 16: return is_signed ? SAMPLER_BOUND_I16 : SAMPLER_BOUND_U16;
+      case 32: return is_signed ? SAMPLER_BOUND_I32 : SAMPLER_BOUND_U32;
+      case 64: return is_signed ? SAMPLER_BOUND_I64 : SAMPLER_BOUND_U64;
       default: return 0;
     }
   }
@@ -740,11 +734,12 @@ class BodyVisitor : public RecursiveASTVisitor<BodyVisitor> {
     bool is_signed = canonical->isSignedIntegerOrEnumerationType();
     if (floating && float_kinds_) {
       pending.values.push_back(static_cast<unsigned>(state_.values.size()));
-      state_.values.push_back({"float-kinds", {field_text_of(text), scope, form}, false, 0});
+      state_.values.push_back({SchemeId::kFloatKinds, {field_text_of(text), scope, form}, false, 0});
     }
     if (integral && bounds_ && bound_type(canonical) != 0) {
       pending.values.push_back(static_cast<unsigned>(state_.values.size()));
-      state_.values.push_back({"bounds", {field_text_of(text), scope, form}, is_signed, bound_type(canonical)});
+      state_.values.push_back(
+          {SchemeId::kBounds, {field_text_of(text), scope, form}, is_signed, bound_type(canonical)});
     }
     // scalar-pairs: assignments to a named variable directly, and the others only when asked for (the
     // original's assign-into-field, assign-into-index, assign-across-pointer).
@@ -1215,6 +1210,14 @@ class SitesConsumer : public ASTConsumer {
 };
 
 class SitesAction : public PluginASTAction {
+  // sampler-cc's default schemes (sections/scheme_table.h), for a plugin loaded without -fplugin-arg-sampler-schemes=.
+  static SchemeSet default_schemes() {
+    SchemeSet set;
+    std::string_view unknown;
+    walk_scheme_list(default_scheme_list(), [&](SchemeId id) { set.add(id); }, unknown);
+    return set;
+  }
+
  protected:
   std::unique_ptr<ASTConsumer> CreateASTConsumer(CompilerInstance& compiler, StringRef) override {
     UnitState& state = unit_state();
@@ -1238,20 +1241,32 @@ class SitesAction : public PluginASTAction {
     return std::make_unique<SitesConsumer>(compiler);
   }
 
+  // The drivers' arguments (arguments.h): a value the drivers would refuse is refused here too, in their words,
+  // rather than read as a default.
   bool ParseArgs(const CompilerInstance& compiler, const std::vector<std::string>& args) override {
+    DiagnosticsEngine& d = compiler.getDiagnostics();
+    auto refuse = [&](const std::string& message) {
+      d.Report(d.getCustomDiagID(DiagnosticsEngine::Error, "sampler plugin: %0")) << message;
+      return false;
+    };
     for (const std::string& arg : args) {
-      if (arg.rfind("schemes=", 0) == 0) {
-        schemes_.clear();
-        std::stringstream list(arg.substr(8));
-        for (std::string name; std::getline(list, name, ',');)
-          if (!name.empty()) schemes_.push_back(name);
-      } else if (arg.rfind("timestamps=", 0) == 0) {
+      std::string_view value = arg;
+      if (value.substr(0, 8) == "schemes=") {
+        schemes_ = SchemeSet();
+        std::string_view unknown;
+        if (!walk_scheme_list(value.substr(8), [&](SchemeId id) { schemes_.add(id); }, unknown))
+          return refuse(unknown_scheme(unknown, "-fplugin-arg-sampler-" + arg));
+      } else if (value.substr(0, 11) == "timestamps=") {
         timestamps_ = arg.substr(11);
-      } else if (arg.rfind("countdown=", 0) == 0) {
+        if (auto error = check_value("-fplugin-arg-sampler-timestamps", timestamps_, kTimestampsValues))
+          return refuse(*error);
+      } else if (value.substr(0, 10) == "countdown=") {
         countdown_ = arg.substr(10);
-      } else if (arg.rfind("max-pairs=", 0) == 0 && arg.size() > 10 && arg.size() <= 19 &&
-                 arg.find_first_not_of("0123456789", 10) == std::string::npos) {
-        max_pairs_ = static_cast<unsigned>(std::min<unsigned long long>(std::stoull(arg.substr(10)), UINT_MAX));
+        if (auto error = check_value("-fplugin-arg-sampler-countdown", countdown_, kCountdownValues))
+          return refuse(*error);
+      } else if (value.substr(0, 10) == "max-pairs=") {
+        if (auto error = parse_max_pairs("-fplugin-arg-sampler-max-pairs", value.substr(10), max_pairs_))
+          return refuse(*error);
       } else if (arg == "compare-constants") {
         compare_constants_ = true;
       } else if (arg == "assign-into-field") {
@@ -1260,12 +1275,8 @@ class SitesAction : public PluginASTAction {
         assign_into_index_ = true;
       } else if (arg == "assign-across-pointer") {
         assign_across_pointer_ = true;
-      } else if (add_pattern(arg)) {
-        continue;
-      } else {
-        DiagnosticsEngine& d = compiler.getDiagnostics();
-        d.Report(d.getCustomDiagID(DiagnosticsEngine::Error, "sampler plugin: unknown argument '%0'")) << arg;
-        return false;
+      } else if (!add_pattern(arg)) {
+        return refuse("unknown argument '" + arg + "'");
       }
     }
     return true;
@@ -1292,7 +1303,7 @@ class SitesAction : public PluginASTAction {
     return false;
   }
 
-  std::vector<std::string> schemes_ = {"function-entries", "branches", "returns", "scalar-pairs"};
+  SchemeSet schemes_ = default_schemes();
   std::string timestamps_ = "none";
   std::string countdown_ = "region";
   unsigned max_pairs_ = kDefaultMaxPairs;

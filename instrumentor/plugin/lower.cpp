@@ -27,8 +27,10 @@
 #include <unordered_map>
 #include <vector>
 
+#include "abi_ir.h"
 #include "sampler/abi.h"
 #include "scheme_ir.h"
+#include "sections/scheme_table.h"
 #include "site_marker.h"
 
 namespace sampler::plugin {
@@ -66,10 +68,10 @@ class Lowering {
     if (markers_.empty()) return false;
     forget_inaccessible_only();
     if (!points_.empty()) {
-      countdown_ = m_.getGlobalVariable("sampler_countdown");
+      countdown_ = m_.getGlobalVariable(abi::sampler_countdown);
       if (!countdown_)
         countdown_ = new GlobalVariable(m_, Type::getInt64Ty(context_), false, GlobalValue::ExternalLinkage,
-                                        nullptr, "sampler_countdown", nullptr, GlobalValue::InitialExecTLSModel);
+                                        nullptr, abi::sampler_countdown, nullptr, GlobalValue::InitialExecTLSModel);
       copy_functions();
       for (size_t i = 0, end; i < points_.size(); i = end) {  // each function's largest group of pairs
         for (end = i + 1; end < points_.size() && points_[end].before == points_[i].before;) ++end;
@@ -862,7 +864,7 @@ class Lowering {
     Value* count = ConstantInt::get(i32, end - begin);
     Value* value = widen(slow, p.value, is_signed);
     if (variables_end == end && !inline_counters_) {
-      FunctionCallee take = runtime(is_signed ? "sampler_take_compares" : "sampler_take_compares_unsigned",
+      FunctionCallee take = runtime(is_signed ? abi::sampler_take_compares : abi::sampler_take_compares_unsigned,
                                     {i32, i64, ptr});
       slow.CreateCall(take, {p.scheme, first, count, value, variables});
       return true;
@@ -891,8 +893,8 @@ class Lowering {
       slow.CreateStore(call, countdown_address(slow, local));
       return true;
     }
-    FunctionCallee take = runtime(is_signed ? "sampler_take_compares_constants"
-                                            : "sampler_take_compares_constants_unsigned",
+    FunctionCallee take = runtime(is_signed ? abi::sampler_take_compares_constants
+                                            : abi::sampler_take_compares_constants_unsigned,
                                   {i32, i64, ptr, ptr});
     slow.CreateCall(take, {p.scheme, first, count, value, variables, table});
     return true;
@@ -925,21 +927,21 @@ class Lowering {
     Value* site = p.site;
     switch (p.kind) {
       case Point::Entry:
-        slow.CreateCall(runtime("sampler_take_counter", {i32}), {scheme_entry, site, ConstantInt::get(i32, 0)});
+        slow.CreateCall(runtime(abi::sampler_take_counter, {i32}), {scheme_entry, site, ConstantInt::get(i32, 0)});
         break;
       case Point::Branch:
-        slow.CreateCall(runtime("sampler_take_counter", {i32}),
+        slow.CreateCall(runtime(abi::sampler_take_counter, {i32}),
                         {scheme_entry, site, slow.CreateZExt(p.value, i32)});
         break;
       case Point::Return: {
         bool is_signed = p.is_signed && p.value->getType()->isIntegerTy();
-        slow.CreateCall(runtime(is_signed ? "sampler_take_sign" : "sampler_take_sign_unsigned", {i64}),
+        slow.CreateCall(runtime(is_signed ? abi::sampler_take_sign : abi::sampler_take_sign_unsigned, {i64}),
                         {scheme_entry, site, widen(slow, p.value, is_signed)});
         break;
       }
       case Point::Pair: {
         bool is_signed = p.is_signed && !p.value->getType()->isPointerTy();
-        slow.CreateCall(runtime(is_signed ? "sampler_take_compare" : "sampler_take_compare_unsigned", {i64, i64}),
+        slow.CreateCall(runtime(is_signed ? abi::sampler_take_compare : abi::sampler_take_compare_unsigned, {i64, i64}),
                         {scheme_entry, site, widen(slow, p.value, is_signed), widen(slow, p.other, is_signed)});
         break;
       }
@@ -952,16 +954,12 @@ class Lowering {
     if (p.local) reload_local(slow, p.local);
   }
 
-  // The counter schemes' columns (see kSchemes in pass.cpp), to count a sample in line.
+  // The counter schemes' columns (sections/scheme_table.h), to count a sample in line.
   static uint64_t columns_of(Point::Kind kind) {
-    switch (kind) {
-      case Point::Entry:
-        return 1;
-      case Point::Branch:
-        return 2;
-      default:
-        return 3;  // returns, scalar-pairs
-    }
+    SchemeId id = kind == Point::Entry    ? SchemeId::kFunctionEntries  // and coverage: one column too
+                  : kind == Point::Branch ? SchemeId::kBranches
+                                          : SchemeId::kReturns;  // and scalar-pairs: three columns too
+    return static_cast<uint64_t>(scheme_row(id).counters);
   }
 
   // The schemes whose samples sampler-cc counts in line (count_inline()).
@@ -1111,10 +1109,10 @@ class Lowering {
     Function* f = b.GetInsertBlock()->getParent();
     BasicBlock* pop = BasicBlock::Create(context_, "from_bank", f, sampled);
     BasicBlock* call = BasicBlock::Create(context_, "from_runtime", f, sampled);
-    if (!bank_) bank_ = m_.getGlobalVariable("sampler_bank");
+    if (!bank_) bank_ = m_.getGlobalVariable(abi::sampler_bank);
     if (!bank_) {
       auto* type = ArrayType::get(i64, 1 + SAMPLER_BANK_SIZE);  // struct sampler_countdown_bank
-      bank_ = new GlobalVariable(m_, type, false, GlobalValue::ExternalLinkage, nullptr, "sampler_bank", nullptr,
+      bank_ = new GlobalVariable(m_, type, false, GlobalValue::ExternalLinkage, nullptr, abi::sampler_bank, nullptr,
                                  GlobalValue::InitialExecTLSModel);
     }
     Value* bank = b.CreateThreadLocalAddress(bank_);
@@ -1131,7 +1129,7 @@ class Lowering {
 
     IRBuilder<> c(call);
     c.CreateStore(ConstantInt::get(i64, 0), c.CreateThreadLocalAddress(countdown_));
-    FunctionCallee decide = m_.getOrInsertFunction("sampler_take_opportunity",
+    FunctionCallee decide = m_.getOrInsertFunction(abi::sampler_take_opportunity,
                                                    FunctionType::get(Type::getInt32Ty(context_), false));
     CallInst* taking = c.CreateCall(decide);
     if (auto* callee = dyn_cast<Function>(decide.getCallee())) {
@@ -1175,15 +1173,15 @@ class Lowering {
     PointerType* ptr = PointerType::getUnqual(context_);
     Value* v = p.value;
     if (p.kind == Point::Atom) {
-      slow.CreateCall(runtime("sampler_take_atom", {ptr}), {scheme_entry, site, v});
+      slow.CreateCall(runtime(abi::sampler_take_atom, {ptr}), {scheme_entry, site, v});
     } else if (p.kind == Point::Unref) {
       Value* column = g_object_unref_column(slow, m_, v);
-      slow.CreateCall(runtime("sampler_take_counter", {i32}), {scheme_entry, site, column});
+      slow.CreateCall(runtime(abi::sampler_take_counter, {i32}), {scheme_entry, site, column});
     } else if (v->getType()->isFloatingPointTy()) {
       slow.CreateCall(runtime(float_kind_function(v->getType()), {v->getType()}), {scheme_entry, site, v});
     } else {
       // bounds (the AST widened integers already).
-      slow.CreateCall(runtime("sampler_take_bound", {i64}), {scheme_entry, site, widen(slow, v, p.is_signed)});
+      slow.CreateCall(runtime(abi::sampler_take_bound, {i64}), {scheme_entry, site, widen(slow, v, p.is_signed)});
     }
   }
 

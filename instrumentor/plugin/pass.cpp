@@ -29,6 +29,7 @@
 #include <string>
 #include <vector>
 
+#include "abi_ir.h"
 #include "sampler/abi.h"
 #include "scheme_ir.h"
 #include "site_marker.h"
@@ -49,6 +50,7 @@ struct Site {
 };
 
 struct Scheme {
+  SchemeId id;
   std::string name;
   unsigned columns = 1;
   std::vector<Site> sites;
@@ -71,11 +73,6 @@ struct Point {
   DILocation* location = nullptr;  // coverage: the first source location of the block
   DebugLoc call_loc;       // returns: the call's
 };
-
-// The schemes in the order of the unit's table, and their counters per site (docs/formats.md section 2).
-constexpr std::pair<const char*, unsigned> kSchemes[] = {
-    {"function-entries", 1}, {"branches", 2},       {"returns", 3},  {"scalar-pairs", 3}, {"float-kinds", 9},
-    {"bounds", 2},           {"g-object-unref", 4}, {"coverage", 1}, {"atoms", 2}};
 
 // The assembler string of one line of site text (the .ascii directive's escapes).
 std::string ascii(const std::string& line) {
@@ -110,15 +107,21 @@ class Collector {
 
   bool run() {
     UnitState& state = unit_state();
-    std::vector<std::string> names = state.ast_ran ? state.schemes
-                                                   : std::vector<std::string>{"function-entries", "returns"};
-    for (auto [name, columns] : kSchemes) {
-      for (const std::string& wanted : names)
-        if (wanted == name) {
-          schemes_.push_back(std::make_unique<Scheme>());
-          schemes_.back()->name = name;
-          schemes_.back()->columns = columns;
-        }
+    SchemeSet wanted = state.schemes;
+    if (!state.ast_ran) {  // without the AST action: the schemes that need no source
+      wanted = SchemeSet();
+      wanted.add(SchemeId::kFunctionEntries);
+      wanted.add(SchemeId::kReturns);
+    }
+    // In the order of the table (sections/scheme_table.h), which is the unit's.
+    for (size_t i = 0; i < kSchemeCount; ++i) {
+      auto id = static_cast<SchemeId>(i);
+      if (!wanted.has(id) || !kSchemeTable[i].instrumented) continue;
+      schemes_.push_back(std::make_unique<Scheme>());
+      schemes_.back()->id = id;
+      schemes_.back()->name = kSchemeTable[i].name;
+      schemes_.back()->columns = static_cast<unsigned>(kSchemeTable[i].counters);
+      by_id_[i] = schemes_.back().get();
     }
     for (Function& f : m_) collect(f, state);
     std::vector<Scheme*> used;
@@ -138,11 +141,7 @@ class Collector {
   }
 
  private:
-  Scheme* scheme(const char* name) {
-    for (auto& s : schemes_)
-      if (s->name == name) return s.get();
-    return nullptr;
-  }
+  Scheme* scheme(SchemeId id) { return by_id_[static_cast<size_t>(id)]; }
 
   unsigned add_site(Scheme* s, Site site) {
     s->sites.push_back(std::move(site));
@@ -159,16 +158,16 @@ class Collector {
     bool no_sites = !sp || sp->isArtificial() || sp->getLine() == 0 ||
                     state.system_files.count(sp->getFilename().str()) != 0 ||
                     state.excluded_symbols.count(f.getName().str()) != 0;
-    if (Scheme* s = scheme("function-entries"); s && !no_sites) {
+    if (Scheme* s = scheme(SchemeId::kFunctionEntries); s && !no_sites) {
       Site site{sp->getFilename().str(), sp->getLine(), function_name, node++, {}};
       BasicBlock& entry = f.getEntryBlock();
       Instruction* before = &*entry.getFirstInsertionPt();
       while (isa<AllocaInst>(before)) before = before->getNextNode();
       points_.push_back({Point::Entry, s, add_site(s, std::move(site)), before});
     }
-    if (Scheme* s = scheme("coverage"); s && !no_sites) coverage(f, s, function_name, node);
-    Scheme* branches = scheme("branches");
-    Scheme* returns = scheme("returns");
+    if (Scheme* s = scheme(SchemeId::kCoverage); s && !no_sites) coverage(f, s, function_name, node);
+    Scheme* branches = scheme(SchemeId::kBranches);
+    Scheme* returns = scheme(SchemeId::kReturns);
     std::map<unsigned, unsigned> branch_sites;  // marker argument -> site, for code clang emitted twice
     std::map<const CallSite*, unsigned> call_sites;
     std::map<unsigned, unsigned> pair_sites;  // the marker's first site -> the scheme's site of that pair
@@ -247,7 +246,7 @@ class Collector {
   // `__sampler_pairs_marker(FIRST, value, other 1, ..., other k)`: k sites, one fast path each, before the marker.
   void collect_pairs(CallInst* call, const UnitState& state, const std::string& function_name, unsigned& node,
                      std::map<unsigned, unsigned>& pair_sites, bool no_sites) {
-    Scheme* pairs = scheme("scalar-pairs");
+    Scheme* pairs = scheme(SchemeId::kScalarPairs);
     auto* number = dyn_cast<ConstantInt>(call->getArgOperand(0));
     if (!pairs || !number || no_sites || call->arg_size() < 3) return;
     uint64_t first = number->getZExtValue();
@@ -288,7 +287,7 @@ class Collector {
     if (!number || no_sites || call->arg_size() != 2 || number->getZExtValue() >= state.values.size()) return;
     unsigned index = static_cast<unsigned>(number->getZExtValue());
     const ValueSite& value = state.values[index];
-    Scheme* s = scheme(value.scheme.c_str());
+    Scheme* s = scheme(value.scheme);
     if (!s) return;
     auto known = value_sites.find(index);
     if (known == value_sites.end()) {
@@ -298,14 +297,15 @@ class Collector {
       site.bound_type = value.bound_type;
       known = value_sites.emplace(index, add_site(s, std::move(site))).first;
     }
-    Point p{value.scheme == "atoms" ? Point::Atom : Point::Assigned, s, known->second, call, call->getArgOperand(1)};
+    Point p{value.scheme == SchemeId::kAtoms ? Point::Atom : Point::Assigned, s, known->second, call,
+            call->getArgOperand(1)};
     p.is_signed = value.is_signed;
     points_.push_back(p);
   }
 
   // g-object-unref: a call of g_object_unref the AST found in the source (matched by location, as returns).
   void collect_unref(CallBase* call, const UnitState& state, const std::string& function_name, unsigned& node) {
-    Scheme* s = scheme("g-object-unref");
+    Scheme* s = scheme(SchemeId::kGObjectUnref);
     const DILocation* loc = call->getDebugLoc().get();
     if (!s || !loc || loc->getInlinedAt()) return;
     auto found = state.unrefs.find({sys::path::filename(loc->getFilename()).str(), loc->getLine(), loc->getColumn()});
@@ -315,12 +315,12 @@ class Collector {
   }
 
   void emit_unit(const std::vector<Scheme*>& used, const UnitState& state) {
-    Type* i8 = Type::getInt8Ty(context_);
     Type* i32 = Type::getInt32Ty(context_);
     Type* i64 = Type::getInt64Ty(context_);
     PointerType* ptr = PointerType::getUnqual(context_);
-    scheme_type_ = StructType::get(context_, {ptr, i32, i32, i32, i32, ptr, ptr, ptr, ptr});
-    StructType* unit_type = StructType::get(context_, {i32, i32, ptr, ptr, ptr, i64});
+    const DataLayout& layout = m_.getDataLayout();
+    scheme_type_ = scheme_struct_type(context_, layout);
+    StructType* unit_type = unit_struct_type(context_, layout);
 
     // The site text first: the signature is derived from it and from the compiled file's identity.
     std::vector<std::string> lines;
@@ -377,7 +377,7 @@ class Collector {
                                              "__sampler_scheme_name");
       name_global->setUnnamedAddr(GlobalValue::UnnamedAddr::Global);
       // bounds: the type of each site, constant (SAMPLER_SCHEME_BOUNDS; the runtime sets the initial extremes).
-      bool bounds = s->name == "bounds";
+      bool bounds = kSchemeTable[static_cast<size_t>(s->id)].predicates == PredicateKind::kBounds;
       Constant* bound_types = null;
       if (bounds) {
         std::vector<uint8_t> types;
@@ -387,24 +387,35 @@ class Collector {
                                           "__sampler_bound_types");
         bound_types = global;
       }
-      entries.push_back(ConstantStruct::get(
-          scheme_type_, {name_global, ConstantInt::get(i32, count), ConstantInt::get(i32, s->columns),
-                         ConstantInt::get(i32, bounds ? 1 : 0), ConstantInt::get(i32, 0), s->values, bound_types,
-                         first ? array(count, "__sampler_first_" + s->name) : null,
-                         last ? array(count, "__sampler_last_" + s->name) : null}));
+      Constant* entry[static_cast<size_t>(SchemeField::kCount)] = {};
+      auto set = [&entry](SchemeField field, Constant* value) { entry[static_cast<size_t>(field)] = value; };
+      set(SchemeField::name, name_global);
+      set(SchemeField::site_count, ConstantInt::get(i32, count));
+      set(SchemeField::columns, ConstantInt::get(i32, s->columns));
+      set(SchemeField::kind, ConstantInt::get(i32, bounds ? SAMPLER_SCHEME_BOUNDS : SAMPLER_SCHEME_COUNTERS));
+      set(SchemeField::reserved, ConstantInt::get(i32, 0));
+      set(SchemeField::values, s->values);
+      set(SchemeField::bound_types, bound_types);
+      set(SchemeField::first, first ? array(count, "__sampler_first_" + s->name) : null);
+      set(SchemeField::last, last ? array(count, "__sampler_last_" + s->name) : null);
+      entries.push_back(ConstantStruct::get(scheme_type_, entry));
     }
-    (void)i8;
     ArrayType* table_type = ArrayType::get(scheme_type_, entries.size());
     schemes_table_ = new GlobalVariable(m_, table_type, false, GlobalValue::InternalLinkage,
                                         ConstantArray::get(table_type, entries), "__sampler_schemes");
     Constant* text = ConstantDataArray::getString(context_, signature);
     auto* signature_global =
         new GlobalVariable(m_, text->getType(), true, GlobalValue::PrivateLinkage, text, "__sampler_signature");
-    auto* unit = new GlobalVariable(
-        m_, unit_type, false, GlobalValue::InternalLinkage,
-        ConstantStruct::get(unit_type, {ConstantInt::get(i32, SAMPLER_ABI_VERSION), ConstantInt::get(i32, entries.size()),
-                                        signature_global, schemes_table_, null, ConstantInt::get(i64, 0)}),
-        "__sampler_unit");
+    Constant* fields[static_cast<size_t>(UnitField::kCount)] = {};
+    auto set = [&fields](UnitField field, Constant* value) { fields[static_cast<size_t>(field)] = value; };
+    set(UnitField::abi_version, ConstantInt::get(i32, SAMPLER_ABI_VERSION));
+    set(UnitField::scheme_count, ConstantInt::get(i32, entries.size()));
+    set(UnitField::signature, signature_global);
+    set(UnitField::schemes, schemes_table_);
+    set(UnitField::next, null);
+    set(UnitField::state, ConstantInt::get(unit_type->getElementType(static_cast<unsigned>(UnitField::state)), 0));
+    auto* unit = new GlobalVariable(m_, unit_type, false, GlobalValue::InternalLinkage,
+                                    ConstantStruct::get(unit_type, fields), "__sampler_unit");
 
     // Priority 101, as SAMPLER_DEFINE_UNIT: registered before the unit's other constructors run its sites.
     auto unit_call = [&](const char* runtime, const char* name) {
@@ -418,8 +429,9 @@ class Collector {
       b.CreateRetVoid();
       return f;
     };
-    appendToGlobalCtors(m_, unit_call("sampler_register_unit", "__sampler_register_unit"), 101);
-    appendToGlobalDtors(m_, unit_call("sampler_unregister_unit", "__sampler_unregister_unit"), 101);
+    appendToGlobalCtors(m_, unit_call(abi::sampler_register_unit, "__sampler_register_unit"), 101);
+    appendToGlobalDtors(m_, unit_call(abi::sampler_unregister_unit, "__sampler_unregister_unit"),
+                        101);
 
   }
 
@@ -459,6 +471,7 @@ class Collector {
   Module& m_;
   LLVMContext& context_;
   std::vector<std::unique_ptr<Scheme>> schemes_;
+  Scheme* by_id_[kSchemeCount] = {};  // the unit's schemes by SchemeId; null for those not enabled
   std::vector<Point> points_;
   std::vector<Instruction*> markers_;
   StructType* scheme_type_ = nullptr;

@@ -8,6 +8,8 @@
 
 #include <set>
 
+#include "abi_ir.h"
+
 namespace sampler::plugin {
 
 using namespace llvm;
@@ -119,9 +121,9 @@ Value* g_object_unref_column(IRBuilder<>& b, Module& m, Value* object) {
 }
 
 const char* float_kind_function(const Type* type) {
-  return type->isFloatTy()    ? "sampler_take_float_kind"
-         : type->isDoubleTy() ? "sampler_take_double_kind"
-                              : "sampler_take_long_double_kind";
+  return type->isFloatTy()    ? abi::sampler_take_float_kind
+         : type->isDoubleTy() ? abi::sampler_take_double_kind
+                              : abi::sampler_take_long_double_kind;
 }
 
 }  // namespace sampler::plugin

@@ -20,6 +20,8 @@
 #include <utility>
 #include <vector>
 
+#include "abi_ir.h"
+
 namespace sampler::plugin {
 
 /// `void __sampler.site.KIND[.signed](ptr scheme, value, i32 site [, other] [, i32 site, other]...)`: `scheme` is
@@ -39,7 +41,7 @@ inline llvm::FunctionCallee site_marker(llvm::Module& m, SiteKind kind, bool is_
   llvm::FunctionCallee callee =
       m.getOrInsertFunction(name, llvm::FunctionType::get(llvm::Type::getVoidTy(context), true));
   if (auto* f = llvm::dyn_cast<llvm::Function>(callee.getCallee())) {
-    bool program_uses_countdown = m.getGlobalVariable("sampler_countdown") != nullptr;
+    bool program_uses_countdown = m.getGlobalVariable(abi::sampler_countdown) != nullptr;
     f->setMemoryEffects(program_uses_countdown ? llvm::MemoryEffects::unknown()
                                                : llvm::MemoryEffects::inaccessibleMemOnly());
     f->setDoesNotThrow();

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "choice.h"
+#include "sections/scheme_table.h"
 
 namespace sampler::plugin {
 
@@ -45,7 +46,7 @@ struct PairSite {
 /// action puts a marker call where the value or address is known: `__sampler_value_marker(SITE, value)` after
 /// the assignment, `*__sampler_atom_marker(SITE, &lvalue)` in place of the lvalue accessed; SITE indexes here.
 struct ValueSite {
-  std::string scheme;               ///< float-kinds, bounds or atoms
+  SchemeId scheme;                  ///< float-kinds, bounds or atoms
   std::vector<std::string> fields;  ///< the scheme's own fields (sampler manual)
   bool is_signed = false;           ///< bounds: the value is sign-extended (else zero-extended; pointers)
   unsigned char bound_type = 0;     ///< bounds: its SAMPLER_BOUND_* value
@@ -61,7 +62,7 @@ inline constexpr unsigned kDefaultMaxPairs = 2000;
 
 struct UnitState {
   bool ast_ran = false;
-  std::vector<std::string> schemes;  ///< enabled schemes (-fplugin-arg-sampler-schemes=)
+  SchemeSet schemes;                 ///< enabled schemes (-fplugin-arg-sampler-schemes=)
   std::string timestamps = "none";   ///< -fplugin-arg-sampler-timestamps=
   std::string countdown = "region";  ///< -fplugin-arg-sampler-countdown=: region (amortized) or site
   unsigned max_pairs = kDefaultMaxPairs;  ///< -fplugin-arg-sampler-max-pairs=: scalar-pairs sites per function, 0: all
@@ -86,7 +87,7 @@ struct UnitState {
   /// known): the pass gives them no sites.
   std::set<std::string> excluded_symbols;
 
-  bool enabled(const std::string& scheme) const;
+  bool enabled(SchemeId scheme) const { return schemes.has(scheme); }
 };
 
 UnitState& unit_state();

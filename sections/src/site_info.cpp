@@ -5,6 +5,8 @@
 // them in bulk, so a section costs about as much as `wc -l` over it. Site lines are never copied.
 #include "sections/site_info.h"
 
+#include "sections/scheme_table.h"
+
 #include <array>
 #include <cstring>
 
@@ -16,21 +18,20 @@ namespace sampler {
 
 namespace {
 
-// docs/formats.md section 2: the fields each known scheme adds after the 4 common ones (sampler manual), and
-// its counters per site in a samples section. The one table: runtime/include/sampler/unit.h's SAMPLER_COLUMNS_*
-// and docs/formats.md repeat it, and tests/sections/scheme_table_test.cpp holds them to it. Sorted by name.
-constexpr std::array<SchemeInfo, 10> kSchemes = {{
-    {"atoms", 2, 2, false},
-    {"bounds", 3, 2, true},  // counters: min and max of the assigned values
-    {"branches", 1, 2, false},
-    {"coverage", 0, 1, false},
-    {"data", 0, 1, false},
-    {"float-kinds", 3, 9, false},
-    {"function-entries", 0, 1, false},
-    {"g-object-unref", 1, 4, false},
-    {"returns", 1, 3, false},
-    {"scalar-pairs", 5, 3, false},
-}};
+// docs/formats.md section 2: the fields each known scheme adds after the 4 common ones, and its counters per site in
+// a samples section, from the one table (sections/scheme_table.h), sorted by name for find_scheme().
+constexpr std::array<SchemeInfo, kSchemeCount> sorted_schemes() {
+  std::array<SchemeInfo, kSchemeCount> schemes{};
+  for (size_t i = 0; i < kSchemeCount; ++i) {
+    const SchemeRow& row = kSchemeTable[i];
+    SchemeInfo info{row.name, row.static_fields, row.counters, row.predicates == PredicateKind::kBounds};
+    size_t at = i;  // insertion sort: ten rows, at compile time
+    for (; at > 0 && info.name < schemes[at - 1].name; --at) schemes[at] = schemes[at - 1];
+    schemes[at] = info;
+  }
+  return schemes;
+}
+constexpr std::array<SchemeInfo, kSchemeCount> kSchemes = sorted_schemes();
 
 // Between sections: NUL padding from the linker (docs/formats.md section 2) and blank lines.
 bool is_padding(char c) { return c == '\0' || c == '\n' || c == '\r' || c == ' ' || c == '\t'; }

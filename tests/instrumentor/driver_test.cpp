@@ -6,7 +6,13 @@
 
 #include <algorithm>
 #include <map>
+#include <fstream>
 #include <random>
+#include <regex>
+#include <sstream>
+
+#include "../plugin/arguments.h"
+#include "sections/scheme_table.h"
 
 namespace sampler::driver {
 namespace {
@@ -415,6 +421,82 @@ TEST(Driver, OddCommandLinesNeverCrash) {
       }
     }
   }
+}
+
+// The help, docs/instrumenting.md and sampler-cc(1) name the schemes as sections/scheme_table.h has them: its
+// default list, the others `all` includes, and those it leaves out.
+std::string read_text(const char* path) {
+  std::ifstream in(path);
+  EXPECT_TRUE(in) << "cannot read " << path;
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+std::string table_names(bool (*wanted)(const SchemeRow&), const char* separator) {
+  std::string names;
+  for (const SchemeRow& row : kSchemeTable)
+    if (wanted(row)) names += (names.empty() ? "" : separator) + std::string(row.name);
+  return names;
+}
+bool other_in_all(const SchemeRow& row) { return row.instrumented && row.in_all && row.default_place == 0; }
+bool left_out_of_all(const SchemeRow& row) { return row.instrumented && !row.in_all; }
+
+TEST(SchemeTable, TheHelpNamesTheTablesSchemes) {
+  std::string help = Fixture().plan({"--help"}).message;
+  help = std::regex_replace(help, std::regex("\n +"), " ");
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(help, m, std::regex(R"(\(default: ([a-z,-]+); also ([a-z, -]+), and ([a-z, -]+), )"
+                                                    R"(which 'all' leaves out\))")))
+      << help;
+  EXPECT_EQ(m[1], default_scheme_list());
+  EXPECT_EQ(m[2], table_names(other_in_all, ", "));
+  EXPECT_EQ(m[3], table_names(left_out_of_all, ", "));
+}
+
+TEST(SchemeTable, TheDocumentsNameTheTablesSchemes) {
+  std::string doc = read_text(SAMPLER_INSTRUMENTING_MD);
+  EXPECT_NE(doc.find("or `all`; default `" + default_scheme_list() + "` |"), std::string::npos);
+  std::string man = std::regex_replace(read_text(SAMPLER_MAN_PAGE), std::regex(R"(\\f[BRI])"), "");
+  man = std::regex_replace(man, std::regex("\n"), " ");
+  EXPECT_NE(man.find("Default: " + default_scheme_list() + ". The others: " + table_names(other_in_all, ", ") +
+                     " and " + table_names(left_out_of_all, ", ") + "."),
+            std::string::npos)
+      << man;
+}
+
+// The driver takes `all`, its default and the names it knows from the table.
+TEST(SchemeTable, TheDriverReadsTheTable) {
+  Fixture f;
+  EXPECT_TRUE(has(f.plan({"-c", "a.c"}), "-fplugin-arg-sampler-schemes=" + default_scheme_list()));
+  EXPECT_TRUE(has(f.plan({"-fsampler-schemes=all", "-c", "a.c"}),
+                  "-fplugin-arg-sampler-schemes=" +
+                      table_names([](const SchemeRow& row) { return row.instrumented && row.in_all; }, ",")));
+  for (const SchemeRow& row : kSchemeTable) {
+    Plan p = f.plan({"-fsampler-schemes=" + std::string(row.name), "-c", "a.c"});
+    EXPECT_EQ(p.exit_status.has_value(), !row.instrumented) << row.name;
+  }
+}
+
+// The plugin's arguments are checked as the driver checks its options, in the same words.
+TEST(PluginArguments, ValuesAreCheckedAsTheDriverChecksThem) {
+  using namespace sampler::plugin;
+  EXPECT_EQ(check_value("-fsampler-countdown", "region", kCountdownValues), std::nullopt);
+  EXPECT_EQ(check_value("countdown", "regions", kCountdownValues),
+            "invalid value 'regions' for countdown (region, site)");
+  EXPECT_EQ(check_value("timestamps", "", kTimestampsValues),
+            "invalid value '' for timestamps (none, first, last, both)");
+  unsigned pairs = 7;
+  EXPECT_EQ(parse_max_pairs("max-pairs", "0", pairs), std::nullopt);
+  EXPECT_EQ(pairs, 0u);
+  EXPECT_EQ(parse_max_pairs("max-pairs", "999999999", pairs), std::nullopt);
+  EXPECT_EQ(pairs, 999999999u);
+  for (const char* bad : {"", "-1", "1000000000", "12a", " 1"})
+    EXPECT_EQ(parse_max_pairs("max-pairs", bad, pairs),
+              "invalid value '" + std::string(bad) + "' for max-pairs (a number of sites, 0 to 999999999)");
+  Fixture f;
+  EXPECT_EQ(f.plan({"-fsampler-countdown=regions", "-c", "a.c"}).message,
+            "sampler-cc: error: " + *check_value("-fsampler-countdown", "regions", kCountdownValues) + "\n");
 }
 
 }  // namespace

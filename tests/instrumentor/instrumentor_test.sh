@@ -651,6 +651,37 @@ cmake_project)
   check_sites sites cmake-sites.expected
   check_sites sites-cpp cmake-sites-cpp.expected
   ;;
+plugin_arguments)
+  # The plugin checks its arguments as the drivers check their options (instrumentor/plugin/arguments.h): clang
+  # loading it directly with a value the driver would refuse fails with the driver's words, not a silent default.
+  plugin=$DRIVERS/sampler-plugin.so
+  printf 'int g(int);\nint f(int x) {\n  int y = g(x);\n  if (y > 2) return 1;\n  return 0;\n}\n' >f.c
+  run() { clang-19 -fplugin="$plugin" -fpass-plugin="$plugin" "$@" -c f.c -o f.o >out 2>err; status=$?; ran="$*"; }
+  refused() {  # refused ARGUMENT MESSAGE: clang fails with exactly this one error
+    run "-fplugin-arg-sampler-$1"
+    expect 1 '' "error: sampler plugin: $2\n1 error generated.\n"
+  }
+  refused countdown=regions "invalid value 'regions' for -fplugin-arg-sampler-countdown (region, site)"
+  refused countdown= "invalid value '' for -fplugin-arg-sampler-countdown (region, site)"
+  refused timestamps=always \
+    "invalid value 'always' for -fplugin-arg-sampler-timestamps (none, first, last, both)"
+  refused schemes=branches,brnaches \
+    "unknown instrumentation scheme 'brnaches' in -fplugin-arg-sampler-schemes=branches,brnaches"
+  refused schemes=data "unknown instrumentation scheme 'data' in -fplugin-arg-sampler-schemes=data"
+  refused max-pairs=1000000000 \
+    "invalid value '1000000000' for -fplugin-arg-sampler-max-pairs (a number of sites, 0 to 999999999)"
+  refused max-pairs=-1 "invalid value '-1' for -fplugin-arg-sampler-max-pairs (a number of sites, 0 to 999999999)"
+  refused exclude-function= "unknown argument 'exclude-function='"
+  refused sparsity=100 "unknown argument 'sparsity=100'"
+  # What the drivers pass is taken: `all`, each value, and the schemes in the unit's order whatever the list's.
+  run -fplugin-arg-sampler-schemes=returns,all,atoms -fplugin-arg-sampler-timestamps=both \
+    -fplugin-arg-sampler-countdown=site -fplugin-arg-sampler-max-pairs=0 -gline-tables-only -gcolumn-info
+  expect 0 '' ''
+  schemes=$(readelf -p .debug_site_info f.o | sed -n 's/.*<sites unit="[0-9a-f]*" scheme="\([a-z-]*\)">.*/\1/p' |
+    tr '\n' ' ')
+  [ "$schemes" = "function-entries branches returns scalar-pairs bounds coverage " ] ||
+    fail "the unit's schemes: $schemes"
+  ;;
 installed)
   # The installed drivers find the installed plugin and runtime (the packaging_install fixture's prefix).
   cc=$PREFIX/bin/sampler-cc

@@ -5,6 +5,8 @@
 // either, or a column count changed, fails here until the table says the same.
 #include "sections/site_info.h"
 
+#include "sections/scheme_table.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -14,6 +16,7 @@
 #include <sstream>
 #include <string>
 #include <utility>
+#include <vector>
 
 namespace sampler {
 namespace {
@@ -83,6 +86,64 @@ TEST(SchemeTable, TheFormatsDocumentAgrees) {
     table[(*it)[1]] = {std::stoi((*it)[2]), std::stoi((*it)[3])};
   }
   EXPECT_EQ(table, from_library());
+}
+
+// The counters' names docs/formats.md gives in parentheses ("2 (false, true)") are the table's labels.
+TEST(SchemeTable, TheFormatsDocumentsCounterNamesAreTheLabels) {
+  const std::string doc = read_file(SAMPLER_FORMATS_MD);
+  const std::regex row(R"(\n\| `([a-z-]+)` \|[^|\n]*\| \d+ \(([^)\n]*)\) \|)");
+  int named = 0;
+  for (std::sregex_iterator it(doc.begin(), doc.end(), row), end; it != end; ++it) {
+    SchemeId id{};
+    ASSERT_TRUE(find_scheme_id((*it)[1].str(), id)) << (*it)[1];
+    std::string labels = std::regex_replace((*it)[2].str(), std::regex(", "), "|");
+    EXPECT_EQ(labels, scheme_row(id).labels) << (*it)[1];
+    ++named;
+  }
+  EXPECT_EQ(named, 3);  // branches, returns, scalar-pairs
+}
+
+// Each row is whole: one label per counter, a default only among the schemes sampler-cc instruments, the default
+// list's places 1, 2, ... without a gap, and words for every predicate of a scheme that has predicates.
+TEST(SchemeTable, EveryRowIsConsistent) {
+  std::vector<int> places;
+  for (const SchemeRow& row : kSchemeTable) {
+    size_t labels = 1;
+    for (char c : row.labels) labels += c == '|' ? 1 : 0;
+    EXPECT_EQ(labels, static_cast<size_t>(row.counters)) << row.name;
+    EXPECT_EQ(scheme_label(row.labels, labels), "") << row.name;
+    if (row.default_place != 0) {
+      EXPECT_TRUE(row.instrumented && row.in_all) << row.name;
+      places.push_back(row.default_place);
+    }
+    EXPECT_TRUE(!row.in_all || row.instrumented) << row.name;
+    EXPECT_EQ(row.predicate.empty(), row.predicates == PredicateKind::kBounds) << row.name;
+    if (row.predicates == PredicateKind::kSixRelations) {
+      EXPECT_EQ(row.counters, 3) << row.name;
+    }
+  }
+  std::sort(places.begin(), places.end());
+  for (size_t i = 0; i < places.size(); ++i) EXPECT_EQ(places[i], static_cast<int>(i + 1));
+  EXPECT_EQ(default_scheme_list(), "branches,returns,scalar-pairs,function-entries");
+}
+
+// The list the drivers and the plugin both read: `all`, repeats, empty items, and the first unknown name.
+TEST(SchemeTable, WalkSchemeList) {
+  auto walk = [](std::string_view list, std::string_view& unknown) {
+    std::string names;
+    bool known = walk_scheme_list(
+        list, [&](SchemeId id) { names += (names.empty() ? "" : ",") + std::string(scheme_row(id).name); }, unknown);
+    return known ? names : "refused";
+  };
+  std::string_view unknown;
+  EXPECT_EQ(walk("all", unknown),
+            "function-entries,branches,returns,scalar-pairs,float-kinds,bounds,g-object-unref,coverage");
+  EXPECT_EQ(walk(",atoms,,branches,atoms", unknown), "atoms,branches,atoms");
+  EXPECT_EQ(walk("", unknown), "");
+  EXPECT_EQ(walk("branches,data,nope", unknown), "refused");
+  EXPECT_EQ(unknown, "data");  // in the formats, but no compiler finds its sites
+  EXPECT_EQ(walk("branches,Branches", unknown), "refused");
+  EXPECT_EQ(unknown, "Branches");
 }
 
 }  // namespace

@@ -17,14 +17,13 @@
 #include <string_view>
 #include <vector>
 
+#include "sections/scheme_table.h"
+
 namespace sampler::analysis {
 
-/// How a scheme's counters become predicates.
-enum class SchemeKind : uint8_t {
-  kPerCounter,   ///< one predicate per counter
-  kSixRelations, ///< returns, scalar-pairs: < <= > >= == != from the counters (<, ==, >)
-  kBounds,       ///< no predicates
-};
+/// How a scheme's counters become predicates: kPerCounter, kSixRelations (returns, scalar-pairs: < <= > >= == !=
+/// from the counters <, ==, >), kBounds (none). Each known scheme's is in sections/scheme_table.h.
+using SchemeKind = PredicateKind;
 
 /// The kind of `scheme` (unknown schemes: kPerCounter).
 SchemeKind scheme_kind(std::string_view scheme);

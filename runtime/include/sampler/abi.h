@@ -53,30 +53,54 @@ enum sampler_bound_type {
   SAMPLER_BOUND_POINTER = 9 /**< printed as 0x hexadecimal */
 };
 
+/* The fields of the two structs below, in order, as FIELD(IR kind, C type, name): the C declarations and a
+ * compiler's IR types of them (sampler-cc's plugin, instrumentor/plugin/abi_ir.h) come from these lists, so that
+ * the two cannot disagree. The IR kinds: POINTER, U32, U64 and UINTPTR (an integer of a pointer's size). */
+
 /** One scheme's counters in one unit. Lives in the unit's writable data; the runtime only reads the
  *  description fields and updates `values`, `first` and `last` atomically. Code that counts its own samples
  *  (sampler_take_opportunity()) reaches the counters through `values`, read at run time: the runtime may set it at
- *  registration. */
-struct sampler_scheme {
-  const char* name;           /**< scheme name, e.g. "branches" (no '"', '&', '<' or newline) */
-  uint32_t site_count;        /**< lines of the matching `<sites>` section */
-  uint32_t columns;           /**< counters per site (docs/formats.md section 2); bounds: 2 */
-  uint32_t kind;              /**< enum sampler_scheme_kind */
-  uint32_t reserved;          /**< zero */
-  uint64_t* values;           /**< site_count * columns values, zero-initialised (bounds too: see the docs) */
-  const uint8_t* bound_types; /**< bounds: site_count enum sampler_bound_type values; otherwise NULL */
-  uint64_t* first;            /**< NULL, or site_count zero-initialised "first" timestamps */
-  uint64_t* last;             /**< NULL, or site_count zero-initialised "last" timestamps */
-};
+ *  registration.
+ *    name         scheme name, e.g. "branches" (no '"', '&', '<' or newline)
+ *    site_count   lines of the matching `<sites>` section
+ *    columns      counters per site (docs/formats.md section 2); bounds: 2
+ *    kind         enum sampler_scheme_kind
+ *    reserved     zero
+ *    values       site_count * columns values, zero-initialised (bounds too: see the docs)
+ *    bound_types  bounds: site_count enum sampler_bound_type values; otherwise NULL
+ *    first        NULL, or site_count zero-initialised "first" timestamps
+ *    last         NULL, or site_count zero-initialised "last" timestamps */
+#define SAMPLER_SCHEME_FIELDS(FIELD)        \
+  FIELD(POINTER, const char*, name)         \
+  FIELD(U32, uint32_t, site_count)          \
+  FIELD(U32, uint32_t, columns)             \
+  FIELD(U32, uint32_t, kind)                \
+  FIELD(U32, uint32_t, reserved)            \
+  FIELD(POINTER, uint64_t*, values)         \
+  FIELD(POINTER, const uint8_t*, bound_types) \
+  FIELD(POINTER, uint64_t*, first)          \
+  FIELD(POINTER, uint64_t*, last)
 
-/** One instrumented translation unit. */
+/** One instrumented translation unit.
+ *    abi_version   SAMPLER_ABI_VERSION
+ *    scheme_count  entries of `schemes`
+ *    signature     32 lower-case hexadecimal digits, NUL-terminated
+ *    schemes       scheme_count entries
+ *    next, state   runtime-private: zero-initialise, never touch */
+#define SAMPLER_UNIT_FIELDS(FIELD)                 \
+  FIELD(U32, uint32_t, abi_version)                \
+  FIELD(U32, uint32_t, scheme_count)               \
+  FIELD(POINTER, const char*, signature)           \
+  FIELD(POINTER, struct sampler_scheme*, schemes)  \
+  FIELD(POINTER, struct sampler_unit*, next)       \
+  FIELD(UINTPTR, uintptr_t, state)
+
+#define SAMPLER_I_C_FIELD(ir_kind, c_type, field_name) c_type field_name;
+struct sampler_scheme {
+  SAMPLER_SCHEME_FIELDS(SAMPLER_I_C_FIELD)
+};
 struct sampler_unit {
-  uint32_t abi_version;            /**< SAMPLER_ABI_VERSION */
-  uint32_t scheme_count;           /**< entries of `schemes` */
-  const char* signature;           /**< 32 lower-case hexadecimal digits, NUL-terminated */
-  struct sampler_scheme* schemes;  /**< scheme_count entries */
-  struct sampler_unit* next;       /**< runtime-private: zero-initialise, never touch */
-  uintptr_t state;                 /**< runtime-private: zero-initialise, never touch */
+  SAMPLER_UNIT_FIELDS(SAMPLER_I_C_FIELD)
 };
 
 /** Registers a unit: from then on its samples section is part of the report. Call it from the unit's

@@ -30,9 +30,9 @@ struct SchemeInfo {
 /// The scheme's description, or nullptr for an unknown scheme.
 const SchemeInfo* find_scheme(std::string_view name);
 
-/// Every scheme docs/formats.md section 2 knows, sorted by name: the one table of schemes and their columns. The
-/// runtime's sampler/unit.h (SAMPLER_COLUMNS_*) and docs/formats.md repeat it; tests/sections/scheme_table_test.cpp
-/// checks that they agree with it.
+/// Every scheme docs/formats.md section 2 knows, sorted by name: sections/scheme_table.h's rows as the formats see
+/// them. The runtime's sampler/unit.h (SAMPLER_COLUMNS_*) and docs/formats.md repeat them;
+/// tests/sections/scheme_table_test.cpp checks that they agree.
 std::span<const SchemeInfo> known_schemes();
 
 /// True for exactly 32 lower-case hexadecimal digits.
