@@ -833,24 +833,25 @@ class Lowering {
       out_of_reach = b.CreateAnd(b.CreateICmpULT(trips, b.getInt64(kMaxTripsChecked)), out_of_reach);
     b.CreateCondBr(out_of_reach, fast[0], header, MDBuilder(context_).createLikelyBranchWeights());
 
-    // The copy's sites: the local drops by one each.
-    std::unordered_map<const Instruction*, uint64_t> at;
+    // The copy's sites: the local drops by a block's sites where the block begins (nothing in the copy samples, so
+    // only the sum matters where it leaves the loop).
+    std::unordered_map<const BasicBlock*, uint64_t> in_block;
     std::unordered_map<const Value*, std::vector<std::pair<Value**, BasicBlock*>>> operands;  // of points after
     for (size_t i : indices) {
       Point& p = points_[i];
       if (inside.count(p.before->getParent())) {
-        ++at[p.before];
+        ++in_block[p.before->getParent()];
         continue;
       }
       for (Value** operand : {&p.value, &p.other, &p.site, &p.scheme})
         if (auto* inst = dyn_cast_or_null<Instruction>(*operand); inst && inside.count(inst->getParent()))
           operands[inst].emplace_back(operand, p.before->getParent());
     }
-    for (auto [marker, n] : at) {
-      IRBuilder<> d(cast<Instruction>(map[marker]));
-      d.CreateStore(d.CreateSub(d.CreateLoad(i64, local), d.getInt64(n)), local);
-    }
-    erase_markers(fast);
+    for (size_t i = 0; i < v.blocks.size(); ++i)
+      if (auto found = in_block.find(v.blocks[i]); found != in_block.end()) {
+        IRBuilder<> d(&*fast[i]->getFirstInsertionPt());
+        d.CreateStore(d.CreateSub(d.CreateLoad(i64, local), d.getInt64(found->second)), local);
+      }
 
     // Where the copy leaves the loop, the countdown goes back to the thread's variable.
     for (size_t i = 0; i < v.blocks.size(); ++i) {
@@ -899,6 +900,7 @@ class Lowering {
         for (DbgVariableRecord* d : records)
           if (!inside.count(d->getMarker()->getParent())) d->setKillLocation();
       }
+    erase_markers(fast);  // last: the copies of what only the markers used may be used after the loop
   }
 
   // Copies of `blocks` in `f`, named with `suffix`, their uses of one another's values and blocks remapped
