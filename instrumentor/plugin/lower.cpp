@@ -711,7 +711,7 @@ class Lowering {
 
   // ---- Loops checked once, at their entry (docs/decisions.md, "Fast sides: a loop's check at its entry") ----
   //
-  // An innermost loop without calls whose back edge SCEV bounds (its symbolic maximum backedge-taken count B) runs
+  // An innermost loop without calls whose back edge SCEV counts (its backedge-taken count B) runs
   // its header at most B + 1 times, so at most (B + 1) * w sites, w the most sites on a path through one
   // iteration. A guard on the edge that enters the loop reads the thread's countdown: above that bound, a
   // copy of the loop without sites or checks runs, counting the sites it passes in a local (a register after
@@ -749,7 +749,10 @@ class Lowering {
       for (Loop* loop : info.getLoopsInPreorder()) {
         VersionedLoop v;
         if (!loop->isInnermost() || !versionable(*loop, sites, order, v)) continue;
-        const SCEV* trips = evolution.getSymbolicMaxBackedgeTakenCount(loop);
+        // The exact count, not the symbolic maximum of a loop that may leave early: such loops (bzip2's
+        // mainQSort3, mainGtU) mostly run a few iterations of a large bound, and the guard cost them more than the
+        // checks it saved (docs/performance.md, "Fast sides").
+        const SCEV* trips = evolution.getBackedgeTakenCount(loop);
         if (isa<SCEVCouldNotCompute>(trips) || !trips->getType()->isIntegerTy() ||
             trips->getType()->getIntegerBitWidth() > 64)
           continue;

@@ -1,9 +1,9 @@
-/* Innermost loops whose trip counts SCEV bounds, each with sites: lower.cpp checks the countdown once before such a
- * loop (against its trip count times its sites per iteration) and runs a copy without checks when no sample is in
- * reach. A counted loop, bc's carry loop (both arms assign), a loop whose arms pass different numbers of sites, a
- * loop that may leave early (only a bound on its trips), a 64-bit count, a value made in the loop and used after
- * it, and an inner loop run many times. The test compares the reports with those of the per-site check at one
- * seed: the same sites must sample. Prints a checksum of the work. */
+/* Innermost loops whose trip counts SCEV computes, each with sites: lower.cpp checks the countdown once before such
+ * a loop (against its trip count times its sites per iteration) and runs a copy without checks when no sample is
+ * in reach. A counted loop, bc's carry loop (both arms assign), a loop whose arms pass different numbers of sites,
+ * a 64-bit count, a value made in the loop and used after it, an inner loop run many times, and a loop that may
+ * leave early (only a bound on its trips), which keeps its checks. The test compares the reports with those of the
+ * per-site check at one seed: the same sites must sample. Prints a checksum of the work. */
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
