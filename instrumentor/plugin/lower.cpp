@@ -3,7 +3,10 @@
 // per acyclic region (the original sampler's amortized countdown), and by the scheme's slow path.
 #include <llvm/ADT/PostOrderIterator.h>
 #include <llvm/Analysis/CFG.h>
+#include <llvm/Analysis/AssumptionCache.h>
 #include <llvm/Analysis/LoopInfo.h>
+#include <llvm/Analysis/ScalarEvolution.h>
+#include <llvm/Analysis/TargetLibraryInfo.h>
 #include <llvm/IR/CFG.h>
 #include <llvm/IR/DebugInfo.h>
 #include <llvm/IR/IRBuilder.h>
@@ -17,6 +20,7 @@
 #include <llvm/Transforms/Utils/BasicBlockUtils.h>
 #include <llvm/Transforms/Utils/Cloning.h>
 #include <llvm/Transforms/Utils/Local.h>
+#include <llvm/Transforms/Utils/ScalarEvolutionExpander.h>
 #include <llvm/Transforms/Utils/SSAUpdater.h>
 #include <llvm/Transforms/Utils/ValueMapper.h>
 
@@ -69,6 +73,7 @@ class Lowering {
     forget_inaccessible_only();
     if (!points_.empty()) {
       countdown_ = m_.getGlobalVariable(abi::sampler_countdown);
+      unit_countdown_ = countdown_ != nullptr;
       if (!countdown_)
         countdown_ = new GlobalVariable(m_, Type::getInt64Ty(context_), false, GlobalValue::ExternalLinkage,
                                         nullptr, abi::sampler_countdown, nullptr, GlobalValue::InitialExecTLSModel);
@@ -186,7 +191,10 @@ class Lowering {
     for (auto& [f, twin] : twins_) call_twins(*twin);
     for (auto& [f, points] : by_function) {
       Function& sampled = twins_.count(f) ? dispatch(*f, points) : *f;
-      if (amortized_ && points.size() <= kMaxAmortizedSites && can_amortize(sampled)) amortize(sampled, points);
+      if (amortized_ && points.size() <= kMaxAmortizedSites && can_amortize(sampled)) {
+        version_loops(sampled, points);
+        amortize(sampled, points);
+      }
     }
   }
 
@@ -221,6 +229,8 @@ class Lowering {
           }
         }
     for (Instruction* at : cuts) heads.insert(at->getParent()->splitBasicBlock(at, "sampler.after_call"));
+    for (BasicBlock* guard : loop_guards_)  // version_loops(): each reads the thread's countdown
+      if (guard->getParent() == &f) heads.insert(guard);
 
     // Regions, in reverse post-order: a block joins its predecessors' region if they all have the same one.
     ReversePostOrderTraversal<Function*> rpo(&f);
@@ -729,6 +739,203 @@ class Lowering {
     }
   }
 
+  // ---- Loops checked once, at their entry (docs/decisions.md, "Fast sides: a loop's check at its entry") ----
+  //
+  // An innermost loop without calls whose back edge SCEV counts (its backedge-taken count B) runs
+  // its header at most B + 1 times, so at most (B + 1) * w sites, w the most sites on a path through one
+  // iteration. A guard on the edge that enters the loop reads the thread's countdown: above that bound, a
+  // copy of the loop without sites or checks runs, counting the sites it passes in a local (a register after
+  // mem2reg), and the countdown goes back to the thread's variable where the copy leaves the loop. No site can
+  // reach 0 there (the countdown stays >= 1) and the countdown drops by exactly the sites passed, so the same
+  // sites sample as with a check per site. Otherwise the loop runs as before, its regions checked each iteration.
+  static constexpr uint64_t kMaxVersionedLoopSites = 256;  // keeps (B + 1) * w below 2^57 with the next bound
+  static constexpr uint64_t kMaxTripsChecked = uint64_t{1} << 48;
+
+  struct VersionedLoop {
+    std::vector<BasicBlock*> blocks;  // in reverse post-order, blocks[0] the header
+    BasicBlock* entering = nullptr;  // the one block outside the loop that enters it
+    Value* trips = nullptr;  // B, computed before the loop's one way in
+    uint64_t per_iteration = 0;  // w
+  };
+
+  void version_loops(Function& f, const std::vector<size_t>& indices) {
+    // A unit that moves the countdown itself (the hand macros) would have it overwritten by the loop's local.
+    if (unit_countdown_ || f.hasOptNone()) return;
+    std::unordered_map<const BasicBlock*, uint64_t> sites;
+    for (size_t i : indices) ++sites[points_[i].before->getParent()];
+    std::vector<VersionedLoop> loops;
+    {  // the analyses, and the trip counts computed before each loop, before any block changes
+      DominatorTree tree(f);
+      LoopInfo info(tree);
+      if (info.empty()) return;
+      TargetLibraryInfoImpl library_impl{Triple(m_.getTargetTriple())};
+      TargetLibraryInfo library(library_impl, &f);
+      AssumptionCache assumptions(f);
+      ScalarEvolution evolution(f, library, assumptions, tree, info);
+      SCEVExpander expander(evolution, m_.getDataLayout(), "sampler.trips");
+      std::unordered_map<const BasicBlock*, size_t> order;
+      ReversePostOrderTraversal<Function*> rpo(&f);
+      for (BasicBlock* block : rpo) order.emplace(block, order.size());
+      for (Loop* loop : info.getLoopsInPreorder()) {
+        VersionedLoop v;
+        if (!loop->isInnermost() || !versionable(*loop, sites, order, v)) continue;
+        // The exact count, not the symbolic maximum of a loop that may leave early: such loops (bzip2's
+        // mainQSort3, mainGtU) mostly run a few iterations of a large bound, and the guard cost them more than the
+        // checks it saved (docs/performance.md, "Fast sides").
+        const SCEV* trips = evolution.getBackedgeTakenCount(loop);
+        if (isa<SCEVCouldNotCompute>(trips) || !trips->getType()->isIntegerTy() ||
+            trips->getType()->getIntegerBitWidth() > 64)
+          continue;
+        Instruction* at = v.entering->getTerminator();
+        if (!expander.isSafeToExpandAt(trips, at)) continue;
+        v.trips = expander.expandCodeFor(trips, trips->getType(), at);
+        loops.push_back(std::move(v));
+      }
+    }
+    for (VersionedLoop& v : loops) version_loop(f, v, indices);
+  }
+
+  // An innermost loop version_loop() can copy: one way in, a latch, no call that may run sites, no token or EH
+  // pad, no edge within it going back but to the header; w, its most sites on a path from the header, between 1
+  // and kMaxVersionedLoopSites.
+  static bool versionable(Loop& loop, const std::unordered_map<const BasicBlock*, uint64_t>& sites,
+                          const std::unordered_map<const BasicBlock*, size_t>& order, VersionedLoop& v) {
+    BasicBlock* header = loop.getHeader();
+    // The one block outside the loop that enters it (the optimiser's last stage leaves few preheaders), ending
+    // in a branch with one edge to the header: the guard goes on that edge.
+    v.entering = loop.getLoopPredecessor();
+    if (!v.entering || !loop.getLoopLatch() || !isa<BranchInst>(v.entering->getTerminator())) return false;
+    if (v.entering->getTerminator()->getNumSuccessors() == 2 &&
+        v.entering->getTerminator()->getSuccessor(0) == v.entering->getTerminator()->getSuccessor(1))
+      return false;
+    v.blocks.assign(loop.block_begin(), loop.block_end());
+    for (BasicBlock* block : v.blocks)
+      if (!order.count(block)) return false;
+    std::sort(v.blocks.begin(), v.blocks.end(),
+              [&](BasicBlock* a, BasicBlock* b) { return order.at(a) < order.at(b); });
+    if (v.blocks[0] != header) return false;
+    std::unordered_map<const BasicBlock*, uint64_t> most;  // the most sites on a path from the header to its end
+    for (BasicBlock* block : v.blocks) {
+      if (block->isEHPad() || !isa<BranchInst, SwitchInst>(block->getTerminator())) return false;
+      for (Instruction& inst : *block)
+        if (cuts_region(inst) || inst.getType()->isTokenTy()) return false;
+      uint64_t before = 0;
+      if (block != header)
+        for (BasicBlock* pred : predecessors(block)) {
+          auto found = most.find(pred);
+          if (found == most.end()) return false;  // an irreducible cycle inside the loop
+          before = std::max(before, found->second);
+        }
+      auto here = sites.find(block);
+      most[block] = before + (here == sites.end() ? 0 : here->second);
+      v.per_iteration = std::max(v.per_iteration, most[block]);
+    }
+    return v.per_iteration >= 1 && v.per_iteration <= kMaxVersionedLoopSites;
+  }
+
+  // The guard, the copy without sites, the countdown written back where the copy leaves, and the values the loop
+  // makes, now made in two places, merged after it (SSAUpdater), the points' operands too.
+  void version_loop(Function& f, VersionedLoop& v, const std::vector<size_t>& indices) {
+    BasicBlock* header = v.blocks[0];
+    std::set<BasicBlock*> inside(v.blocks.begin(), v.blocks.end());
+    for (BasicBlock* pred : predecessors(header))  // an earlier loop's copy may have left into this header
+      if (pred != v.entering && !inside.count(pred)) return;
+    Type* i64 = Type::getInt64Ty(context_);
+    AllocaInst*& local = loop_countdowns_[&f];
+    if (!local) {
+      IRBuilder<> b(&*f.getEntryBlock().getFirstInsertionPt());
+      local = b.CreateAlloca(i64, nullptr, "sampler.loop_countdown");
+    }
+    BasicBlock* guard = BasicBlock::Create(context_, "sampler.loop_guard", &f, header);
+    v.entering->getTerminator()->replaceSuccessorWith(header, guard);
+    for (PHINode& phi : header->phis()) phi.replaceIncomingBlockWith(v.entering, guard);
+    loop_guards_.insert(guard);
+
+    ValueToValueMapTy map;
+    std::vector<BasicBlock*> fast = copy_blocks(f, v.blocks, ".loop_fast", map);
+    std::set<BasicBlock*> copies(fast.begin(), fast.end());
+
+    IRBuilder<> b(guard);
+    b.SetCurrentDebugLocation(v.entering->getTerminator()->getDebugLoc());
+    Value* count = b.CreateLoad(i64, b.CreateThreadLocalAddress(countdown_), "sampler.countdown");
+    b.CreateStore(count, local);
+    Value* trips = b.CreateZExtOrTrunc(v.trips, i64);
+    Value* most = b.CreateMul(b.CreateAdd(trips, b.getInt64(1)), b.getInt64(v.per_iteration), "sampler.loop_sites");
+    Value* out_of_reach = b.CreateICmpSGT(count, most, "sampler.loop_fast");
+    if (v.trips->getType()->getIntegerBitWidth() > 32)  // else B + 1 < 2^33
+      out_of_reach = b.CreateAnd(b.CreateICmpULT(trips, b.getInt64(kMaxTripsChecked)), out_of_reach);
+    b.CreateCondBr(out_of_reach, fast[0], header, MDBuilder(context_).createLikelyBranchWeights());
+
+    // The copy's sites: the local drops by a block's sites where the block begins (nothing in the copy samples, so
+    // only the sum matters where it leaves the loop).
+    std::unordered_map<const BasicBlock*, uint64_t> in_block;
+    std::unordered_map<const Value*, std::vector<std::pair<Value**, BasicBlock*>>> operands;  // of points after
+    for (size_t i : indices) {
+      Point& p = points_[i];
+      if (inside.count(p.before->getParent())) {
+        ++in_block[p.before->getParent()];
+        continue;
+      }
+      for (Value** operand : {&p.value, &p.other, &p.site, &p.scheme})
+        if (auto* inst = dyn_cast_or_null<Instruction>(*operand); inst && inside.count(inst->getParent()))
+          operands[inst].emplace_back(operand, p.before->getParent());
+    }
+    for (size_t i = 0; i < v.blocks.size(); ++i)
+      if (auto found = in_block.find(v.blocks[i]); found != in_block.end()) {
+        IRBuilder<> d(&*fast[i]->getFirstInsertionPt());
+        d.CreateStore(d.CreateSub(d.CreateLoad(i64, local), d.getInt64(found->second)), local);
+      }
+
+    // Where the copy leaves the loop, the countdown goes back to the thread's variable.
+    for (size_t i = 0; i < v.blocks.size(); ++i) {
+      std::vector<BasicBlock*> exits;
+      for (BasicBlock* next : successors(fast[i]))
+        if (!copies.count(next) && std::find(exits.begin(), exits.end(), next) == exits.end()) exits.push_back(next);
+      for (BasicBlock* next : exits) {
+        BasicBlock* leave = BasicBlock::Create(context_, "sampler.loop_leave", &f, next);
+        IRBuilder<> l(leave);
+        l.SetCurrentDebugLocation(fast[i]->getTerminator()->getDebugLoc());
+        l.CreateStore(l.CreateLoad(i64, local), l.CreateThreadLocalAddress(countdown_));
+        l.CreateBr(next);
+        fast[i]->getTerminator()->replaceSuccessorWith(next, leave);
+        for (PHINode& phi : next->phis()) {
+          Value* value = phi.getIncomingValueForBlock(v.blocks[i]);
+          if (auto mapped = map.find(value); mapped != map.end()) value = mapped->second;
+          phi.addIncoming(value, leave);
+        }
+      }
+    }
+
+    // Values made in the loop and used after it.
+    for (BasicBlock* block : v.blocks)
+      for (Instruction& inst : *block) {
+        std::vector<Use*> outside;
+        for (Use& use : inst.uses()) {
+          auto* user = cast<Instruction>(use.getUser());
+          BasicBlock* where = user->getParent();
+          if (auto* phi = dyn_cast<PHINode>(user)) where = phi->getIncomingBlock(use);
+          if (!inside.count(where) && !copies.count(where)) outside.push_back(&use);
+        }
+        auto held = operands.find(&inst);
+        if (outside.empty() && held == operands.end()) continue;
+        SSAUpdater updater;
+        updater.Initialize(inst.getType(), inst.getName());
+        updater.AddAvailableValue(block, &inst);
+        updater.AddAvailableValue(cast<Instruction>(map[&inst])->getParent(), map[&inst]);
+        for (Use* use : outside) updater.RewriteUse(*use);
+        if (held != operands.end())
+          for (auto& [operand, where] : held->second) *operand = updater.GetValueInMiddleOfBlock(where);
+        SmallVector<DbgVariableIntrinsic*, 2> intrinsics;
+        SmallVector<DbgVariableRecord*, 2> records;
+        findDbgUsers(intrinsics, &inst, &records);
+        for (DbgVariableIntrinsic* d : intrinsics)
+          if (!inside.count(d->getParent())) d->setKillLocation();
+        for (DbgVariableRecord* d : records)
+          if (!inside.count(d->getMarker()->getParent())) d->setKillLocation();
+      }
+    erase_markers(fast);  // last: the copies of what only the markers used may be used after the loop
+  }
+
   // Copies of `blocks` in `f`, named with `suffix`, their uses of one another's values and blocks remapped
   // (`map`: original to copy).
   static std::vector<BasicBlock*> copy_blocks(Function& f, const std::vector<BasicBlock*>& blocks,
@@ -1205,6 +1412,9 @@ class Lowering {
   GlobalVariable* bank_ = nullptr;  // sampler_bank, the thread's countdowns drawn ahead
   Function* unit_takes_[6] = {};    // the unit's counting functions: unit_take()'s by Classify, then the groups'
   AllocaInst* local_countdown_ = nullptr;  // the function's, for the clones of its regions
+  bool unit_countdown_ = false;  // the unit declares sampler_countdown itself (the hand macros, a test)
+  std::map<Function*, AllocaInst*> loop_countdowns_;  // the function's, for its loops' copies (version_loop())
+  std::set<BasicBlock*> loop_guards_;  // their guards, each a region's head (it reads the thread's countdown)
 };
 
 }  // namespace

@@ -20,6 +20,8 @@
 #include <llvm/Support/Path.h>
 #include <llvm/Transforms/InstCombine/InstCombine.h>
 #include <llvm/Transforms/Scalar/GVN.h>
+#include <llvm/Transforms/Scalar/IndVarSimplify.h>
+#include <llvm/Transforms/Scalar/LoopPassManager.h>
 #include <llvm/Transforms/Scalar/SimplifyCFG.h>
 #include <llvm/Transforms/Vectorize/LoopVectorize.h>
 #include <llvm/Transforms/Utils/Mem2Reg.h>
@@ -524,8 +526,18 @@ struct LowerSitesPass : PassInfoMixin<LowerSitesPass> {
     FunctionPassManager sites;
     sites.addPass(PromotePass());
     sites.addPass(InstCombinePass());
+    // The copies of loops without checks (lower.cpp, version_loops()): indvars computes such a loop's countdown
+    // where it leaves rather than each iteration, and the vectorizer finds those loops as plain clang's build has
+    // them (gzip's fill_window; docs/performance.md, "Field-grade cost").
+    sites.addPass(createFunctionToLoopPassAdaptor(IndVarSimplifyPass()));
     sites.addPass(SimplifyCFGPass());
     sites.addPass(GVNPass());
+    if (vectorize) {
+      sites.addPass(LoopVectorizePass(LoopVectorizeOptions(/*InterleaveOnlyWhenForced=*/!interleave,
+                                                           /*VectorizeOnlyWhenForced=*/false)));
+      sites.addPass(InstCombinePass());
+      sites.addPass(SimplifyCFGPass());
+    }
     FunctionPassManager twins;
     twins.addPass(SimplifyCFGPass(SimplifyCFGOptions().hoistCommonInsts(true).sinkCommonInsts(true)));
     twins.addPass(InstCombinePass());

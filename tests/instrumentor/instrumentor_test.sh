@@ -206,6 +206,38 @@ optimised)
     [ "$(./lookahead-region)" = 18432 ] || fail "$level: lookahead.c printed $(./lookahead-region)"
     same_sampling lookahead-region lookahead-site
   done
+  # Loops checked once at their entry (loops.c: eight innermost loops whose trips SCEV counts, and one that may
+  # leave early, which keeps its checks): a copy without
+  # checks runs when the countdown is above the loop's trips times its sites per iteration. The same sites sample
+  # as with per-site checks, exactly at sparsity 1 and at one seed at sparsities 2 to 1000, with loops short
+  # enough (100) for the copies to run and long enough (3000) for the checked loops to; and at 1/100 the
+  # samples are as many as a binomial draw of the opportunities allows.
+  "$cc" -O2 -S -emit-llvm -fno-discard-value-names loops.c -o loops.ll || fail "sampler-cc -emit-llvm loops.c"
+  guards=$(grep -c '^sampler\.loop_guard[0-9]*:' loops.ll)
+  [ "$guards" = 8 ] || fail "loops.c: $guards of its 8 counted innermost loops are checked at their entry"
+  for level in -O1 -O2; do
+    "$cc" $level loops.c -o loops-region && "$cc" $level -fsampler-countdown=site loops.c -o loops-site ||
+      fail "sampler-cc $level loops.c"
+    for n in 100 3000; do
+      expected=$(clang-19 -O2 loops.c -o loops-plain && ./loops-plain $n) || fail "plain loops.c $n"
+      [ "$(./loops-region $n)" = "$expected" ] || fail "$level: loops.c $n printed $(./loops-region $n)"
+      SAMPLER_SPARSITY=1 SAMPLER_FILE=region.report ./loops-region $n >/dev/null &&
+        SAMPLER_SPARSITY=1 SAMPLER_FILE=site.report ./loops-site $n >/dev/null || fail "$level: loops.c at sparsity 1"
+      resolved loops-region region.report >region.txt && resolved loops-site site.report >site.txt ||
+        fail "$level: the sparsity-1 reports of loops.c do not resolve"
+      cmp -s region.txt site.txt || fail "$level $n: loops.c counts differently at sparsity 1:$(echo; diff region.txt site.txt)"
+      same_sampling loops-region loops-site $n
+    done
+  done
+  # Every counter summed: the opportunities (sparsity 1), then the samples at 1/100, whose mean is a hundredth of
+  # them; a countdown that skipped or repeated sites in the copies would move it by far more than five deviations.
+  counted() { "$TOOLS/extract-report" samples <"$1" | awk -F'\t' '!/^</ { for (i = 1; i <= NF; i++) s += $i } END { print s + 0 }'; }
+  SAMPLER_SPARSITY=1 SAMPLER_FILE=all.report ./loops-region 3000 >/dev/null &&
+    SAMPLER_SPARSITY=100 SAMPLER_SEED=3 SAMPLER_FILE=hundredth.report ./loops-region 3000 >/dev/null ||
+    fail "loops.c at sparsities 1 and 100"
+  opportunities=$(counted all.report) && samples=$(counted hundredth.report) || fail "loops.c: the reports do not read"
+  awk -v n="$opportunities" -v s="$samples" 'BEGIN { m = n / 100; d = sqrt(n * 0.01 * 0.99); exit !(n > 100000 && (s - m) ^ 2 <= 25 * d * d) }' ||
+    fail "loops.c: $samples samples of $opportunities opportunities at 1/100"
   # Sampling off, a function runs its twin without sites (the countdown does not move); sampling on, at a
   # sparsity whose countdowns stay in reach, it passes its 2 * 1000 + 1 sites. -O0 and -O2, both checks.
   for level in -O0 -O2 "-O2 -fsampler-countdown=site"; do
