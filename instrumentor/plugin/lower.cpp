@@ -183,12 +183,20 @@ class Lowering {
   // dispatch between the twin and its code with sites; then the regions of each function that can be copied are
   // amortized.
   void copy_functions() {
-    std::map<Function*, std::vector<size_t>> by_function;
-    for (size_t i = 0; i < points_.size(); ++i) by_function[points_[i].before->getFunction()].push_back(i);
+    // In the module's order, not the functions' addresses: the same source gives the same object file.
+    std::vector<std::pair<Function*, std::vector<size_t>>> by_function;
+    std::map<Function*, size_t> slot;
+    for (size_t i = 0; i < points_.size(); ++i) {
+      Function* f = points_[i].before->getFunction();
+      auto [at, added] = slot.emplace(f, by_function.size());
+      if (added) by_function.emplace_back(f, std::vector<size_t>{});
+      by_function[at->second].second.push_back(i);
+    }
     for (auto& [f, points] : by_function)
       if (!f->hasAvailableExternallyLinkage() && has_loop(*f) && can_amortize(*f) && can_forward(*f))
         twins_[f] = make_twin(*f);
-    for (auto& [f, twin] : twins_) call_twins(*twin);
+    for (auto& [f, points] : by_function)
+      if (auto twin = twins_.find(f); twin != twins_.end()) call_twins(*twin->second);
     for (auto& [f, points] : by_function) {
       Function& sampled = twins_.count(f) ? dispatch(*f, points) : *f;
       if (amortized_ && points.size() <= kMaxAmortizedSites && can_amortize(sampled)) {
@@ -967,8 +975,10 @@ class Lowering {
 
   // The functions whose sites were lowered, and their twins.
   void functions(std::vector<Function*>& with_sites, std::vector<Function*>& twins) const {
-    with_sites.assign(with_sites_.begin(), with_sites_.end());
-    for (auto& [f, twin] : twins_) twins.push_back(twin);
+    for (Function& f : m_) {  // in the module's order, as copy_functions()
+      if (with_sites_.count(&f)) with_sites.push_back(&f);
+      if (auto twin = twins_.find(&f); twin != twins_.end()) twins.push_back(twin->second);
+    }
   }
 
  private:
