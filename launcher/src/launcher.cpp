@@ -1,7 +1,7 @@
 // sampler-run's work. The order matters for transparency: the report descriptor is a memfd (private, never a
 // standard descriptor), signals sent to the launcher are passed on to the program, and after the program ends
 // the launcher uploads within a bounded time and then exits as the program did.
-#include "collector/launcher.h"
+#include "launcher/launcher.h"
 
 #include <curl/curl.h>
 #include <dlfcn.h>
@@ -31,7 +31,7 @@
 #include <sstream>
 
 #include "collector/outcome.h"
-#include "collector/private_files.h"
+#include "private_files.h"
 #include "sections/diagnostics.h"
 #include "sections/elf_debug_info.h"
 #include "sections/elf_section.h"
@@ -40,11 +40,13 @@
 #include "sections/lines.h"
 #include "sections/report.h"
 
-namespace sampler::collector {
+namespace sampler::launcher {
 namespace {
 
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
+using collector::format_outcome;
+using collector::Outcome;
 
 // The largest report read back from the program (the collector's default --max-report).
 constexpr size_t kMaxReportBytes = 64u << 20;
@@ -814,4 +816,4 @@ int show_last(const LaunchSettings& settings) {
   return 0;
 }
 
-}  // namespace sampler::collector
+}  // namespace sampler::launcher

@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-namespace sampler::collector {
+namespace sampler::launcher {
 
 /// Everything sampler-run can be told, from options, the environment and the configuration file, in that order
 /// of precedence (docs/collection.md, "sampler-run").
@@ -52,7 +52,7 @@ int show_last(const LaunchSettings& settings);
 
 /// Where sampler-run keeps its files by default: the configuration file ($XDG_CONFIG_HOME/sampler/run.conf, else
 /// ~/.config/sampler/run.conf), the state directory ($XDG_CACHE_HOME/sampler, else ~/.cache/sampler) and the spool
-/// (its spool/). Each only under a directory of the user's that no one else can write (collector/private_files.h):
+/// (its spool/). Each only under a directory of the user's that no one else can write (launcher/src/private_files.h):
 /// "" when there is none, and `why` says what was refused.
 struct UserDirs {
   std::string config_file;
@@ -100,4 +100,4 @@ std::vector<std::pair<std::string, std::string>> instrumented_libraries(const st
                                                                         char* const* envp,
                                                                         const std::string& cache_dir);
 
-}  // namespace sampler::collector
+}  // namespace sampler::launcher
