@@ -15,8 +15,8 @@
 #include <sstream>
 #include <string>
 
-#include "launcher/launcher.h"
 #include "collector/symbols_api.h"
+#include "launcher/http_client.h"
 #include "sections/gsym.h"
 #include "symbols/dwarf_to_gsym.h"
 #include "tool.h"
