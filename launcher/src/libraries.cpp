@@ -38,12 +38,12 @@ std::string file_identity(const std::string& path) {
          std::to_string(st.st_mtim.tv_sec) + "." + std::to_string(st.st_mtim.tv_nsec);
 }
 
-bool has_site_information(const std::string& path) {
+// Whether the ELF file at `path` has a section `name` (false for anything else).
+bool has_section(const std::string& path, const char* name) {
   bool found = false;
   DiagnosticList ignored;
   for_each_elf_section(
-      path, ".debug_site_info",
-      [&found](const ElfSection& section) { found = found || section.status == ElfSection::Status::kFound; },
+      path, name, [&found](const ElfSection& section) { found = found || section.status == ElfSection::Status::kFound; },
       ignored);
   return found;
 }
@@ -54,13 +54,7 @@ bool has_site_information(const std::string& path) {
 std::vector<std::string> loaded_libraries(const std::string& program, char* const* envp) {
   // Only a dynamically linked ELF program stops in its loader: a static one (no .interp) would run a second
   // time, and a script would have its interpreter traced, or run if that is static.
-  bool dynamic = false;
-  DiagnosticList ignored;
-  for_each_elf_section(
-      program, ".interp",
-      [&dynamic](const ElfSection& section) { dynamic = dynamic || section.status == ElfSection::Status::kFound; },
-      ignored);
-  if (!dynamic) return {};
+  if (!has_section(program, ".interp")) return {};
   // A program that gains privileges (set-user-ID, set-group-ID, file capabilities) may ignore the variable, in
   // its secure mode, and run again: it is not asked.
   struct stat st{};
@@ -159,7 +153,7 @@ std::vector<std::pair<std::string, std::string>> instrumented_libraries(const st
   }
   std::string text = key;
   for (const std::string& library : loaded_libraries(program, envp)) {
-    if (!has_site_information(library)) continue;
+    if (!has_section(library, ".debug_site_info")) continue;
     std::string id = read_build_id(library);
     found.emplace_back(library, id);
     text += library + "\t" + file_identity(library) + "\t" + (id.empty() ? "-" : id) + "\n";

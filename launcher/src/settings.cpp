@@ -1,10 +1,12 @@
 // sampler-run's settings (launcher/settings.h): the configuration file and the user's directories.
 #include "launcher/settings.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cstdio>
 #include <fstream>
 #include <iterator>
+#include <string_view>
 
 #include "private_files.h"
 #include "sections/diagnostics.h"
@@ -30,6 +32,23 @@ UserDirs default_user_dirs() {
   if (config.empty() || cache.empty()) dirs.why = config.empty() ? config_why : cache_why;
   return dirs;
 }
+
+namespace {
+
+// The configuration's keys whose value is kept as written.
+struct TextKey {
+  std::string_view key;
+  std::string LaunchSettings::*setting;
+};
+constexpr TextKey kTextKeys[] = {
+    {"upload", &LaunchSettings::upload_url}, {"api-key", &LaunchSettings::api_key},
+    {"app", &LaunchSettings::app},           {"version", &LaunchSettings::version},
+    {"sparsity", &LaunchSettings::sparsity}, {"seed", &LaunchSettings::seed},
+    {"spool", &LaunchSettings::spool_dir},   {"keep", &LaunchSettings::keep_dir},
+    {"ca-file", &LaunchSettings::ca_file},
+};
+
+}  // namespace
 
 bool read_config(const std::string& path, bool private_file, LaunchSettings& s, bool& found, std::string& error,
                  std::string& refused) {
@@ -67,27 +86,13 @@ bool read_config(const std::string& path, bool private_file, LaunchSettings& s, 
     std::string key = trim(line.substr(0, equals)), value = trim(line.substr(equals + 1));
     uint64_t n = 0;
     bool ok = true;
+    const auto text = std::find_if(std::begin(kTextKeys), std::end(kTextKeys),
+                                   [&key](const TextKey& entry) { return entry.key == key; });
     if (key == "enabled") {
       ok = value == "yes" || value == "no" || value == "true" || value == "false";
       s.enabled = value == "yes" || value == "true";
-    } else if (key == "upload") {
-      s.upload_url = value;
-    } else if (key == "api-key") {
-      s.api_key = value;
-    } else if (key == "app") {
-      s.app = value;
-    } else if (key == "version") {
-      s.version = value;
-    } else if (key == "sparsity") {
-      s.sparsity = value;
-    } else if (key == "seed") {
-      s.seed = value;
-    } else if (key == "spool") {
-      s.spool_dir = value;
-    } else if (key == "keep") {
-      s.keep_dir = value;
-    } else if (key == "ca-file") {
-      s.ca_file = value;
+    } else if (text != std::end(kTextKeys)) {
+      s.*(text->setting) = value;
     } else if (key == "upload-timeout-ms") {
       ok = unsigned_value(value, s.upload_timeout_ms);
     } else if (key == "spool-max-bytes") {
