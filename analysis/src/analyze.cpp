@@ -9,6 +9,7 @@
 
 #include "analysis/crash_symbols.h"
 #include "analysis/index.h"
+#include "analysis/labels.h"
 #include "analysis/output.h"
 #include "analysis/runs.h"
 #include "sections/resolve.h"

@@ -5,7 +5,7 @@
 
 #include <cstdio>
 
-#include "analysis/runs.h"
+#include "analysis/crash_signature.h"
 #include "sections/backtrace.h"
 #include "sections/hex.h"
 #include "sections/line_reader.h"
@@ -28,21 +28,17 @@ std::string symbolized_crash_signature(std::string_view body, size_t frames, Sym
   for (std::string_view rest = body; !rest.empty();) {
     std::string_view line = text::take_line(rest);
     if (line.starts_with("signal:")) {
-      std::string_view after = line.substr(7);
-      const size_t colon = after.find(':');
-      std::string_view name = colon == std::string_view::npos ? after : after.substr(colon + 1);
-      signal = std::string(name.substr(0, name.find(':')));
+      signal = signal_name(line);
       break;
     }
   }
-  // Each frame (inlined calls expanded, innermost first) and whether it is in a system library. At most
-  // kMaxSkipped system frames are skipped at the top, as crash_signature() does.
-  constexpr size_t kMaxSkipped = 16;
+  // Each frame (inlined calls expanded, innermost first) and whether it is in a system library (join_top_frames()
+  // skips those, as for crash_signature()).
   std::vector<std::pair<std::string, bool>> top;
   DiagnosticList ignored;  // a stack that does not decode gives fewer frames; the raw signature is no better
   MarkupSymbolizer symbolizer(symbols, [](std::string_view) {}, ignored);
   symbolizer.on_frame([&](const SymbolizedFrame& frame) {
-    if (top.size() >= frames + kMaxSkipped) return;
+    if (top.size() >= frames + kMaxSkippedFrames) return;
     const std::string_view module = base_name(frame.module);
     const bool system = is_system_library(module);
     if (frame.result == nullptr) {
@@ -61,17 +57,10 @@ std::string symbolized_crash_signature(std::string_view body, size_t frames, Sym
   });
   {
     LineReader input(body, "main-backtrace", ignored);
-    render_backtraces(input, [&](std::string_view text) { symbolizer.write(text); }, ignored, frames + kMaxSkipped);
+    render_backtraces(input, [&](std::string_view text) { symbolizer.write(text); }, ignored, frames + kMaxSkippedFrames);
   }
   symbolizer.finish();
-  size_t first = 0;
-  while (first < top.size() && top[first].second) ++first;
-  if (first == top.size()) first = 0;
-  std::string stack;
-  for (size_t i = first; i < top.size() && i < first + frames; ++i) {
-    stack += (stack.empty() ? "" : " < ") + top[i].first;
-  }
-  if (first > 0) stack += " (after " + std::to_string(first) + " frames in system libraries)";
+  const std::string stack = join_top_frames(top, frames);
   if (stack.empty()) return crash_signature(body, frames);  // legacy stacks: no markup frames to symbolize
   return (signal.empty() ? std::string("crash") : signal) + " at " + stack;
 }

@@ -25,13 +25,6 @@ std::array<unsigned char, 32> sha256(std::string_view text) {
 }
 
 
-int hex_value(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
 uint64_t fnv1a(std::string_view text, uint64_t hash = 0xcbf29ce484222325ull) {
   for (unsigned char c : text) hash = (hash ^ c) * 0x100000001b3ull;
   return hash;
@@ -140,7 +133,7 @@ bool KeyTable::load(std::string_view text, std::string& error) {
         return false;
       }
       for (size_t i = 0; i < 32; ++i) {
-        int high = hex_value(digits[2 * i]), low = hex_value(digits[2 * i + 1]);
+        int high = hex_digit_value(digits[2 * i]), low = hex_digit_value(digits[2 * i + 1]);
         if (high < 0 || low < 0) {
           error = "line " + std::to_string(number) + ": a sha256: key needs 64 hexadecimal digits";
           return false;

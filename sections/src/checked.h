@@ -32,14 +32,6 @@ constexpr std::optional<T> mul(T a, T b) {
   return result;
 }
 
-/// The value of one hexadecimal digit of either case, or -1.
-constexpr int hex_digit_value(char c) {
-  return c >= '0' && c <= '9'   ? c - '0'
-         : c >= 'a' && c <= 'f' ? c - 'a' + 10
-         : c >= 'A' && c <= 'F' ? c - 'A' + 10
-                                : -1;
-}
-
 /// The outcome of parse_digits().
 struct Digits {
   enum class Status { kOk, kEmpty, kBadDigit, kOverflow };

@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "checked.h"
+#include "sections/hex.h"
 
 namespace sampler::markup {
 namespace {
@@ -346,7 +347,7 @@ bool parse_hex_bytes_field(std::string_view field, std::vector<uint8_t>& bytes, 
     return false;
   }
   for (size_t i = 0; i < field.size(); ++i) {
-    if (checked::hex_digit_value(field[i]) < 0) {
+    if (hex_digit_value(field[i]) < 0) {
       error = "not a hex digit";
       error_offset = i;
       return false;
@@ -355,10 +356,10 @@ bool parse_hex_bytes_field(std::string_view field, std::vector<uint8_t>& bytes, 
   // An odd number of digits reads as if a "0" came first, as llvm::object::parseBuildID reads it.
   bytes.reserve(bytes.size() + (field.size() + 1) / 2);
   size_t i = 0;
-  if (field.size() % 2 != 0) bytes.push_back(static_cast<uint8_t>(checked::hex_digit_value(field[i++])));
+  if (field.size() % 2 != 0) bytes.push_back(static_cast<uint8_t>(hex_digit_value(field[i++])));
   for (; i < field.size(); i += 2) {
     bytes.push_back(
-        static_cast<uint8_t>(checked::hex_digit_value(field[i]) * 16 + checked::hex_digit_value(field[i + 1])));
+        static_cast<uint8_t>(hex_digit_value(field[i]) * 16 + hex_digit_value(field[i + 1])));
   }
   return true;
 }

@@ -4,8 +4,8 @@
 #include <cstring>
 
 #include "checked.h"
-
 #include "sections/core/char_buffer.h"
+#include "sections/hex.h"
 
 namespace sampler::xml {
 
@@ -62,7 +62,7 @@ std::string check_characters(std::string_view line) {
     const bool hex = line[i + 2] == 'x';
     const size_t digits_start = i + (hex ? 3 : 2);
     size_t at = digits_start;
-    while (at < line.size() && (hex ? checked::hex_digit_value(line[at]) >= 0 : line[at] >= '0' && line[at] <= '9')) {
+    while (at < line.size() && (hex ? hex_digit_value(line[at]) >= 0 : line[at] >= '0' && line[at] <= '9')) {
       ++at;
     }
     if (at == line.size() || line[at] != ';') continue;

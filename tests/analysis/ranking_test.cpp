@@ -4,6 +4,7 @@
 #include <bit>
 #include <vector>
 
+#include "analysis/crash_signature.h"
 #include "analysis/predicates.h"
 #include "analysis/ranking.h"
 #include "analysis/runs.h"

@@ -1,6 +1,6 @@
 // Unit tests of find-sampler-info's logic: the build-directory prefix rewrite of site file names, and that
-// rewriting touches the file field of site lines and nothing else (tools/find-sampler-info/find_sampler_info.h).
-#include "find_sampler_info.h"
+// rewriting touches the file field of site lines and nothing else (packaging/find_sampler_info.h).
+#include "packaging/find_sampler_info.h"
 
 #include <gtest/gtest.h>
 

@@ -5,7 +5,7 @@
 #include <cstdio>
 #include <string>
 
-#include "find_sampler_info.h"
+#include "packaging/find_sampler_info.h"
 #include "tool.h"
 
 using namespace sampler;

@@ -3,20 +3,20 @@
 //
 //   sampler-run --app wordfreq --upload http://127.0.0.1:8080 --api-key KEY -- ./wordfreq input.txt
 //
-// Exits with the program's exit status, or dies of the program's fatal signal. The work is in collector/launcher.h.
+// Exits with the program's exit status, or dies of the program's fatal signal. The work is in launcher/.
 #include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <vector>
 
-#include "collector/launcher.h"
+#include "launcher/launcher.h"
 #include "sections/diagnostics.h"
 #include "tool.h"
 
 namespace {
 
 namespace tool = sampler::tool;
-namespace collector = sampler::collector;
+namespace launcher = sampler::launcher;
 
 constexpr tool::Option kOptions[] = {
     {"app", 'a', "NAME", "the application's name, as the collector's keys file has it (required)"},
@@ -81,9 +81,9 @@ int main(int argc, char** argv) {
   tool::CommandLine command = tool::parse_command_line(kUsage, split, ours.data());
   if (command.exit_status) return *command.exit_status;
 
-  collector::LaunchSettings settings;
+  launcher::LaunchSettings settings;
   settings.verbose = command.has("verbose");
-  collector::UserDirs dirs = collector::default_user_dirs();
+  launcher::UserDirs dirs = launcher::default_user_dirs();
   if (!dirs.why.empty() && settings.verbose) {
     std::fprintf(stderr, "sampler-run: no private home directory (%s): %s\n", sampler::escape_control_characters(dirs.why).c_str(),
                  dirs.config_file.empty() ? "no configuration file, spool or --show-last"
@@ -95,7 +95,7 @@ int main(int argc, char** argv) {
   bool found = false;
   std::string error, refused;
   if (!config.empty() &&
-      !collector::read_config(config, !command.has("config"), settings, found, error, refused)) {
+      !launcher::read_config(config, !command.has("config"), settings, found, error, refused)) {
     size_t colon = error.find(':');
     std::fprintf(stderr, "sampler-run: '%s':%s: error:%s\n", config.c_str(), error.substr(5, colon - 5).c_str(),
                  error.substr(colon + 1).c_str());
@@ -130,7 +130,7 @@ int main(int argc, char** argv) {
     if (ms->empty() || *end != '\0') return tool::usage_error(kUsage, "--upload-timeout-ms wants a number of ms");
   }
 
-  if (command.has("show-last")) return collector::show_last(settings);
+  if (command.has("show-last")) return launcher::show_last(settings);
   if (!command.operands.empty()) {
     return tool::usage_error(kUsage, "unexpected operand '" + command.operands[0] + "' (put the program after --)");
   }
@@ -141,5 +141,5 @@ int main(int argc, char** argv) {
       return tool::usage_error(kUsage, "an upload URL needs an API key (--api-key or SAMPLER_API_KEY)");
     }
   }
-  return collector::launch(settings, program);
+  return launcher::launch(settings, program);
 }

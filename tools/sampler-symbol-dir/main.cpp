@@ -4,11 +4,11 @@
 //   sampler-symbol-dir symbols app libplugin.so /usr/lib/debug
 //   resolve-backtrace crash.txt | llvm-symbolizer-19 --filter-markup --debug-file-directory=symbols
 //
-// The work is in symbol_dir.h; this is options, one library call, exit status.
+// The work is in symbols/symbol_dir.h; this is options, one library call, exit status.
 #include <array>
 #include <string>
 
-#include "symbol_dir.h"
+#include "symbols/symbol_dir.h"
 #include "tool.h"
 
 using namespace sampler;

@@ -15,8 +15,8 @@
 #include <sstream>
 #include <string>
 
-#include "collector/launcher.h"
 #include "collector/symbols_api.h"
+#include "launcher/http_client.h"
 #include "sections/gsym.h"
 #include "symbols/dwarf_to_gsym.h"
 #include "tool.h"
@@ -147,12 +147,12 @@ int push(const sampler::tool::CommandLine& command, const sampler::symbols::Conv
     if (!uploads_of(command.operands[i], options, uploads, sink)) continue;
     for (const Upload& upload : uploads) {
       const size_t parts = std::max<size_t>(1, (upload.bytes.size() + part_size - 1) / part_size);
-      const std::string endpoint = collector::api_endpoint(*url, "/api/symbols-" + upload.kind);
+      const std::string endpoint = launcher::api_endpoint(*url, "/api/symbols-" + upload.kind);
       for (size_t part = 0; part < parts; ++part) {
         long status = 0;
         std::string answer;
         const std::string_view body = std::string_view(upload.bytes).substr(part * part_size, part_size);
-        const bool answered = collector::http_post(
+        const bool answered = launcher::http_post(
             endpoint,
             {"Authorization: APIKey " + *key, "Content-Type: application/octet-stream",
              "FileID: " + collector::encode_file_id(upload.build_id), "FilePart: " + std::to_string(part),

@@ -93,19 +93,4 @@ std::vector<std::string> list_reports(const std::vector<std::string>& operands, 
 ReadResult read_runs(const std::vector<std::string>& files, const SitesIndex& sites, const ReadOptions& options,
                      DiagnosticSink& sink);
 
-/// Applies a labels file: lines "PATH<TAB>success" or "PATH<TAB>failure" (PATH as the report was named on the
-/// command line or found in a directory; compared after lexical normalisation). Malformed lines are errors; a
-/// label for a report that was not read is a warning. Returns true if no error was reported.
-bool apply_labels(const std::string& labels_path, RunSet& runs, DiagnosticSink& sink);
-
-/// The signature of a crash from a main-backtrace body (docs/formats.md section 3): the signal name, then the top
-/// `frames` frames of the CBF stack as MODULE+0xOFFSET (module-relative, from the module and mmap elements, so
-/// no symbolizer is needed and address-space randomisation does not split groups), or the legacy
-/// backtrace_symbols lines as they are. "" when the body has neither stack.
-std::string crash_signature(std::string_view body, size_t frames);
-
-/// True for libraries whose frames at the top of a stack say where a crash was raised, not which code caused it
-/// (libc, the dynamic loader, libstdc++, the sanitizers, the sampler's runtime): signatures skip them.
-bool is_system_library(std::string_view name);
-
 }  // namespace sampler::analysis

@@ -1,4 +1,5 @@
-// Bytes as lower-case hexadecimal (build IDs, digests, unit signatures): one implementation for every part.
+// Hexadecimal both ways: bytes as lower-case digits (build IDs, digests, unit signatures), and a digit's value.
+// One implementation for every part.
 #pragma once
 
 #include <cstddef>
@@ -27,5 +28,13 @@ inline std::string hex_bytes(const void* data, size_t size) {
 }
 
 inline std::string hex_bytes(const std::vector<uint8_t>& bytes) { return hex_bytes(bytes.data(), bytes.size()); }
+
+/// The value of one hexadecimal digit of either case, or -1.
+constexpr int hex_digit_value(char c) {
+  return c >= '0' && c <= '9'   ? c - '0'
+         : c >= 'a' && c <= 'f' ? c - 'a' + 10
+         : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                : -1;
+}
 
 }  // namespace sampler

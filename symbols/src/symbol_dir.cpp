@@ -1,5 +1,5 @@
-// sampler-symbol-dir's logic (see symbol_dir.h).
-#include "symbol_dir.h"
+// sampler-symbol-dir's logic (see symbols/symbol_dir.h).
+#include "symbols/symbol_dir.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>

@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-namespace sampler::collector {
+namespace sampler::launcher {
 
 /// The user's base directory of one XDG kind: the variable `xdg_variable` (XDG_CONFIG_HOME, XDG_CACHE_HOME) when
 /// it is absolute and names a directory the effective user owns and only it can write; else HOME/`under_home`
@@ -32,4 +32,4 @@ int open_private_file(const std::string& path);
 /// Writes `bytes` to `path` through a new temporary file (0600, O_EXCL, never through a link) renamed over it.
 bool write_private_file(const std::string& path, std::string_view bytes);
 
-}  // namespace sampler::collector
+}  // namespace sampler::launcher

@@ -1,4 +1,4 @@
-#include "collector/private_files.h"
+#include "private_files.h"
 
 #include <fcntl.h>
 #include <sys/file.h>
@@ -10,7 +10,7 @@
 #include <cstring>
 #include <filesystem>
 
-namespace sampler::collector {
+namespace sampler::launcher {
 namespace {
 
 // Only the effective user can change what is in it: owned by that user, writable by no one else.
@@ -148,4 +148,4 @@ bool write_private_file(const std::string& path, std::string_view bytes) {
   return ok;
 }
 
-}  // namespace sampler::collector
+}  // namespace sampler::launcher

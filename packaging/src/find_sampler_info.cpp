@@ -1,5 +1,5 @@
-// find-sampler-info's logic (see find_sampler_info.h): walking a build root, extracting, rewriting, writing.
-#include "find_sampler_info.h"
+// find-sampler-info's logic (see packaging/find_sampler_info.h): walking a build root, extracting, rewriting, writing.
+#include "packaging/find_sampler_info.h"
 
 #include <algorithm>
 #include <cerrno>

@@ -1,0 +1,274 @@
+// sampler-run's process supervision (launcher/launcher.h). The order matters for transparency: the report
+// descriptor is a memfd (private, never a standard descriptor), signals sent to the launcher are passed on to the
+// program, and after the program ends the launcher uploads within a bounded time (upload.h) and then exits as the
+// program did.
+#include "launcher/launcher.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/mman.h>
+#include <sys/random.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+
+#include "collector/outcome.h"
+#include "last_report.h"
+#include "libraries.h"
+#include "private_files.h"
+#include "sections/diagnostics.h"
+#include "sections/hex.h"
+#include "sections/line_reader.h"
+#include "sections/lines.h"
+#include "sections/report.h"
+#include "upload.h"
+
+namespace sampler::launcher {
+namespace {
+
+namespace fs = std::filesystem;
+using collector::format_outcome;
+using collector::Outcome;
+
+volatile sig_atomic_t child_pid = 0;
+
+// Signals someone sent to the launcher (kill, systemd, a supervisor) go on to the program. Those the terminal
+// sent (Ctrl-C: si_code SI_KERNEL) reached the program already, as it is in the same process group.
+void forward_signal(int signal_number, siginfo_t* info, void*) {
+  if (child_pid > 0 && info != nullptr && info->si_code <= 0) kill(child_pid, signal_number);
+}
+
+constexpr int kForwardedSignals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM};
+
+// Which of the report's last subreport and section the program left open (read as the formats library reads).
+class OpenEnds : public ReportVisitor, public SamplesVisitor {
+ public:
+  void begin_subreport(std::string_view, uint64_t) override { subreport_cut = false, section_cut = false; }
+  void end_subreport(bool complete) override { subreport_cut = !complete; }
+  void begin_section(const SampleSectionHeader& header) override {
+    section_cut = false;
+    section_line = header.line;
+  }
+  void end_section(bool complete) override { section_cut = !complete; }
+
+  bool subreport_cut = false, section_cut = false;
+  uint64_t section_line = 0;  // of the last section's start tag
+};
+
+// A program killed while writing its report leaves the last subreport open, maybe in the middle of a line
+// (docs/formats.md, "Cut short"). Readers take that at the end of a report, but the outcome goes after it: the
+// report is ended first. The partial line goes (a counter cut short reads as a smaller number, a tag cut short
+// as text). An open samples or timestamps section goes too: closed, it would look whole, and the analysis would
+// refuse it for its missing lines (an error per run). The open subreport gets its end tag: what was whole stays.
+void end_cut_report(std::string& text) {
+  if (!text.empty() && text.back() != '\n') text.resize(text.rfind('\n') + 1);  // npos + 1: no whole line
+  // A last line </report> closes whatever was open (the usual, whole report): no need to read it all at exit.
+  if (text.empty() || text.ends_with("\n</report>\n") || text.ends_with("\n</report>\r\n")) return;
+  DiagnosticList ignored;  // the collector says what is wrong with a report; here only its open ends matter
+  OpenEnds ends;
+  LineReader input(text, "report", ignored);
+  read_report(input, ends, ends);
+  if (ends.section_cut && ends.section_line > 0) {
+    size_t start = 0;  // of line section_line
+    for (uint64_t line = 1; line < ends.section_line; ++line) text::next_line(text, start);
+    text.resize(start);
+  }
+  if (ends.subreport_cut) text += "</report>\n";
+}
+
+std::string random_hex(size_t bytes) {
+  std::vector<unsigned char> buffer(bytes);
+  size_t got = 0;
+  while (got < bytes) {
+    ssize_t n = getrandom(buffer.data() + got, bytes - got, 0);
+    if (n <= 0 && errno != EINTR) break;
+    if (n > 0) got += static_cast<size_t>(n);
+  }
+  return hex_bytes(buffer.data(), buffer.size());
+}
+
+// execvp's search, to name the file for its build ID.
+std::string find_program(const std::string& name) {
+  if (name.find('/') != std::string::npos) return name;
+  const char* path = std::getenv("PATH");
+  std::string_view dirs = path != nullptr ? path : "/usr/local/bin:/usr/bin:/bin";
+  while (true) {
+    size_t colon = dirs.find(':');
+    std::string dir(dirs.substr(0, colon));
+    std::string candidate = (dir.empty() ? "." : dir) + "/" + name;
+    struct stat st{};
+    if (stat(candidate.c_str(), &st) == 0 && S_ISREG(st.st_mode) && access(candidate.c_str(), X_OK) == 0) {
+      return candidate;
+    }
+    if (colon == std::string_view::npos) return name;
+    dirs.remove_prefix(colon + 1);
+  }
+}
+
+}  // namespace
+
+int launch(const LaunchSettings& settings, const std::vector<std::string>& argv) {
+  std::vector<char*> args;
+  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  if (!settings.enabled) {
+    // Opted out: the program runs as if sampler-run were not there.
+    execvp(args[0], args.data());
+    int error = errno;
+    std::fprintf(stderr, "sampler-run: cannot run '%s': %s\n", escape_control_characters(args[0]).c_str(),
+                 std::strerror(error));
+    return error == ENOENT ? 127 : 126;
+  }
+  // The report descriptor: a memfd, moved above the standard descriptors (they may be closed: docs/decisions.md).
+  int memfd = memfd_create("sampler-report", 0);
+  int report_fd = memfd >= 0 ? fcntl(memfd, F_DUPFD, 3) : -1;
+  if (memfd >= 0) close(memfd);
+  if (report_fd < 0) {
+    std::fprintf(stderr, "sampler-run: cannot create the report descriptor: %s\n", std::strerror(errno));
+    return 126;
+  }
+  std::string seed = settings.seed.empty() ? std::to_string(std::strtoull(random_hex(8).c_str(), nullptr, 16))
+                                           : settings.seed;
+  // The program's environment: ours, with the runtime's variables set for this run (docs/instrumenting.md section 2).
+  std::vector<std::string> environment;
+  for (char** e = environ; *e != nullptr; ++e) {
+    std::string_view entry = *e;
+    if (entry.starts_with("SAMPLER_REPORT_FD=") || entry.starts_with("SAMPLER_SPARSITY=") ||
+        entry.starts_with("SAMPLER_SEED=") || entry.starts_with("SAMPLER_FILE=")) {
+      continue;
+    }
+    environment.emplace_back(entry);
+  }
+  environment.push_back("SAMPLER_REPORT_FD=" + std::to_string(report_fd));
+  environment.push_back("SAMPLER_SPARSITY=" + settings.sparsity);
+  environment.push_back("SAMPLER_SEED=" + seed);
+  std::vector<char*> envp;
+  for (std::string& entry : environment) envp.push_back(entry.data());
+  envp.push_back(nullptr);
+
+  struct sigaction forward{};
+  forward.sa_sigaction = forward_signal;
+  forward.sa_flags = SA_SIGINFO | SA_RESTART;
+  sigemptyset(&forward.sa_mask);
+  struct sigaction previous[std::size(kForwardedSignals)];
+  // Block them while the program starts: a signal in between would find no child to forward to.
+  sigset_t forwarded, old_mask;
+  sigemptyset(&forwarded);
+  for (int signal_number : kForwardedSignals) sigaddset(&forwarded, signal_number);
+  sigprocmask(SIG_BLOCK, &forwarded, &old_mask);
+  for (size_t i = 0; i < std::size(kForwardedSignals); ++i) sigaction(kForwardedSignals[i], &forward, &previous[i]);
+
+  // posix_spawnp (vfork and exec underneath): cheaper than fork for a launcher that must add little to the
+  // run, and it reports a failed exec as its result. The child gets the mask the launcher had, and signals
+  // that were ignored stay ignored; handled ones are reset by exec, as usual.
+  posix_spawnattr_t attributes;
+  posix_spawnattr_init(&attributes);
+  posix_spawnattr_setsigmask(&attributes, &old_mask);
+  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGMASK);
+  Clock::time_point start = Clock::now();
+  pid_t pid = 0;
+  int spawn_error = posix_spawnp(&pid, args[0], nullptr, &attributes, args.data(), envp.data());
+  posix_spawnattr_destroy(&attributes);
+  if (spawn_error == 0) child_pid = pid;
+  sigprocmask(SIG_SETMASK, &old_mask, nullptr);
+  if (spawn_error != 0) {
+    for (size_t i = 0; i < std::size(kForwardedSignals); ++i) sigaction(kForwardedSignals[i], &previous[i], nullptr);
+    std::fprintf(stderr, "sampler-run: cannot run '%s': %s\n", escape_control_characters(args[0]).c_str(),
+                 std::strerror(spawn_error));
+    return spawn_error == ENOENT ? 127 : 126;
+  }
+  int status = 0;
+  rusage usage{};
+  while (wait4(pid, &status, 0, &usage) < 0 && errno == EINTR) {
+  }
+  child_pid = 0;
+  double wall = std::chrono::duration<double>(Clock::now() - start).count();
+  for (size_t i = 0; i < std::size(kForwardedSignals); ++i) sigaction(kForwardedSignals[i], &previous[i], nullptr);
+  Clock::time_point deadline = Clock::now() + std::chrono::milliseconds(settings.upload_timeout_ms);
+
+  // The report as the program wrote it, then the outcome.
+  std::string text;
+  struct stat st{};
+  if (fstat(report_fd, &st) == 0 && st.st_size > 0 && static_cast<size_t>(st.st_size) <= kMaxReportBytes) {
+    text.resize(static_cast<size_t>(st.st_size));
+    size_t got = 0;
+    while (got < text.size()) {
+      ssize_t r = pread(report_fd, text.data() + got, text.size() - got, static_cast<off_t>(got));
+      if (r <= 0 && errno != EINTR) break;
+      if (r > 0) got += static_cast<size_t>(r);
+    }
+    text.resize(got);
+  } else if (st.st_size > 0) {
+    say(settings, "the report is larger than " + std::to_string(kMaxReportBytes) + " bytes: sending the outcome only");
+  }
+  close(report_fd);
+  end_cut_report(text);
+  Outcome outcome;
+  outcome.run_id = random_hex(16);
+  outcome.app = settings.app;
+  outcome.version = settings.version;
+  if (WIFSIGNALED(status)) outcome.signal = WTERMSIG(status); else outcome.exit_status = WEXITSTATUS(status);
+  outcome.wall_seconds = wall;
+  outcome.cpu_seconds = static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
+                        static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6;
+  outcome.sparsity = settings.sparsity;
+  outcome.seed = seed;
+  std::string program = find_program(argv[0]);
+  std::error_code ec;
+  std::string absolute = fs::absolute(program, ec).lexically_normal().string();
+  outcome.build_ids.emplace_back(ec ? program : absolute, read_build_id(program));
+  for (auto& [library, id] : instrumented_libraries(ec ? program : absolute, envp.data(),
+                                                    settings.state_dir.empty() ? "" : settings.state_dir + "/libraries")) {
+    outcome.build_ids.emplace_back(library, id);
+  }
+  text += format_outcome(outcome);
+
+  std::string result;
+  if (!settings.keep_dir.empty()) {
+    // A directory the user named may be shared: new files only (0600, never through a link), under a fresh name.
+    if (mkdir(settings.keep_dir.c_str(), 0700) != 0 && errno != EEXIST) fs::create_directories(settings.keep_dir, ec);
+    if (!write_private_file(settings.keep_dir + "/" + outcome.run_id + ".report", text)) {
+      say(settings, "cannot keep a copy in '" + settings.keep_dir + "'");
+    }
+  }
+  if (!settings.upload_url.empty()) {
+    result = deliver(settings, outcome.run_id, text, deadline);
+  } else {
+    result = "not sent (no upload URL)";
+  }
+  result = escape_control_characters(result);  // one line in "last", whatever the collector answered
+  if (std::string why; !settings.state_dir.empty() && !(make_private_dir(settings.state_dir, why) &&
+                                                         write_last(settings.state_dir + "/last",
+                                                                    "report " + outcome.run_id + " " + result + "\n",
+                                                                    text))) {
+    say(settings, "--show-last will not have this report: " + (why.empty() ? "cannot write '" + settings.state_dir +
+                                                                             "/last'" : why));
+  }
+
+  if (WIFSIGNALED(status)) {
+    // Die as the program died. The program dumped its own core; the launcher must not add a second.
+    int signal_number = WTERMSIG(status);
+    rlimit no_core{0, 0};
+    setrlimit(RLIMIT_CORE, &no_core);
+    std::fflush(nullptr);
+    signal(signal_number, SIG_DFL);
+    sigset_t only;
+    sigemptyset(&only);
+    sigaddset(&only, signal_number);
+    sigprocmask(SIG_UNBLOCK, &only, nullptr);
+    raise(signal_number);
+    return 128 + signal_number;  // a signal whose default is not to terminate
+  }
+  return WEXITSTATUS(status);
+}
+
+}  // namespace sampler::launcher
