@@ -641,28 +641,7 @@ class Lowering {
             if (!inside.count(where) && !cloned.count(where)) operands.emplace_back(operand, where);
           }
         }
-        std::vector<Use*> outside;
-        for (Use& use : inst.uses()) {
-          auto* user = cast<Instruction>(use.getUser());
-          BasicBlock* where = user->getParent();
-          if (auto* phi = dyn_cast<PHINode>(user)) where = phi->getIncomingBlock(use);
-          if (!inside.count(where) && !cloned.count(where)) outside.push_back(&use);
-        }
-        if (outside.empty() && operands.empty()) continue;
-        auto* copy = cast<Instruction>(map[&inst]);
-        SSAUpdater updater;
-        updater.Initialize(inst.getType(), inst.getName());
-        updater.AddAvailableValue(block, &inst);
-        updater.AddAvailableValue(copy->getParent(), copy);
-        for (Use* use : outside) updater.RewriteUse(*use);
-        for (auto& [operand, where] : operands) *operand = updater.GetValueInMiddleOfBlock(where);
-        SmallVector<DbgVariableIntrinsic*, 2> intrinsics;
-        SmallVector<DbgVariableRecord*, 2> records;
-        findDbgUsers(intrinsics, &inst, &records);
-        for (DbgVariableIntrinsic* d : intrinsics)
-          if (!inside.count(d->getParent())) d->setKillLocation();
-        for (DbgVariableRecord* d : records)
-          if (!inside.count(d->getMarker()->getParent())) d->setKillLocation();
+        merge_copies(inst, map, inside, cloned, operands);
       }
     }
 
@@ -917,31 +896,41 @@ class Lowering {
     // Values made in the loop and used after it.
     for (BasicBlock* block : v.blocks)
       for (Instruction& inst : *block) {
-        std::vector<Use*> outside;
-        for (Use& use : inst.uses()) {
-          auto* user = cast<Instruction>(use.getUser());
-          BasicBlock* where = user->getParent();
-          if (auto* phi = dyn_cast<PHINode>(user)) where = phi->getIncomingBlock(use);
-          if (!inside.count(where) && !copies.count(where)) outside.push_back(&use);
-        }
         auto held = operands.find(&inst);
-        if (outside.empty() && held == operands.end()) continue;
-        SSAUpdater updater;
-        updater.Initialize(inst.getType(), inst.getName());
-        updater.AddAvailableValue(block, &inst);
-        updater.AddAvailableValue(cast<Instruction>(map[&inst])->getParent(), map[&inst]);
-        for (Use* use : outside) updater.RewriteUse(*use);
-        if (held != operands.end())
-          for (auto& [operand, where] : held->second) *operand = updater.GetValueInMiddleOfBlock(where);
-        SmallVector<DbgVariableIntrinsic*, 2> intrinsics;
-        SmallVector<DbgVariableRecord*, 2> records;
-        findDbgUsers(intrinsics, &inst, &records);
-        for (DbgVariableIntrinsic* d : intrinsics)
-          if (!inside.count(d->getParent())) d->setKillLocation();
-        for (DbgVariableRecord* d : records)
-          if (!inside.count(d->getMarker()->getParent())) d->setKillLocation();
+        merge_copies(inst, map, inside, copies,
+                     held == operands.end() ? std::vector<std::pair<Value**, BasicBlock*>>{} : held->second);
       }
     erase_markers(fast);  // last: the copies of what only the markers used may be used after the loop
+  }
+
+  // `inst`, made in `inside`, and its copy (`map`), made in `copies`, are now two definitions of one value: its uses
+  // outside both, and the points' `operands` (each with the block it is used in), take the merge of the two
+  // (SSAUpdater); variable locations outside `inside` that named `inst` are killed.
+  static void merge_copies(Instruction& inst, ValueToValueMapTy& map, const std::set<BasicBlock*>& inside,
+                           const std::set<BasicBlock*>& copies,
+                           const std::vector<std::pair<Value**, BasicBlock*>>& operands) {
+    std::vector<Use*> outside;
+    for (Use& use : inst.uses()) {
+      auto* user = cast<Instruction>(use.getUser());
+      BasicBlock* where = user->getParent();
+      if (auto* phi = dyn_cast<PHINode>(user)) where = phi->getIncomingBlock(use);
+      if (!inside.count(where) && !copies.count(where)) outside.push_back(&use);
+    }
+    if (outside.empty() && operands.empty()) return;
+    auto* copy = cast<Instruction>(map[&inst]);
+    SSAUpdater updater;
+    updater.Initialize(inst.getType(), inst.getName());
+    updater.AddAvailableValue(inst.getParent(), &inst);
+    updater.AddAvailableValue(copy->getParent(), copy);
+    for (Use* use : outside) updater.RewriteUse(*use);
+    for (auto& [operand, where] : operands) *operand = updater.GetValueInMiddleOfBlock(where);
+    SmallVector<DbgVariableIntrinsic*, 2> intrinsics;
+    SmallVector<DbgVariableRecord*, 2> records;
+    findDbgUsers(intrinsics, &inst, &records);
+    for (DbgVariableIntrinsic* d : intrinsics)
+      if (!inside.count(d->getParent())) d->setKillLocation();
+    for (DbgVariableRecord* d : records)
+      if (!inside.count(d->getMarker()->getParent())) d->setKillLocation();
   }
 
   // Copies of `blocks` in `f`, named with `suffix`, their uses of one another's values and blocks remapped
