@@ -220,6 +220,121 @@ Classification classify(const std::vector<string>& args) {
   return c;
 }
 
+// What --help prints: the driver's own options and variables; all others are clang's.
+static string help_text(const char* program, bool cxx) {
+  return string("Usage: ") + program + " [OPTIONS] FILE...\n" +
+         "Compiles and links C" + (cxx ? "++" : "") +
+         " with clang-19, instrumenting every translation unit for sampled bug feedback.\n"
+         "Every option below is the driver's own; all others go to clang unchanged.\n\n"
+         "  -fsampler-schemes=LIST      schemes to instrument, comma-separated, or 'all'\n" +
+         schemes_help() +
+         "  -fsampler-scheme=NAME       add one scheme (repeatable; the original's spelling): to\n"
+         "                              -fsampler-schemes= if given, else instead of the default\n"
+         "  -fsampler-timestamps=WHEN   none, first, last or both (default none)\n"
+         "  -fsampler-countdown=CHECK   region (default): one countdown check per acyclic region\n"
+         "                              of code, which runs an uninstrumented copy when no site in\n"
+         "                              it can sample; site: one check at every site\n"
+         "  -fsampler-max-pairs=N       scalar-pairs sites per function at most (default " +
+         std::to_string(sampler::plugin::kDefaultMaxPairs) +
+         ";\n"
+         "                              0: no bound); beyond it the constants written least often\n"
+         "                              go first, then the globals\n"
+         "scalar-pairs compares the value assigned to a named variable of integer, enum or pointer\n"
+         "type with 0 (NULL), the variable's old value, and the same-typed parameters, initialised\n"
+         "locals and earlier globals. Wider, as the original's options of the same names:\n"
+         "  -fsampler-compare-constants      also every integer constant written in the function\n"
+         "  -fsampler-assign-into-field      also assignments into a structure's field\n"
+         "  -fsampler-assign-into-index      also assignments into an array's element\n"
+         "  -fsampler-assign-across-pointer  also assignments through a pointer\n"
+         "  (-fno-sampler-NAME turns each off again)\n"
+         "Which functions (all but the C and C++ libraries' by default); each option repeatable,\n"
+         "'*' in a PATTERN matches any characters:\n"
+         "  -fsampler-include-function=PATTERN  only the functions a PATTERN matches: the name, in C++\n"
+         "                              the qualified name (ns::Class::method) or the symbol\n"
+         "  -fsampler-exclude-function=PATTERN  not those; an exclusion wins over an inclusion, but\n"
+         "                              '*' alone only leaves out what no inclusion names\n"
+         "  -fsampler-include-file=PATTERN, -fsampler-exclude-file=PATTERN  the same by the file of\n"
+         "                              the definition: its path as compiled if PATTERN has a '/',\n"
+         "                              else its base name\n"
+         "  #pragma sampler_exclude_function(NAME) in a source file leaves NAME out of its unit\n"
+         "  -fno-sampler                compile without instrumentation (libsampler is still linked)\n"
+         "  -fsampler                   undo -fno-sampler\n"
+         "  -static-libsampler          link libsampler.a instead of libsampler.so\n"
+         "  --help                      print this help and exit\n"
+         "  --version                   print the driver's and clang's versions and exit\n\n"
+         "Environment: SAMPLER_CC_SCHEMES, SAMPLER_CC_TIMESTAMPS, SAMPLER_CC_COUNTDOWN,\n"
+         "SAMPLER_CC_MAX_PAIRS, SAMPLER_CC_COMPARE_CONSTANTS=1, SAMPLER_CC_ASSIGN_INTO_FIELD=1,\n"
+         "SAMPLER_CC_ASSIGN_INTO_INDEX=1, SAMPLER_CC_ASSIGN_ACROSS_POINTER=1, SAMPLER_CC_DISABLE=1,\n"
+         "SAMPLER_CC_STATIC_RUNTIME=1 (the command line wins), SAMPLER_CC_INCLUDE_FUNCTION,\n"
+         "SAMPLER_CC_EXCLUDE_FUNCTION, SAMPLER_CC_INCLUDE_FILE, SAMPLER_CC_EXCLUDE_FILE (comma-separated\n"
+         "patterns, added to the command line's), SAMPLER_CLANG / SAMPLER_CLANGXX (the compiler to\n"
+         "run, default clang-19 / clang++-19).\n"
+         "Instrumented programs run as usual; SAMPLER_SPARSITY=100 SAMPLER_FILE=report.%p.txt turns\n"
+         "sampling on. See sampler-cc(1) and docs/instrumenting.md.\n";
+}
+
+// The arguments with each response file (@FILE) replaced by its words, recursively. A file that names itself
+// (directly or through others) is not read again on that chain, as clang refuses recursive response files; and
+// at most kMaxResponseFiles are read in all, so that files naming several others cannot make the work grow
+// exponentially.
+static std::vector<string> expand_response_files(
+    const std::vector<string>& args, const std::function<std::optional<string>(const string&)>& read_file) {
+  constexpr size_t kMaxResponseFiles = 1024;
+  size_t files_read = 0;
+  std::vector<string> expanded, chain;
+  std::function<void(const string&)> expand = [&](const string& a) {
+    if (a.size() > 1 && a[0] == '@' && files_read < kMaxResponseFiles &&
+        std::find(chain.begin(), chain.end(), a) == chain.end()) {
+      if (auto text = read_file(a.substr(1))) {
+        ++files_read;
+        chain.push_back(a);
+        for (const string& w : split_response_file(*text)) expand(w);
+        chain.pop_back();
+        return;
+      }
+    }
+    expanded.push_back(a);
+  };
+  for (const string& a : args) expand(a);
+  return expanded;
+}
+
+// What the driver adds to clang's command line: the plugin and its settings where a unit is compiled, and the
+// runtime and a build ID where a program or shared object is linked.
+static void add_sampler_arguments(Plan& plan, const Layout& layout) {
+  const Classification& c = plan.classification;
+  const Settings& s = plan.settings;
+  if (c.compiles && s.enabled && !s.schemes.empty()) {
+    plan.argv.push_back("-fplugin=" + layout.plugin);
+    plan.argv.push_back("-fpass-plugin=" + layout.plugin);
+    plan.argv.push_back("-fplugin-arg-sampler-schemes=" + s.schemes);
+    plan.argv.push_back("-fplugin-arg-sampler-timestamps=" + s.timestamps);
+    plan.argv.push_back("-fplugin-arg-sampler-countdown=" + s.countdown);
+    plan.argv.push_back("-fplugin-arg-sampler-max-pairs=" + std::to_string(s.max_pairs));
+    for (const PairsSwitch& w : kPairsSwitches)
+      if (s.*w.field) plan.argv.push_back("-fplugin-arg-sampler-" + string(w.name));
+    for (const PatternOption& o : kPatternOptions)
+      for (const string& pattern : (s.*o.choice).*o.list)
+        plan.argv.push_back("-fplugin-arg-sampler-" + string(o.name) + "=" + pattern);
+    // Sites are matched to the code by line and column: line tables at least, and columns always.
+    if (!c.has_debug_option) plan.argv.push_back("-gline-tables-only");
+    plan.argv.push_back("-gcolumn-info");
+  }
+  if (c.links && !c.relocatable) {
+    if (!c.user_build_id) plan.argv.push_back("-Wl,--build-id");
+    if (s.static_runtime) {
+      plan.argv.push_back(layout.libdir + "/libsampler.a");
+      plan.argv.push_back("-lpthread");
+    } else {
+      plan.argv.push_back("-L" + layout.libdir);
+      if (!layout.system_libdir) plan.argv.push_back("-Wl,-rpath," + layout.libdir);
+      // --push-state/--as-needed would drop libsampler from a program with no instrumented unit (-fno-sampler):
+      // it is linked plainly, so that mixed builds always find the runtime.
+      plan.argv.push_back("-lsampler");
+    }
+  }
+}
+
 Plan make_plan(const std::vector<string>& args, bool cxx, const Layout& layout,
                const std::function<const char*(const char*)>& getenv,
                const std::function<std::optional<string>(const string&)>& read_file) {
@@ -292,55 +407,7 @@ Plan make_plan(const std::vector<string>& args, bool cxx, const Layout& layout,
   }
   if (help) {
     plan.exit_status = 0;
-    plan.message = string("Usage: ") + program + " [OPTIONS] FILE...\n" +
-                   "Compiles and links C" + (cxx ? "++" : "") +
-                   " with clang-19, instrumenting every translation unit for sampled bug feedback.\n"
-                   "Every option below is the driver's own; all others go to clang unchanged.\n\n"
-                   "  -fsampler-schemes=LIST      schemes to instrument, comma-separated, or 'all'\n" +
-                   schemes_help() +
-                   "  -fsampler-scheme=NAME       add one scheme (repeatable; the original's spelling): to\n"
-                   "                              -fsampler-schemes= if given, else instead of the default\n"
-                   "  -fsampler-timestamps=WHEN   none, first, last or both (default none)\n"
-                   "  -fsampler-countdown=CHECK   region (default): one countdown check per acyclic region\n"
-                   "                              of code, which runs an uninstrumented copy when no site in\n"
-                   "                              it can sample; site: one check at every site\n"
-                   "  -fsampler-max-pairs=N       scalar-pairs sites per function at most (default " +
-                   std::to_string(sampler::plugin::kDefaultMaxPairs) +
-                   ";\n"
-                   "                              0: no bound); beyond it the constants written least often\n"
-                   "                              go first, then the globals\n"
-                   "scalar-pairs compares the value assigned to a named variable of integer, enum or pointer\n"
-                   "type with 0 (NULL), the variable's old value, and the same-typed parameters, initialised\n"
-                   "locals and earlier globals. Wider, as the original's options of the same names:\n"
-                   "  -fsampler-compare-constants      also every integer constant written in the function\n"
-                   "  -fsampler-assign-into-field      also assignments into a structure's field\n"
-                   "  -fsampler-assign-into-index      also assignments into an array's element\n"
-                   "  -fsampler-assign-across-pointer  also assignments through a pointer\n"
-                   "  (-fno-sampler-NAME turns each off again)\n"
-                   "Which functions (all but the C and C++ libraries' by default); each option repeatable,\n"
-                   "'*' in a PATTERN matches any characters:\n"
-                   "  -fsampler-include-function=PATTERN  only the functions a PATTERN matches: the name, in C++\n"
-                   "                              the qualified name (ns::Class::method) or the symbol\n"
-                   "  -fsampler-exclude-function=PATTERN  not those; an exclusion wins over an inclusion, but\n"
-                   "                              '*' alone only leaves out what no inclusion names\n"
-                   "  -fsampler-include-file=PATTERN, -fsampler-exclude-file=PATTERN  the same by the file of\n"
-                   "                              the definition: its path as compiled if PATTERN has a '/',\n"
-                   "                              else its base name\n"
-                   "  #pragma sampler_exclude_function(NAME) in a source file leaves NAME out of its unit\n"
-                   "  -fno-sampler                compile without instrumentation (libsampler is still linked)\n"
-                   "  -fsampler                   undo -fno-sampler\n"
-                   "  -static-libsampler          link libsampler.a instead of libsampler.so\n"
-                   "  --help                      print this help and exit\n"
-                   "  --version                   print the driver's and clang's versions and exit\n\n"
-                   "Environment: SAMPLER_CC_SCHEMES, SAMPLER_CC_TIMESTAMPS, SAMPLER_CC_COUNTDOWN,\n"
-                   "SAMPLER_CC_MAX_PAIRS, SAMPLER_CC_COMPARE_CONSTANTS=1, SAMPLER_CC_ASSIGN_INTO_FIELD=1,\n"
-                   "SAMPLER_CC_ASSIGN_INTO_INDEX=1, SAMPLER_CC_ASSIGN_ACROSS_POINTER=1, SAMPLER_CC_DISABLE=1,\n"
-                   "SAMPLER_CC_STATIC_RUNTIME=1 (the command line wins), SAMPLER_CC_INCLUDE_FUNCTION,\n"
-                   "SAMPLER_CC_EXCLUDE_FUNCTION, SAMPLER_CC_INCLUDE_FILE, SAMPLER_CC_EXCLUDE_FILE (comma-separated\n"
-                   "patterns, added to the command line's), SAMPLER_CLANG / SAMPLER_CLANGXX (the compiler to\n"
-                   "run, default clang-19 / clang++-19).\n"
-                   "Instrumented programs run as usual; SAMPLER_SPARSITY=100 SAMPLER_FILE=report.%p.txt turns\n"
-                   "sampling on. See sampler-cc(1) and docs/instrumenting.md.\n";
+    plan.message = help_text(program, cxx);
     return plan;
   }
 
@@ -407,59 +474,9 @@ Plan make_plan(const std::vector<string>& args, bool cxx, const Layout& layout,
   }
 
   // Classify what clang will do, looking inside response files (which still go to clang as they are).
-  // A file that names itself (directly or through others) is not read again on that chain, as clang refuses
-  // recursive response files; and at most kMaxResponseFiles are read in all, so that files naming several others
-  // cannot make the work grow exponentially.
-  constexpr size_t kMaxResponseFiles = 1024;
-  size_t files_read = 0;
-  std::vector<string> expanded, chain;
-  std::function<void(const string&)> expand = [&](const string& a) {
-    if (a.size() > 1 && a[0] == '@' && files_read < kMaxResponseFiles &&
-        std::find(chain.begin(), chain.end(), a) == chain.end()) {
-      if (auto text = read_file(a.substr(1))) {
-        ++files_read;
-        chain.push_back(a);
-        for (const string& w : split_response_file(*text)) expand(w);
-        chain.pop_back();
-        return;
-      }
-    }
-    expanded.push_back(a);
-  };
-  for (const string& a : passed) expand(a);
-  plan.classification = classify(expanded);
-  const Classification& c = plan.classification;
-
+  plan.classification = classify(expand_response_files(passed, read_file));
   plan.argv.insert(plan.argv.end(), passed.begin(), passed.end());
-  if (c.compiles && s.enabled && !s.schemes.empty()) {
-    plan.argv.push_back("-fplugin=" + layout.plugin);
-    plan.argv.push_back("-fpass-plugin=" + layout.plugin);
-    plan.argv.push_back("-fplugin-arg-sampler-schemes=" + s.schemes);
-    plan.argv.push_back("-fplugin-arg-sampler-timestamps=" + s.timestamps);
-    plan.argv.push_back("-fplugin-arg-sampler-countdown=" + s.countdown);
-    plan.argv.push_back("-fplugin-arg-sampler-max-pairs=" + std::to_string(s.max_pairs));
-    for (const PairsSwitch& w : kPairsSwitches)
-      if (s.*w.field) plan.argv.push_back("-fplugin-arg-sampler-" + string(w.name));
-    for (const PatternOption& o : kPatternOptions)
-      for (const string& pattern : (s.*o.choice).*o.list)
-        plan.argv.push_back("-fplugin-arg-sampler-" + string(o.name) + "=" + pattern);
-    // Sites are matched to the code by line and column: line tables at least, and columns always.
-    if (!c.has_debug_option) plan.argv.push_back("-gline-tables-only");
-    plan.argv.push_back("-gcolumn-info");
-  }
-  if (c.links && !c.relocatable) {
-    if (!c.user_build_id) plan.argv.push_back("-Wl,--build-id");
-    if (s.static_runtime) {
-      plan.argv.push_back(layout.libdir + "/libsampler.a");
-      plan.argv.push_back("-lpthread");
-    } else {
-      plan.argv.push_back("-L" + layout.libdir);
-      if (!layout.system_libdir) plan.argv.push_back("-Wl,-rpath," + layout.libdir);
-      // --push-state/--as-needed would drop libsampler from a program with no instrumented unit (-fno-sampler):
-      // it is linked plainly, so that mixed builds always find the runtime.
-      plan.argv.push_back("-lsampler");
-    }
-  }
+  add_sampler_arguments(plan, layout);
   return plan;
 }
 
