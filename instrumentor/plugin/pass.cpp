@@ -53,11 +53,12 @@ struct Site {
 
 struct Scheme {
   SchemeId id;
-  std::string name;
-  unsigned columns = 1;
   std::vector<Site> sites;
   GlobalVariable* values = nullptr;
   unsigned index = 0;  // in the unit's scheme table
+
+  std::string name() const { return std::string(scheme_row(id).name); }
+  unsigned columns() const { return static_cast<unsigned>(scheme_row(id).counters); }
 };
 
 // One place to instrument: the fast path goes before `before`; `value` is what the slow path classifies.
@@ -121,8 +122,6 @@ class Collector {
       if (!wanted.has(id) || !kSchemeTable[i].instrumented) continue;
       schemes_.push_back(std::make_unique<Scheme>());
       schemes_.back()->id = id;
-      schemes_.back()->name = kSchemeTable[i].name;
-      schemes_.back()->columns = static_cast<unsigned>(kSchemeTable[i].counters);
       by_id_[i] = schemes_.back().get();
     }
     for (Function& f : m_) collect(f, state);
@@ -327,7 +326,7 @@ class Collector {
     // The site text first: the signature is derived from it and from the compiled file's identity.
     std::vector<std::string> lines;
     for (Scheme* s : used) {
-      lines.push_back("<sites unit=\"@SIGNATURE@\" scheme=\"" + s->name + "\">\n");
+      lines.push_back("<sites unit=\"@SIGNATURE@\" scheme=\"" + s->name() + "\">\n");
       for (const Site& site : s->sites) {
         std::string line = field(site.file) + "\t" + std::to_string(site.line) + "\t" + field(site.function) +
                            "\t" + std::to_string(site.node);
@@ -373,13 +372,13 @@ class Collector {
         return new GlobalVariable(m_, type, false, GlobalValue::InternalLinkage, ConstantAggregateZero::get(type),
                                   name);
       };
-      s->values = array(count * s->columns, "__sampler_values_" + s->name);
-      Constant* name = ConstantDataArray::getString(context_, s->name);
+      s->values = array(count * s->columns(), "__sampler_values_" + s->name());
+      Constant* name = ConstantDataArray::getString(context_, s->name());
       auto* name_global = new GlobalVariable(m_, name->getType(), true, GlobalValue::PrivateLinkage, name,
                                              "__sampler_scheme_name");
       name_global->setUnnamedAddr(GlobalValue::UnnamedAddr::Global);
       // bounds: the type of each site, constant (SAMPLER_SCHEME_BOUNDS; the runtime sets the initial extremes).
-      bool bounds = kSchemeTable[static_cast<size_t>(s->id)].predicates == PredicateKind::kBounds;
+      bool bounds = scheme_row(s->id).predicates == PredicateKind::kBounds;
       Constant* bound_types = null;
       if (bounds) {
         std::vector<uint8_t> types;
@@ -393,13 +392,13 @@ class Collector {
       auto set = [&entry](SchemeField field, Constant* value) { entry[static_cast<size_t>(field)] = value; };
       set(SchemeField::name, name_global);
       set(SchemeField::site_count, ConstantInt::get(i32, count));
-      set(SchemeField::columns, ConstantInt::get(i32, s->columns));
+      set(SchemeField::columns, ConstantInt::get(i32, s->columns()));
       set(SchemeField::kind, ConstantInt::get(i32, bounds ? SAMPLER_SCHEME_BOUNDS : SAMPLER_SCHEME_COUNTERS));
       set(SchemeField::reserved, ConstantInt::get(i32, 0));
       set(SchemeField::values, s->values);
       set(SchemeField::bound_types, bound_types);
-      set(SchemeField::first, first ? array(count, "__sampler_first_" + s->name) : null);
-      set(SchemeField::last, last ? array(count, "__sampler_last_" + s->name) : null);
+      set(SchemeField::first, first ? array(count, "__sampler_first_" + s->name()) : null);
+      set(SchemeField::last, last ? array(count, "__sampler_last_" + s->name()) : null);
       entries.push_back(ConstantStruct::get(scheme_type_, entry));
     }
     ArrayType* table_type = ArrayType::get(scheme_type_, entries.size());
