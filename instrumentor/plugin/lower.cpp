@@ -779,7 +779,7 @@ class Lowering {
         loops.push_back(std::move(v));
       }
     }
-    for (VersionedLoop& v : loops) version_loop(f, v, indices);
+    for (VersionedLoop& v : loops) version_loop(f, v, indices, sites);
   }
 
   // An innermost loop version_loop() can copy: one way in, a latch, no call that may run sites, no token or EH
@@ -822,7 +822,8 @@ class Lowering {
 
   // The guard, the copy without sites, the countdown written back where the copy leaves, and the values the loop
   // makes, now made in two places, merged after it (SSAUpdater), the points' operands too.
-  void version_loop(Function& f, VersionedLoop& v, const std::vector<size_t>& indices) {
+  void version_loop(Function& f, VersionedLoop& v, const std::vector<size_t>& indices,
+                    const std::unordered_map<const BasicBlock*, uint64_t>& sites) {
     BasicBlock* header = v.blocks[0];
     std::set<BasicBlock*> inside(v.blocks.begin(), v.blocks.end());
     for (BasicBlock* pred : predecessors(header))  // an earlier loop's copy may have left into this header
@@ -853,22 +854,20 @@ class Lowering {
       out_of_reach = b.CreateAnd(b.CreateICmpULT(trips, b.getInt64(kMaxTripsChecked)), out_of_reach);
     b.CreateCondBr(out_of_reach, fast[0], header, MDBuilder(context_).createLikelyBranchWeights());
 
-    // The copy's sites: the local drops by a block's sites where the block begins (nothing in the copy samples, so
-    // only the sum matters where it leaves the loop).
-    std::unordered_map<const BasicBlock*, uint64_t> in_block;
-    std::unordered_map<const Value*, std::vector<std::pair<Value**, BasicBlock*>>> operands;  // of points after
+    // The points after the loop whose operands the loop makes.
+    std::unordered_map<const Value*, std::vector<std::pair<Value**, BasicBlock*>>> operands;
     for (size_t i : indices) {
       Point& p = points_[i];
-      if (inside.count(p.before->getParent())) {
-        ++in_block[p.before->getParent()];
-        continue;
-      }
+      if (inside.count(p.before->getParent())) continue;
       for (Value** operand : {&p.value, &p.other, &p.site, &p.scheme})
         if (auto* inst = dyn_cast_or_null<Instruction>(*operand); inst && inside.count(inst->getParent()))
           operands[inst].emplace_back(operand, p.before->getParent());
     }
+    // The copy's sites (`sites`, counted before any loop was copied: no block of this loop has changed since): the
+    // local drops by a block's sites where the block begins (nothing in the copy samples, so only the sum matters
+    // where it leaves the loop).
     for (size_t i = 0; i < v.blocks.size(); ++i)
-      if (auto found = in_block.find(v.blocks[i]); found != in_block.end()) {
+      if (auto found = sites.find(v.blocks[i]); found != sites.end()) {
         IRBuilder<> d(&*fast[i]->getFirstInsertionPt());
         d.CreateStore(d.CreateSub(d.CreateLoad(i64, local), d.getInt64(found->second)), local);
       }
