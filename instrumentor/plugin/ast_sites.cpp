@@ -1213,8 +1213,8 @@ class SitesAction : public PluginASTAction {
   // sampler-cc's default schemes (sections/scheme_table.h), for a plugin loaded without -fplugin-arg-sampler-schemes=.
   static SchemeSet default_schemes() {
     SchemeSet set;
-    std::string_view unknown;
-    walk_scheme_list(default_scheme_list(), [&](SchemeId id) { set.add(id); }, unknown);
+    for (size_t i = 0; i < kSchemeCount; ++i)
+      if (kSchemeTable[i].default_place != 0) set.add(static_cast<SchemeId>(i));
     return set;
   }
 
