@@ -10,18 +10,24 @@
 # instructions and their ratio to plain; per sample, (run at 1/N - none in reach) / samples taken; per site on the
 # fast side, (none in reach - plain) / opportunities.
 #
-# Usage: bench/instrumentor/sample_cost.sh [--build BUILD_DIR] [--iterations N] [--source FILE.c] [SPARSITY...]
+# --shared-counters: every run counts in a shared mapping, as under sampler-run (a fresh 64 MiB sparse file on
+# descriptor 9 as SAMPLER_SHARED_FD, docs/instrumenting.md section 2), to compare with the same runs without it.
+#
+# Usage: bench/instrumentor/sample_cost.sh [--build BUILD_DIR] [--iterations N] [--source FILE.c] [--shared-counters]
+#        [SPARSITY...]
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 build=$top/build
 iterations=1000000
 source_file=$top/bench/instrumentor/sample_cost.c
+shared_counters=false
 while [ $# -gt 0 ]; do
   case $1 in
   --build) build=$2; shift 2 ;;
   --iterations) iterations=$2; shift 2 ;;
   --source) source_file=$2; shift 2 ;;
-  -h | --help) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+  --shared-counters) shared_counters=true; shift ;;
+  -h | --help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
   -*) echo "sample_cost.sh: unknown option $1" >&2; exit 2 ;;
   *) break ;;
   esac
@@ -42,8 +48,13 @@ instructions() {
   local envs=()
   while [ "$1" != -- ]; do envs+=("$1"); shift; done
   shift
+  if $shared_counters; then
+    rm -f "$work/shared" && truncate -s 64M "$work/shared" && exec 9<>"$work/shared"
+    envs+=(SAMPLER_SHARED_FD=9)
+  fi
   env "${envs[@]}" valgrind --tool=callgrind --callgrind-out-file="$work/cg.out" "$@" "$iterations" \
     >/dev/null 2>"$work/cg.err"
+  $shared_counters && exec 9>&-
   sed -n 's/.*Collected : \([0-9]*\).*/\1/p' "$work/cg.err"
 }
 # counted FILE: every counter of a report summed (one per site execution taken).

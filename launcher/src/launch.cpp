@@ -30,6 +30,7 @@
 #include "sections/line_reader.h"
 #include "sections/lines.h"
 #include "sections/report.h"
+#include "shared_counters.h"
 #include "upload.h"
 
 namespace sampler::launcher {
@@ -52,8 +53,14 @@ constexpr int kForwardedSignals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, 
 // Which of the report's last subreport and section the program left open (read as the formats library reads).
 class OpenEnds : public ReportVisitor, public SamplesVisitor {
  public:
-  void begin_subreport(std::string_view, uint64_t) override { subreport_cut = false, section_cut = false; }
-  void end_subreport(bool complete) override { subreport_cut = !complete; }
+  void begin_subreport(std::string_view id, uint64_t) override {
+    subreport_cut = false, section_cut = false;
+    in_samples = id == "samples";
+  }
+  void end_subreport(bool complete) override {
+    subreport_cut = !complete;
+    samples_whole = samples_whole || (in_samples && complete);
+  }
   void begin_section(const SampleSectionHeader& header) override {
     section_cut = false;
     section_line = header.line;
@@ -61,6 +68,7 @@ class OpenEnds : public ReportVisitor, public SamplesVisitor {
   void end_section(bool complete) override { section_cut = !complete; }
 
   bool subreport_cut = false, section_cut = false;
+  bool in_samples = false, samples_whole = false;
   uint64_t section_line = 0;  // of the last section's start tag
 };
 
@@ -69,10 +77,13 @@ class OpenEnds : public ReportVisitor, public SamplesVisitor {
 // report is ended first. The partial line goes (a counter cut short reads as a smaller number, a tag cut short
 // as text). An open samples or timestamps section goes too: closed, it would look whole, and the analysis would
 // refuse it for its missing lines (an error per run). The open subreport gets its end tag: what was whole stays.
-void end_cut_report(std::string& text) {
+// Returns true if the report holds a whole samples subreport (the program wrote its report).
+bool end_cut_report(std::string& text) {
   if (!text.empty() && text.back() != '\n') text.resize(text.rfind('\n') + 1);  // npos + 1: no whole line
-  // A last line </report> closes whatever was open (the usual, whole report): no need to read it all at exit.
-  if (text.empty() || text.ends_with("\n</report>\n") || text.ends_with("\n</report>\r\n")) return;
+  if (text.empty()) return false;
+  // A last line </report> closes whatever was open (the usual, whole report, whose samples subreport comes
+  // first): no need to read it all at exit.
+  if (text.ends_with("\n</report>\n") || text.ends_with("\n</report>\r\n")) return true;
   DiagnosticList ignored;  // the collector says what is wrong with a report; here only its open ends matter
   OpenEnds ends;
   LineReader input(text, "report", ignored);
@@ -83,6 +94,57 @@ void end_cut_report(std::string& text) {
     text.resize(start);
   }
   if (ends.subreport_cut) text += "</report>\n";
+  return ends.samples_whole;
+}
+
+/// The shared counters' memfd (shared_counters.h), moved above the standard descriptors and inherited by the
+/// program; -1 (and the program runs without it, as it would without sampler-run's help) when it cannot be made.
+int make_shared_counters(const LaunchSettings& settings) {
+  int memfd = memfd_create("sampler-counters", 0);
+  int fd = memfd >= 0 ? fcntl(memfd, F_DUPFD, 3) : -1;
+  if (memfd >= 0) close(memfd);
+  // Sparse: only the pages the program's counters fill take memory.
+  if (fd >= 0 && ftruncate(fd, static_cast<off_t>(kSharedCountersBytes)) != 0) {
+    close(fd);
+    fd = -1;
+  }
+  if (fd < 0) say(settings, std::string("no shared counters: ") + std::strerror(errno));
+  return fd;
+}
+
+/// The samples subreport of the shared counters, as the runtime's report writer writes it; "" when the program
+/// never used them (not instrumented, or an older runtime) or their report would exceed kMaxReportBytes.
+std::string read_shared_counters(const LaunchSettings& settings, int fd) {
+  struct stat st{};
+  if (fstat(fd, &st) != 0 || st.st_size <= 0 || static_cast<uint64_t>(st.st_size) > runtime::kSharedMaxBytes) return {};
+  const size_t size = static_cast<size_t>(st.st_size);
+  void* mapping = mmap(nullptr, size, PROT_READ, MAP_SHARED, fd, 0);
+  if (mapping == MAP_FAILED) return {};
+  std::string text;
+  char buffer[64 * 1024];
+  const runtime::Sink sink{&text, [](void* context, const char* data, size_t bytes) {
+                    auto& out = *static_cast<std::string*>(context);
+                    if (out.size() + bytes > kMaxReportBytes) return false;
+                    out.append(data, bytes);
+                    return true;
+                  }};
+  runtime::ReportWriter out(buffer, sizeof buffer, sink);
+  const runtime::SharedSnapshot snapshot =
+      runtime::write_shared_samples(static_cast<const unsigned char*>(mapping), size, out);
+  out.flush();
+  munmap(mapping, size);
+  if (!snapshot.claimed) return {};
+  if (snapshot.problem != nullptr) say(settings, std::string("shared counters: ") + snapshot.problem);
+  if (snapshot.units_left_out > 0) {
+    say(settings, std::to_string(snapshot.units_left_out) + " units did not fit in the shared counters");
+  }
+  if (out.failed()) {
+    say(settings, "the shared counters' report is larger than " + std::to_string(kMaxReportBytes) + " bytes");
+    return {};
+  }
+  say(settings, "the program wrote no whole report: its " + std::to_string(snapshot.units) +
+                    " units' samples come from the shared counters");
+  return text;
 }
 
 std::string random_hex(size_t bytes) {
@@ -143,12 +205,15 @@ int launch(const LaunchSettings& settings, const std::vector<std::string>& argv)
   for (char** e = environ; *e != nullptr; ++e) {
     std::string_view entry = *e;
     if (entry.starts_with("SAMPLER_REPORT_FD=") || entry.starts_with("SAMPLER_SPARSITY=") ||
-        entry.starts_with("SAMPLER_SEED=") || entry.starts_with("SAMPLER_FILE=")) {
+        entry.starts_with("SAMPLER_SEED=") || entry.starts_with("SAMPLER_FILE=") ||
+        entry.starts_with("SAMPLER_SHARED_FD=")) {
       continue;
     }
     environment.emplace_back(entry);
   }
   environment.push_back("SAMPLER_REPORT_FD=" + std::to_string(report_fd));
+  const int shared_fd = make_shared_counters(settings);
+  if (shared_fd >= 0) environment.push_back("SAMPLER_SHARED_FD=" + std::to_string(shared_fd));
   environment.push_back("SAMPLER_SPARSITY=" + settings.sparsity);
   environment.push_back("SAMPLER_SEED=" + seed);
   std::vector<char*> envp;
@@ -181,6 +246,7 @@ int launch(const LaunchSettings& settings, const std::vector<std::string>& argv)
   if (spawn_error == 0) child_pid = pid;
   sigprocmask(SIG_SETMASK, &old_mask, nullptr);
   if (spawn_error != 0) {
+    if (shared_fd >= 0) close(shared_fd);
     for (size_t i = 0; i < std::size(kForwardedSignals); ++i) sigaction(kForwardedSignals[i], &previous[i], nullptr);
     std::fprintf(stderr, "sampler-run: cannot run '%s': %s\n", escape_control_characters(args[0]).c_str(),
                  std::strerror(spawn_error));
@@ -211,7 +277,13 @@ int launch(const LaunchSettings& settings, const std::vector<std::string>& argv)
     say(settings, "the report is larger than " + std::to_string(kMaxReportBytes) + " bytes: sending the outcome only");
   }
   close(report_fd);
-  end_cut_report(text);
+  // A program killed before its report was whole (SIGKILL, a crash its handler could not survive) left its
+  // counters in the shared mapping: they replace the cut samples (they hold every unit, those already written too).
+  if (!end_cut_report(text) && shared_fd >= 0) {
+    std::string shared = read_shared_counters(settings, shared_fd);
+    if (!shared.empty()) text = std::move(shared);
+  }
+  if (shared_fd >= 0) close(shared_fd);
   Outcome outcome;
   outcome.run_id = random_hex(16);
   outcome.app = settings.app;

@@ -1,6 +1,8 @@
 // The unit registry and the report's normal life cycle: registration, dlclose, exit (see runtime_state.h).
 // Writes go through one static buffer under the registry lock; SIGPIPE is held off while writing so that a
 // report piped to a reader that has gone does not kill the program.
+#include <sys/mman.h>
+
 #include "atomic.h"
 #include "crash_handler.h"
 #include "raw_syscall.h"
@@ -79,6 +81,38 @@ void open_report(int fd) {
   g_report.writer = &g_writer;
 }
 
+void open_shared_counters(unsigned char* base, uint64_t size) {
+  if (base == nullptr) return;
+  SharedArea area{base, size};
+  const char* problem = nullptr;
+  if (!claim_shared_area(area, sys::getpid(), problem)) {
+    say("SAMPLER_SHARED_FD: ", problem, "; no shared counters");
+    munmap(base, size);
+    return;
+  }
+  g_report.shared = area;
+}
+
+void detach_shared_counters() {
+  SharedArea& area = g_report.shared;
+  if (area.base == nullptr) return;
+  // Only the forking thread exists in the child: nothing samples while the copy is made.
+  void* copy = mmap(nullptr, area.size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (copy != MAP_FAILED) {
+    uint64_t used = load_relaxed(&reinterpret_cast<SharedHeader*>(area.base)->published);
+    __builtin_memcpy(copy, area.base, used < area.size ? used : area.size);
+    if (mremap(copy, area.size, area.size, MREMAP_MAYMOVE | MREMAP_FIXED, area.base) != MAP_FAILED) {
+      area = SharedArea{};  // private memory now, at the same address: the child never reads it as shared
+      return;
+    }
+    munmap(copy, area.size);
+  }
+  // No memory for a copy: the child must still never count into the parent's mapping. Its counters are then
+  // of no use (a forked child writes no report): a private zero page over every one of them, at the same address.
+  mmap(area.base, area.size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+  area = SharedArea{};
+}
+
 void register_unit(sampler_unit* unit) {
   if (unit == nullptr) return;
   const char* problem = check_unit(*unit);
@@ -106,6 +140,7 @@ void register_unit(sampler_unit* unit) {
       store_release(&g_report.tail->next, unit);
     }
     g_report.tail = unit;
+    place_unit_in_shared_area(g_report.shared, *unit);
   }
   unlock();
   if (verbose() && !known) say("unit ", unit->signature, " registered");

@@ -27,6 +27,7 @@ void after_fork_in_child() {
     g_report.fd = -1;
   }
   store_release(&g_report.lock_owner, pid_t{0});
+  detach_shared_counters();
 }
 
 void initialize() {
@@ -34,11 +35,12 @@ void initialize() {
   g_verbose = settings.verbose;
   configure_sampling(settings.sampling, settings.sparsity, settings.seeded, settings.seed);
   open_report(settings.report_fd);
+  open_shared_counters(settings.shared_base, settings.shared_size);
   if (settings.report_fd >= 0) {
     unsigned long page_size = getauxval(AT_PAGESZ);
     install_crash_handlers(page_size != 0 ? page_size : 4096);
-    pthread_atfork(nullptr, nullptr, after_fork_in_child);
   }
+  if (settings.report_fd >= 0 || g_report.shared.base != nullptr) pthread_atfork(nullptr, nullptr, after_fork_in_child);
 }
 
 }  // namespace

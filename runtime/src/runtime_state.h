@@ -11,6 +11,7 @@
 #include "log.h"
 #include "report_writer.h"
 #include "sampler/abi.h"
+#include "shared_counters.h"
 
 namespace sampler::runtime {
 
@@ -35,6 +36,7 @@ struct ReportState {
   ReportWriter* writer = nullptr;  ///< the writer of the normal paths (exit, dlclose), under the lock
   uint64_t device = 0;             ///< identity of the destination when it was opened (fstat st_dev, st_ino)
   uint64_t inode = 0;
+  SharedArea shared;               ///< SAMPLER_SHARED_FD's mapping, claimed by this process; empty when none
 };
 extern ReportState g_report;
 
@@ -45,6 +47,14 @@ void open_report(int fd);
 /// file of its own that gets the same number (a daemon closing every descriptor, then opening its log): the report
 /// must never be written into that file. Signal-safe (one fstat system call).
 bool destination_unchanged();
+
+/// Claims SAMPLER_SHARED_FD's mapping (called once by initialisation, before any unit registers): from then on
+/// registration places each unit's counters in it. Unmaps it, with one line on stderr, if it cannot be claimed.
+void open_shared_counters(unsigned char* base, uint64_t size);
+
+/// In a forked child: replaces the shared mapping by a private copy at the same address, so that the child's
+/// samples never reach the parent's counters (as without the mapping) and every `values` pointer stays valid.
+void detach_shared_counters();
 
 void register_unit(sampler_unit* unit);
 /// Writes the unit's sections (if the report is still open in this process) and removes it from the registry.

@@ -8,12 +8,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "raw_syscall.h"
+#include "shared_counters.h"
 #include "sections/core/char_buffer.h"
 
 namespace sampler::runtime {
@@ -73,6 +75,23 @@ ParseStatus parse_descriptor(const char* text, int& fd) {
     if (value > INT_MAX) return {false, kExpected};
   }
   fd = static_cast<int>(value);
+  return {true, nullptr};
+}
+
+ParseStatus map_shared_descriptor(int fd, unsigned char*& base, uint64_t& size) {
+  struct stat status {};
+  int flags = fcntl(fd, F_GETFL);
+  if (flags < 0 || fstat(fd, &status) != 0) return {false, "the descriptor is not open"};
+  if ((flags & O_ACCMODE) != O_RDWR || !S_ISREG(status.st_mode)) {
+    return {false, "expected a regular file (a memfd) open for reading and writing"};
+  }
+  if (status.st_size < static_cast<off_t>(kSharedMinBytes) || status.st_size > static_cast<off_t>(kSharedMaxBytes)) {
+    return {false, "expected a file of one page to 1 GiB"};
+  }
+  void* mapping = mmap(nullptr, static_cast<size_t>(status.st_size), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  if (mapping == MAP_FAILED) return {false, "the file cannot be mapped"};
+  base = static_cast<unsigned char*>(mapping);
+  size = static_cast<uint64_t>(status.st_size);
   return {true, nullptr};
 }
 
@@ -206,7 +225,7 @@ int open_report_file(const char* name, bool verbose) {
 
 /// Every variable the runtime reads.
 const char* const kVariables[] = {"SAMPLER_SPARSITY", "SAMPLER_SEED", "SAMPLER_FILE", "SAMPLER_REPORT_FD",
-                                  "SAMPLER_VERBOSE"};
+                                  "SAMPLER_SHARED_FD", "SAMPLER_VERBOSE"};
 
 }  // namespace
 
@@ -224,13 +243,15 @@ Settings load_settings(bool secure) {
     }
     return settings;
   }
-  static char sparsity_text[256], seed_text[256], file_text[kMaxFileName], fd_text[64];
-  bool sparsity_rejected, seed_rejected, file_rejected, fd_rejected;
+  static char sparsity_text[256], seed_text[256], file_text[kMaxFileName], fd_text[64], shared_text[64];
+  bool sparsity_rejected, seed_rejected, file_rejected, fd_rejected, shared_rejected;
   const char* sparsity =
       take_variable("SAMPLER_SPARSITY", sparsity_text, sizeof sparsity_text, "sampling is off", sparsity_rejected);
   const char* seed = take_variable("SAMPLER_SEED", seed_text, sizeof seed_text, "sampling is off", seed_rejected);
   const char* file = take_variable("SAMPLER_FILE", file_text, sizeof file_text, "no report", file_rejected);
   const char* fd = take_variable("SAMPLER_REPORT_FD", fd_text, sizeof fd_text, "no report", fd_rejected);
+  const char* shared =
+      take_variable("SAMPLER_SHARED_FD", shared_text, sizeof shared_text, "no shared counters", shared_rejected);
   const char* verbose = getenv("SAMPLER_VERBOSE");
   settings.verbose = verbose != nullptr;
   if (verbose != nullptr) unsetenv("SAMPLER_VERBOSE");
@@ -302,6 +323,19 @@ Settings load_settings(bool secure) {
     }
   } else if (settings.verbose) {
     say("neither SAMPLER_FILE nor SAMPLER_REPORT_FD is set: no report");
+  }
+
+  // The shared counters (shared_counters.h): independent of the report, and optional: without them the runtime
+  // behaves exactly as it does when the variable is not set.
+  if (shared != nullptr) {
+    int descriptor = -1;
+    ParseStatus status = parse_descriptor(shared, descriptor);
+    if (status.ok) status = map_shared_descriptor(descriptor, settings.shared_base, settings.shared_size);
+    if (!status.ok) {
+      say("SAMPLER_SHARED_FD: invalid value '", shared, "' (", status.error, "); no shared counters");
+    } else if (settings.verbose) {
+      say("counting in the mapping of descriptor ", shared, " (SAMPLER_SHARED_FD)");
+    }
   }
   return settings;
 }

@@ -30,6 +30,9 @@ struct Settings {
   bool seeded = false;     ///< SAMPLER_SEED given: reproducible sampling
   uint64_t seed = 0;
   int report_fd = -1;      ///< open destination of the report, or -1 for no report
+  /// SAMPLER_SHARED_FD's mapping (shared_counters.h), mapped read-write and shared; null for none.
+  unsigned char* shared_base = nullptr;
+  uint64_t shared_size = 0;
   bool verbose = false;    ///< SAMPLER_VERBOSE set
 };
 
@@ -51,6 +54,11 @@ struct FileNameValues {
   const char* host;   ///< %h: the host name (a '/' in it becomes '_': the name stays in its directory)
   uint64_t seconds;   ///< %t: seconds since the epoch
 };
+
+/// SAMPLER_SHARED_FD: maps the descriptor's file (a regular file such as a memfd, between one page and 1 GiB:
+/// kSharedMinBytes, kSharedMaxBytes) shared and read-write; the descriptor itself is left as it is. False with
+/// `error` set when it cannot.
+ParseStatus map_shared_descriptor(int fd, unsigned char*& base, uint64_t& size);
 
 /// SAMPLER_FILE: expands %p, %h, %t and %% (to %); any other % sequence, an empty name or a name longer than
 /// `capacity - 1` is an error. On success `out` is NUL-terminated.

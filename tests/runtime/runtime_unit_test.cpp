@@ -18,6 +18,7 @@
 #include "sampler/sampler.h"
 #include "sampling.h"
 #include "settings.h"
+#include "shared_counters.h"
 #include "values.h"
 #include "ziggurat.h"
 
@@ -635,6 +636,147 @@ TEST(ReportWriter, WritesEverySectionExactly) {
   EXPECT_TRUE(out.flush());
   EXPECT_EQ(memory.text, kTestUnitText);
   EXPECT_EQ(out.flushed_bytes(), memory.text.size());
+}
+
+// ------------------------------------------------------------------------------------------- shared counters
+
+/// A zero-filled, 8-aligned stand-in for SAMPLER_SHARED_FD's memfd.
+struct TestArea {
+  explicit TestArea(size_t bytes) : words(bytes / 8), area{reinterpret_cast<unsigned char*>(words.data()), bytes} {}
+  std::vector<uint64_t> words;
+  SharedArea area;
+};
+
+std::string shared_report(const SharedArea& area, uint64_t size, SharedSnapshot* snapshot = nullptr) {
+  MemorySink memory;
+  char buffer[512];
+  ReportWriter out(buffer, sizeof buffer, memory.sink());
+  SharedSnapshot result = write_shared_samples(area.base, size, out);
+  out.flush();
+  if (snapshot != nullptr) *snapshot = result;
+  return memory.text;
+}
+
+TEST(SharedCounters, PlacedUnitCountsInTheMappingAndReadsBackAsItsReport) {
+  TestArea t(kSharedMinBytes);
+  const char* problem = nullptr;
+  ASSERT_TRUE(claim_shared_area(t.area, 1234, problem));
+  // Claimed, nothing placed: an empty samples subreport.
+  SharedSnapshot snapshot;
+  EXPECT_EQ(shared_report(t.area, t.area.size, &snapshot), "<report id=\"samples\">\n</report>\n");
+  EXPECT_TRUE(snapshot.claimed);
+  TestUnit unit;
+  ASSERT_TRUE(place_unit_in_shared_area(t.area, unit.unit));
+  // Every array the report reads moved into the mapping, with the counts it had.
+  for (const sampler_scheme& s : unit.schemes) {
+    EXPECT_TRUE(in_shared_area(t.area, s.values)) << s.name;
+  }
+  EXPECT_TRUE(in_shared_area(t.area, unit.schemes[0].first));
+  EXPECT_TRUE(in_shared_area(t.area, unit.schemes[0].last));
+  EXPECT_EQ(unit.schemes[0].values[1], 4u);
+  // The record is exactly as large as announced, and the header says where it ends.
+  const auto* header = reinterpret_cast<const SharedHeader*>(t.area.base);
+  EXPECT_EQ(header->magic, kSharedMagic);
+  EXPECT_EQ(header->owner, 1234);
+  EXPECT_EQ(header->published, sizeof(SharedHeader) + shared_record_bytes(unit.unit));
+  EXPECT_EQ(header->published % 8, 0u);
+  // Counting goes on in the mapping; the original storage is left behind.
+  unit.schemes[0].values[2] += 5;
+  EXPECT_EQ(unit.branch_values[2], 0u);
+  std::string expected = kTestUnitText;
+  expected.replace(expected.find("0\t0\n"), 4, "5\t0\n");
+  std::string text = shared_report(t.area, t.area.size, &snapshot);
+  EXPECT_EQ(text, "<report id=\"samples\">\n" + expected + "</report>\n");
+  EXPECT_EQ(snapshot.units, 1u);
+  EXPECT_EQ(snapshot.problem, nullptr);
+  // Registered again without a reload: the unit keeps its place, nothing is copied twice.
+  ASSERT_TRUE(place_unit_in_shared_area(t.area, unit.unit));
+  EXPECT_EQ(header->published, sizeof(SharedHeader) + shared_record_bytes(unit.unit));
+}
+
+TEST(SharedCounters, ClaimedOnceAndBounded) {
+  TestArea t(kSharedMinBytes);
+  const char* problem = nullptr;
+  ASSERT_TRUE(claim_shared_area(t.area, 1, problem));
+  EXPECT_FALSE(claim_shared_area(t.area, 2, problem));
+  EXPECT_STREQ(problem, "the mapping is already used by another process");
+  TestArea small(kSharedMinBytes / 2);
+  EXPECT_FALSE(claim_shared_area(small.area, 1, problem));
+  // Never claimed (an uninstrumented program, an older runtime): no samples from it at all.
+  TestArea unused(kSharedMinBytes);
+  SharedSnapshot snapshot;
+  EXPECT_EQ(shared_report(unused.area, unused.area.size, &snapshot), "");
+  EXPECT_FALSE(snapshot.claimed);
+}
+
+TEST(SharedCounters, UnitThatDoesNotFitKeepsItsOwnStorage) {
+  TestArea t(kSharedMinBytes);
+  const char* problem = nullptr;
+  ASSERT_TRUE(claim_shared_area(t.area, 1, problem));
+  std::vector<uint64_t> values(2 * kSharedMinBytes / 8);
+  sampler_scheme scheme{"branches", static_cast<uint32_t>(values.size() / 2), 2, SAMPLER_SCHEME_COUNTERS, 0,
+                        values.data(), nullptr, nullptr, nullptr};
+  sampler_unit big{SAMPLER_ABI_VERSION, 1, "0123456789abcdef0123456789abcdef", &scheme, nullptr, 0};
+  EXPECT_FALSE(place_unit_in_shared_area(t.area, big));
+  EXPECT_EQ(scheme.values, values.data());
+  SharedSnapshot snapshot;
+  shared_report(t.area, t.area.size, &snapshot);
+  EXPECT_EQ(snapshot.units_left_out, 1u);
+  EXPECT_EQ(snapshot.units, 0u);
+}
+
+TEST(SharedCounters, SnapshotSeesOnlyPublishedRecords) {
+  // A process killed half-way through placing its second unit: the record is partly written, `published` not
+  // moved yet. The reader sees the first unit alone, whole.
+  TestArea t(kSharedMinBytes * 4);
+  const char* problem = nullptr;
+  ASSERT_TRUE(claim_shared_area(t.area, 1, problem));
+  TestUnit first, second;
+  ASSERT_TRUE(place_unit_in_shared_area(t.area, first.unit));
+  const std::string one_unit = shared_report(t.area, t.area.size);
+  auto* header = reinterpret_cast<SharedHeader*>(t.area.base);
+  const uint64_t published = header->published;
+  ASSERT_TRUE(place_unit_in_shared_area(t.area, second.unit));
+  header->published = published;
+  EXPECT_EQ(shared_report(t.area, t.area.size), one_unit);
+}
+
+TEST(SharedCounters, MalformedRecordsAreRefusedNotFollowed) {
+  TestArea t(kSharedMinBytes);
+  const char* problem = nullptr;
+  ASSERT_TRUE(claim_shared_area(t.area, 1, problem));
+  TestUnit unit;
+  ASSERT_TRUE(place_unit_in_shared_area(t.area, unit.unit));
+  auto* record = reinterpret_cast<SharedUnit*>(t.area.base + sizeof(SharedHeader));
+  auto* scheme = reinterpret_cast<SharedScheme*>(record + 1);
+  auto* header = reinterpret_cast<SharedHeader*>(t.area.base);
+  SharedSnapshot snapshot;
+  struct Damage {
+    const char* what;
+    void (*apply)(SharedHeader&, SharedUnit&, SharedScheme&);
+  } damages[] = {
+      {"values beyond the record", [](SharedHeader&, SharedUnit&, SharedScheme& s) { s.values = uint64_t{1} << 40; }},
+      {"too many sites", [](SharedHeader&, SharedUnit&, SharedScheme& s) { s.site_count = 0xffffffffu; }},
+      {"no columns", [](SharedHeader&, SharedUnit&, SharedScheme& s) { s.columns = 0; }},
+      {"huge columns", [](SharedHeader&, SharedUnit&, SharedScheme& s) { s.columns = 0x80000000u; }},
+      {"name outside", [](SharedHeader&, SharedUnit&, SharedScheme& s) { s.name = 3; }},
+      {"unknown kind", [](SharedHeader&, SharedUnit&, SharedScheme& s) { s.kind = 7; }},
+      {"record past published", [](SharedHeader&, SharedUnit& u, SharedScheme&) { u.record_bytes += 8; }},
+      {"schemes past the record", [](SharedHeader&, SharedUnit& u, SharedScheme&) { u.scheme_count = 1u << 30; }},
+      {"bad signature", [](SharedHeader&, SharedUnit& u, SharedScheme&) { u.signature[32] = 'x'; }},
+      {"published past the end", [](SharedHeader& h, SharedUnit&, SharedScheme&) { h.published = 1u << 30; }},
+  };
+  const std::vector<uint64_t> intact = t.words;
+  for (const Damage& damage : damages) {
+    t.words = intact;
+    damage.apply(*header, *record, *scheme);
+    std::string text = shared_report(t.area, t.area.size, &snapshot);
+    EXPECT_NE(snapshot.problem, nullptr) << damage.what;
+    EXPECT_EQ(snapshot.units, 0u) << damage.what;
+    if (!text.empty()) {
+      EXPECT_TRUE(text.ends_with("</report>\n")) << damage.what;
+    }
+  }
 }
 
 TEST(ReportWriter, SmallBufferGivesTheSameText) {

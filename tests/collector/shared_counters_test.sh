@@ -1,0 +1,119 @@
+#!/usr/bin/env bash
+# The shared counters end to end (docs/collection.md, "Runs killed outright"): a program built by sampler-cc runs
+# under sampler-run to a real collector on 127.0.0.1 and is killed with SIGKILL, which leaves its report unwritten;
+# the stored run still has its samples, read from the shared mapping, and the outcome signal 9.
+#   killed_after_signal   killed once it has said (through a FIFO) that it reached a point: exact counts
+#   kill9_instants [RUNS] killed at RUNS (default 50) random points of its loop: every stored counter is at most
+#                         the full run's and the loop's sites agree with one another (none torn, none half-placed)
+# usage: shared_counters_test.sh CASE [RUNS]; environment: TOOLS, DRIVERS, SCRATCH, SOURCE_DIR
+set -euo pipefail
+case_name=$1
+runs=${2:-50}
+source "$SOURCE_DIR/tests/tools/blackbox.sh"
+source "$SOURCE_DIR/tests/collector/server.sh"
+printf 'killed\tgood-key\n' >keys.tsv
+export XDG_CACHE_HOME=$SCRATCH/cache XDG_CONFIG_HOME=$SCRATCH/config HOME=$SCRATCH
+unset SAMPLER_UPLOAD_URL SAMPLER_API_KEY SAMPLER_SPARSITY SAMPLER_SEED SAMPLER_SHARED_FD
+R=$TOOLS/sampler-run
+"$DRIVERS/sampler-cc" -O1 -g -fsampler-schemes=function-entries,branches \
+  "$SOURCE_DIR/tests/collector/programs/until_killed.c" -o until_killed
+
+# launch ITERATIONS EVERY [wait]: starts the program under sampler-run at sparsity 1 (in the background: $launcher) and
+# opens its progress FIFO on descriptor 8; reads the program's pid into $pid.
+launch() {
+  rm -f progress && mkfifo progress
+  "$R" --app killed --sparsity 1 --upload "$url" --api-key good-key -- ./until_killed "$1" "$2" progress ${3:+"$3"} 2>>run.err &
+  launcher=$!
+  exec 8<progress
+  read -r pid <&8
+}
+
+# ended [SIGNAL]: waits for sampler-run, which must die of the signal (default 9, SIGKILL) as its program did.
+ended() {
+  local status=0 signal=${1:-9}
+  wait "$launcher" || status=$?
+  exec 8<&-
+  [ "$status" = $((128 + signal)) ] || fail "sampler-run ended with status $status, expected death by signal $signal: $(cat run.err)"
+}
+
+# resolved REPORT: its samples joined with the program's sites, one line per site (tools' FILE column dropped).
+resolved() { "$TOOLS/extract-report" samples <"$1" | "$TOOLS/resolveSamples" until_killed | cut -f2-; }
+
+export_runs() {
+  rm -rf exported
+  "$TOOLS/sampler-collector" export --database sqlite:reports.db --app killed exported >/dev/null ||
+    fail "export failed"
+}
+
+# counters FUNCTION SCHEME FILE: the counters (the last fields: two for branches, else one) of FUNCTION's sites of
+# SCHEME in a resolved file (unit, scheme, file, line, function, ...), tab-separated.
+counters() {
+  awk -F'\t' -v f="$1" -v s="$2" '$2 == s && $5 == f {
+    print (s == "branches" ? $(NF - 1) "\t" $NF : $NF) }' "$3"
+}
+
+case $case_name in
+  killed_after_signal)
+    start_server sqlite:reports.db
+    launch 1000 0 wait
+    read -r reached <&8
+    [ "$reached" = done ] || fail "the program said '$reached'"
+    kill -KILL "$pid"
+    ended
+    stop_server
+    export_runs
+    reports=$(find exported -name '*.report')
+    [ "$(echo "$reports" | wc -l)" = 1 ] || fail "stored runs: $reports"
+    grep -q '^signal	9$' $reports || fail "outcome: $(cat $reports)"
+    resolved $reports >killed.txt || fail "resolveSamples: $(cat killed.txt)"
+    # 1000 calls of is_third, a third of them (turns 0, 3, ..., 999) true; the loop's 1000 turns.
+    [ "$(counters is_third function-entries killed.txt)" = 1000 ] || fail "is_third entries: $(cat killed.txt)"
+    [ "$(counters is_third branches killed.txt)" = "666	334" ] || fail "is_third branches: $(cat killed.txt)"
+    ;;
+  kill9_instants)
+    start_server sqlite:reports.db
+    # The full run, on the same path: to its end, then SIGTERM, on which the runtime writes its own report.
+    iterations=1000000 every=10000
+    launch $iterations $every wait
+    while read -r line <&8 && [ "$line" != done ]; do :; done
+    kill -TERM "$pid"
+    ended 15
+    for ((i = 0; i < runs; i++)); do
+      # Past the loop's end, the program waits: then the run's counters are the full run's.
+      target=$(((RANDOM * 32768 + RANDOM) % iterations))
+      launch $iterations $every wait
+      while read -r line <&8 && [ "$line" != done ] && [ "$line" -lt "$target" ]; do :; done
+      kill -KILL "$pid"
+      ended
+    done
+    stop_server
+    export_runs
+    full=$(grep -l -r '^signal	15$' exported || true)
+    [ "$(echo "$full" | wc -w)" = 1 ] || fail "the full run: '$full'"
+    resolved "$full" >full.txt
+    killed=0
+    for report in $(grep -l '^signal	9$' -r exported); do
+      killed=$((killed + 1))
+      resolved "$report" >run.txt || { fail "$report: resolveSamples failed"; continue; }
+      # Site by site, field by field: the same static fields, counters no larger than the full run's.
+      problem=$(awk -F'\t' 'NR == FNR { full[FNR] = $0; next }
+        { n = split(full[FNR], f, "\t"); if (n != NF) { print "line " FNR ": fields differ"; failed = 1; exit }
+          for (i = 1; i <= NF; i++) if ($i != f[i] && !($i ~ /^[0-9]+$/ && f[i] ~ /^[0-9]+$/ && $i + 0 <= f[i] + 0)) {
+            print "line " FNR ": " $0 " against " full[FNR]; failed = 1; exit } }
+        END { if (!failed && FNR != length(full)) print FNR " lines, the full run has " length(full) }' full.txt run.txt)
+      [ -z "$problem" ] || fail "$report: $problem"
+      # One turn at a time: is_third's entries, its branch's counts and their thirds agree (an entry may be
+      # counted before its branch).
+      entries=$(counters is_third function-entries run.txt)
+      read -r false true <<<"$(counters is_third branches run.txt)"
+      turns=$((false + true))
+      { [ "$turns" = "$entries" ] || [ "$turns" = $((entries - 1)) ]; } &&
+        [ "$true" = $(((turns + 2) / 3)) ] || fail "$report: is_third $entries entries, branches $false $true"
+    done
+    [ "$killed" = "$runs" ] || fail "$killed killed runs stored, $runs expected"
+    ;;
+  *)
+    fail "unknown case"
+    ;;
+esac
+finish
