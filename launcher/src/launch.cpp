@@ -77,13 +77,17 @@ class OpenEnds : public ReportVisitor, public SamplesVisitor {
 // report is ended first. The partial line goes (a counter cut short reads as a smaller number, a tag cut short
 // as text). An open samples or timestamps section goes too: closed, it would look whole, and the analysis would
 // refuse it for its missing lines (an error per run). The open subreport gets its end tag: what was whole stays.
-// Returns true if the report holds a whole samples subreport (the program wrote its report).
+// Returns true if the report holds a whole samples subreport and is final: not an interim report
+// (sampler_write_report(), docs/instrumenting.md), which the program would have replaced at its end.
 bool end_cut_report(std::string& text) {
   if (!text.empty() && text.back() != '\n') text.resize(text.rfind('\n') + 1);  // npos + 1: no whole line
   if (text.empty()) return false;
   // A last line </report> closes whatever was open (the usual, whole report, whose samples subreport comes
-  // first): no need to read it all at exit.
-  if (text.ends_with("\n</report>\n") || text.ends_with("\n</report>\r\n")) return true;
+  // first): no need to read it all at exit. An interim report's last subreport is its `interim` one.
+  if (text.ends_with("\n</report>\n") || text.ends_with("\n</report>\r\n")) {
+    const size_t last = text.rfind("<report id=\"");
+    return last == std::string::npos || text.compare(last, 21, "<report id=\"interim\">") != 0;
+  }
   DiagnosticList ignored;  // the collector says what is wrong with a report; here only its open ends matter
   OpenEnds ends;
   LineReader input(text, "report", ignored);

@@ -20,6 +20,13 @@ bool destination_unchanged() {
   return sys::fstat(g_report.fd, &status) == 0 && status.st_dev == g_report.device && status.st_ino == g_report.inode;
 }
 
+void discard_interim_report() {
+  if (!load_acquire(&g_report.interim_written)) return;
+  sys::ftruncate(g_report.fd, g_report.interim_base);
+  sys::lseek(g_report.fd, g_report.interim_base, 0);
+  store_release(&g_report.interim_written, 0);
+}
+
 bool write_crash_samples(ReportWriter& out) {
   if (g_report.fd < 0 || g_report.pid != sys::getpid() || load_acquire(&g_report.closed)) return false;
   if (!destination_unchanged()) return false;  // the program closed or reused the descriptor
@@ -41,7 +48,10 @@ bool write_crash_samples(ReportWriter& out) {
     if (locked) store_release(&g_report.lock_owner, pid_t{0});
     return !load_acquire(&g_report.closed);
   }
-  if (g_report.samples_open) {
+  if (load_acquire(&g_report.interim_written)) {
+    // An interim report (perhaps interrupted): taken back, the stream is again between two sections.
+    discard_interim_report();
+  } else if (g_report.samples_open) {
     // Close what an interrupted writer left open, so the report stays well formed (sampler manual).
     const ReportWriter& normal = *g_report.writer;
     if (normal.flushed_mid_line()) out.end_line();

@@ -66,6 +66,9 @@ inline long open_read_only(const char* path) {
   return call(SYS_openat, -100, reinterpret_cast<long>(path), 02000000, 0);
 }
 inline long close(int fd) { return call(SYS_close, fd); }
+inline long ftruncate(int fd, long length) { return call(SYS_ftruncate, fd, length); }
+/// whence: 0 SEEK_SET, 1 SEEK_CUR.
+inline long lseek(int fd, long offset, int whence) { return call(SYS_lseek, fd, offset, whence); }
 inline long fstat(int fd, struct stat* status) { return call(SYS_fstat, fd, reinterpret_cast<long>(status)); }
 inline pid_t getpid() { return static_cast<pid_t>(call(SYS_getpid)); }
 inline pid_t gettid() { return static_cast<pid_t>(call(SYS_gettid)); }

@@ -153,6 +153,7 @@ void unregister_unit(sampler_unit* unit) {
   bool written = false;
   if (known && report_is_open()) {
     sys::SigpipeGuard guard;
+    discard_interim_report();
     store_release(&unit->state, uintptr_t{kUnitWriting});
     open_samples_subreport(g_writer);
     write_unit(g_writer, *unit);
@@ -192,6 +193,7 @@ void finish_report() {
   bool ok;
   {
     sys::SigpipeGuard guard;
+    discard_interim_report();
     open_samples_subreport(g_writer);
     // One flush per unit, so that a crash in the middle knows exactly which units are out.
     for (sampler_unit* u = g_report.head; u != nullptr; u = u->next) {
@@ -221,6 +223,43 @@ void finish_report() {
       say("the report could not be written completely");
     }
   }
+}
+
+void write_interim_report() {
+  if (!lock()) return;
+  if (yield_to_crash()) return;
+  if (!report_is_open()) {
+    unlock();
+    return;
+  }
+  struct stat status {};
+  bool written = false;
+  if (sys::fstat(g_report.fd, &status) == 0 && S_ISREG(status.st_mode)) {
+    sys::SigpipeGuard guard;
+    discard_interim_report();
+    open_samples_subreport(g_writer);
+    g_writer.flush();
+    long base = sys::lseek(g_report.fd, 0, 1 /* SEEK_CUR */);
+    if (base >= 0 && !g_writer.failed()) {
+      g_report.interim_base = base;
+      // Set before the first byte: a crash in the middle takes back what is out.
+      store_release(&g_report.interim_written, 1);
+      for (sampler_unit* u = g_report.head; u != nullptr; u = u->next) write_unit(g_writer, *u);
+      g_writer.append("</report>");
+      g_writer.end_line();
+      g_writer.append("<report id=\"interim\">");
+      g_writer.end_line();
+      g_writer.append("sequence\t");
+      g_writer.append_decimal(++g_report.interim_sequence);
+      g_writer.end_line();
+      g_writer.append("</report>");
+      g_writer.end_line();
+      written = g_writer.flush();
+    }
+    raise_deferred_signal();
+  }
+  unlock();
+  if (verbose()) say(written ? "interim report written" : "no interim report: the destination is not a regular file");
 }
 
 void write_samples_subreport(Sink sink) {

@@ -81,4 +81,6 @@ SAMPLER_API void sampler_unregister_unit(sampler_unit* unit) { sampler::runtime:
 
 SAMPLER_API void sampler_finish_report(void) { sampler::runtime::finish_report(); }
 
+SAMPLER_API void sampler_write_report(void) { sampler::runtime::write_interim_report(); }
+
 }  // extern "C"

@@ -37,6 +37,11 @@ struct ReportState {
   uint64_t device = 0;             ///< identity of the destination when it was opened (fstat st_dev, st_ino)
   uint64_t inode = 0;
   SharedArea shared;               ///< SAMPLER_SHARED_FD's mapping, claimed by this process; empty when none
+  // The interim report (sampler_write_report): text past interim_base is a snapshot, taken back before the
+  // stream goes on (discard_interim_report).
+  int interim_written = 0;          ///< the destination holds an interim report past interim_base
+  long interim_base = 0;            ///< where the stream's permanent part ends
+  uint64_t interim_sequence = 0;    ///< interim reports written so far
 };
 extern ReportState g_report;
 
@@ -55,6 +60,16 @@ void open_shared_counters(unsigned char* base, uint64_t size);
 /// In a forked child: replaces the shared mapping by a private copy at the same address, so that the child's
 /// samples never reach the parent's counters (as without the mapping) and every `values` pointer stays valid.
 void detach_shared_counters();
+
+/// sampler_write_report(): under the registry lock, replaces the last interim report (if any) with the samples
+/// counted so far, a whole samples subreport and an `interim` subreport with its sequence number, written past the
+/// stream's permanent part. Only a seekable destination (a regular file, a memfd) can take a snapshot back: on any
+/// other, writes nothing.
+void write_interim_report();
+
+/// Takes the interim report back (truncates the destination to where the stream's permanent part ends), before
+/// the stream goes on: every normal write and the crash path call it. Signal-safe (two system calls).
+void discard_interim_report();
 
 void register_unit(sampler_unit* unit);
 /// Writes the unit's sections (if the report is still open in this process) and removes it from the registry.

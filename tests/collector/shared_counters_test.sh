@@ -5,6 +5,9 @@
 #   killed_after_signal   killed once it has said (through a FIFO) that it reached a point: exact counts
 #   kill9_instants [RUNS] killed at RUNS (default 50) random points of its loop: every stored counter is at most
 #                         the full run's and the loop's sites agree with one another (none torn, none half-placed)
+#   interim_reports       sampler_write_report(): each call replaces the last interim report in the report file,
+#                         the final report (here written on SIGTERM) replaces the last; under sampler-run, a program
+#                         killed after one is reported from the shared counters, not from its stale interim report
 # usage: shared_counters_test.sh CASE [RUNS]; environment: TOOLS, DRIVERS, SCRATCH, SOURCE_DIR
 set -euo pipefail
 case_name=$1
@@ -111,6 +114,61 @@ case $case_name in
         [ "$true" = $(((turns + 2) / 3)) ] || fail "$report: is_third $entries entries, branches $false $true"
     done
     [ "$killed" = "$runs" ] || fail "$killed killed runs stored, $runs expected"
+    ;;
+  interim_reports)
+    "$DRIVERS/sampler-cc" -O1 -g -fsampler-schemes=function-entries,branches \
+      -I "$SOURCE_DIR/runtime/include" "$SOURCE_DIR/tests/collector/programs/interim.c" -o interim
+    # check_report FILE ENTRIES SEQUENCE: one whole samples subreport with ENTRIES calls of is_third, and the
+    # interim subreport SEQUENCE (none: no interim subreport).
+    check_report() {
+      cp "$1" now.txt
+      "$TOOLS/extract-report" samples <now.txt >samples.txt 2>extract.err || fail "extract-report: $(cat extract.err)"
+      if [ -s extract.err ]; then fail "$3: the report is not whole: $(cat extract.err)"; fi
+      [ "$(grep -c '^<report id="samples">$' now.txt)" = 1 ] || fail "$3: samples subreports: $(cat now.txt)"
+      "$TOOLS/resolveSamples" interim <samples.txt | cut -f2- >now.resolved || fail "resolveSamples: $(cat now.txt)"
+      [ "$(counters is_third function-entries now.resolved)" = "$2" ] || fail "$3: is_third: $(cat now.resolved)"
+      if [ "$3" = none ]; then
+        if grep -q '^<report id="interim">$' now.txt; then fail "the final report holds an interim one: $(cat now.txt)"; fi
+      else
+        [ "$("$TOOLS/extract-report" interim <now.txt)" = "sequence	$3" ] || fail "interim $3: $(cat now.txt)"
+      fi
+    }
+    rm -f progress answer && mkfifo progress answer
+    SAMPLER_SPARSITY=1 SAMPLER_FILE=report ./interim 2 progress <answer &
+    program=$!
+    exec 9>answer 8<progress
+    read -r round <&8 && [ "$round" = 1 ] || fail "round '$round'"
+    check_report report 1000 1
+    echo >&9
+    read -r round <&8 && [ "$round" = 2 ] || fail "round '$round'"
+    check_report report 2000 2
+    echo >&9
+    read -r thirds <&8
+    kill -TERM "$program"
+    status=0
+    wait "$program" || status=$?
+    exec 8<&- 9>&-
+    [ "$status" = 143 ] || fail "status $status after SIGTERM"
+    check_report report 2000 none
+    grep -q '^<report id="main-backtrace">$' report || fail "no main-backtrace: $(cat report)"
+    # Under sampler-run: killed after its second interim report, the run comes from the shared counters.
+    start_server sqlite:reports.db
+    rm -f progress answer && mkfifo progress answer
+    "$R" --app killed --sparsity 1 --upload "$url" --api-key good-key -- ./interim 2 progress <answer 2>>run.err &
+    launcher=$!
+    exec 9>answer 8<progress
+    read -r round <&8
+    echo >&9
+    read -r round <&8
+    pid=$(pgrep -P "$launcher" interim)
+    kill -KILL "$pid"
+    ended
+    exec 9>&-
+    stop_server
+    export_runs
+    stored=$(find exported -name '*.report')
+    grep -q '^signal	9$' $stored || fail "outcome: $(cat $stored)"
+    check_report $stored 2000 none
     ;;
   *)
     fail "unknown case"

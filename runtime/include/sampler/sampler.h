@@ -13,4 +13,21 @@
 #include "sampler/record.h"
 #include "sampler/unit.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Writes the report so far, for programs that choose the moment themselves (a daemon after each request, a
+ *  long computation at each checkpoint): everything counted until now, cumulative, as a whole report that ends
+ *  with an `interim` subreport holding its sequence number (1, 2, ...). Each call replaces the previous interim
+ *  report; the report at exit (or a crash) replaces the last one, so the final report holds no interim
+ *  subreport and counts nothing twice. Thread-safe (the report's lock), and it returns at once, writing nothing,
+ *  when the report is already finished, in a forked child, without a report destination, or when the destination
+ *  is not a regular file (a pipe cannot take back what it was given). Sampling goes on meanwhile. */
+SAMPLER_API void sampler_write_report(void);
+
+#ifdef __cplusplus
+}
+#endif
+
 #endif /* SAMPLER_SAMPLER_H */
