@@ -147,9 +147,13 @@ SharedSnapshot write_shared_samples(const unsigned char* base, uint64_t size, Re
   while (start < published && snapshot.problem == nullptr) {
     const auto* unit = reinterpret_cast<const SharedUnit*>(base + start);
     const uint64_t left = published - start;
-    const uint64_t bytes = left >= sizeof(SharedUnit) ? unit->record_bytes : 0;
-    const uint64_t table = left >= sizeof(SharedUnit) ? sizeof(SharedUnit) + uint64_t{unit->scheme_count} * sizeof(SharedScheme) : 0;
-    if (table == 0 || bytes < table || bytes > left || bytes % 8 != 0 || unit->signature[32] != '\0') {
+    if (left < sizeof(SharedUnit)) {
+      snapshot.problem = "a unit record is malformed";
+      break;
+    }
+    const uint64_t bytes = unit->record_bytes;
+    const uint64_t table = sizeof(SharedUnit) + uint64_t{unit->scheme_count} * sizeof(SharedScheme);
+    if (bytes < table || bytes > left || bytes % 8 != 0 || unit->signature[32] != '\0') {
       snapshot.problem = "a unit record is malformed";
       break;
     }

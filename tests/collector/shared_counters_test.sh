@@ -25,7 +25,8 @@ R=$TOOLS/sampler-run
 # opens its progress FIFO on descriptor 8; reads the program's pid into $pid.
 launch() {
   rm -f progress && mkfifo progress
-  "$R" --app killed --sparsity 1 --upload "$url" --api-key good-key -- ./until_killed "$1" "$2" progress ${3:+"$3"} 2>>run.err &
+  "$R" --app killed --sparsity 1 --upload "$url" --api-key good-key -- \
+    ./until_killed "$1" "$2" progress ${3:+"$3"} 2>>run.err &
   launcher=$!
   exec 8<progress
   read -r pid <&8
@@ -36,7 +37,8 @@ ended() {
   local status=0 signal=${1:-9}
   wait "$launcher" || status=$?
   exec 8<&-
-  [ "$status" = $((128 + signal)) ] || fail "sampler-run ended with status $status, expected death by signal $signal: $(cat run.err)"
+  [ "$status" = $((128 + signal)) ] ||
+    fail "sampler-run ended with status $status, expected death by signal $signal: $(cat run.err)"
 }
 
 # resolved REPORT: its samples joined with the program's sites, one line per site (tools' FILE column dropped).
@@ -103,7 +105,8 @@ case $case_name in
         { n = split(full[FNR], f, "\t"); if (n != NF) { print "line " FNR ": fields differ"; failed = 1; exit }
           for (i = 1; i <= NF; i++) if ($i != f[i] && !($i ~ /^[0-9]+$/ && f[i] ~ /^[0-9]+$/ && $i + 0 <= f[i] + 0)) {
             print "line " FNR ": " $0 " against " full[FNR]; failed = 1; exit } }
-        END { if (!failed && FNR != length(full)) print FNR " lines, the full run has " length(full) }' full.txt run.txt)
+        END { if (!failed && FNR != length(full)) print FNR " lines, the full run has " length(full) }' \
+        full.txt run.txt)
       [ -z "$problem" ] || fail "$report: $problem"
       # One turn at a time: is_third's entries, its branch's counts and their thirds agree (an entry may be
       # counted before its branch).
@@ -128,7 +131,9 @@ case $case_name in
       "$TOOLS/resolveSamples" interim <samples.txt | cut -f2- >now.resolved || fail "resolveSamples: $(cat now.txt)"
       [ "$(counters is_third function-entries now.resolved)" = "$2" ] || fail "$3: is_third: $(cat now.resolved)"
       if [ "$3" = none ]; then
-        if grep -q '^<report id="interim">$' now.txt; then fail "the final report holds an interim one: $(cat now.txt)"; fi
+        if grep -q '^<report id="interim">$' now.txt; then
+          fail "the final report holds an interim one: $(cat now.txt)"
+        fi
       else
         [ "$("$TOOLS/extract-report" interim <now.txt)" = "sequence	$3" ] || fail "interim $3: $(cat now.txt)"
       fi

@@ -94,7 +94,7 @@ check "invalid descriptor does not fall back to the file" \
 
 # The variables are removed from the environment once read (exec'd children must not write the same report).
 env -i PATH="$PATH" SAMPLER_SPARSITY=1 SAMPLER_SEED=1 SAMPLER_FILE="$work/e.txt" SAMPLER_VERBOSE=1 \
-  SAMPLER_REPORT_FD=1 "$EXAMPLE" env - 2>/dev/null >"$work/env.out"
+  SAMPLER_REPORT_FD=1 SAMPLER_SHARED_FD=1 "$EXAMPLE" env - 2>/dev/null >"$work/env.out"
 if grep -q '^SAMPLER_' "$work/env.out"; then
   echo "FAIL: variables left in the environment: $(grep '^SAMPLER_' "$work/env.out")"; failures=$((failures + 1))
 else
@@ -129,5 +129,33 @@ else
   echo "FAIL: SAMPLER_VERBOSE (nothing set) output differs"; diff "$work/verbose.expected" "$work/verbose.err"
   failures=$((failures + 1))
 fi
+
+# SAMPLER_SHARED_FD (docs/instrumenting.md, "Counters that outlive the process"): a bad descriptor gets one line and
+# the program runs as without it, its report as usual; a good one is claimed (the header's magic) by one process only.
+shared_check() {  # shared_check NAME EXPECTED_STDERR: the example with descriptor 9 as it is now
+  check "$1" "$2" SAMPLER_SPARSITY=1 SAMPLER_FILE="$report" SAMPLER_SHARED_FD=9
+  [ "$(loop_count "$report")" = 50 ] || { echo "FAIL: $1: the report's loop count"; failures=$((failures + 1)); }
+}
+shared_check "shared descriptor not open" \
+  "sampler: SAMPLER_SHARED_FD: invalid value '9' (the descriptor is not open); no shared counters"
+: >"$work/shared"
+exec 9<"$work/shared"
+shared_check "shared descriptor read-only" \
+  "sampler: SAMPLER_SHARED_FD: invalid value '9' (expected a regular file (a memfd) open for reading and writing); no shared counters"
+exec 9<&-
+exec 9<>"$work/shared"
+shared_check "shared file empty" \
+  "sampler: SAMPLER_SHARED_FD: invalid value '9' (expected a file of one page to 1 GiB); no shared counters"
+exec 9<&-
+check "shared descriptor not a number" \
+  "sampler: SAMPLER_SHARED_FD: invalid value 'x' (expected a descriptor number >= 0); no shared counters" \
+  SAMPLER_SPARSITY=1 SAMPLER_FILE="$report" SAMPLER_SHARED_FD=x
+dd if=/dev/zero of="$work/shared" bs=4096 count=16 2>/dev/null
+exec 9<>"$work/shared"
+shared_check "shared file claimed" ""
+[ "$(head -c 8 "$work/shared")" = SMPLSHM1 ] || { echo "FAIL: the shared file is not claimed"; failures=$((failures + 1)); }
+shared_check "shared file claimed by another process" \
+  "sampler: SAMPLER_SHARED_FD: the mapping is already used by another process; no shared counters"
+exec 9<&-
 
 [ "$failures" -eq 0 ] || { echo "$failures failure(s)"; exit 1; }

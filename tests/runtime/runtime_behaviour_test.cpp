@@ -535,6 +535,8 @@ TEST(Privileged, SetuidProgramIgnoresTheEnvironment) {
         {{"SAMPLER_SPARSITY", "1"}, {"SAMPLER_FILE", victim}},
         {{"SAMPLER_SPARSITY", "1"}, {"SAMPLER_FILE", dir + "/created-%p"}},
         {{"SAMPLER_SPARSITY", "1"}, {"SAMPLER_REPORT_FD", "2"}},
+        // Not a file it could map: obeyed, it would say so on stderr; ignored, nothing is said.
+        {{"SAMPLER_SPARSITY", "1"}, {"SAMPLER_SHARED_FD", "2"}},
     };
     for (const auto& env : attempts) {
       RunOptions options;
