@@ -22,8 +22,13 @@ bool destination_unchanged() {
 
 void discard_interim_report() {
   if (!load_acquire(&g_report.interim_written)) return;
-  sys::ftruncate(g_report.fd, g_report.interim_base);
-  sys::lseek(g_report.fd, g_report.interim_base, 0);
+  struct stat status {};
+  if (sys::fstat(g_report.fd, &status) == 0 && status.st_size <= g_report.interim_end) {
+    sys::ftruncate(g_report.fd, g_report.interim_base);
+    sys::lseek(g_report.fd, g_report.interim_base, 0);
+  } else {
+    g_report.samples_open = 0;  // the interim report closed it: the stream goes on with a new one
+  }
   store_release(&g_report.interim_written, 0);
 }
 
@@ -48,10 +53,15 @@ bool write_crash_samples(ReportWriter& out) {
     if (locked) store_release(&g_report.lock_owner, pid_t{0});
     return !load_acquire(&g_report.closed);
   }
-  if (load_acquire(&g_report.interim_written)) {
-    // An interim report (perhaps interrupted): taken back, the stream is again between two sections.
-    discard_interim_report();
-  } else if (g_report.samples_open) {
+  // An interim report (perhaps interrupted) is taken back: the stream is again between two sections, or (a file
+  // someone wrote to after it) goes on with a new samples subreport.
+  const bool interim = load_acquire(&g_report.interim_written);
+  discard_interim_report();
+  if (!g_report.samples_open) {
+    out.append("<report id=\"samples\">");
+    out.end_line();
+    g_report.samples_open = 1;
+  } else if (!interim) {
     // Close what an interrupted writer left open, so the report stays well formed (sampler manual).
     const ReportWriter& normal = *g_report.writer;
     if (normal.flushed_mid_line()) out.end_line();
@@ -62,10 +72,6 @@ bool write_crash_samples(ReportWriter& out) {
       out.append("</timestamps>");
       out.end_line();
     }
-  } else {
-    out.append("<report id=\"samples\">");
-    out.end_line();
-    g_report.samples_open = 1;
   }
   out.flush();
   // Units are read with acquire loads: registration publishes them with release stores. A unit already

@@ -225,6 +225,10 @@ void finish_report() {
   }
 }
 
+namespace {
+constexpr long kMaxOffset = 0x7fffffffffffffffL;
+}  // namespace
+
 void write_interim_report() {
   if (!lock()) return;
   if (yield_to_crash()) return;
@@ -242,6 +246,8 @@ void write_interim_report() {
     long base = sys::lseek(g_report.fd, 0, 1 /* SEEK_CUR */);
     if (base >= 0 && !g_writer.failed()) {
       g_report.interim_base = base;
+      // Until the interim report is out, whatever reaches the file is its text (see discard_interim_report).
+      g_report.interim_end = kMaxOffset;
       // Set before the first byte: a crash in the middle takes back what is out.
       store_release(&g_report.interim_written, 1);
       for (sampler_unit* u = g_report.head; u != nullptr; u = u->next) write_unit(g_writer, *u);
@@ -255,6 +261,7 @@ void write_interim_report() {
       g_writer.append("</report>");
       g_writer.end_line();
       written = g_writer.flush();
+      g_report.interim_end = sys::lseek(g_report.fd, 0, 1 /* SEEK_CUR */);
     }
     raise_deferred_signal();
   }

@@ -41,6 +41,7 @@ struct ReportState {
   // stream goes on (discard_interim_report).
   int interim_written = 0;          ///< the destination holds an interim report past interim_base
   long interim_base = 0;            ///< where the stream's permanent part ends
+  long interim_end = 0;             ///< where the interim report ends: the file's size unless someone wrote after it
   uint64_t interim_sequence = 0;    ///< interim reports written so far
 };
 extern ReportState g_report;
@@ -68,7 +69,9 @@ void detach_shared_counters();
 void write_interim_report();
 
 /// Takes the interim report back (truncates the destination to where the stream's permanent part ends), before
-/// the stream goes on: every normal write and the crash path call it. Signal-safe (two system calls).
+/// the stream goes on: every normal write and the crash path call it. A destination someone else wrote to after
+/// the interim report (a file the program also writes through a descriptor it shares) is never cut: the interim
+/// report then stays where it is. Signal-safe (three system calls).
 void discard_interim_report();
 
 void register_unit(sampler_unit* unit);
