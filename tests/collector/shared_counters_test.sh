@@ -5,6 +5,7 @@
 #   killed_after_signal   killed once it has said (through a FIFO) that it reached a point: exact counts
 #   kill9_instants [RUNS] killed at RUNS (default 50) random points of its loop: every stored counter is at most
 #                         the full run's and the loop's sites agree with one another (none torn, none half-placed)
+#   forked_child          a child the program forks counts in its own copy, not in the parent's shared counters
 #   interim_reports       sampler_write_report(): each call replaces the last interim report in the report file,
 #                         the final report (here written on SIGTERM) replaces the last; under sampler-run, a program
 #                         killed after one is reported from the shared counters, not from its stale interim report
@@ -117,6 +118,25 @@ case $case_name in
         [ "$true" = $(((turns + 2) / 3)) ] || fail "$report: is_third $entries entries, branches $false $true"
     done
     [ "$killed" = "$runs" ] || fail "$killed killed runs stored, $runs expected"
+    ;;
+  forked_child)
+    "$DRIVERS/sampler-cc" -O1 -g -fsampler-schemes=function-entries,branches \
+      "$SOURCE_DIR/tests/collector/programs/forked.c" -o until_killed
+    start_server sqlite:reports.db
+    rm -f progress && mkfifo progress
+    "$R" --app killed --sparsity 1 --upload "$url" --api-key good-key -- ./until_killed progress 2>>run.err &
+    launcher=$!
+    exec 8<progress
+    read -r line <&8
+    [ "$line" = done ] || fail "the program said '$line'"
+    kill -KILL "$(pgrep -P "$launcher" until_killed)"
+    ended
+    stop_server
+    export_runs
+    stored=$(find exported -name '*.report')
+    grep -q '^signal	9$' $stored || fail "outcome: $(cat $stored)"
+    resolved $stored >killed.txt || fail "resolveSamples: $(cat killed.txt)"
+    [ "$(counters is_third function-entries killed.txt)" = 1000 ] || fail "is_third entries: $(cat killed.txt)"
     ;;
   interim_reports)
     "$DRIVERS/sampler-cc" -O1 -g -fsampler-schemes=function-entries,branches \
