@@ -23,14 +23,19 @@ R=$TOOLS/sampler-run
   "$SOURCE_DIR/tests/collector/programs/until_killed.c" -o until_killed
 
 # launch ITERATIONS EVERY [wait]: starts the program under sampler-run at sparsity 1 (in the background: $launcher) and
-# opens its progress FIFO on descriptor 8; reads the program's pid into $pid.
+# opens its progress FIFO on descriptor 8; reads the program's pid into $pid. When sampler-run ends, "ended" follows
+# on the FIFO (a program that cannot start must not leave the test waiting for it).
 launch() {
   rm -f progress && mkfifo progress
-  "$R" --app killed --sparsity 1 --upload "$url" --api-key good-key -- \
-    ./until_killed "$1" "$2" progress ${3:+"$3"} 2>>run.err &
+  exec 8<>progress
+  ( status=0
+    "$R" --app killed --sparsity 1 --upload "$url" --api-key good-key -- \
+      ./until_killed "$1" "$2" progress ${3:+"$3"} 2>>run.err || status=$?
+    echo ended >progress
+    exit "$status" ) &
   launcher=$!
-  exec 8<progress
   read -r pid <&8
+  [[ $pid =~ ^[0-9]+$ ]] || { fail "the program did not start: $(cat run.err)"; finish; }
 }
 
 # ended [SIGNAL]: waits for sampler-run, which must die of the signal (default 9, SIGKILL) as its program did.
@@ -64,7 +69,7 @@ case $case_name in
     launch 1000 0 wait
     read -r reached <&8
     [ "$reached" = done ] || fail "the program said '$reached'"
-    kill -KILL "$pid"
+    kill -KILL "$pid" || fail "the program had ended"
     ended
     stop_server
     export_runs
@@ -81,15 +86,15 @@ case $case_name in
     # The full run, on the same path: to its end, then SIGTERM, on which the runtime writes its own report.
     iterations=1000000 every=10000
     launch $iterations $every wait
-    while read -r line <&8 && [ "$line" != done ]; do :; done
-    kill -TERM "$pid"
+    while read -r line <&8 && [[ $line =~ ^[0-9]+$ ]]; do :; done
+    kill -TERM "$pid" || { fail "the full run had ended: $(cat run.err)"; finish; }
     ended 15
     for ((i = 0; i < runs; i++)); do
       # Past the loop's end, the program waits: then the run's counters are the full run's.
       target=$(((RANDOM * 32768 + RANDOM) % iterations))
       launch $iterations $every wait
-      while read -r line <&8 && [ "$line" != done ] && [ "$line" -lt "$target" ]; do :; done
-      kill -KILL "$pid"
+      while read -r line <&8 && [[ $line =~ ^[0-9]+$ ]] && [ "$line" -lt "$target" ]; do :; done
+      kill -KILL "$pid" || { fail "run $i: the program had ended: $(cat run.err)"; finish; }
       ended
     done
     stop_server
