@@ -1237,10 +1237,13 @@ class Lowering {
   }
 
   // The unit's group function for one signedness: (slots, count, value, variables, constants, countdown) -> the next
-  // countdown, for the `count` pairs of one assignment whose check found the countdown not above `count`: it walks
-  // them as sampler_take_compares_constants() does (the site that reaches 0 samples, drawing the next countdown,
-  // and so on), counting in slots[3 * i + column]. One call for the group, as before counting in line: k checks
-  // and k calls per assignment made the code generator's time and the code's size.
+  // countdown, for the `count` pairs of one assignment whose check found the countdown not above `count`: the site
+  // the countdown reaches samples (drawing the next countdown), counted in slots[3 * i + column]; if the next one
+  // falls inside the group too, the rest is walked by unit_walk_group(). One call for the group, as before counting
+  // in line: k checks and k calls per assignment made the code generator's time and the code's size. The first
+  // sample in straight code and the rare walk in a function of its own: preserve_most makes a function save every
+  // register it writes, and the loop's registers cost 18 pushes and pops a call (docs/decisions.md, "The sample in
+  // line").
   Function* unit_take_group(Classify how) {
     Function*& f = unit_takes_[3 + static_cast<int>(how)];
     if (f) return f;
@@ -1249,47 +1252,93 @@ class Lowering {
     f = unit_function(how == Classify::Compare ? "sampler_take_compares_in_unit"
                                                : "sampler_take_compares_unsigned_in_unit",
                       {ptr, i64, i64, ptr, ptr, i64});
+    Function* walk_rest = unit_walk_group(how);
+    BasicBlock* entry = BasicBlock::Create(context_, "", f);
+    BasicBlock* walk = BasicBlock::Create(context_, "walk", f);
+    BasicBlock* done = BasicBlock::Create(context_, "done", f);
+    BasicBlock* again = BasicBlock::Create(context_, "again", f);
+    auto [i, next] = emit_group_sample(f, entry, walk, how, /*walks=*/false);
+    IRBuilder<> w(walk);
+    Argument* count = f->getArg(1);
+    Value* remaining = w.CreateSub(w.CreateSub(count, w.getInt64(1)), i);  // the sites after i
+    w.CreateCondBr(w.CreateICmpSGT(next, remaining), done, again, MDBuilder(context_).createLikelyBranchWeights());
+    IRBuilder<> leave(done);
+    leave.CreateRet(leave.CreateSub(next, remaining));  // >= 1
+    IRBuilder<> g(again);
+    // The walk's countdown is that of the next site to sample, i + next, counted from the group's first.
+    CallInst* rest = g.CreateCall(walk_rest, {f->getArg(0), count, f->getArg(2), f->getArg(3), f->getArg(4),
+                                              g.CreateAdd(g.CreateAdd(i, next), g.getInt64(1))});
+    rest->setCallingConv(walk_rest->getCallingConv());
+    rest->setTailCall();
+    g.CreateRet(rest);
+    return f;
+  }
+
+  // The walk of unit_take_group(), as a loop: the same arguments and result; each site the countdown reaches
+  // samples, until the next countdown is beyond the group.
+  Function* unit_walk_group(Classify how) {
+    Type* i64 = Type::getInt64Ty(context_);
+    PointerType* ptr = PointerType::getUnqual(context_);
+    Function* f = unit_function(how == Classify::Compare ? "sampler_walk_compares_in_unit"
+                                                         : "sampler_walk_compares_unsigned_in_unit",
+                                {ptr, i64, i64, ptr, ptr, i64});
+    BasicBlock* entry = BasicBlock::Create(context_, "", f);
+    BasicBlock* walk = BasicBlock::Create(context_, "walk", f);
+    BasicBlock* done = BasicBlock::Create(context_, "done", f);
+    auto [i, next] = emit_group_sample(f, entry, walk, how, /*walks=*/true);
+    BasicBlock* loop = cast<PHINode>(i)->getParent();
+    IRBuilder<> w(walk);
+    Argument* count = f->getArg(1);
+    Value* remaining = w.CreateSub(w.CreateSub(count, w.getInt64(1)), i);
+    cast<PHINode>(i)->addIncoming(w.CreateAdd(i, next), walk);
+    w.CreateCondBr(w.CreateICmpSGT(next, remaining), done, loop, MDBuilder(context_).createLikelyBranchWeights());
+    IRBuilder<> leave(done);
+    leave.CreateRet(leave.CreateSub(next, remaining));  // >= 1
+    return f;
+  }
+
+  // One sample of a group function `f` (the arguments of unit_take_group()): from `entry`, the site i = countdown - 1
+  // samples (when `walks`, a phi in a block of its own, for the loop's edge back), counted if the draw says so; ends
+  // in a jump to `after`. Returns i and the next countdown (a phi in `after`).
+  std::pair<Value*, PHINode*> emit_group_sample(Function* f, BasicBlock* entry, BasicBlock* after, Classify how,
+                                                bool walks) {
+    Type* i64 = Type::getInt64Ty(context_);
     Argument* slots = f->getArg(0);
     Argument* count = f->getArg(1);
     Argument* value = f->getArg(2);
     Argument* variables = f->getArg(3);
     Argument* constants = f->getArg(4);
     Argument* countdown = f->getArg(5);
-    BasicBlock* entry = BasicBlock::Create(context_, "", f);
-    BasicBlock* loop = BasicBlock::Create(context_, "site", f);
-    BasicBlock* record = BasicBlock::Create(context_, "record", f);
-    BasicBlock* walk = BasicBlock::Create(context_, "walk", f);
-    BasicBlock* done = BasicBlock::Create(context_, "done", f);
-    BasicBlock* again = BasicBlock::Create(context_, "again", f);
+    BasicBlock* record = BasicBlock::Create(context_, "record", f, after);
     IRBuilder<> e(entry);
     Value* one = e.getInt64(1);
-    // The constants are the last constants[0] sites' others; the variables the first ones'.
-    Value* first_constant = e.CreateSub(count, e.CreateLoad(i64, constants));
     Value* first_sampled = e.CreateSub(countdown, one);
-    e.CreateBr(loop);
-    IRBuilder<> l(loop);
-    PHINode* i = l.CreatePHI(i64, 2, "i");  // the site whose countdown reaches 0
-    i->addIncoming(first_sampled, entry);
-    auto [drawn, from_runtime] = emit_draw(l, record, walk);
+    Value* i = first_sampled;
+    BasicBlock* site = entry;
+    IRBuilder<> l(entry);
+    if (walks) {
+      site = BasicBlock::Create(context_, "site", f, record);
+      e.CreateBr(site);
+      l.SetInsertPoint(site);
+      PHINode* phi = l.CreatePHI(i64, 2, "i");  // the site whose countdown reaches 0
+      phi->addIncoming(first_sampled, entry);
+      i = phi;
+    }
+    auto [drawn, from_runtime] = emit_draw(l, record, after);
     IRBuilder<> r(record);
+    // The constants are the last constants[0] sites' others; the variables the first ones'.
+    Value* first_constant = r.CreateSub(count, r.CreateLoad(i64, constants));
     Value* other_at = r.CreateSelect(
         r.CreateICmpULT(i, first_constant), r.CreateGEP(i64, variables, i),
         r.CreateGEP(i64, constants, r.CreateAdd(r.CreateSub(i, first_constant), one)));
     count_at(r, r.CreateInBoundsGEP(i64, slots, r.CreateMul(i, r.getInt64(3))), how, value,
              r.CreateLoad(i64, other_at));
-    r.CreateBr(walk);
-    IRBuilder<> w(walk);
+    r.CreateBr(after);
+    IRBuilder<> w(after);
     PHINode* next = w.CreatePHI(i64, 2, "next");
     next->addIncoming(drawn, record);
     next->addIncoming(from_runtime, from_runtime->getParent());
-    Value* remaining = w.CreateSub(w.CreateSub(count, one), i);  // the sites after i
-    w.CreateCondBr(w.CreateICmpSGT(next, remaining), done, again, MDBuilder(context_).createLikelyBranchWeights());
-    IRBuilder<> leave(done);
-    leave.CreateRet(leave.CreateSub(next, remaining));  // >= 1
-    IRBuilder<> g(again);
-    i->addIncoming(g.CreateAdd(i, next), again);
-    g.CreateBr(loop);
-    return f;
+    return {i, next};
   }
 
   // An internal function of the unit for unit_take() and unit_take_group(): no unwinding, not inlined (its code

@@ -281,6 +281,12 @@ int64_t draw(ThreadState& t) {
 /// still initialising, an empty bank, or a bank drawn under another configuration.
 bool take_opportunity_slowly() {
   ThreadState& t = t_state;
+  // Most calls: a ready thread whose bank ran out (or was drawn under another configuration), sampling on above
+  // sparsity 1 (the only case with a draw scale). What follows would come to the same draw after its tests.
+  if (__builtin_expect(t.ready && g_config.draw_scale != 0.0, 1)) {
+    sampler_countdown = next_countdown(t, g_config.draw_scale);
+    return true;
+  }
   bool initialized = ensure_initialized();
   if (!t.entered) {
     // The thread's first site (its countdown starts at 1, whether sampling is on or not): its alternate signal
