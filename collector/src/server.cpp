@@ -32,6 +32,7 @@ namespace {
 constexpr unsigned kHealthReserve = 4;           // connections kept for GET /health past --max-connections
 constexpr double kHealthReserveDeadline = 1.0;  // seconds a reserve connection's request may take to arrive
 char reserve_tag;                               // a reserve connection's socket context points here
+constexpr size_t kMaxLoginBody = 4096;          // the console's login form: a key, nothing more
 
 double monotonic_seconds() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
@@ -230,7 +231,9 @@ class MhdServer : public Server {
   static MHD_Result access(void* self_pointer, MHD_Connection* connection, const char* url, const char* method,
                            const char*, const char* upload_data, size_t* upload_data_size, void** context) {
     auto* self = static_cast<MhdServer*>(self_pointer);
-    const size_t limit = self->collector_.limits().max_body_bytes;
+    // The console's login form is the one body read without a key: a key and no more.
+    const bool login = std::string_view(url) == "/ui/login";
+    const size_t limit = login ? kMaxLoginBody : self->collector_.limits().max_body_bytes;
     if (*context == nullptr) {
       auto* exchange = new Exchange;
       *context = exchange;
@@ -244,7 +247,9 @@ class MhdServer : public Server {
       }
       // Without a known key, the answer (401) needs no body: give it now instead of holding the body.
       const char* key = MHD_lookup_connection_value(connection, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
-      if (std::string_view(method) == "POST" && !self->collector_.knows_key(key ? key : "")) exchange->unread = true;
+      if (std::string_view(method) == "POST" && !login && !self->collector_.knows_key(key ? key : "")) {
+        exchange->unread = true;
+      }
       if (!exchange->too_large && !exchange->unread) return MHD_YES;
     }
     auto* exchange = static_cast<Exchange*>(*context);
@@ -283,6 +288,8 @@ class MhdServer : public Server {
     request.file_id = header("FileID");
     request.file_part = header("FilePart");
     request.file_parts = header("FileParts");
+    request.cookie = header(MHD_HTTP_HEADER_COOKIE);
+    request.secure = self->tls_.has_value() || header("X-Forwarded-Proto") == "https";
     // A body left unread (too large) cannot be skipped on a kept-alive connection: close it; and a reserve
     // connection is free again only once closed.
     return self->answer(connection, self->collector_.handle(request, monotonic_seconds()),
@@ -297,6 +304,7 @@ class MhdServer : public Server {
     if (response == nullptr) return MHD_NO;
     MHD_add_response_header(response, MHD_HTTP_HEADER_CONTENT_TYPE, answer.content_type.c_str());
     if (answer.status == 503) MHD_add_response_header(response, MHD_HTTP_HEADER_RETRY_AFTER, "1");
+    for (const auto& [name, value] : answer.headers) MHD_add_response_header(response, name.c_str(), value.c_str());
     if (close_after) MHD_add_response_header(response, MHD_HTTP_HEADER_CONNECTION, "close");
     MHD_Result result = MHD_queue_response(connection, static_cast<unsigned>(answer.status), response);
     MHD_destroy_response(response);
