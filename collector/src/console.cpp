@@ -16,11 +16,13 @@
 #include <set>
 #include <unordered_map>
 
+#include "analysis/crash_signature.h"
 #include "analysis/crash_symbols.h"
 #include "analysis/html.h"
 #include "analysis/ranking.h"
 #include "analysis/runs.h"
 #include "sections/diagnostics.h"
+#include "sections/hex.h"
 #include "sections/line_reader.h"
 #include "sections/report.h"
 #include "sections/sites_index.h"
@@ -203,6 +205,71 @@ std::string sample_stack(const AppRuns& runs, size_t stored) {
   return out + "</ol>";
 }
 
+// The modules of the crashes' module maps that have a build ID but no symbols stored for the application (no GSYM
+// file, no ranges): their frames show as module+offset until someone pushes them. System libraries are left out,
+// as crash signatures skip them. Found through the same StoreSymbols the stacks were symbolized with (its files
+// are fetched once per build ID).
+std::string missing_symbols(const AppRuns& runs) {
+  struct Module {
+    std::string name;
+    uint64_t crashes = 0;
+  };
+  std::map<std::string, Module> missing;
+  std::set<std::string> have;
+  for (size_t s = 0; s < runs.stored.size(); ++s) {
+    if (runs.group_of[s] < 0) continue;
+    std::set<std::string> seen;  // a build ID counts once per crash
+    const std::string backtrace = main_backtrace(runs.stored[s].body);
+    std::string_view body = backtrace;
+    for (std::string_view line; !body.empty();) {
+      line = body.substr(0, body.find('\n'));
+      body.remove_prefix(std::min(body.size(), line.size() + 1));
+      // {{{module:ID:NAME:elf:BUILDID}}} (docs/formats.md, section 3: NAME holds no ':').
+      if (!line.starts_with("{{{module:") || !line.ends_with("}}}")) continue;
+      std::vector<std::string_view> fields;
+      for (std::string_view rest = line.substr(10, line.size() - 13);;) {
+        fields.push_back(rest.substr(0, rest.find(':')));
+        if (fields.back().size() == rest.size()) break;
+        rest.remove_prefix(fields.back().size() + 1);
+      }
+      if (fields.size() != 4 || fields[2] != "elf" || fields[3].empty() || fields[3].size() % 2 != 0) continue;
+      const std::string name(fields[1]), id(fields[3]);
+      // "[vdso]" and the like are the kernel's, with no file to push.
+      if (name.starts_with("[") || analysis::is_system_library(name.substr(name.rfind('/') + 1)) || have.count(id) ||
+          !seen.insert(id).second)
+        continue;
+      std::vector<uint8_t> bytes;
+      for (size_t i = 0; i + 1 < id.size(); i += 2) {
+        const int high = hex_digit_value(id[i]), low = hex_digit_value(id[i + 1]);
+        if (high < 0 || low < 0) break;
+        bytes.push_back(static_cast<uint8_t>(high * 16 + low));
+      }
+      if (bytes.size() * 2 != id.size()) continue;
+      if (runs.symbols->find(bytes) != nullptr ||
+          runs.symbols->find_symbfile(bytes, symbfile::Kind::kRanges) != nullptr) {
+        have.insert(id);
+        continue;
+      }
+      Module& module = missing[id];
+      module.name = name;
+      ++module.crashes;
+    }
+  }
+  std::string out = "<h2>Symbols</h2>\n";
+  if (missing.empty()) return out + "<p id=\"missing-symbols\">Every module of the crashes has its symbols.</p>\n";
+  out += "<p>Modules of the crashes without symbols (their frames show as module+offset). Push them from the build "
+         "that made them, with a key whose keys.tsv line grants <code>symbols</code>: <code>sampler-symbols push "
+         "--url COLLECTOR --api-key KEY FILE...</code> (the unstripped binaries, or their debug files).</p>\n"
+         "<table id=\"missing-symbols\">\n<thead><tr><th>build ID</th><th>module</th><th>crashes</th><th>command"
+         "</th></tr></thead>\n<tbody>\n";
+  for (const auto& [id, module] : missing) {
+    out += "<tr><td><code>" + html_escape(id) + "</code></td><td>" + html_escape(module.name) +
+           "</td><td class=\"num\">" + std::to_string(module.crashes) + "</td><td><code>sampler-symbols push --url "
+           "COLLECTOR --api-key KEY " + html_escape(module.name) + "</code></td></tr>\n";
+  }
+  return out + "</tbody>\n</table>\n";
+}
+
 // The application's page: releases with their charts, the latest runs, the crash groups.
 std::string app_body(const std::string& app, const AppRuns& runs) {
   const std::string base = app_path(app);
@@ -285,6 +352,8 @@ std::string app_body(const std::string& app, const AppRuns& runs) {
             html_escape(signatures[g]) + "</code>" + sample_stack(runs, sample[g]) + "</td></tr>\n";
   }
   body += "</tbody>\n</table>\n";
+
+  body += missing_symbols(runs);
 
   // The latest runs, newest first.
   body += "<h2>Latest runs</h2>\n<table id=\"latest-runs\">\n<thead><tr><th>received (UTC)</th><th>run</th>"

@@ -2,9 +2,10 @@
 # The console (sampler-collector serve, GET /ui/; collector/console.h), black-box: a real collector on 127.0.0.1,
 # runs uploaded through sampler-run, every page opened in headless Chromium (console_browser.py: the DevTools
 # protocol on a pipe; DOMs and screenshots kept in SCRATCH as the test's artifacts). Cases:
-#   pages    the demo (examples/wordfreq.c built by sampler-cc, 40 runs, its symbols pushed): sign in through the
-#            form, the application's crash group is count_initials (wordfreq.c:N), new in 1.0, and the top
-#            predictor of its page is the planted cause; the predictor table is sampler-analyze --html's, row for row
+#   pages    the demo (examples/wordfreq.c built by sampler-cc, 40 runs): its build ID listed as missing symbols
+#            until they are pushed; sign in through the form; the crash group is count_initials (wordfreq.c:N), new
+#            in 1.0, and its page's top predictors are the planted cause and the state it leaves; the predictor
+#            table is sampler-analyze --html's, row for row
 #   access   no key, a report-only key, a symbols-only key and an unknown key get the login page or 403; the cookie's
 #            flags; one application's key never reaches another's pages; keys never reach the log
 #   hostile  markup in an application's name, a version, a stack's module and the site text: escaped on every page
@@ -48,8 +49,6 @@ case $case_name in
     mkdir -p sites/wordfreq
     "$TOOLS/extract-section" .debug_site_info wordfreq >sites/wordfreq/wordfreq.sites || fail "no site information"
     start_server sqlite:reports.db --site-dir sites
-    "$TOOLS/sampler-symbols" push --url "$url" --api-key build-key wordfreq >push.out 2>&1 ||
-      fail "sampler-symbols push: $(cat push.out)"
     crashes=0
     for seed in $(seq 1 40); do
       ./wordfreq --generate "$seed" >in.txt
@@ -59,6 +58,18 @@ case $case_name in
       [ "$status" -gt 128 ] && crashes=$((crashes + 1))
     done
     [ "$crashes" -gt 0 ] && [ "$crashes" -lt 40 ] || fail "$crashes crashes in 40 runs: nothing to show"
+    # Before its symbols are pushed, the program's build ID is in the missing-symbols list, with the command that
+    # pushes it; once pushed, the list is empty (the stored crashes are symbolized when a page is made).
+    build_id=$(readelf -n wordfreq | sed -n 's/^ *Build ID: //p')
+    get view-key /ui/app/wordfreq/
+    missing=$(section page missing-symbols)
+    grep -q "<tr><td><code>$build_id</code></td><td>[^<]*wordfreq</td><td class=\"num\">$crashes</td><td><code>sampler-symbols push" \
+      <<<"$missing" || fail "wordfreq's build ID $build_id is not listed as missing symbols: $missing"
+    "$TOOLS/sampler-symbols" push --url "$url" --api-key build-key wordfreq >push.out 2>&1 ||
+      fail "sampler-symbols push: $(cat push.out)"
+    get view-key /ui/app/wordfreq/
+    grep -q '<p id="missing-symbols">Every module of the crashes has its symbols.</p>' page ||
+      fail "symbols still missing after the push: $(section page missing-symbols)"
     # The group's number, as a script reads the page.
     get view-key /ui/app/wordfreq/
     [ "$http" = 200 ] || fail "GET /ui/app/wordfreq/ with the key: $http"
