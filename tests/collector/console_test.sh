@@ -9,7 +9,8 @@
 #   access   no key, a report-only key, a symbols-only key and an unknown key get the login page or 403; the cookie's
 #            flags; one application's key never reaches another's pages; keys never reach the log
 #   hostile  markup in an application's name, a version, a stack's module and the site text: escaped on every page
-# Usage: console_test.sh CASE [SAMPLER-CC], with TOOLS, SCRATCH and SOURCE_DIR in the environment.
+# Usage: console_test.sh CASE [SAMPLER-CC], with TOOLS, SCRATCH and SOURCE_DIR in the environment (and
+# SAMPLER_TEST_POSTGRESQL_URL for a PostgreSQL store instead of SQLite).
 set -u
 case_name=$1
 sampler_cc=${2:-}
@@ -17,6 +18,8 @@ source "$SOURCE_DIR/tests/tools/blackbox.sh"
 source "$SOURCE_DIR/tests/collector/server.sh"
 export XDG_CACHE_HOME=$SCRATCH/cache XDG_CONFIG_HOME=$SCRATCH/config HOME=$SCRATCH
 unset SAMPLER_UPLOAD_URL SAMPLER_API_KEY SAMPLER_SPARSITY SAMPLER_SEED
+# SQLite here, or the PostgreSQL server tests/store/with_postgresql.sh started.
+database=${SAMPLER_TEST_POSTGRESQL_URL:-sqlite:reports.db}
 
 browser=$(command -v chromium || command -v chromium-browser) || { fail "chromium is not installed"; finish; }
 # browse PROFILE STEP...: console_browser.py's steps in one browser with a profile (and cookies) of its own.
@@ -48,7 +51,7 @@ case $case_name in
       wordfreq.c -o "$SCRATCH/wordfreq") >cc.log 2>&1 || fail "sampler-cc: $(cat cc.log)"
     mkdir -p sites/wordfreq
     "$TOOLS/extract-section" .debug_site_info wordfreq >sites/wordfreq/wordfreq.sites || fail "no site information"
-    start_server sqlite:reports.db --site-dir sites
+    start_server "$database" --site-dir sites
     crashes=0
     for seed in $(seq 1 40); do
       ./wordfreq --generate "$seed" >in.txt
@@ -98,7 +101,7 @@ print("%s %s %s %s" % (c[0]["httpOnly"], c[0]["sameSite"], c[0]["path"], c[0]["s
       fail "no symbolized sample stack: $row"
     latest=$(section app.html latest-runs | grep -c '^<tr><td>')
     [ "$latest" = 20 ] || fail "$latest latest runs, expected 20"
-    "$TOOLS/sampler-analyze" --database sqlite:reports.db --app wordfreq --sites sites/wordfreq --html html \
+    "$TOOLS/sampler-analyze" --database "$database" --app wordfreq --sites sites/wordfreq --html html \
       >analyze.tsv 2>analyze.err || fail "sampler-analyze: $(cat analyze.err)"
     # The group's predictors: the planted cause, count_word()'s branch `length > WORD_CAPACITY` (wordfreq.c's too_long
     # site), and the state it leaves behind (an entry whose count is 0: by_count()'s `a <= 0` and its kin) come out
@@ -126,7 +129,7 @@ print("%s %s %s %s" % (c[0]["httpOnly"], c[0]["sameSite"], c[0]["path"], c[0]["s
   access)
     printf '%s\n' $'wordfreq\treport-key' $'wordfreq\tsymbols-key\tsymbols' $'wordfreq\tview-key\tread' \
       $'other\tother-view\tread' $'other\tother-key' >keys.tsv
-    start_server sqlite:reports.db
+    start_server "$database"
     report wordfreq-run >wordfreq.report
     upload report-key wordfreq.report
     [ "$http" = 200 ] || fail "upload: $http $(cat answer)"
@@ -188,7 +191,7 @@ print("%s %s %s %s" % (c[0]["httpOnly"], c[0]["sameSite"], c[0]["path"], c[0]["s
     mkdir -p "sites/$app"
     printf '<sites unit="%s" scheme="branches">\nw<b>.c\t7\t<script>f</script>\t0\t<img src=x onerror=alert(2)>\n</sites>\n' \
       "$unit" >"sites/$app/hostile.sites"
-    start_server sqlite:reports.db --site-dir sites
+    start_server "$database" --site-dir sites
     for n in 1 2 3 4 5 6; do
       counts='1\t0' && [ "$n" -le 3 ] && counts='0\t1'
       {
