@@ -76,11 +76,14 @@ struct AppRuns {
   bool have_sites = false;
 };
 
-// Reads every stored run of `app` through read_runs(), the crashes grouped by symbolized signature with the
-// symbols the collector stored for `app` (as sampler-analyze --database groups them).
-bool load_app(store::Store& store, const std::string& app, const std::string& site_dir, AppRuns& runs,
-              std::string& error) {
-  if (!store.for_each({app, std::nullopt}, [&](const store::Run& run) {
+// Reads the stored runs of `app` through read_runs(), the crashes grouped by symbolized signature with the
+// symbols the collector stored for `app` (as sampler-analyze --database groups them). With `crashes_only`, only
+// the reports of runs that crashed are fetched and read (the other runs bring their columns only): enough for
+// the crash groups, which come out numbered as when every run is read, since only crashes make groups.
+bool load_app(store::Store& store, const std::string& app, const std::string& site_dir, bool crashes_only,
+              AppRuns& runs, std::string& error) {
+  store::Query query{app, std::nullopt, crashes_only};
+  if (!store.for_each(query, [&](const store::Run& run) {
         runs.stored.push_back(run);
         return true;
       }, error)) {
@@ -113,8 +116,12 @@ bool load_app(store::Store& store, const std::string& app, const std::string& si
     }
   }
   std::vector<std::string> names;
-  names.reserve(runs.stored.size());
-  for (const store::Run& run : runs.stored) names.push_back(run.run_id);
+  std::vector<size_t> read_from;  // read_runs()'s report i is stored run read_from[i]
+  for (size_t s = 0; s < runs.stored.size(); ++s) {
+    if (crashes_only && runs.stored[s].crash_signature.empty()) continue;
+    names.push_back(runs.stored[s].run_id);
+    read_from.push_back(s);
+  }
   runs.symbols = std::make_unique<analysis::StoreSymbols>(store, app, runs.problems);
   analysis::ReadOptions options;
   options.jobs = 1;  // the collector's request threads are the parallelism; StoreSymbols' sink is not locked
@@ -122,7 +129,7 @@ bool load_app(store::Store& store, const std::string& app, const std::string& si
   options.crash_signer = [symbols = runs.symbols.get()](std::string_view body, size_t frames) {
     return analysis::symbolized_crash_signature(body, frames, *symbols);
   };
-  options.text_of = [&runs](size_t index) { return std::string_view(runs.stored[index].body); };
+  options.text_of = [&](size_t index) { return std::string_view(runs.stored[read_from[index]].body); };
   DiagnosticList read_problems;
   runs.read = analysis::read_runs(names, sites, options, read_problems);
   for (Diagnostic& problem : read_problems.items) runs.problems.items.push_back(std::move(problem));
@@ -571,7 +578,8 @@ Response Console::handle(const Request& request) {
   const std::string_view tail = rest.substr(app->size() + 1);
   AppRuns runs;
   std::string error;
-  if (!load_app(store_, *app, site_dir_, runs, error)) {
+  // The application's page needs the crashes' reports only; the predictor pages need every run's.
+  if (!load_app(store_, *app, site_dir_, /*crashes_only=*/tail.empty(), runs, error)) {
     Response response = page(503, "Storage unavailable", "<h1>Storage unavailable</h1>\n<p>The store did not "
                                                          "answer; try again.</p>\n", true);
     response.log = "console: the store failed: " + json_string(error);

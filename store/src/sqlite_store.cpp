@@ -144,12 +144,11 @@ class SqliteStore : public Store {
     };
     if (opened != SQLITE_OK) return failed();
     sqlite3_busy_timeout(reader, 10000);
-    Statement select(reader,
-                     query.version ? "SELECT run_id, app, version, received, exit_status, signal, failed, "
-                                     "crash_signature, body_size, body FROM runs WHERE app = ?1 AND version = ?2 "
-                                     "ORDER BY id"
-                                   : "SELECT run_id, app, version, received, exit_status, signal, failed, "
-                                     "crash_signature, body_size, body FROM runs WHERE app = ?1 ORDER BY id");
+    const std::string sql =
+        std::string("SELECT run_id, app, version, received, exit_status, signal, failed, crash_signature, body_size, ") +
+        (query.crash_bodies_only ? "CASE WHEN crash_signature <> '' THEN body END" : "body") +
+        " FROM runs WHERE app = ?1" + (query.version ? " AND version = ?2" : "") + " ORDER BY id";
+    Statement select(reader, sql.c_str());
     if (!select) return failed();
     sqlite3_stmt* s = select.get();
     sqlite3_bind_text(s, 1, query.app.data(), static_cast<int>(query.app.size()), SQLITE_STATIC);
@@ -173,7 +172,9 @@ class SqliteStore : public Store {
       run.crash_signature = text(s, 7);
       std::string_view stored(static_cast<const char*>(sqlite3_column_blob(s, 9)),
                               static_cast<size_t>(sqlite3_column_bytes(s, 9)));
-      if (!decompress_body(stored, sqlite3_column_int64(s, 8), run.body)) {
+      if (sqlite3_column_type(s, 9) == SQLITE_NULL) {
+        run.body.clear();  // not asked for (crash_bodies_only)
+      } else if (!decompress_body(stored, sqlite3_column_int64(s, 8), run.body)) {
         error = "run " + run.run_id + ": the stored body is corrupt";
         return false;
       }

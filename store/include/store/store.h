@@ -50,6 +50,9 @@ enum class GetStatus { kFound, kMissing, kError };
 struct Query {
   std::string app;
   std::optional<std::string> version;
+  /// Only the bodies of runs with a crash signature are read: the others come with an empty body, neither
+  /// fetched nor decompressed (what a page of crash groups needs: every run's columns, the crashes' stacks).
+  bool crash_bodies_only = false;
 };
 
 /// Storage. Every method is safe to call from several threads at once. No exceptions: errors come back as text.
