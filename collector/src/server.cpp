@@ -16,7 +16,12 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <sys/resource.h>
+
 #include <cerrno>
+#include <deque>
+#include <functional>
+#include <memory>
 #include <chrono>
 #include <condition_variable>
 #include <cstring>
@@ -43,7 +48,76 @@ struct Exchange {
   std::string body;
   bool too_large = false;
   bool unread = false;  // answered before its body was read (no known key)
+  bool suspended = false;          // a console page being made by a page worker
+  std::optional<Response> page;    // that page, once made (then the connection is resumed)
 };
+
+// A console request as a page worker needs it: its own copies (the connection's strings stay libmicrohttpd's).
+struct PageRequest {
+  std::string method, path, authorization, cookie;
+  bool secure = false;
+  Request view() const {
+    Request request;
+    request.method = method;
+    request.path = path;
+    request.authorization = authorization;
+    request.cookie = cookie;
+    request.secure = secure;
+    return request;
+  }
+};
+
+// The console's pages are made here, not on libmicrohttpd's polling threads: a page can take a second of CPU, and
+// a polling thread busy with it would hold up every other connection it serves (uploads among them). The workers
+// run at the lowest priority (nice 19), so that uploads get the CPU first and pages the rest.
+class PageWorkers {
+ public:
+  explicit PageWorkers(unsigned count) {
+    for (unsigned i = 0; i < count; ++i) {
+      threads_.emplace_back([this] {
+        setpriority(PRIO_PROCESS, static_cast<id_t>(gettid()), 19);  // this thread only (Linux: a tid)
+        for (;;) {
+          std::function<void()> job;
+          {
+            std::unique_lock lock(mutex_);
+            ready_.wait(lock, [this] { return stopping_ || !jobs_.empty(); });
+            if (jobs_.empty()) return;  // stopping, and every job done
+            job = std::move(jobs_.front());
+            jobs_.pop_front();
+          }
+          job();
+        }
+      });
+    }
+  }
+  ~PageWorkers() { stop(); }
+  void submit(std::function<void()> job) {
+    {
+      std::lock_guard lock(mutex_);
+      jobs_.push_back(std::move(job));
+    }
+    ready_.notify_one();
+  }
+  // Finishes the jobs already given (each resumes its connection), then joins.
+  void stop() {
+    {
+      std::lock_guard lock(mutex_);
+      stopping_ = true;
+    }
+    ready_.notify_all();
+    for (std::thread& thread : threads_)
+      if (thread.joinable()) thread.join();
+  }
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable ready_;
+  std::deque<std::function<void()>> jobs_;
+  bool stopping_ = false;
+  std::vector<std::thread> threads_;
+};
+
+constexpr unsigned kPageWorkers = 2;
 
 class MhdServer : public Server {
  public:
@@ -109,7 +183,8 @@ class MhdServer : public Server {
     std::vector<MHD_OptionItem> tls_options;
     // ITC: stopping wakes the workers through their own channel; without it libmicrohttpd wakes them through the
     // listening socket, which a worker at its connection limit no longer watches, and stopping hangs.
-    unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG | MHD_USE_ITC;
+    unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG | MHD_USE_ITC |
+                     MHD_ALLOW_SUSPEND_RESUME;  // the console's pages (PageWorkers)
     if (tls_) {
       if (MHD_is_feature_supported(MHD_FEATURE_TLS) != MHD_YES) {
         close(fd);
@@ -150,6 +225,8 @@ class MhdServer : public Server {
       stop_.notify_all();
       watchdog_.join();
     }
+    // Every suspended connection must be resumed before the daemon stops: the workers finish their pages first.
+    pages_.stop();
     if (daemon_ != nullptr) {
       MHD_stop_daemon(daemon_);
       daemon_ = nullptr;
@@ -277,6 +354,20 @@ class MhdServer : public Server {
       const char* value = MHD_lookup_connection_value(connection, MHD_HEADER_KIND, name);
       return value ? std::string_view(value) : std::string_view();
     };
+    const bool secure = self->tls_.has_value() || header("X-Forwarded-Proto") == "https";
+    // A console page: made by a page worker while the connection is suspended; answered when it is resumed.
+    if (exchange->page) return self->answer(connection, *exchange->page, false);
+    if (std::string_view(method) == "GET" && std::string_view(url).starts_with("/ui/")) {
+      auto request = std::make_shared<PageRequest>(PageRequest{method, url, std::string(header(MHD_HTTP_HEADER_AUTHORIZATION)),
+                                                               std::string(header(MHD_HTTP_HEADER_COOKIE)), secure});
+      exchange->suspended = true;
+      MHD_suspend_connection(connection);
+      self->pages_.submit([self, connection, exchange, request] {
+        exchange->page = self->collector_.handle(request->view(), monotonic_seconds());
+        MHD_resume_connection(connection);
+      });
+      return MHD_YES;
+    }
     Request request;
     request.method = method;
     request.path = url;
@@ -289,7 +380,7 @@ class MhdServer : public Server {
     request.file_part = header("FilePart");
     request.file_parts = header("FileParts");
     request.cookie = header(MHD_HTTP_HEADER_COOKIE);
-    request.secure = self->tls_.has_value() || header("X-Forwarded-Proto") == "https";
+    request.secure = secure;
     // A body left unread (too large) cannot be skipped on a kept-alive connection: close it; and a reserve
     // connection is free again only once closed.
     return self->answer(connection, self->collector_.handle(request, monotonic_seconds()),
@@ -341,6 +432,7 @@ class MhdServer : public Server {
   MHD_Daemon* daemon_ = nullptr;
   std::string address_;
   std::optional<TlsSettings> tls_;
+  PageWorkers pages_{kPageWorkers};
 };
 
 }  // namespace
