@@ -37,7 +37,6 @@ constexpr size_t kLatestRuns = 20;      // rows of an application's "latest runs
 constexpr int64_t kChartDays = 60;      // a release's chart shows at most its last 60 days
 constexpr size_t kStackFrames = 64;     // frames of a sample run's stack on the crash group's row
 constexpr size_t kCrashFrames = 3;      // frames that group crashes: sampler-analyze's default (--crash-frames)
-constexpr size_t kMaxLoginBody = 4096;  // a login form is a key; anything longer is refused
 
 std::string utc(int64_t seconds) {
   std::time_t t = static_cast<std::time_t>(seconds);

@@ -8,6 +8,8 @@
 // reserve answers /health and nothing else (503 to other requests), closes after its answer, and has a short
 // deadline, so that slow clients which land there free it at once.
 #include "collector/server.h"
+
+#include "collector/console.h"  // Console::kMaxLoginBody
 #include "sections/diagnostics.h"  // json_string
 
 #include <arpa/inet.h>
@@ -37,7 +39,6 @@ namespace {
 constexpr unsigned kHealthReserve = 4;           // connections kept for GET /health past --max-connections
 constexpr double kHealthReserveDeadline = 1.0;  // seconds a reserve connection's request may take to arrive
 char reserve_tag;                               // a reserve connection's socket context points here
-constexpr size_t kMaxLoginBody = 4096;          // the console's login form: a key, nothing more
 
 double monotonic_seconds() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
@@ -310,7 +311,7 @@ class MhdServer : public Server {
     auto* self = static_cast<MhdServer*>(self_pointer);
     // The console's login form is the one body read without a key: a key and no more.
     const bool login = std::string_view(url) == "/ui/login";
-    const size_t limit = login ? kMaxLoginBody : self->collector_.limits().max_body_bytes;
+    const size_t limit = login ? Console::kMaxLoginBody : self->collector_.limits().max_body_bytes;
     if (*context == nullptr) {
       auto* exchange = new Exchange;
       *context = exchange;

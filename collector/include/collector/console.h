@@ -8,6 +8,7 @@
 // `sampler-analyze --html` (analysis/html.h).
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -29,6 +30,8 @@ class Console {
 
   /// The name of the cookie that carries the key (HttpOnly, SameSite=Strict, Path=/ui/).
   static constexpr std::string_view kCookie = "sampler_key";
+  /// The largest login form (POST /ui/login, the one body read without a key): a key, nothing more.
+  static constexpr size_t kMaxLoginBody = 4096;
 
  private:
   /// The applications `key` may read (sorted), and whether the key is known at all.
