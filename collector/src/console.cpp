@@ -68,7 +68,7 @@ struct AppRuns {
   analysis::ReadResult read;             // the runs that read (a report without samples is left out)
   std::vector<size_t> stored_of;         // read run -> stored run
   std::vector<int32_t> group_of;         // stored run -> crash group (-1: none, or not read)
-  std::vector<std::string> releases;     // versions, by their first run
+  std::vector<std::string> releases;     // versions, in the order of their first runs
   std::vector<size_t> release_of;        // stored run -> index into releases
   DiagnosticList problems;               // reading the runs and the symbols
   std::unique_ptr<analysis::StoreSymbols> symbols;  // the application's symbols, as the collector stored them
@@ -88,21 +88,14 @@ bool load_app(store::Store& store, const std::string& app, const std::string& si
       }, error)) {
     return false;
   }
-  std::map<std::string, int64_t> first_seen;
-  for (const store::Run& run : runs.stored) {
-    auto [it, added] = first_seen.emplace(run.version, run.received);
-    if (!added) it->second = std::min(it->second, run.received);
-  }
-  std::vector<std::pair<int64_t, std::string>> order;
-  for (const auto& [version, first] : first_seen) order.push_back({first, version});
-  std::sort(order.begin(), order.end());
+  // Releases in the order their first runs were stored (the store returns runs in that order).
   std::map<std::string, size_t> release_index;
-  for (const auto& [first, version] : order) {
-    release_index[version] = runs.releases.size();
-    runs.releases.push_back(version);
-  }
   runs.release_of.reserve(runs.stored.size());
-  for (const store::Run& run : runs.stored) runs.release_of.push_back(release_index[run.version]);
+  for (const store::Run& run : runs.stored) {
+    auto [it, added] = release_index.emplace(run.version, runs.releases.size());
+    if (added) runs.releases.push_back(run.version);
+    runs.release_of.push_back(it->second);
+  }
 
   SitesIndex sites;
   if (!site_dir.empty()) {

@@ -8,6 +8,7 @@
 #            table is sampler-analyze --html's, row for row
 #   access   no key, a report-only key, a symbols-only key and an unknown key get the login page or 403; the cookie's
 #            flags; one application's key never reaches another's pages; keys never reach the log
+#   releases the releases in the order their runs came; a crash new in 1.0, gone in 2.0, regressed in 3.0
 #   hostile  markup in an application's name, a version, a stack's module and the site text: escaped on every page
 # Usage: console_test.sh CASE [SAMPLER-CC], with TOOLS, SCRATCH and SOURCE_DIR in the environment (and
 # SAMPLER_TEST_POSTGRESQL_URL for a PostgreSQL store instead of SQLite).
@@ -180,6 +181,37 @@ print("%s %s %s %s" % (c[0]["httpOnly"], c[0]["sameSite"], c[0]["path"], c[0]["s
     grep -q sampler_key cookies.json && fail "a report-only key got a cookie: $(cat cookies.json)"
     # Keys never reach the log.
     grep -q -e view-key -e report-key -e symbols-key server.err && fail "a key in the log: $(cat server.err)"
+    stop_server
+    ;;
+
+  releases)
+    # Three releases, in the order their runs arrive: the crash in 1.0 (new there), gone in 2.0, back in 3.0
+    # (regressed there); another crash only in 3.0 (new there). Legacy stacks: grouped as their lines are.
+    printf 'app\treport-key\napp\tview-key\tread\n' >keys.tsv
+    start_server "$database"
+    n=0
+    for run in 1.0:a 1.0:- 2.0:- 2.0:- 3.0:a 3.0:b 3.0:-; do
+      n=$((n + 1))
+      version=${run%%:*} stack=${run##*:}
+      {
+        printf '<report id="samples">\n</report>\n'
+        [ "$stack" = - ] || printf '<report id="main-backtrace">\nsignal:11:SIGSEGV:0x0\nprog(crash_%s+0x1)[0x401000]\n</report>\n' "$stack"
+        printf '<report id="outcome">\nrun-id\trun-%s\nversion\t%s\n' "$n" "$version"
+        if [ "$stack" = - ]; then printf 'exit-status\t0\n'; else printf 'signal\t11\n'; fi
+        printf '</report>\n'
+      } >"run-$n.report"
+      upload report-key "run-$n.report"
+      [ "$http" = 200 ] || fail "upload $n: $http $(cat answer)"
+    done
+    browse user login "$url/ui/login" view-key page "$url/ui/app/app/" app
+    releases=$(section app.html releases | grep '^<tr><td>' | sed 's/^<tr><td>\([^<]*\)<.*/\1/' | paste -sd' ')
+    [ "$releases" = "3.0 2.0 1.0" ] || fail "the releases, newest first: '$releases'"
+    groups=$(section app.html crash-groups)
+    a=$(grep 'crash_a+0x1' <<<"$groups")
+    b=$(grep 'crash_b+0x1' <<<"$groups")
+    grep -q '<td>1.0, 3.0</td><td><span class="flag new">new in 1.0</span><span class="flag regressed">regressed in 3.0</span>' \
+      <<<"$a" || fail "crash a is not new in 1.0 and regressed in 3.0: $a"
+    grep -q '<td>3.0</td><td><span class="flag new">new in 3.0</span> <code' <<<"$b" || fail "crash b is not new in 3.0: $b"
     stop_server
     ;;
 
