@@ -75,13 +75,19 @@ struct AppRuns {
   bool have_sites = false;
 };
 
+// A stored run's report (Query::stored_bodies): false if its body does not decompress.
+bool report_text(const store::Run& run, std::string& text) {
+  return store::decompress_body(run.stored_body, run.body_size, text);
+}
+
 // Reads the stored runs of `app` through read_runs(), the crashes grouped by symbolized signature with the
 // symbols the collector stored for `app` (as sampler-analyze --database groups them). With `crashes_only`, only
 // the reports of runs that crashed are fetched and read (the other runs bring their columns only): enough for
 // the crash groups, which come out numbered as when every run is read, since only crashes make groups.
 bool load_app(store::Store& store, const std::string& app, const std::string& site_dir, bool crashes_only,
               AppRuns& runs, std::string& error) {
-  store::Query query{app, std::nullopt, crashes_only};
+  // Kept as stored, each decompressed when it is read: 10^5 runs' texts at once took 800 MB.
+  store::Query query{app, std::nullopt, crashes_only, /*stored_bodies=*/true};
   if (!store.for_each(query, [&](const store::Run& run) {
         runs.stored.push_back(run);
         return true;
@@ -121,7 +127,12 @@ bool load_app(store::Store& store, const std::string& app, const std::string& si
   options.crash_signer = [symbols = runs.symbols.get()](std::string_view body, size_t frames) {
     return analysis::symbolized_crash_signature(body, frames, *symbols);
   };
-  options.text_of = [&](size_t index) { return std::string_view(runs.stored[read_from[index]].body); };
+  options.text_of = [&](size_t index) {
+    thread_local std::string text;
+    // A body that does not decompress reads as empty: the run is left out, named among the page's problems.
+    if (!report_text(runs.stored[read_from[index]], text)) text.clear();
+    return std::string_view(text);
+  };
   DiagnosticList read_problems;
   runs.read = analysis::read_runs(names, sites, options, read_problems);
   for (Diagnostic& problem : read_problems.items) runs.problems.items.push_back(std::move(problem));
@@ -139,8 +150,10 @@ bool load_app(store::Store& store, const std::string& app, const std::string& si
   return true;
 }
 
-// The main-backtrace body of a stored report ("" if none).
-std::string main_backtrace(std::string_view report) {
+// The main-backtrace body of a stored run's report ("" if none).
+std::string main_backtrace(const store::Run& run) {
+  std::string report;
+  if (!report_text(run, report)) return "";
   DiagnosticList ignored;
   LineReader input(report, "report", ignored);
   std::string body;
@@ -188,7 +201,7 @@ std::string problems_note(const DiagnosticList& problems) {
 
 // A stored run's stack, symbolized as the crash groups are (kStackFrames frames), one frame per line.
 std::string sample_stack(const AppRuns& runs, size_t stored) {
-  const std::string signature = analysis::symbolized_crash_signature(main_backtrace(runs.stored[stored].body),
+  const std::string signature = analysis::symbolized_crash_signature(main_backtrace(runs.stored[stored]),
                                                                      kStackFrames, *runs.symbols);
   const size_t at = signature.find(" at ");
   if (at == std::string::npos) return "";
@@ -218,7 +231,7 @@ std::string missing_symbols(const AppRuns& runs) {
   for (size_t s = 0; s < runs.stored.size(); ++s) {
     if (runs.group_of[s] < 0) continue;
     std::set<std::string> seen;  // a build ID counts once per crash
-    const std::string backtrace = main_backtrace(runs.stored[s].body);
+    const std::string backtrace = main_backtrace(runs.stored[s]);
     std::string_view body = backtrace;
     for (std::string_view line; !body.empty();) {
       line = body.substr(0, body.find('\n'));

@@ -117,8 +117,12 @@ class PostgresqlStore : public Store {
         run.failed = PQgetvalue(p, 0, 6)[0] != 0;
         run.crash_signature.assign(PQgetvalue(p, 0, 7), static_cast<size_t>(PQgetlength(p, 0, 7)));
         std::string_view stored(PQgetvalue(p, 0, 9), static_cast<size_t>(PQgetlength(p, 0, 9)));
-        if (PQgetisnull(p, 0, 9)) run.body.clear();  // not asked for (crash_bodies_only)
-        if (!PQgetisnull(p, 0, 9) && !decompress_body(stored, int_value(p, 8), run.body)) {
+        run.body.clear();
+        run.stored_body.clear();
+        run.body_size = int_value(p, 8);
+        const bool absent = PQgetisnull(p, 0, 9);  // not asked for (crash_bodies_only)
+        if (!absent && query.stored_bodies) run.stored_body.assign(stored);
+        if (!absent && !query.stored_bodies && !decompress_body(stored, run.body_size, run.body)) {
           error = "run " + run.run_id + ": the stored body is corrupt";
           ok = false;
         } else if (!visit(run)) {

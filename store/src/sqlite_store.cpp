@@ -172,9 +172,14 @@ class SqliteStore : public Store {
       run.crash_signature = text(s, 7);
       std::string_view stored(static_cast<const char*>(sqlite3_column_blob(s, 9)),
                               static_cast<size_t>(sqlite3_column_bytes(s, 9)));
+      run.body.clear();
+      run.stored_body.clear();
+      run.body_size = sqlite3_column_int64(s, 8);
       if (sqlite3_column_type(s, 9) == SQLITE_NULL) {
-        run.body.clear();  // not asked for (crash_bodies_only)
-      } else if (!decompress_body(stored, sqlite3_column_int64(s, 8), run.body)) {
+        // not asked for (crash_bodies_only)
+      } else if (query.stored_bodies) {
+        run.stored_body.assign(stored);
+      } else if (!decompress_body(stored, run.body_size, run.body)) {
         error = "run " + run.run_id + ": the stored body is corrupt";
         return false;
       }

@@ -143,6 +143,13 @@ TEST_P(StoreTest, CrashBodiesOnly) {
   ASSERT_EQ(runs.size(), 2u);
   EXPECT_EQ(runs[1].body, "");
   EXPECT_EQ(read({app, std::nullopt})[1].body, clean.body);
+  // stored_bodies: as stored, decompressed by the reader.
+  runs = read({app, std::nullopt, false, true});
+  ASSERT_EQ(runs.size(), 2u);
+  EXPECT_EQ(runs[1].body, "");
+  std::string text;
+  ASSERT_TRUE(decompress_body(runs[1].stored_body, runs[1].body_size, text));
+  EXPECT_EQ(text, clean.body);
 }
 
 TEST_P(StoreTest, DuplicateRunIdsAreStoredOnce) {
