@@ -70,7 +70,7 @@ struct AppRuns {
   std::vector<int32_t> group_of;         // stored run -> crash group (-1: none, or not read)
   std::vector<std::string> releases;     // versions, in the order of their first runs
   std::vector<size_t> release_of;        // stored run -> index into releases
-  DiagnosticList problems;               // reading the runs and the symbols
+  SerializedList problems;               // reading the runs and the symbols (from the reading threads)
   std::unique_ptr<analysis::StoreSymbols> symbols;  // the application's symbols, as the collector stored them
   bool have_sites = false;
 };
@@ -122,7 +122,7 @@ bool load_app(store::Store& store, const std::string& app, const std::string& si
   }
   runs.symbols = std::make_unique<analysis::StoreSymbols>(store, app, runs.problems);
   analysis::ReadOptions options;
-  options.jobs = 1;  // the collector's request threads are the parallelism; StoreSymbols' sink is not locked
+  options.jobs = 0;  // one reading thread per core, at the page worker's low priority (collector/src/server.cpp)
   options.crash_frames = kCrashFrames;
   options.crash_signer = [symbols = runs.symbols.get()](std::string_view body, size_t frames) {
     return analysis::symbolized_crash_signature(body, frames, *symbols);
@@ -193,7 +193,7 @@ std::string day_chart(const std::vector<int64_t>& run_days, const std::vector<in
   return svg + "</svg>";
 }
 
-std::string problems_note(const DiagnosticList& problems) {
+std::string problems_note(const SerializedList& problems) {
   if (problems.items.empty()) return "";
   return "<p class=\"error\">" + std::to_string(problems.items.size()) + " problem(s) reading the stored runs; the " +
          "first: " + html_escape(problems.items.front().file + ": " + problems.items.front().message) + "</p>\n";
