@@ -7,6 +7,9 @@
 // server that many clients fill: a request is known only after it is accepted, so a connection accepted into the
 // reserve answers /health and nothing else (503 to other requests), closes after its answer, and has a short
 // deadline, so that slow clients which land there free it at once.
+//
+// The console's pages (GET /ui/...) are made by PageWorkers while their connections are suspended, never on the
+// polling threads, which also carry the uploads.
 #include "collector/server.h"
 
 #include "collector/console.h"  // Console::kMaxLoginBody
@@ -16,17 +19,16 @@
 #include <microhttpd.h>
 #include <netdb.h>
 #include <sys/socket.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
-#include <sys/resource.h>
-
 #include <cerrno>
-#include <deque>
-#include <functional>
-#include <memory>
 #include <chrono>
 #include <condition_variable>
 #include <cstring>
+#include <deque>
+#include <functional>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <thread>
@@ -49,8 +51,7 @@ struct Exchange {
   std::string body;
   bool too_large = false;
   bool unread = false;  // answered before its body was read (no known key)
-  bool suspended = false;          // a console page being made by a page worker
-  std::optional<Response> page;    // that page, once made (then the connection is resumed)
+  std::optional<Response> page;  // a console page a page worker made (then the connection was resumed)
 };
 
 // A console request as a page worker needs it: its own copies (the connection's strings stay libmicrohttpd's).
@@ -361,7 +362,6 @@ class MhdServer : public Server {
     if (std::string_view(method) == "GET" && std::string_view(url).starts_with("/ui/")) {
       auto request = std::make_shared<PageRequest>(PageRequest{method, url, std::string(header(MHD_HTTP_HEADER_AUTHORIZATION)),
                                                                std::string(header(MHD_HTTP_HEADER_COOKIE)), secure});
-      exchange->suspended = true;
       MHD_suspend_connection(connection);
       self->pages_.submit([self, connection, exchange, request] {
         exchange->page = self->collector_.handle(request->view(), monotonic_seconds());
