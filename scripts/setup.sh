@@ -45,7 +45,7 @@ requirements=(
   "plain rpm cmd:rpmbuild"
   "plain rpm2cpio cmd:rpm2cpio"
   "plain cpio cmd:cpio"
-  "plain chromium cmd:chromium"    # the HTML page of sampler-analyze, checked in a real browser
+  "plain chromium cmd:chromium"    # the HTML pages of sampler-analyze and the collector's console, in a real browser
   "plain libsqlite3-dev file:/usr/include/sqlite3.h"            # store/: the collector's default database
   "plain libpq-dev file:/usr/include/postgresql/libpq-fe.h"     # store/: the PostgreSQL store
   "plain postgresql-15 file:/usr/lib/postgresql/15/bin/initdb"  # a real server the PostgreSQL tests start

@@ -5,7 +5,6 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <mutex>
 
 #include "analysis/crash_symbols.h"
 #include "analysis/index.h"
@@ -15,22 +14,6 @@
 #include "sections/resolve.h"
 
 namespace sampler::analysis {
-namespace {
-
-/// Keeps diagnostics from several threads.
-class SerializedList : public DiagnosticSink {
- public:
-  void report(const Diagnostic& diagnostic) override {
-    std::lock_guard lock(mutex_);
-    items.push_back(diagnostic);
-  }
-  std::vector<Diagnostic> items;
-
- private:
-  std::mutex mutex_;
-};
-
-}  // namespace
 
 bool analyze(const AnalyzeOptions& options, const std::function<void(std::string_view)>& write,
              DiagnosticSink& sink) {

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <map>
 
+#include "analysis/html.h"
 #include "analysis/output.h"
 #include "text.h"
 
@@ -14,13 +15,14 @@ namespace sampler::analysis {
 
 namespace {
 
-// The template. @NAME@ placeholders are filled by fill(); everything else is sent as it is.
-constexpr std::string_view kTemplate = R"html(<!DOCTYPE html>
+// The page shell (html_page): @TITLE@ and @BODY@ are filled by fill(); everything else is sent as it is. The
+// one stylesheet of sampler-analyze's page and of the collector's console.
+constexpr std::string_view kShell = R"html(<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>sampler-analyze: @TITLE@</title>
+<title>@TITLE@</title>
 <style>
 body { font: 14px/1.4 system-ui, sans-serif; margin: 1.5em; color: #222; background: #fff; }
 h1 { font-size: 1.4em; } h2 { font-size: 1.15em; margin-top: 1.6em; }
@@ -38,11 +40,23 @@ code, .predicate { font-family: ui-monospace, monospace; }
 .legend span.swatch { display: inline-block; width: 1.2em; height: 0.9em; border: 1px solid #555;
   vertical-align: middle; margin: 0 0.3em 0 1em; }
 .chosen td { background: #fff8e6; }
+nav { margin-bottom: 1em; } nav a, nav form { margin-right: 1em; } nav form { display: inline; }
+.flag { display: inline-block; padding: 0 0.4em; border-radius: 3px; font-size: 0.85em; margin-right: 0.3em; }
+.flag.new { background: #fde2e2; color: #900; } .flag.regressed { background: #fff0c2; color: #7a5a00; }
+.stack { margin: 0.3em 0 0 1.2em; padding: 0; font-family: ui-monospace, monospace; font-size: 0.9em; }
+svg.chart { border-bottom: 1px solid #999; } svg.chart .runs { fill: #9db7d5; } svg.chart .failures { fill: #d00; }
+.error { color: #900; }
 </style>
 </head>
 <body>
-<h1>Bug predictors: @TITLE@</h1>
-<p id="summary">@SUMMARY@</p>
+@BODY@
+<script>@SCRIPT@</script>
+</body>
+</html>
+)html";
+
+// The predictor sections (html_predictors), placeholders filled by fill().
+constexpr std::string_view kPredictorSections = R"html(<p id="summary">@SUMMARY@</p>
 <p class="legend">Each thermometer: length by the log of the runs where the predicate was observed true;
 <span class="swatch context"></span>Context
 <span class="swatch low"></span>lower bound of Increase
@@ -71,7 +85,12 @@ are known (--symbols, or the symbols pushed to the collector), else module and m
 <tbody>
 @CRASHES@</tbody>
 </table>
-<script>
+)html";
+
+}  // namespace
+
+// The page's one script: sorting the predictor table by a column (the page reads the same without it).
+const std::string_view kSortScript = R"js(
 // Sorting by column: click a header (numbers compare as numbers). The page reads the same without it.
 document.querySelectorAll("#predictors th.sortable").forEach(function (th, column) {
   var descending = false;
@@ -89,10 +108,10 @@ document.querySelectorAll("#predictors th.sortable").forEach(function (th, colum
     rows.forEach(function (row) { body.appendChild(row); });
   });
 });
-</script>
-</body>
-</html>
-)html";
+)js";
+
+namespace {
+
 
 // One pass over the template, so that input text that happens to look like a placeholder stays text.
 std::string fill(std::string_view page, const std::map<std::string_view, std::string>& values) {
@@ -198,11 +217,35 @@ std::string cell(const std::string& value, const std::string& sort_key, const ch
 
 }  // namespace
 
+std::string html_escape(std::string_view text) {
+  std::string out;
+  for (char c : escape_field(text)) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&#39;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+std::string html_page(std::string_view title, std::string_view body) {
+  return fill(kShell, {{"TITLE", html_escape(title)}, {"BODY", std::string(body)}, {"SCRIPT", std::string(kSortScript)}});
+}
+
 std::string format_html(const Analysis& analysis, size_t top, const std::string& source_dir) {
+  std::string title = std::to_string(analysis.runs->size()) + " runs, " + std::to_string(analysis.ranking->num_failing) +
+                      " failing";
+  return html_page("sampler-analyze: " + title,
+                   "<h1>Bug predictors: " + html_escape(title) + "</h1>\n" + html_predictors(analysis, top, source_dir));
+}
+
+std::string html_predictors(const Analysis& analysis, size_t top, const std::string& source_dir) {
   const Ranking& ranking = *analysis.ranking;
   const Catalogue& catalogue = *analysis.catalogue;
-  std::string title = std::to_string(analysis.runs->size()) + " runs, " + std::to_string(ranking.num_failing) +
-                      " failing";
   std::string summary = std::to_string(analysis.runs->size()) + " runs read (" +
                         std::to_string(ranking.num_failing) + " failing, " +
                         std::to_string(ranking.num_succeeding) + " successful";
@@ -286,8 +329,8 @@ std::string format_html(const Analysis& analysis, size_t top, const std::string&
                html_escape(analysis.runs->crash_groups[g]) + "</code></td></tr>\n";
   }
 
-  return fill(kTemplate, {{"TITLE", html_escape(title)}, {"SUMMARY", summary}, {"HEADER", header}, {"ROWS", body},
-                          {"ROUNDS", rounds}, {"CRASHES", crashes}});
+  return fill(kPredictorSections, {{"SUMMARY", summary}, {"HEADER", header}, {"ROWS", body}, {"ROUNDS", rounds},
+                                   {"CRASHES", crashes}});
 }
 
 }  // namespace sampler::analysis

@@ -532,33 +532,41 @@ class ReportCollector : public ReportVisitor {
 
 void read_one(const std::string& name, size_t index, ReportCollector& collector, const ReadOptions& options,
               DiagnosticSink& sink, LocalRuns& local) {
-  int fd = ::open(name.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    sink.error(name, 0, std::string("cannot open: ") + std::strerror(errno) + "; left out");
-    ++local.left_out;
-    return;
-  }
-  std::string_view text;
-  bool whole = false;
-  if (struct stat st; ::fstat(fd, &st) == 0) {
-    local.bytes += static_cast<uint64_t>(st.st_size);
-    whole = S_ISREG(st.st_mode) && read_whole(fd, static_cast<uint64_t>(st.st_size), local.buffer, text);
-    if (!whole && S_ISREG(st.st_mode)) ::lseek(fd, 0, SEEK_SET);
-  }
   // Errors capped per report, as the formats library caps them per input: one stored run of a million bad
   // sections (any key may upload one) does not print a million lines.
   CappedSink capped(sink);
-  collector.reset(name, capped);
   std::optional<LineReader> input;
-  if (whole) {
+  int fd = -1;
+  if (options.text_of) {
+    std::string_view text = options.text_of(index);
+    local.bytes += text.size();
+    collector.reset(name, capped);
     input.emplace(text, name, capped);
   } else {
-    input.emplace(fd, name, capped);
+    fd = ::open(name.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+      sink.error(name, 0, std::string("cannot open: ") + std::strerror(errno) + "; left out");
+      ++local.left_out;
+      return;
+    }
+    std::string_view text;
+    bool whole = false;
+    if (struct stat st; ::fstat(fd, &st) == 0) {
+      local.bytes += static_cast<uint64_t>(st.st_size);
+      whole = S_ISREG(st.st_mode) && read_whole(fd, static_cast<uint64_t>(st.st_size), local.buffer, text);
+      if (!whole && S_ISREG(st.st_mode)) ::lseek(fd, 0, SEEK_SET);
+    }
+    collector.reset(name, capped);
+    if (whole) {
+      input.emplace(text, name, capped);
+    } else {
+      input.emplace(fd, name, capped);
+    }
   }
   LineReader& reader = *input;
   reader.set_limits(LineReader::kMaxLineLength, kReadSize);
   collector.read(reader);
-  ::close(fd);
+  if (fd >= 0) ::close(fd);
   if (reader.failed()) {  // the reader named the problem; the run is incomplete
     ++local.left_out;
     return;

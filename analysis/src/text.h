@@ -1,5 +1,5 @@
-// Text helpers of the outputs (internal): numbers, and escaping for HTML (tab-separated fields and JSON are
-// sections/diagnostics.h's escape_field and json_string).
+// Text helpers of the outputs (internal): numbers; escaping for HTML is analysis/html.h's html_escape, for
+// tab-separated fields and JSON sections/diagnostics.h's escape_field and json_string.
 #pragma once
 
 #include <cmath>
@@ -7,6 +7,7 @@
 #include <string>
 #include <string_view>
 
+#include "analysis/html.h"  // html_escape
 #include "sections/diagnostics.h"  // escape_field, json_string
 
 namespace sampler::analysis {
@@ -17,22 +18,6 @@ inline std::string format_number(double value) {
   char text[64];
   std::snprintf(text, sizeof text, "%.4f", value);
   return text;
-}
-
-/// Text for HTML element content and attribute values; control characters as visible \xNN (escape_field).
-inline std::string html_escape(std::string_view text) {
-  std::string out;
-  for (char c : escape_field(text)) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out += c;
-    }
-  }
-  return out;
 }
 
 }  // namespace sampler::analysis

@@ -1,5 +1,7 @@
 #include "collector/request.h"
 
+#include "collector/console.h"
+
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
 #include <zlib.h>
@@ -113,9 +115,11 @@ bool KeyTable::load(std::string_view text, std::string& error) {
           entry.holder.symbols = true;
         } else if (word == "replace-symbols") {
           entry.holder.symbols = entry.holder.replace_symbols = true;
+        } else if (word == "read") {
+          entry.holder.read = true;
         } else {
-          error = "line " + std::to_string(number) + ": unknown upload '" + std::string(word) +
-                  "' after the key (expected reports, symbols, replace-symbols, or several: reports,symbols)";
+          error = "line " + std::to_string(number) + ": unknown permission '" + std::string(word) +
+                  "' after the key (expected reports, symbols, replace-symbols, read, or several: reports,symbols)";
           return false;
         }
         if (word.size() == what.size()) break;
@@ -161,6 +165,15 @@ std::optional<KeyTable::Holder> KeyTable::authenticate(std::string_view authoriz
   }
   if (found == nullptr) return std::nullopt;
   return found->holder;
+}
+
+std::vector<KeyTable::Holder> KeyTable::holders(std::string_view key) const {
+  std::array<unsigned char, 32> presented = sha256(key);
+  std::vector<Holder> found;
+  for (const Entry& entry : entries_) {
+    if (CRYPTO_memcmp(entry.hash.data(), presented.data(), presented.size()) == 0) found.push_back(entry.holder);
+  }
+  return found;
 }
 
 bool RateLimiter::allow(const std::string& key, double now) {
@@ -305,6 +318,14 @@ std::string new_uuid() {
   return h.substr(0, 8) + "-" + h.substr(8, 4) + "-" + h.substr(12, 4) + "-" + h.substr(16, 4) + "-" + h.substr(20);
 }
 
+Collector::Collector(store::Store& store, KeyTable keys, Limits limits)
+    : store_(store), keys_(std::move(keys)), limits_(limits), rate_(limits.rate_per_second, limits.rate_burst),
+      symbol_parts_(limits.max_symbol_bytes, limits.max_symbol_parts, limits.max_pending_symbol_bytes,
+                    limits.symbol_part_timeout_seconds),
+      console_(std::make_unique<Console>(store_, keys_)) {}
+
+Collector::~Collector() = default;
+
 Response Collector::failure(int status, std::string_view code, std::string_view message, std::string_view app) {
   Response response;
   response.status = status;
@@ -334,13 +355,15 @@ Response Collector::handle(const Request& request, double now) {
     } else {
       response.body = "{\"success\": true, \"status\": 200}\n";
     }
+  } else if (request.path == "/ui" || request.path.starts_with("/ui/")) {
+    response = console_->handle(request);
   } else if (request.path == "/metrics") {
     response.content_type = "text/plain; version=0.0.4";
     response.body = metrics(now);
   } else {
     response = failure(404, "not-found",
                        "no such path (POST /api/reports, POST /api/symbols-gsym|ranges|returnpads, GET /health, "
-                       "GET /metrics)");
+                       "GET /metrics, GET /ui/)");
   }
   int digit = response.status / 100;
   ++by_status_[digit >= 2 && digit <= 5 ? static_cast<size_t>(digit) : 0];

@@ -7,19 +7,28 @@
 // server that many clients fill: a request is known only after it is accepted, so a connection accepted into the
 // reserve answers /health and nothing else (503 to other requests), closes after its answer, and has a short
 // deadline, so that slow clients which land there free it at once.
+//
+// The console's pages (GET /ui/...) are made by PageWorkers while their connections are suspended, never on the
+// polling threads, which also carry the uploads.
 #include "collector/server.h"
+
+#include "collector/console.h"  // Console::kMaxLoginBody
 #include "sections/diagnostics.h"  // json_string
 
 #include <arpa/inet.h>
 #include <microhttpd.h>
 #include <netdb.h>
 #include <sys/socket.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <chrono>
 #include <condition_variable>
 #include <cstring>
+#include <deque>
+#include <functional>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <thread>
@@ -42,7 +51,75 @@ struct Exchange {
   std::string body;
   bool too_large = false;
   bool unread = false;  // answered before its body was read (no known key)
+  std::optional<Response> page;  // a console page a page worker made (then the connection was resumed)
 };
+
+// A console request as a page worker needs it: its own copies (the connection's strings stay libmicrohttpd's).
+struct PageRequest {
+  std::string method, path, authorization, cookie;
+  bool secure = false;
+  Request view() const {
+    Request request;
+    request.method = method;
+    request.path = path;
+    request.authorization = authorization;
+    request.cookie = cookie;
+    request.secure = secure;
+    return request;
+  }
+};
+
+// The console's pages are made here, not on libmicrohttpd's polling threads: a page can take a second of CPU, and
+// a polling thread busy with it would hold up every other connection it serves (uploads among them). The workers
+// run at the lowest priority (nice 19), so that uploads get the CPU first and pages the rest.
+class PageWorkers {
+ public:
+  explicit PageWorkers(unsigned count) {
+    for (unsigned i = 0; i < count; ++i) {
+      threads_.emplace_back([this] {
+        setpriority(PRIO_PROCESS, static_cast<id_t>(gettid()), 19);  // this thread only (Linux: a tid)
+        for (;;) {
+          std::function<void()> job;
+          {
+            std::unique_lock lock(mutex_);
+            ready_.wait(lock, [this] { return stopping_ || !jobs_.empty(); });
+            if (jobs_.empty()) return;  // stopping, and every job done
+            job = std::move(jobs_.front());
+            jobs_.pop_front();
+          }
+          job();
+        }
+      });
+    }
+  }
+  ~PageWorkers() { stop(); }
+  void submit(std::function<void()> job) {
+    {
+      std::lock_guard lock(mutex_);
+      jobs_.push_back(std::move(job));
+    }
+    ready_.notify_one();
+  }
+  // Finishes the jobs already given (each resumes its connection), then joins.
+  void stop() {
+    {
+      std::lock_guard lock(mutex_);
+      stopping_ = true;
+    }
+    ready_.notify_all();
+    for (std::thread& thread : threads_)
+      if (thread.joinable()) thread.join();
+  }
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable ready_;
+  std::deque<std::function<void()>> jobs_;
+  bool stopping_ = false;
+  std::vector<std::thread> threads_;
+};
+
+constexpr unsigned kPageWorkers = 2;
 
 class MhdServer : public Server {
  public:
@@ -108,7 +185,8 @@ class MhdServer : public Server {
     std::vector<MHD_OptionItem> tls_options;
     // ITC: stopping wakes the workers through their own channel; without it libmicrohttpd wakes them through the
     // listening socket, which a worker at its connection limit no longer watches, and stopping hangs.
-    unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG | MHD_USE_ITC;
+    unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG | MHD_USE_ITC |
+                     MHD_ALLOW_SUSPEND_RESUME;  // the console's pages (PageWorkers)
     if (tls_) {
       if (MHD_is_feature_supported(MHD_FEATURE_TLS) != MHD_YES) {
         close(fd);
@@ -149,6 +227,8 @@ class MhdServer : public Server {
       stop_.notify_all();
       watchdog_.join();
     }
+    // Every suspended connection must be resumed before the daemon stops: the workers finish their pages first.
+    pages_.stop();
     if (daemon_ != nullptr) {
       MHD_stop_daemon(daemon_);
       daemon_ = nullptr;
@@ -230,7 +310,9 @@ class MhdServer : public Server {
   static MHD_Result access(void* self_pointer, MHD_Connection* connection, const char* url, const char* method,
                            const char*, const char* upload_data, size_t* upload_data_size, void** context) {
     auto* self = static_cast<MhdServer*>(self_pointer);
-    const size_t limit = self->collector_.limits().max_body_bytes;
+    // The console's login form is the one body read without a key: a key and no more.
+    const bool login = std::string_view(url) == "/ui/login";
+    const size_t limit = login ? Console::kMaxLoginBody : self->collector_.limits().max_body_bytes;
     if (*context == nullptr) {
       auto* exchange = new Exchange;
       *context = exchange;
@@ -244,7 +326,9 @@ class MhdServer : public Server {
       }
       // Without a known key, the answer (401) needs no body: give it now instead of holding the body.
       const char* key = MHD_lookup_connection_value(connection, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
-      if (std::string_view(method) == "POST" && !self->collector_.knows_key(key ? key : "")) exchange->unread = true;
+      if (std::string_view(method) == "POST" && !login && !self->collector_.knows_key(key ? key : "")) {
+        exchange->unread = true;
+      }
       if (!exchange->too_large && !exchange->unread) return MHD_YES;
     }
     auto* exchange = static_cast<Exchange*>(*context);
@@ -272,6 +356,19 @@ class MhdServer : public Server {
       const char* value = MHD_lookup_connection_value(connection, MHD_HEADER_KIND, name);
       return value ? std::string_view(value) : std::string_view();
     };
+    const bool secure = self->tls_.has_value() || header("X-Forwarded-Proto") == "https";
+    // A console page: made by a page worker while the connection is suspended; answered when it is resumed.
+    if (exchange->page) return self->answer(connection, *exchange->page, false);
+    if (std::string_view(method) == "GET" && std::string_view(url).starts_with("/ui/")) {
+      auto request = std::make_shared<PageRequest>(PageRequest{method, url, std::string(header(MHD_HTTP_HEADER_AUTHORIZATION)),
+                                                               std::string(header(MHD_HTTP_HEADER_COOKIE)), secure});
+      MHD_suspend_connection(connection);
+      self->pages_.submit([self, connection, exchange, request] {
+        exchange->page = self->collector_.handle(request->view(), monotonic_seconds());
+        MHD_resume_connection(connection);
+      });
+      return MHD_YES;
+    }
     Request request;
     request.method = method;
     request.path = url;
@@ -283,6 +380,8 @@ class MhdServer : public Server {
     request.file_id = header("FileID");
     request.file_part = header("FilePart");
     request.file_parts = header("FileParts");
+    request.cookie = header(MHD_HTTP_HEADER_COOKIE);
+    request.secure = secure;
     // A body left unread (too large) cannot be skipped on a kept-alive connection: close it; and a reserve
     // connection is free again only once closed.
     return self->answer(connection, self->collector_.handle(request, monotonic_seconds()),
@@ -297,6 +396,7 @@ class MhdServer : public Server {
     if (response == nullptr) return MHD_NO;
     MHD_add_response_header(response, MHD_HTTP_HEADER_CONTENT_TYPE, answer.content_type.c_str());
     if (answer.status == 503) MHD_add_response_header(response, MHD_HTTP_HEADER_RETRY_AFTER, "1");
+    for (const auto& [name, value] : answer.headers) MHD_add_response_header(response, name.c_str(), value.c_str());
     if (close_after) MHD_add_response_header(response, MHD_HTTP_HEADER_CONNECTION, "close");
     MHD_Result result = MHD_queue_response(connection, static_cast<unsigned>(answer.status), response);
     MHD_destroy_response(response);
@@ -333,6 +433,7 @@ class MhdServer : public Server {
   MHD_Daemon* daemon_ = nullptr;
   std::string address_;
   std::optional<TlsSettings> tls_;
+  PageWorkers pages_{kPageWorkers};
 };
 
 }  // namespace

@@ -87,13 +87,12 @@ class PostgresqlStore : public Store {
     PGconn* c = acquire(error);
     if (c == nullptr) return false;
     const char* values[] = {query.app.c_str(), query.version ? query.version->c_str() : nullptr};
-    const char* sql = query.version
-                          ? "SELECT run_id, app, version, received, exit_status, signal, failed, crash_signature, "
-                            "body_size, body FROM runs WHERE app = $1 AND version = $2 ORDER BY id"
-                          : "SELECT run_id, app, version, received, exit_status, signal, failed, crash_signature, "
-                            "body_size, body FROM runs WHERE app = $1 ORDER BY id";
+    const std::string sql =
+        std::string("SELECT run_id, app, version, received, exit_status, signal, failed, crash_signature, body_size, ") +
+        (query.crash_bodies_only ? "CASE WHEN crash_signature <> '' THEN body END" : "body") +
+        " FROM runs WHERE app = $1" + (query.version ? " AND version = $2" : "") + " ORDER BY id";
     // Binary results: the body arrives as its bytes, not hex text; rows one at a time, never all in memory.
-    if (!PQsendQueryParams(c, sql, query.version ? 2 : 1, nullptr, values, nullptr, nullptr, 1) ||
+    if (!PQsendQueryParams(c, sql.c_str(), query.version ? 2 : 1, nullptr, values, nullptr, nullptr, 1) ||
         !PQsetSingleRowMode(c)) {
       error = std::string("postgresql: ") + PQerrorMessage(c);
       trim(error);
@@ -118,7 +117,12 @@ class PostgresqlStore : public Store {
         run.failed = PQgetvalue(p, 0, 6)[0] != 0;
         run.crash_signature.assign(PQgetvalue(p, 0, 7), static_cast<size_t>(PQgetlength(p, 0, 7)));
         std::string_view stored(PQgetvalue(p, 0, 9), static_cast<size_t>(PQgetlength(p, 0, 9)));
-        if (!decompress_body(stored, int_value(p, 8), run.body)) {
+        run.body.clear();
+        run.stored_body.clear();
+        run.body_size = int_value(p, 8);
+        const bool absent = PQgetisnull(p, 0, 9);  // not asked for (crash_bodies_only)
+        if (!absent && query.stored_bodies) run.stored_body.assign(stored);
+        if (!absent && !query.stored_bodies && !decompress_body(stored, run.body_size, run.body)) {
           error = "run " + run.run_id + ": the stored body is corrupt";
           ok = false;
         } else if (!visit(run)) {

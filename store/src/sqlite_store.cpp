@@ -1,12 +1,15 @@
-// The SQLite store: one file, no set-up (the default). One connection, serialised by a mutex: SQLite takes one
-// writer at a time anyway, and puts that arrive together share one transaction (group_commit.h). WAL mode lets
-// other processes (export, analysis) read while the collector writes.
+// The SQLite store: one file, no set-up (the default). One connection for writing, serialised by a mutex: SQLite
+// takes one writer at a time anyway, and puts that arrive together share one transaction (group_commit.h). Each
+// for_each() reads on a connection of its own: WAL mode lets readers (the console's pages, export, the analysis
+// in other processes) read while the collector writes, so that a long scan never holds up uploads.
 // synchronous=NORMAL in WAL mode keeps every committed transaction across a crash of the process (kill -9);
 // only a power cut can lose the last ones, which docs/collection.md says (FULL is a setting away).
 #include <sqlite3.h>
 
 #include <ctime>
+#include <memory>
 #include <mutex>
+#include <string>
 
 #include "group_commit.h"
 #include "store_impl.h"
@@ -90,7 +93,7 @@ class Statement {
 
 class SqliteStore : public Store {
  public:
-  explicit SqliteStore(sqlite3* db) : db_(db) {}
+  SqliteStore(sqlite3* db, std::string path) : db_(db), path_(std::move(path)) {}
   ~SqliteStore() override {
     sqlite3_finalize(insert_);
     sqlite3_close_v2(db_);
@@ -130,14 +133,23 @@ class SqliteStore : public Store {
   int64_t commits() override { return static_cast<int64_t>(group_.batches()); }
 
   bool for_each(const Query& query, const std::function<bool(const Run&)>& visit, std::string& error) override {
-    std::lock_guard lock(mutex_);
-    Statement select(db_,
-                     query.version ? "SELECT run_id, app, version, received, exit_status, signal, failed, "
-                                     "crash_signature, body_size, body FROM runs WHERE app = ?1 AND version = ?2 "
-                                     "ORDER BY id"
-                                   : "SELECT run_id, app, version, received, exit_status, signal, failed, "
-                                     "crash_signature, body_size, body FROM runs WHERE app = ?1 ORDER BY id");
-    if (!select) return fail(error) != PutStatus::kError;
+    // A connection of its own, read-only: its snapshot is the committed runs when the scan starts, and the
+    // writer goes on committing beside it (WAL).
+    sqlite3* reader = nullptr;
+    int opened = sqlite3_open_v2(path_.c_str(), &reader, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, nullptr);
+    std::unique_ptr<sqlite3, int (*)(sqlite3*)> closer(reader, sqlite3_close_v2);
+    auto failed = [&error, reader, opened] {
+      error = std::string("sqlite: ") + (reader != nullptr ? sqlite3_errmsg(reader) : sqlite3_errstr(opened));
+      return false;
+    };
+    if (opened != SQLITE_OK) return failed();
+    sqlite3_busy_timeout(reader, 10000);
+    const std::string sql =
+        std::string("SELECT run_id, app, version, received, exit_status, signal, failed, crash_signature, body_size, ") +
+        (query.crash_bodies_only ? "CASE WHEN crash_signature <> '' THEN body END" : "body") +
+        " FROM runs WHERE app = ?1" + (query.version ? " AND version = ?2" : "") + " ORDER BY id";
+    Statement select(reader, sql.c_str());
+    if (!select) return failed();
     sqlite3_stmt* s = select.get();
     sqlite3_bind_text(s, 1, query.app.data(), static_cast<int>(query.app.size()), SQLITE_STATIC);
     if (query.version) {
@@ -147,7 +159,7 @@ class SqliteStore : public Store {
     for (;;) {
       int rc = sqlite3_step(s);
       if (rc == SQLITE_DONE) return true;
-      if (rc != SQLITE_ROW) return fail(error) != PutStatus::kError;
+      if (rc != SQLITE_ROW) return failed();
       run.run_id = text(s, 0);
       run.app = text(s, 1);
       run.version = text(s, 2);
@@ -160,7 +172,14 @@ class SqliteStore : public Store {
       run.crash_signature = text(s, 7);
       std::string_view stored(static_cast<const char*>(sqlite3_column_blob(s, 9)),
                               static_cast<size_t>(sqlite3_column_bytes(s, 9)));
-      if (!decompress_body(stored, sqlite3_column_int64(s, 8), run.body)) {
+      run.body.clear();
+      run.stored_body.clear();
+      run.body_size = sqlite3_column_int64(s, 8);
+      if (sqlite3_column_type(s, 9) == SQLITE_NULL) {
+        // not asked for (crash_bodies_only)
+      } else if (query.stored_bodies) {
+        run.stored_body.assign(stored);
+      } else if (!decompress_body(stored, run.body_size, run.body)) {
         error = "run " + run.run_id + ": the stored body is corrupt";
         return false;
       }
@@ -332,7 +351,8 @@ class SqliteStore : public Store {
   }
 
   sqlite3* db_;
-  std::mutex mutex_;  // the connection: one batch, read or count at a time
+  std::string path_;  // for the readers' connections
+  std::mutex mutex_;  // the writing connection: one batch, count or symbol lookup at a time
   sqlite3_stmt* insert_ = nullptr;
   GroupCommit group_{[this](std::vector<PendingPut*>& batch) { write_batch(batch); }};
   int version_ = 0;
@@ -351,7 +371,7 @@ std::unique_ptr<Store> open_sqlite(const std::string& path, std::string& error) 
   }
   // Other processes (export, a second collector on the same file) wait for the lock instead of failing at once.
   sqlite3_busy_timeout(db, 10000);
-  auto store = std::make_unique<SqliteStore>(db);
+  auto store = std::make_unique<SqliteStore>(db, path);
   char* message = nullptr;
   if (sqlite3_exec(db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;", nullptr, nullptr, &message) !=
       SQLITE_OK) {

@@ -4,6 +4,7 @@
 
 #include <filesystem>
 
+#include "collector/console.h"
 #include "collector/request.h"
 #include "sections/diagnostics.h"  // json_string
 
@@ -70,14 +71,35 @@ TEST(KeyTable, ReportsOnlyUnlessTheLineSaysWhatTheKeyMayUpload) {
   expect("may-replace", "f", false, true, true);
   EXPECT_EQ(keys.authenticate("APIKey build\tsymbols"), std::nullopt);  // the column is not part of the key
   EXPECT_FALSE(KeyTable().load("a\tk\tsymbol\n", error));
-  EXPECT_EQ(error, "line 1: unknown upload 'symbol' after the key (expected reports, symbols, replace-symbols, or "
-                   "several: reports,symbols)");
+  EXPECT_EQ(error, "line 1: unknown permission 'symbol' after the key (expected reports, symbols, replace-symbols, "
+                   "read, or several: reports,symbols)");
   EXPECT_FALSE(KeyTable().load("a\tk\t\n", error));
-  EXPECT_EQ(error, "line 1: unknown upload '' after the key (expected reports, symbols, replace-symbols, or several: "
-                   "reports,symbols)");
+  EXPECT_EQ(error, "line 1: unknown permission '' after the key (expected reports, symbols, replace-symbols, read, or "
+                   "several: reports,symbols)");
   EXPECT_FALSE(KeyTable().load("a\tk\treports,\n", error));
   EXPECT_FALSE(KeyTable().load("a\t\tsymbols\n", error));
   EXPECT_EQ(error, "line 1: expected APP<TAB>KEY");
+}
+
+// `read` (the console) is a permission of its own; one key on several lines reads each line's application, and
+// holders() finds only the lines that hold the key.
+TEST(KeyTable, ReadPermissionPerLine) {
+  KeyTable keys;
+  std::string error;
+  ASSERT_TRUE(keys.load("alpha\tviewer\tread\nbeta\tviewer\treports,read\ngamma\tviewer\nbeta\tother\tread\n", error))
+      << error;
+  std::vector<KeyTable::Holder> found = keys.holders("viewer");
+  ASSERT_EQ(found.size(), 3u);
+  EXPECT_EQ(found[0].app, "alpha");
+  EXPECT_TRUE(found[0].read);
+  EXPECT_FALSE(found[0].reports);
+  EXPECT_EQ(found[1].app, "beta");
+  EXPECT_TRUE(found[1].read && found[1].reports);
+  EXPECT_EQ(found[2].app, "gamma");
+  EXPECT_FALSE(found[2].read);  // the default is reports only
+  EXPECT_TRUE(keys.holders("viewe").empty());
+  EXPECT_TRUE(keys.holders("").empty());
+  EXPECT_EQ(keys.holders("other").size(), 1u);
 }
 
 TEST(KeyTable, RejectsMalformedLines) {
@@ -291,6 +313,44 @@ TEST_F(CollectorTest, KeysForSymbolsOnlyMayNotUploadReports) {
             std::string::npos)
       << refused.body;
   EXPECT_EQ(store_->count(error), 0);
+}
+
+// The console's login sets the key's cookie (Secure over TLS), and the cookie then opens the pages; a key
+// without `read` is refused and gets no cookie. percent_encode/decode carry any key through the cookie.
+TEST_F(CollectorTest, ConsoleLoginSetsTheKeysCookie) {
+  KeyTable keys;
+  std::string error;
+  ASSERT_TRUE(keys.load("app\tviewer; =%\tread\napp\tuser\n", error)) << error;
+  Collector collector(*store_, std::move(keys), Limits());
+  Request request;
+  request.method = "POST";
+  request.path = "/ui/login";
+  request.secure = true;
+  const std::string form = "key=" + percent_encode("viewer; =%");
+  request.body = form;
+  Response signed_in = collector.handle(request, 0);
+  EXPECT_EQ(signed_in.status, 303);
+  std::string cookie;
+  for (const auto& [name, value] : signed_in.headers)
+    if (name == "Set-Cookie") cookie = value;
+  EXPECT_EQ(cookie, "sampler_key=viewer%3B%20%3D%25; Path=/ui/; HttpOnly; SameSite=Strict; Max-Age=43200; Secure");
+  Request page;
+  page.method = "GET";
+  page.path = "/ui/";
+  const std::string sent = cookie.substr(0, cookie.find(';'));
+  page.cookie = sent;
+  Response list = collector.handle(page, 0);
+  EXPECT_EQ(list.status, 200);
+  EXPECT_NE(list.body.find("<a href=\"/ui/app/app/\">app</a>"), std::string::npos) << list.body;
+  page.cookie = "";
+  EXPECT_EQ(collector.handle(page, 0).status, 401);
+  page.authorization = "APIKey user";
+  EXPECT_EQ(collector.handle(page, 0).status, 403);
+  request.body = "key=user";
+  Response refused = collector.handle(request, 0);
+  EXPECT_EQ(refused.status, 403);
+  for (const auto& header : refused.headers) EXPECT_NE(header.first, "Set-Cookie");
+  EXPECT_EQ(percent_decode("a+b%2Fc%zz%4", true), "a b/c%zz%4");
 }
 
 TEST_F(CollectorTest, StoresOnceAndAnswersInJson) {

@@ -121,6 +121,37 @@ TEST_P(StoreTest, StoresAndReadsBackEveryColumn) {
   EXPECT_GT(b.received, 1700000000);  // filled in by the store
 }
 
+// crash_bodies_only: every run's columns, the bodies of crashes only (the console's crash groups).
+TEST_P(StoreTest, CrashBodiesOnly) {
+  std::string app = unique_name("app");
+  StoredRun crashed = make_run(app, "1.0");
+  crashed.signal = 11;
+  crashed.crash_signature = "SIGSEGV:0123456789abcdef";
+  crashed.body = "the crash's report\n";
+  StoredRun clean = make_run(app, "1.0");
+  clean.body = "a clean run's report\n";
+  std::string error;
+  ASSERT_EQ(store_->put(crashed, error), PutStatus::kStored) << error;
+  ASSERT_EQ(store_->put(clean, error), PutStatus::kStored) << error;
+  std::vector<StoredRun> runs = read({app, std::nullopt, true});
+  ASSERT_EQ(runs.size(), 2u);
+  EXPECT_EQ(runs[0].body, crashed.body);
+  EXPECT_EQ(runs[1].run_id, clean.run_id);
+  EXPECT_EQ(runs[1].body, "");
+  EXPECT_EQ(runs[1].exit_status, 0);
+  runs = read({app, "1.0", true});
+  ASSERT_EQ(runs.size(), 2u);
+  EXPECT_EQ(runs[1].body, "");
+  EXPECT_EQ(read({app, std::nullopt})[1].body, clean.body);
+  // stored_bodies: as stored, decompressed by the reader.
+  runs = read({app, std::nullopt, false, true});
+  ASSERT_EQ(runs.size(), 2u);
+  EXPECT_EQ(runs[1].body, "");
+  std::string text;
+  ASSERT_TRUE(decompress_body(runs[1].stored_body, runs[1].body_size, text));
+  EXPECT_EQ(text, clean.body);
+}
+
 TEST_P(StoreTest, DuplicateRunIdsAreStoredOnce) {
   std::string app = unique_name("app");
   StoredRun run = make_run(app);

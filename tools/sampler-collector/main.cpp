@@ -18,6 +18,7 @@
 #include <string>
 #include <utility>
 
+#include "collector/console.h"
 #include "collector/server.h"
 #include "store/files.h"
 #include "tool.h"
@@ -31,8 +32,8 @@ constexpr tool::Option kServeOptions[] = {
     {"listen", 'l', "HOST:PORT", "address to listen on (port 0: any free port; the bound one is printed)"},
     {"database", 'd', "URL", "sqlite:PATH or postgresql://... (required)"},
     {"keys", 'k', "TSV",
-     "API keys: lines APP<TAB>KEY[<TAB>reports,symbols,replace-symbols], KEY plain or sha256:HEX; without the "
-     "third column a key may upload reports only (required)"},
+     "API keys: lines APP<TAB>KEY[<TAB>reports,symbols,replace-symbols,read], KEY plain or sha256:HEX; without "
+     "the third column a key may upload reports only (required)"},
     {"max-body", 0, "BYTES", "largest request body accepted (default 4194304; larger: 413)"},
     {"max-report", 0, "BYTES", "largest report after gunzip (default 67108864; larger: 413)"},
     {"max-lines", 0, "N", "most lines in a report (default 16777216; more: 413)"},
@@ -49,12 +50,14 @@ constexpr tool::Option kServeOptions[] = {
     {"ready-file", 0, "FILE", "once listening, write HOST:PORT to FILE (written whole, by rename)"},
     {"tls-cert", 0, "PEM", "serve HTTPS with this certificate (chain), PEM; with --tls-key"},
     {"tls-key", 0, "PEM", "the certificate's private key, PEM (unencrypted)"},
+    {"site-dir", 0, "DIR", "the console's site information: DIR/APP/ holds APP's *.sites files or binaries"},
 };
 
 constexpr tool::Usage kServeUsage = {
     "sampler-collector serve",
     "--listen HOST:PORT --database URL --keys TSV [OPTIONS]",
-    "Receive reports (POST /api/reports), validate them and store them; GET /health and /metrics.",
+    "Receive reports (POST /api/reports), validate them and store them; GET /health and /metrics; the console\n"
+    "(GET /ui/) for keys with the read permission.",
     kServeOptions,
     "Prints 'sampler-collector: listening on HOST:PORT' on standard output once it accepts connections, and logs\n"
     "each refused request on standard error with the uuid its answer carries. SIGTERM or SIGINT: finishes the\n"
@@ -188,6 +191,7 @@ int serve(int argc, char** argv) {
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
   signal(SIGPIPE, SIG_IGN);
   collector::Collector handler(*store, std::move(keys), limits);
+  if (std::optional<std::string> sites = command.value("site-dir")) handler.console().set_site_dir(*sites);
   std::unique_ptr<collector::Server> server = collector::Server::start(handler, *command.value("listen"), log_line, error,
                                                                       tls ? &*tls : nullptr);
   if (!server) {

@@ -71,6 +71,11 @@ struct ReadOptions {
   /// the symbolized signature (analysis/crash_symbols.h). Called from the reading threads at once.
   std::function<std::string(std::string_view body, size_t frames)> crash_signer;
   Progress* progress = nullptr;  ///< told how many reports there are, and of each one read (with its bytes)
+  /// When set, report i's text is text_of(i) instead of the file files[i] (which then only names the run, in
+  /// diagnostics and RunSet::names): runs already in memory, such as those a collector's console reads from its
+  /// store. Called from the reading threads at once; the text is read before the same thread calls it again (so
+  /// it may live in a buffer of that thread's).
+  std::function<std::string_view(size_t index)> text_of;
 };
 
 /// What read_runs() found.

@@ -8,12 +8,14 @@
 
 #include <array>
 #include <atomic>
+#include <memory>
 #include <cstdint>
 #include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "collector/outcome.h"
@@ -52,9 +54,11 @@ struct Limits {
 
 /// API keys from keys.tsv (APP<TAB>KEY[<TAB>WHAT] per line, '#' comments). Keys are kept only as SHA-256 hashes; a
 /// KEY written as "sha256:HEX" is already one, so the file itself need not hold secrets. WHAT is what the key may
-/// upload, comma-separated: "reports" (POST /api/reports), "symbols" (POST /api/symbols-*), "replace-symbols"
-/// (symbols, and different bytes may replace a stored file); without it, reports only: an application's key
-/// reaches all its users, who must not replace its symbols (docs/decisions.md).
+/// do, comma-separated: "reports" (POST /api/reports), "symbols" (POST /api/symbols-*), "replace-symbols"
+/// (symbols, and different bytes may replace a stored file), "read" (the console, GET /ui/: what is stored for
+/// the line's application); without it, reports only: an application's key reaches all its users, who must not
+/// replace its symbols nor read what others sent (docs/decisions.md). One key on several lines holds each line's
+/// rights for that line's application.
 class KeyTable {
  public:
   /// Whom a key names and what it may upload.
@@ -64,12 +68,16 @@ class KeyTable {
     bool reports = true;
     bool symbols = false;
     bool replace_symbols = false;
+    bool read = false;
   };
   /// Parses the file's text; returns false and sets `error` ("line N: ...") on a malformed line.
   bool load(std::string_view text, std::string& error);
   /// The holder of the key the Authorization header ("APIKey KEY") carries, or nullopt. The presented key's hash
   /// is compared with every stored hash in constant time, without stopping at a match.
   std::optional<Holder> authenticate(std::string_view authorization) const;
+  /// Every line that holds `key` (the key itself, not a header), in file order: each its application and rights.
+  /// Compared as authenticate() compares (every entry, in constant time).
+  std::vector<Holder> holders(std::string_view key) const;
   size_t size() const { return entries_.size(); }
 
  private:
@@ -137,6 +145,8 @@ struct Request {
   std::string_view body;
   bool body_too_large = false;  ///< the server stopped reading at Limits::max_body_bytes
   std::string_view file_id, file_part, file_parts;  ///< symbol uploads' headers (symbfile format)
+  std::string_view cookie;  ///< the Cookie header (the console's key)
+  bool secure = false;      ///< served over TLS (directly, or a proxy's X-Forwarded-Proto: https): cookies get Secure
 };
 
 struct Response {
@@ -144,16 +154,19 @@ struct Response {
   std::string content_type = "application/json";
   std::string body;
   std::string log;  ///< a line for the server's log ("" for none); failures carry the answer's uuid
+  std::vector<std::pair<std::string, std::string>> headers;  ///< further headers (the console's Set-Cookie, ...)
 };
 
-/// The request path: routes /api/reports, /api/symbols-* (symbols_api.h), /health and /metrics; answers in
-/// the symbfile upload API's JSON.
+class Console;  // collector/console.h
+
+/// The request path: routes /api/reports, /api/symbols-* (symbols_api.h), /health and /metrics, answered in
+/// the symbfile upload API's JSON, and the console's pages under /ui/ (console.h).
 class Collector {
  public:
-  Collector(store::Store& store, KeyTable keys, Limits limits)
-      : store_(store), keys_(std::move(keys)), limits_(limits), rate_(limits.rate_per_second, limits.rate_burst),
-        symbol_parts_(limits.max_symbol_bytes, limits.max_symbol_parts, limits.max_pending_symbol_bytes,
-                      limits.symbol_part_timeout_seconds) {}
+  Collector(store::Store& store, KeyTable keys, Limits limits);
+  ~Collector();
+  /// The console, to configure before serving (its site information directory).
+  Console& console() { return *console_; }
   /// True if the Authorization header carries a known key. The server asks before reading a body: a request
   /// without a key is answered (401, by handle()) without holding its body in memory.
   bool knows_key(std::string_view authorization) const { return keys_.authenticate(authorization).has_value(); }
@@ -186,6 +199,7 @@ class Collector {
   std::mutex runs_mutex_;  // held by the request counting the runs
   std::atomic<int64_t> runs_{-1};
   double runs_counted_at_ = -1;  // with runs_mutex_ held
+  std::unique_ptr<Console> console_;
 };
 
 }  // namespace sampler::collector

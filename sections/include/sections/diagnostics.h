@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -77,6 +78,19 @@ class DiagnosticList : public DiagnosticSink {
   size_t warning_count() const;
 
   std::vector<Diagnostic> items;
+};
+
+/// A DiagnosticList that several threads may report to at once (reading threads, symbol sources called from
+/// them); read `items` once they are done.
+class SerializedList : public DiagnosticList {
+ public:
+  void report(const Diagnostic& diagnostic) override {
+    std::lock_guard lock(mutex_);
+    DiagnosticList::report(diagnostic);
+  }
+
+ private:
+  std::mutex mutex_;
 };
 
 /// "PROGRAM: 'FILE':LINE: warning: MESSAGE" (or "error:"); the file and line parts are left out when empty/0.

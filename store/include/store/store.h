@@ -28,6 +28,10 @@ struct Run {
   /// Optional, for put(): one gzip member that decompresses to exactly `body` (the upload as the client sent it).
   /// The store keeps these bytes instead of compressing `body` again: the collector's costliest step saved.
   std::string_view gzip_body;
+  /// From for_each() with Query::stored_bodies: the body as stored (`body` is then empty), and its size once
+  /// decompressed: decompress_body(stored_body, body_size, text) gives it back.
+  std::string stored_body;
+  int64_t body_size = 0;
 };
 
 /// kConflict: put_symbols() found different bytes under the key and was not allowed to replace them.
@@ -50,6 +54,12 @@ enum class GetStatus { kFound, kMissing, kError };
 struct Query {
   std::string app;
   std::optional<std::string> version;
+  /// Only the bodies of runs with a crash signature are read: the others come with an empty body, neither
+  /// fetched nor decompressed (what a page of crash groups needs: every run's columns, the crashes' stacks).
+  bool crash_bodies_only = false;
+  /// Bodies come as stored (Run::stored_body), not decompressed: a reader that holds many runs at once keeps
+  /// them small, and decompresses each when it reads it.
+  bool stored_bodies = false;
 };
 
 /// Storage. Every method is safe to call from several threads at once. No exceptions: errors come back as text.

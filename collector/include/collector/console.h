@@ -1,0 +1,57 @@
+// The console: what the collector stored, as HTML pages under /ui/ (docs/collection.md, "The console"), for keys
+// whose keys.tsv line grants `read`, each key seeing only the applications of its own lines. Read-only: every
+// page is a GET; the only POSTs are the login form (which sets the key's cookie) and logging out.
+//
+// The pages come from the analysis library, not from a second implementation: runs are read with read_runs()
+// straight from the store's text, crashes grouped with the symbolized signatures sampler-analyze uses (the
+// symbols the collector stored), predictors ranked by rank() and shown by the same renderer as
+// `sampler-analyze --html` (analysis/html.h).
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "collector/request.h"
+#include "store/store.h"
+
+namespace sampler::collector {
+
+class Console {
+ public:
+  /// `keys` must outlive the console. `site_dir`: each application's site information is under
+  /// SITE_DIR/APP (what `sampler-analyze --sites` takes: *.sites files, ELF files); "" for none (then the
+  /// predictor pages say so, and the crash pages still work).
+  Console(store::Store& store, const KeyTable& keys, std::string site_dir = {});
+  void set_site_dir(std::string site_dir) { site_dir_ = std::move(site_dir); }
+  /// Answers a request whose path is /ui or below. Thread-safe.
+  Response handle(const Request& request);
+
+  /// The name of the cookie that carries the key (HttpOnly, SameSite=Strict, Path=/ui/).
+  static constexpr std::string_view kCookie = "sampler_key";
+  /// The largest login form (POST /ui/login, the one body read without a key): a key, nothing more.
+  static constexpr size_t kMaxLoginBody = 4096;
+
+ private:
+  /// The applications `key` may read (sorted), and whether the key is known at all.
+  std::vector<std::string> readable(std::string_view key, bool& known) const;
+  Response login(const Request& request);
+  Response page(int status, std::string_view title, std::string_view body, bool signed_in) const;
+  Response login_page(int status, std::string_view message) const;
+
+  store::Store& store_;
+  const KeyTable& keys_;
+  std::string site_dir_;
+  std::string content_security_policy_;
+};
+
+/// The key a request presents: the Authorization header's "APIKey KEY", else the console's cookie; "" if none.
+std::string presented_key(const Request& request);
+
+/// Percent-encoding of every byte but the URL's unreserved ones (A-Z a-z 0-9 - . _ ~): a path segment or a
+/// cookie value. percent_decode() reverses it (and reads '+' as a space when `plus_is_space`, as forms send).
+std::string percent_encode(std::string_view text);
+std::string percent_decode(std::string_view text, bool plus_is_space = false);
+
+}  // namespace sampler::collector

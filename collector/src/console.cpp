@@ -1,0 +1,626 @@
+// The console's pages (collector/console.h). Every text that comes from a report, a key's application name,
+// site information or a symbol file reaches the page through analysis::html_escape, and every one that goes
+// into a link through percent_encode.
+#include "collector/console.h"
+
+#include <openssl/evp.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cstdint>
+#include <cstring>
+#include <ctime>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <set>
+#include <unordered_map>
+
+#include "analysis/crash_signature.h"
+#include "analysis/crash_symbols.h"
+#include "analysis/html.h"
+#include "analysis/ranking.h"
+#include "analysis/runs.h"
+#include "sections/diagnostics.h"
+#include "sections/hex.h"
+#include "sections/line_reader.h"
+#include "sections/report.h"
+#include "sections/sites_index.h"
+#include "store/files.h"
+
+namespace sampler::collector {
+namespace {
+
+using analysis::html_escape;
+
+constexpr size_t kLatestRuns = 20;      // rows of an application's "latest runs"
+constexpr int64_t kChartDays = 60;      // a release's chart shows at most its last 60 days
+constexpr size_t kStackFrames = 64;     // frames of a sample run's stack on the crash group's row
+constexpr size_t kCrashFrames = 3;      // frames that group crashes: sampler-analyze's default (--crash-frames)
+
+std::string utc(int64_t seconds) {
+  std::time_t t = static_cast<std::time_t>(seconds);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%d %H:%M", &tm);
+  return text;
+}
+
+std::string outcome_text(const store::Run& run) {
+  if (run.signal) {
+    const char* name = sigabbrev_np(*run.signal);
+    return name != nullptr ? "SIG" + std::string(name) : "signal " + std::to_string(*run.signal);
+  }
+  if (run.exit_status) return "exit " + std::to_string(*run.exit_status);
+  return "unknown";
+}
+
+std::string html_link(std::string_view href, std::string_view text_html) {
+  return "<a href=\"" + html_escape(href) + "\">" + std::string(text_html) + "</a>";
+}
+
+std::string app_path(std::string_view app) { return "/ui/app/" + percent_encode(app) + "/"; }
+
+// One application's stored runs, read for the statistics by the analysis library.
+struct AppRuns {
+  std::vector<store::Run> stored;        // oldest first, as the store returns them
+  analysis::ReadResult read;             // the runs that read (a report without samples is left out)
+  std::vector<size_t> stored_of;         // read run -> stored run
+  std::vector<int32_t> group_of;         // stored run -> crash group (-1: none, or not read)
+  std::vector<std::string> releases;     // versions, in the order of their first runs
+  std::vector<size_t> release_of;        // stored run -> index into releases
+  SerializedList problems;               // reading the runs and the symbols (from the reading threads)
+  std::unique_ptr<analysis::StoreSymbols> symbols;  // the application's symbols, as the collector stored them
+  bool have_sites = false;
+};
+
+// A stored run's report (Query::stored_bodies): false if its body does not decompress.
+bool report_text(const store::Run& run, std::string& text) {
+  return store::decompress_body(run.stored_body, run.body_size, text);
+}
+
+// Reads the stored runs of `app` through read_runs(), the crashes grouped by symbolized signature with the
+// symbols the collector stored for `app` (as sampler-analyze --database groups them). With `crashes_only`, only
+// the reports of runs that crashed are fetched and read (the other runs bring their columns only): enough for
+// the crash groups, which come out numbered as when every run is read, since only crashes make groups.
+bool load_app(store::Store& store, const std::string& app, const std::string& site_dir, bool crashes_only,
+              AppRuns& runs, std::string& error) {
+  // Kept as stored, each decompressed when it is read: 10^5 runs' texts at once took 800 MB.
+  store::Query query{app, std::nullopt, crashes_only, /*stored_bodies=*/true};
+  if (!store.for_each(query, [&](const store::Run& run) {
+        runs.stored.push_back(run);
+        return true;
+      }, error)) {
+    return false;
+  }
+  // Releases in the order their first runs were stored (the store returns runs in that order).
+  std::map<std::string, size_t> release_index;
+  runs.release_of.reserve(runs.stored.size());
+  for (const store::Run& run : runs.stored) {
+    auto [it, added] = release_index.emplace(run.version, runs.releases.size());
+    if (added) runs.releases.push_back(run.version);
+    runs.release_of.push_back(it->second);
+  }
+
+  SitesIndex sites;
+  if (!site_dir.empty()) {
+    std::error_code ec;
+    const std::filesystem::path path = std::filesystem::path(site_dir) / app;
+    // The application's name comes from keys.tsv, never from a request: it cannot lead out of SITE_DIR.
+    if (std::filesystem::exists(path, ec)) {
+      sites.add_path(path.string(), runs.problems);  // its problems are shown on the page
+      runs.have_sites = true;
+    }
+  }
+  std::vector<std::string> names;
+  std::vector<size_t> read_from;  // read_runs()'s report i is stored run read_from[i]
+  for (size_t s = 0; s < runs.stored.size(); ++s) {
+    if (crashes_only && runs.stored[s].crash_signature.empty()) continue;
+    names.push_back(runs.stored[s].run_id);
+    read_from.push_back(s);
+  }
+  runs.symbols = std::make_unique<analysis::StoreSymbols>(store, app, runs.problems);
+  analysis::ReadOptions options;
+  options.jobs = 0;  // one reading thread per core, at the page worker's low priority (collector/src/server.cpp)
+  options.crash_frames = kCrashFrames;
+  options.crash_signer = [symbols = runs.symbols.get()](std::string_view body, size_t frames) {
+    return analysis::symbolized_crash_signature(body, frames, *symbols);
+  };
+  options.text_of = [&](size_t index) {
+    thread_local std::string text;
+    // A body that does not decompress reads as empty: the run is left out, named among the page's problems.
+    if (!report_text(runs.stored[read_from[index]], text)) text.clear();
+    return std::string_view(text);
+  };
+  DiagnosticList read_problems;
+  runs.read = analysis::read_runs(names, sites, options, read_problems);
+  for (Diagnostic& problem : read_problems.items) runs.problems.items.push_back(std::move(problem));
+
+  std::unordered_map<std::string_view, size_t> by_id;
+  for (size_t i = 0; i < runs.stored.size(); ++i) by_id.emplace(runs.stored[i].run_id, i);
+  runs.group_of.assign(runs.stored.size(), -1);
+  const store::FailureRule rule;  // sampler-analyze --database's default: a signal, or a non-zero exit status
+  for (size_t r = 0; r < runs.read.runs.size(); ++r) {
+    const size_t s = by_id.at(runs.read.runs.names[r]);
+    runs.stored_of.push_back(s);
+    runs.group_of[s] = runs.read.runs.crash_group[r];
+    runs.read.runs.failed[r] = rule.failed(runs.stored[s]) ? 1 : 0;
+  }
+  return true;
+}
+
+// The main-backtrace body of a stored run's report ("" if none).
+std::string main_backtrace(const store::Run& run) {
+  std::string report;
+  if (!report_text(run, report)) return "";
+  DiagnosticList ignored;
+  LineReader input(report, "report", ignored);
+  std::string body;
+  extract_subreports(input, "main-backtrace", [&body](std::string_view piece) { body.append(piece); });
+  return body;
+}
+
+// A small bar chart: runs per day (light) and failures per day (red) over the release's days, at most its last
+// kChartDays. Readable without the picture: its title and the table's figures say the same.
+std::string day_chart(const std::vector<int64_t>& run_days, const std::vector<int64_t>& failure_days) {
+  if (run_days.empty()) return "";
+  const int64_t last = *std::max_element(run_days.begin(), run_days.end());
+  const int64_t first = std::max(*std::min_element(run_days.begin(), run_days.end()), last - kChartDays + 1);
+  const int64_t days = last - first + 1;
+  std::vector<uint64_t> runs(static_cast<size_t>(days)), failures(static_cast<size_t>(days));
+  for (int64_t day : run_days)
+    if (day >= first) ++runs[static_cast<size_t>(day - first)];
+  for (int64_t day : failure_days)
+    if (day >= first) ++failures[static_cast<size_t>(day - first)];
+  const uint64_t most = std::max<uint64_t>(1, *std::max_element(runs.begin(), runs.end()));
+  const int bar = static_cast<int>(std::clamp<int64_t>(240 / days, 3, 24)), height = 40;
+  std::string svg = "<svg class=\"chart\" role=\"img\" width=\"" + std::to_string(bar * days) + "\" height=\"" +
+                    std::to_string(height) + "\" viewBox=\"0 0 " + std::to_string(bar * days) + " " +
+                    std::to_string(height) + "\"><title>runs (light) and failures (red) per day, " +
+                    utc(first * 86400).substr(0, 10) + " to " + utc(last * 86400).substr(0, 10) + "</title>";
+  for (int64_t d = 0; d < days; ++d) {
+    const size_t i = static_cast<size_t>(d);
+    for (auto [count, css] : {std::pair{runs[i], "runs"}, std::pair{failures[i], "failures"}}) {
+      if (count == 0) continue;
+      const int h = std::max(1, static_cast<int>(count * height / most));
+      svg += "<rect class=\"" + std::string(css) + "\" x=\"" + std::to_string(d * bar) + "\" y=\"" +
+             std::to_string(height - h) + "\" width=\"" + std::to_string(std::max(1, bar - 1)) + "\" height=\"" +
+             std::to_string(h) + "\"><title>" + utc((first + d) * 86400).substr(0, 10) + ": " +
+             std::to_string(count) + " " + css + "</title></rect>";
+    }
+  }
+  return svg + "</svg>";
+}
+
+std::string problems_note(const SerializedList& problems) {
+  if (problems.items.empty()) return "";
+  return "<p class=\"error\">" + std::to_string(problems.items.size()) + " problem(s) reading the stored runs; the " +
+         "first: " + html_escape(problems.items.front().file + ": " + problems.items.front().message) + "</p>\n";
+}
+
+// A stored run's stack, symbolized as the crash groups are (kStackFrames frames), one frame per line.
+std::string sample_stack(const AppRuns& runs, size_t stored) {
+  const std::string signature = analysis::symbolized_crash_signature(main_backtrace(runs.stored[stored]),
+                                                                     kStackFrames, *runs.symbols);
+  const size_t at = signature.find(" at ");
+  if (at == std::string::npos) return "";
+  std::string out = "<div class=\"where\">run <code>" + html_escape(runs.stored[stored].run_id) +
+                    "</code>:</div><ol class=\"stack\" start=\"0\">";
+  std::string_view rest = std::string_view(signature).substr(at + 4);
+  for (;;) {
+    const size_t next = rest.find(" < ");
+    out += "<li>" + html_escape(rest.substr(0, next)) + "</li>";
+    if (next == std::string_view::npos) break;
+    rest.remove_prefix(next + 3);
+  }
+  return out + "</ol>";
+}
+
+// The modules of the crashes' module maps that have a build ID but no symbols stored for the application (no GSYM
+// file, no ranges): their frames show as module+offset until someone pushes them. System libraries are left out,
+// as crash signatures skip them. Found through the same StoreSymbols the stacks were symbolized with (its files
+// are fetched once per build ID).
+std::string missing_symbols(const AppRuns& runs) {
+  struct Module {
+    std::string name;
+    uint64_t crashes = 0;
+  };
+  std::map<std::string, Module> missing;
+  std::set<std::string> have;
+  for (size_t s = 0; s < runs.stored.size(); ++s) {
+    if (runs.group_of[s] < 0) continue;
+    std::set<std::string> seen;  // a build ID counts once per crash
+    const std::string backtrace = main_backtrace(runs.stored[s]);
+    std::string_view body = backtrace;
+    for (std::string_view line; !body.empty();) {
+      line = body.substr(0, body.find('\n'));
+      body.remove_prefix(std::min(body.size(), line.size() + 1));
+      // {{{module:ID:NAME:elf:BUILDID}}} (docs/formats.md, section 3: NAME holds no ':').
+      if (!line.starts_with("{{{module:") || !line.ends_with("}}}")) continue;
+      std::vector<std::string_view> fields;
+      for (std::string_view rest = line.substr(10, line.size() - 13);;) {
+        fields.push_back(rest.substr(0, rest.find(':')));
+        if (fields.back().size() == rest.size()) break;
+        rest.remove_prefix(fields.back().size() + 1);
+      }
+      if (fields.size() != 4 || fields[2] != "elf" || fields[3].empty() || fields[3].size() % 2 != 0) continue;
+      const std::string name(fields[1]), id(fields[3]);
+      // "[vdso]" and the like are the kernel's, with no file to push.
+      if (name.starts_with("[") || analysis::is_system_library(name.substr(name.rfind('/') + 1)) || have.count(id) ||
+          !seen.insert(id).second)
+        continue;
+      std::vector<uint8_t> bytes;
+      for (size_t i = 0; i + 1 < id.size(); i += 2) {
+        const int high = hex_digit_value(id[i]), low = hex_digit_value(id[i + 1]);
+        if (high < 0 || low < 0) break;
+        bytes.push_back(static_cast<uint8_t>(high * 16 + low));
+      }
+      if (bytes.size() * 2 != id.size()) continue;
+      if (runs.symbols->find(bytes) != nullptr ||
+          runs.symbols->find_symbfile(bytes, symbfile::Kind::kRanges) != nullptr) {
+        have.insert(id);
+        continue;
+      }
+      Module& module = missing[id];
+      module.name = name;
+      ++module.crashes;
+    }
+  }
+  std::string out = "<h2>Symbols</h2>\n";
+  if (missing.empty()) return out + "<p id=\"missing-symbols\">Every module of the crashes has its symbols.</p>\n";
+  out += "<p>Modules of the crashes without symbols (their frames show as module+offset). Push them from the build "
+         "that made them, with a key whose keys.tsv line grants <code>symbols</code>: <code>sampler-symbols push "
+         "--url COLLECTOR --api-key KEY FILE...</code> (the unstripped binaries, or their debug files).</p>\n"
+         "<table id=\"missing-symbols\">\n<thead><tr><th>build ID</th><th>module</th><th>crashes</th><th>command"
+         "</th></tr></thead>\n<tbody>\n";
+  for (const auto& [id, module] : missing) {
+    out += "<tr><td><code>" + html_escape(id) + "</code></td><td>" + html_escape(module.name) +
+           "</td><td class=\"num\">" + std::to_string(module.crashes) + "</td><td><code>sampler-symbols push --url "
+           "COLLECTOR --api-key KEY " + html_escape(module.name) + "</code></td></tr>\n";
+  }
+  return out + "</tbody>\n</table>\n";
+}
+
+// The application's page: releases with their charts, the latest runs, the crash groups.
+std::string app_body(const std::string& app, const AppRuns& runs) {
+  const std::string base = app_path(app);
+  std::string body = "<h1>" + html_escape(app) + "</h1>\n" + problems_note(runs.problems);
+  // Releases.
+  const size_t releases = runs.releases.size();
+  std::vector<uint64_t> count(releases), failing(releases);
+  std::vector<int64_t> first(releases, INT64_MAX), last(releases, 0);
+  std::vector<std::vector<int64_t>> run_days(releases), failure_days(releases);
+  const store::FailureRule rule;
+  for (size_t s = 0; s < runs.stored.size(); ++s) {
+    const store::Run& run = runs.stored[s];
+    const size_t r = runs.release_of[s];
+    ++count[r];
+    run_days[r].push_back(run.received / 86400);
+    if (rule.failed(run)) {
+      ++failing[r];
+      failure_days[r].push_back(run.received / 86400);
+    }
+    first[r] = std::min(first[r], run.received);
+    last[r] = std::max(last[r], run.received);
+  }
+  body += "<h2>Releases</h2>\n<p>" + std::to_string(runs.stored.size()) + " runs stored. " +
+          html_link(base + "predictors/", "Predictors over all releases") + "</p>\n";
+  body += "<table id=\"releases\">\n<thead><tr><th>release</th><th>runs</th><th>failing</th><th>failure rate</th>"
+          "<th>first run</th><th>last run</th><th>runs and failures per day</th><th></th></tr></thead>\n<tbody>\n";
+  for (size_t r = releases; r-- > 0;) {
+    char rate[32];
+    std::snprintf(rate, sizeof rate, "%.1f%%", 100.0 * static_cast<double>(failing[r]) / static_cast<double>(count[r]));
+    const std::string& version = runs.releases[r];
+    body += "<tr><td>" + (version.empty() ? std::string("<em>unknown</em>") : html_escape(version)) +
+            "</td><td class=\"num\">" + std::to_string(count[r]) + "</td><td class=\"num\">" +
+            std::to_string(failing[r]) + "</td><td class=\"num\">" + rate + "</td><td>" + utc(first[r]) +
+            "</td><td>" + utc(last[r]) + "</td><td>" + day_chart(run_days[r], failure_days[r]) + "</td><td>" +
+            html_link(base + "release/" + percent_encode(version) + "/", "predictors") + "</td></tr>\n";
+  }
+  body += "</tbody>\n</table>\n";
+
+  // Crash groups: per group its runs, releases, first and last run, a sample.
+  const std::vector<std::string>& signatures = runs.read.runs.crash_groups;
+  const size_t groups = signatures.size();
+  std::vector<uint64_t> group_runs(groups);
+  std::vector<int64_t> group_first(groups, INT64_MAX), group_last(groups, 0);
+  std::vector<size_t> sample(groups);
+  std::vector<std::vector<bool>> in_release(groups, std::vector<bool>(releases));
+  for (size_t s = 0; s < runs.stored.size(); ++s) {
+    const int32_t g = runs.group_of[s];
+    if (g < 0) continue;
+    const size_t gi = static_cast<size_t>(g);
+    ++group_runs[gi];
+    group_first[gi] = std::min(group_first[gi], runs.stored[s].received);
+    if (runs.stored[s].received >= group_last[gi]) sample[gi] = s;  // the latest run
+    group_last[gi] = std::max(group_last[gi], runs.stored[s].received);
+    in_release[gi][runs.release_of[s]] = true;
+  }
+  body += "<h2>Crash groups</h2>\n<p>Crashing runs grouped as <code>sampler-analyze</code> groups them: the signal and "
+          "the top " + std::to_string(kCrashFrames) + " frames, by function and source line where symbols were "
+          "pushed (sampler-symbols push), else module and offset. <em>New in</em>: absent from the release before; "
+          "<em>regressed in</em>: back after a release without it.</p>\n";
+  body += "<table id=\"crash-groups\">\n<thead><tr><th>group</th><th>runs</th><th>first run</th><th>last run</th>"
+          "<th>releases</th><th>signature and a sample run's stack</th></tr></thead>\n<tbody>\n";
+  for (size_t g = 0; g < groups; ++g) {
+    std::string flags, seen;
+    for (size_t r = 0; r < releases; ++r) {
+      if (!in_release[g][r]) continue;
+      seen += (seen.empty() ? "" : ", ") + html_escape(runs.releases[r]);
+      bool before = false;
+      for (size_t k = 0; k + 1 < r; ++k) before = before || in_release[g][k];
+      const bool previous = r > 0 && in_release[g][r - 1];
+      if (!previous && !before) {
+        flags += "<span class=\"flag new\">new in " + html_escape(runs.releases[r]) + "</span>";
+      } else if (!previous && before) {
+        flags += "<span class=\"flag regressed\">regressed in " + html_escape(runs.releases[r]) + "</span>";
+      }
+    }
+    body += "<tr id=\"group-" + std::to_string(g + 1) + "\"><td class=\"num\">" +
+            html_link(base + "group/" + std::to_string(g + 1) + "/", "#" + std::to_string(g + 1)) +
+            "</td><td class=\"num\">" + std::to_string(group_runs[g]) + "</td><td>" + utc(group_first[g]) +
+            "</td><td>" + utc(group_last[g]) + "</td><td>" + seen + "</td><td>" + flags + " <code class=\"signature\">" +
+            html_escape(signatures[g]) + "</code>" + sample_stack(runs, sample[g]) + "</td></tr>\n";
+  }
+  body += "</tbody>\n</table>\n";
+
+  body += missing_symbols(runs);
+
+  // The latest runs, newest first.
+  body += "<h2>Latest runs</h2>\n<table id=\"latest-runs\">\n<thead><tr><th>received (UTC)</th><th>run</th>"
+          "<th>release</th><th>outcome</th><th>crash group</th></tr></thead>\n<tbody>\n";
+  for (size_t n = 0, s = runs.stored.size(); n < kLatestRuns && s-- > 0; ++n) {
+    const store::Run& run = runs.stored[s];
+    const int32_t g = runs.group_of[s];
+    body += "<tr><td>" + utc(run.received) + "</td><td><code>" + html_escape(run.run_id) + "</code></td><td>" +
+            html_escape(run.version) + "</td><td>" + html_escape(outcome_text(run)) + "</td><td>" +
+            (g < 0 ? std::string() : html_link("#group-" + std::to_string(g + 1), "#" + std::to_string(g + 1))) +
+            "</td></tr>\n";
+  }
+  body += "</tbody>\n</table>\n";
+  return body;
+}
+
+// The predictor sections over the runs `keep` selects (by read run), ranked as sampler-analyze ranks them and
+// shown by its renderer.
+template <class Keep>
+std::string predictors_body(const std::string& app, const AppRuns& runs, std::string_view heading, Keep keep) {
+  analysis::RunSet subset;
+  subset.crash_groups = runs.read.runs.crash_groups;
+  for (size_t r = 0; r < runs.read.runs.size(); ++r) {
+    if (keep(r)) subset.add_from(runs.read.runs, r, runs.read.runs.crash_group[r]);
+  }
+  analysis::RankOptions options;
+  const analysis::Ranking ranking =
+      analysis::rank(subset, runs.read.catalogue.predicate_site, runs.read.catalogue.sites.size(), options);
+  const analysis::Analysis analysis{&runs.read.catalogue, &subset, &ranking, options, runs.read.left_out};
+  std::string body = "<h1>" + html_link(app_path(app), html_escape(app)) + ": bug predictors, " + std::string(heading) +
+                     "</h1>\n" + problems_note(runs.problems);
+  if (!runs.have_sites) {
+    body += "<p class=\"error\">No site information for this application: the collector finds it under "
+            "<code>--site-dir DIR</code> as <code>DIR/" + html_escape(app) + "/</code> (*.sites files or the "
+            "instrumented binaries).</p>\n";
+  }
+  return body + analysis::html_predictors(analysis, SIZE_MAX, "");
+}
+
+}  // namespace
+
+std::string percent_encode(std::string_view text) {
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  std::string out;
+  for (unsigned char c : text) {
+    if (std::isalnum(c) || c == '-' || c == '.' || c == '_' || c == '~') {
+      out += static_cast<char>(c);
+    } else {
+      out += '%';
+      out += kHex[c >> 4];
+      out += kHex[c & 15];
+    }
+  }
+  return out;
+}
+
+std::string percent_decode(std::string_view text, bool plus_is_space) {
+  auto digit = [](char c) {
+    return std::isxdigit(static_cast<unsigned char>(c)) ? (c <= '9' ? c - '0' : (c | 0x20) - 'a' + 10) : -1;
+  };
+  std::string out;
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '%' && i + 2 < text.size() && digit(text[i + 1]) >= 0 &&
+        digit(text[i + 2]) >= 0) {
+      out += static_cast<char>(digit(text[i + 1]) * 16 + digit(text[i + 2]));
+      i += 2;
+    } else {
+      out += plus_is_space && text[i] == '+' ? ' ' : text[i];
+    }
+  }
+  return out;
+}
+
+std::string presented_key(const Request& request) {
+  constexpr std::string_view kScheme = "APIKey ";
+  if (request.authorization.starts_with(kScheme)) return std::string(request.authorization.substr(kScheme.size()));
+  std::string_view cookies = request.cookie;
+  while (!cookies.empty()) {
+    std::string_view pair = cookies.substr(0, cookies.find(';'));
+    cookies.remove_prefix(std::min(cookies.size(), pair.size() + 1));
+    while (!pair.empty() && pair.front() == ' ') pair.remove_prefix(1);
+    const size_t equals = pair.find('=');
+    if (equals != std::string_view::npos && pair.substr(0, equals) == Console::kCookie) {
+      return percent_decode(pair.substr(equals + 1));
+    }
+  }
+  return "";
+}
+
+Console::Console(store::Store& store, const KeyTable& keys, std::string site_dir)
+    : store_(store), keys_(keys), site_dir_(std::move(site_dir)) {
+  // The one script is named by its hash: no other script runs, whatever a page holds (analysis/html.h).
+  unsigned char digest[32];
+  unsigned int size = 0;
+  EVP_Digest(analysis::kSortScript.data(), analysis::kSortScript.size(), digest, &size, EVP_sha256(), nullptr);
+  unsigned char base64[64];
+  EVP_EncodeBlock(base64, digest, static_cast<int>(size));
+  content_security_policy_ = "default-src 'none'; style-src 'unsafe-inline'; script-src 'sha256-" +
+                             std::string(reinterpret_cast<char*>(base64)) +
+                             "'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+}
+
+std::vector<std::string> Console::readable(std::string_view key, bool& known) const {
+  std::vector<KeyTable::Holder> lines = keys_.holders(key);
+  known = !lines.empty();
+  std::set<std::string> apps;
+  for (const KeyTable::Holder& line : lines) {
+    if (line.read) apps.insert(line.app);
+  }
+  return {apps.begin(), apps.end()};
+}
+
+Response Console::page(int status, std::string_view title, std::string_view body, bool signed_in) const {
+  Response response;
+  response.status = status;
+  response.content_type = "text/html; charset=utf-8";
+  response.headers = {{"Content-Security-Policy", content_security_policy_},
+                      {"Cache-Control", "no-store"},
+                      {"X-Content-Type-Options", "nosniff"},
+                      {"Referrer-Policy", "no-referrer"}};
+  std::string nav = "<nav><a href=\"/ui/\">Applications</a>";
+  if (signed_in) nav += "<form method=\"post\" action=\"/ui/logout\"><button type=\"submit\">Sign out</button></form>";
+  nav += "</nav>\n";
+  response.body = analysis::html_page(std::string(title) + " \u2014 sampler console", nav + std::string(body));
+  return response;
+}
+
+Response Console::login_page(int status, std::string_view message) const {
+  std::string body = "<h1>sampler console</h1>\n";
+  if (!message.empty()) body += "<p class=\"error\" id=\"login-error\">" + html_escape(message) + "</p>\n";
+  body += "<form id=\"login\" method=\"post\" action=\"/ui/login\"><p><label>API key with <code>read</code> "
+          "permission (keys.tsv) <input type=\"password\" name=\"key\" autocomplete=\"current-password\" "
+          "required></label> <button type=\"submit\">Sign in</button></p></form>\n<p>Scripts may send "
+          "<code>Authorization: APIKey KEY</code> instead.</p>\n";
+  return page(status, "Sign in", body, false);
+}
+
+Response Console::login(const Request& request) {
+  if (request.method != "POST") return login_page(200, "");
+  if (request.body_too_large || request.body.size() > kMaxLoginBody) return login_page(413, "the form is too large");
+  std::string key;
+  std::string_view fields = request.body;
+  while (!fields.empty()) {
+    std::string_view field = fields.substr(0, fields.find('&'));
+    fields.remove_prefix(std::min(fields.size(), field.size() + 1));
+    if (field.starts_with("key=")) key = percent_decode(field.substr(4), true);
+  }
+  bool known = false;
+  std::vector<std::string> apps = key.empty() ? std::vector<std::string>() : readable(key, known);
+  if (!known) return login_page(401, "unknown API key");
+  if (apps.empty()) return login_page(403, "this API key may not read (keys.tsv: read)");
+  Response response = page(303, "Signed in", "<p><a href=\"/ui/\">Continue</a></p>", true);
+  response.headers.push_back({"Location", "/ui/"});
+  // HttpOnly: no script reads it; SameSite=Strict: no other site's page sends it; Path: only the console gets it.
+  response.headers.push_back({"Set-Cookie", std::string(kCookie) + "=" + percent_encode(key) +
+                                                "; Path=/ui/; HttpOnly; SameSite=Strict; Max-Age=43200" +
+                                                (request.secure ? "; Secure" : "")});
+  return response;
+}
+
+Response Console::handle(const Request& request) {
+  if (request.path == "/ui/login") return login(request);
+  if (request.path == "/ui/logout" && request.method == "POST") {
+    Response response = page(303, "Signed out", "<p><a href=\"/ui/login\">Sign in</a></p>", false);
+    response.headers.push_back({"Location", "/ui/login"});
+    response.headers.push_back({"Set-Cookie", std::string(kCookie) + "=; Path=/ui/; HttpOnly; SameSite=Strict; "
+                                              "Max-Age=0" + (request.secure ? "; Secure" : "")});
+    return response;
+  }
+  if (request.method != "GET" && request.method != "HEAD") {
+    Response response = page(405, "Not allowed", "<p>The console is read-only: GET only.</p>", false);
+    response.headers.push_back({"Allow", "GET, HEAD"});
+    return response;
+  }
+  const std::string key = presented_key(request);
+  bool known = false;
+  const std::vector<std::string> apps = key.empty() ? std::vector<std::string>() : readable(key, known);
+  if (!known) return login_page(401, key.empty() ? "" : "unknown API key");
+  if (apps.empty()) {
+    return page(403, "Not allowed", "<h1>Not allowed</h1>\n<p>This API key may not read: its keys.tsv line needs "
+                                    "<code>read</code>.</p>\n", false);
+  }
+  if (request.path == "/ui") {
+    Response response = page(303, "Applications", "<p><a href=\"/ui/\">Applications</a></p>", true);
+    response.headers.push_back({"Location", "/ui/"});
+    return response;
+  }
+  auto not_found = [this] { return page(404, "Not found", "<h1>Not found</h1>\n<p>No such page.</p>\n", true); };
+  if (request.path == "/ui/") {
+    std::string body = "<h1>Applications</h1>\n<ul id=\"applications\">\n";
+    for (const std::string& app : apps) body += "<li>" + html_link(app_path(app), html_escape(app)) + "</li>\n";
+    return page(200, "Applications", body + "</ul>\n", true);
+  }
+  constexpr std::string_view kApp = "/ui/app/";
+  if (!request.path.starts_with(kApp)) return not_found();
+  // The application is one the key reads, found by prefix (a name may hold any character, '/' too); the
+  // longest name that fits wins. Another application's page is "not found", as if it did not exist.
+  const std::string_view rest = request.path.substr(kApp.size());
+  const std::string* app = nullptr;
+  for (const std::string& name : apps) {
+    if (rest.size() > name.size() && rest.starts_with(name) && rest[name.size()] == '/' &&
+        (app == nullptr || name.size() > app->size()))
+      app = &name;
+  }
+  if (app == nullptr) {
+    for (const std::string& name : apps) {
+      if (rest == name) {
+        Response response = page(303, name, "", true);
+        response.headers.push_back({"Location", app_path(name)});
+        return response;
+      }
+    }
+    return not_found();
+  }
+  const std::string_view tail = rest.substr(app->size() + 1);
+  AppRuns runs;
+  std::string error;
+  // The application's page needs the crashes' reports only; the predictor pages need every run's.
+  if (!load_app(store_, *app, site_dir_, /*crashes_only=*/tail.empty(), runs, error)) {
+    Response response = page(503, "Storage unavailable", "<h1>Storage unavailable</h1>\n<p>The store did not "
+                                                         "answer; try again.</p>\n", true);
+    response.log = "console: the store failed: " + json_string(error);
+    return response;
+  }
+  if (tail.empty()) return page(200, *app, app_body(*app, runs), true);
+  if (tail == "predictors/") {
+    return page(200, *app + ": predictors", predictors_body(*app, runs, "all releases", [](size_t) { return true; }),
+                true);
+  }
+  if (tail.starts_with("release/") && tail.ends_with("/")) {
+    const std::string version(tail.substr(8, tail.size() - 9));
+    if (std::find(runs.releases.begin(), runs.releases.end(), version) == runs.releases.end()) return not_found();
+    return page(200, *app + " " + version + ": predictors",
+                predictors_body(*app, runs, "release " + html_escape(version),
+                                [&](size_t r) { return runs.stored[runs.stored_of[r]].version == version; }),
+                true);
+  }
+  if (tail.starts_with("group/") && tail.ends_with("/")) {
+    const std::string number(tail.substr(6, tail.size() - 7));
+    char* end = nullptr;
+    const unsigned long group = std::strtoul(number.c_str(), &end, 10);
+    if (number.empty() || *end != '\0' || group == 0 || group > runs.read.runs.crash_groups.size()) return not_found();
+    const int32_t g = static_cast<int32_t>(group - 1);
+    // The group's failing runs against the successful ones (the other failures left out).
+    return page(200, *app + ": crash group #" + number,
+                predictors_body(*app, runs,
+                                "crash group #" + number + " <code>" +
+                                    html_escape(runs.read.runs.crash_groups[static_cast<size_t>(g)]) +
+                                    "</code> against the successful runs",
+                                [&](size_t r) {
+                                  return runs.read.runs.crash_group[r] == g || runs.read.runs.failed[r] == 0;
+                                }),
+                true);
+  }
+  return not_found();
+}
+
+}  // namespace sampler::collector
