@@ -824,7 +824,8 @@ class Lowering {
   // with its most per entry: (its constant maximum of trips, SCEV's, plus one) times its own most per iteration.
   // None if a cycle inside is no such loop, or the most passes kMaxLoopSitesBound. `blocks`: the loop's, in
   // reverse post-order, the header first.
-  static std::optional<uint64_t> most_per_iteration(Loop& loop, const std::unordered_map<const BasicBlock*, uint64_t>& sites,
+  static std::optional<uint64_t> most_per_iteration(Loop& loop,
+                                                    const std::unordered_map<const BasicBlock*, uint64_t>& sites,
                                                     const std::unordered_map<const BasicBlock*, size_t>& order,
                                                     LoopInfo& info, ScalarEvolution& evolution,
                                                     std::vector<BasicBlock*>& blocks) {
@@ -900,7 +901,10 @@ class Lowering {
     Value* out_of_reach = b.CreateICmpSGT(count, most, "sampler.loop_fast");
     if (v.trips->getType()->getIntegerBitWidth() > 32)  // else B + 1 < 2^33
       out_of_reach = b.CreateAnd(b.CreateICmpULT(trips, b.getInt64(kMaxTripsChecked)), out_of_reach);
-    b.CreateCondBr(out_of_reach, fast[0], header, MDBuilder(context_).createLikelyBranchWeights());
+    // No branch weights: which loop runs depends on the sparsity, which the compiler does not know. Weighted
+    // likely, the code generator took the checked loop for cold and spilled in it, and gzip's longest_match
+    // ran 13 % more instructions at 1/1000 (docs/performance.md, "Fast sides: loops around loops").
+    b.CreateCondBr(out_of_reach, fast[0], header);
 
     // The points after the loop whose operands the loop makes.
     std::unordered_map<const Value*, std::vector<std::pair<Value**, BasicBlock*>>> operands;

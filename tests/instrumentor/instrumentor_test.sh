@@ -243,8 +243,9 @@ optimised)
   # of counted loops; an outer loop whose inner loop has no constant bound keeps its checks. The same sites
   # sample as with per-site checks, exactly at sparsity 1 and at one seed at sparsities 2 to 1000.
   "$cc" -O2 -S -emit-llvm -fno-discard-value-names nested.c -o nested.ll || fail "sampler-cc -emit-llvm nested.c"
-  guarded=$(awk '/^define/ { f = $0; sub(/^[^@]*@/, "", f); sub(/\(.*/, "", f) } /^sampler\.loop_guard[0-9]*:/ { print f }' nested.ll |
-    sort | uniq -c | awk '{ printf "%s %s, ", $2, $1 }')
+  guarded=$(awk '/^define/ { f = $0; sub(/^[^@]*@/, "", f); sub(/\(.*/, "", f) }
+                 /^sampler\.loop_guard[0-9]*:/ { print f }' nested.ll | sort | uniq -c |
+    awk '{ printf "%s %s, ", $2, $1 }')
   [ "$guarded" = "blocks.sampled 1, longest.sampled 1, main.sampled 3, " ] ||
     fail "nested.c: the loops checked at their entry are not the outer ones of longest() and blocks(): $guarded"
   for level in -O1 -O2; do
@@ -257,7 +258,8 @@ optimised)
         SAMPLER_SPARSITY=1 SAMPLER_FILE=site.report ./nested-site $n >/dev/null || fail "$level: nested.c at sparsity 1"
       resolved nested-region region.report >region.txt && resolved nested-site site.report >site.txt ||
         fail "$level: the sparsity-1 reports of nested.c do not resolve"
-      cmp -s region.txt site.txt || fail "$level $n: nested.c counts differently at sparsity 1:$(echo; diff region.txt site.txt)"
+      cmp -s region.txt site.txt ||
+        fail "$level $n: nested.c counts differently at sparsity 1:$(echo; diff region.txt site.txt)"
       same_sampling nested-region nested-site $n
     done
   done
