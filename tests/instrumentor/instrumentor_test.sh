@@ -240,8 +240,8 @@ optimised)
     fail "loops.c: $samples samples of $opportunities opportunities at 1/100"
   # Loops around loops (nested.c): gzip's longest_match, an outer loop that may leave early around an inner one
   # that never runs past a fixed end, is checked once at its entry against SCEV's bounds, and so is a counted loop
-  # of counted loops; an outer loop whose inner loop has no constant bound keeps its checks. The same sites
-  # sample as with per-site checks, exactly at sparsity 1 and at one seed at sparsities 2 to 1000.
+  # of counted loops; an outer loop whose inner loop is bounded only by an int's range keeps its checks. The same
+  # sites sample as with per-site checks, exactly at sparsity 1 and at one seed at sparsities 2 to 1000.
   "$cc" -O2 -S -emit-llvm -fno-discard-value-names nested.c -o nested.ll || fail "sampler-cc -emit-llvm nested.c"
   guarded=$(awk '/^define/ { f = $0; sub(/^[^@]*@/, "", f); sub(/\(.*/, "", f) }
                  /^sampler\.loop_guard[0-9]*:/ { print f }' nested.ll | sort | uniq -c |

@@ -2,8 +2,8 @@
  * its trips (exactly, or its symbolic maximum for a loop that may leave early) and gives each inner loop a constant
  * maximum of trips. `longest` is gzip's longest_match: a chain walked until a limit or a count runs out, or a long
  * enough match is found, around a comparison that leaves early but never runs past a fixed end. `blocks` sums a
- * counted loop of fixed inner loops. `unbounded`'s inner loop has no constant maximum, so its outer loop keeps
- * its checks. The test compares the reports with those of the per-site check: the same sites must sample.
+ * counted loop of fixed inner loops. `unbounded`'s inner loop is bounded only by the range of an int (its
+ * constant maximum times its sites is above what a guard checks), so its outer loop keeps its checks. The test compares the reports with those of the per-site check: the same sites must sample.
  * Prints a checksum of the work. */
 #include <stdio.h>
 #include <stdlib.h>
