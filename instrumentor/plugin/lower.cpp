@@ -27,6 +27,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <map>
+#include <optional>
 #include <set>
 #include <unordered_map>
 #include <vector>
@@ -728,14 +729,17 @@ class Lowering {
 
   // ---- Loops checked once, at their entry (docs/decisions.md, "Fast sides: a loop's check at its entry") ----
   //
-  // An innermost loop without calls whose back edge SCEV counts (its backedge-taken count B) runs
-  // its header at most B + 1 times, so at most (B + 1) * w sites, w the most sites on a path through one
-  // iteration. A guard on the edge that enters the loop reads the thread's countdown: above that bound, a
-  // copy of the loop without sites or checks runs, counting the sites it passes in a local (a register after
-  // mem2reg), and the countdown goes back to the thread's variable where the copy leaves the loop. No site can
-  // reach 0 there (the countdown stays >= 1) and the countdown drops by exactly the sites passed, so the same
-  // sites sample as with a check per site. Otherwise the loop runs as before, its regions checked each iteration.
-  static constexpr uint64_t kMaxVersionedLoopSites = 256;  // keeps (B + 1) * w below 2^57 with the next bound
+  // A loop without calls whose back edge SCEV bounds (its backedge-taken count B) runs its header at most B + 1
+  // times, so at most (B + 1) * w sites, w the most sites on a path through one iteration, each loop inside it
+  // counted as its constant maximum of trips times its own w. A guard on the edge that enters the loop reads
+  // the thread's countdown: above that bound, a copy of the loop without sites or checks runs, counting the sites
+  // it passes in a local (a register after mem2reg), and the countdown goes back to the thread's variable where
+  // the copy leaves the loop. No site can reach 0 there (the countdown stays >= 1) and the countdown drops by
+  // exactly the sites passed, so the same sites sample as with a check per site. Otherwise the loop runs as
+  // before, its regions checked each iteration. B is the exact count for an innermost loop; a loop around loops
+  // (gzip's longest_match) may take SCEV's symbolic maximum, its iterations being long enough to pay the guard.
+  static constexpr uint64_t kMaxVersionedLoopSites = 256;  // in the loop's own blocks: the copy's size
+  static constexpr uint64_t kMaxLoopSitesBound = uint64_t{1} << 14;  // w: keeps (B + 1) * w below 2^62
   static constexpr uint64_t kMaxTripsChecked = uint64_t{1} << 48;
 
   struct VersionedLoop {
@@ -763,31 +767,38 @@ class Lowering {
       std::unordered_map<const BasicBlock*, size_t> order;
       ReversePostOrderTraversal<Function*> rpo(&f);
       for (BasicBlock* block : rpo) order.emplace(block, order.size());
+      std::set<const Loop*> versioned;
       for (Loop* loop : info.getLoopsInPreorder()) {
+        bool inside_versioned = false;  // its blocks are in an outer loop's copy already
+        for (const Loop* outer = loop->getParentLoop(); outer; outer = outer->getParentLoop())
+          inside_versioned = inside_versioned || versioned.count(outer) != 0;
         VersionedLoop v;
-        if (!loop->isInnermost() || !versionable(*loop, sites, order, v)) continue;
-        // The exact count, not the symbolic maximum of a loop that may leave early: such loops (bzip2's
-        // mainQSort3, mainGtU) mostly run a few iterations of a large bound, and the guard cost them more than the
-        // checks it saved (docs/performance.md, "Fast sides").
+        if (inside_versioned || !versionable(*loop, sites, order, info, evolution, v)) continue;
+        // The exact count of an innermost loop, not the symbolic maximum of one that may leave early: such loops
+        // (bzip2's mainQSort3, mainGtU) mostly run a few iterations of a large bound, and the guard cost them
+        // more than the checks it saved (docs/performance.md, "Fast sides").
         const SCEV* trips = evolution.getBackedgeTakenCount(loop);
+        if (isa<SCEVCouldNotCompute>(trips) && !loop->isInnermost())
+          trips = evolution.getSymbolicMaxBackedgeTakenCount(loop);
         if (isa<SCEVCouldNotCompute>(trips) || !trips->getType()->isIntegerTy() ||
             trips->getType()->getIntegerBitWidth() > 64)
           continue;
         Instruction* at = v.entering->getTerminator();
         if (!expander.isSafeToExpandAt(trips, at)) continue;
         v.trips = expander.expandCodeFor(trips, trips->getType(), at);
+        versioned.insert(loop);
         loops.push_back(std::move(v));
       }
     }
     for (VersionedLoop& v : loops) version_loop(f, v, indices, sites);
   }
 
-  // An innermost loop version_loop() can copy: one way in, a latch, no call that may run sites, no token or EH
-  // pad, no edge within it going back but to the header; w, its most sites on a path from the header, between 1
-  // and kMaxVersionedLoopSites.
+  // A loop version_loop() can copy: one way in, a latch, no call that may run sites, no token or EH pad, no edge
+  // within it going back but to its header or an inner loop's; w (most_per_iteration()) between 1 and
+  // kMaxLoopSitesBound, and at most kMaxVersionedLoopSites sites in its blocks.
   static bool versionable(Loop& loop, const std::unordered_map<const BasicBlock*, uint64_t>& sites,
-                          const std::unordered_map<const BasicBlock*, size_t>& order, VersionedLoop& v) {
-    BasicBlock* header = loop.getHeader();
+                          const std::unordered_map<const BasicBlock*, size_t>& order, LoopInfo& info,
+                          ScalarEvolution& evolution, VersionedLoop& v) {
     // The one block outside the loop that enters it (the optimiser's last stage leaves few preheaders), ending
     // in a branch with one edge to the header: the guard goes on that edge.
     v.entering = loop.getLoopPredecessor();
@@ -795,29 +806,67 @@ class Lowering {
     if (v.entering->getTerminator()->getNumSuccessors() == 2 &&
         v.entering->getTerminator()->getSuccessor(0) == v.entering->getTerminator()->getSuccessor(1))
       return false;
-    v.blocks.assign(loop.block_begin(), loop.block_end());
-    for (BasicBlock* block : v.blocks)
-      if (!order.count(block)) return false;
-    std::sort(v.blocks.begin(), v.blocks.end(),
-              [&](BasicBlock* a, BasicBlock* b) { return order.at(a) < order.at(b); });
-    if (v.blocks[0] != header) return false;
-    std::unordered_map<const BasicBlock*, uint64_t> most;  // the most sites on a path from the header to its end
-    for (BasicBlock* block : v.blocks) {
+    uint64_t own = 0;
+    for (BasicBlock* block : loop.blocks()) {
       if (block->isEHPad() || !isa<BranchInst, SwitchInst>(block->getTerminator())) return false;
       for (Instruction& inst : *block)
         if (cuts_region(inst) || inst.getType()->isTokenTy()) return false;
+      if (auto here = sites.find(block); here != sites.end()) own += here->second;
+    }
+    if (own > kMaxVersionedLoopSites) return false;
+    std::optional<uint64_t> w = most_per_iteration(loop, sites, order, info, evolution, v.blocks);
+    if (!w || *w < 1) return false;
+    v.per_iteration = *w;
+    return true;
+  }
+
+  // The most sites on a path from `loop`'s header through one iteration, each loop inside it counted as a block
+  // with its most per entry: (its constant maximum of trips, SCEV's, plus one) times its own most per iteration.
+  // None if a cycle inside is no such loop, or the most passes kMaxLoopSitesBound. `blocks`: the loop's, in
+  // reverse post-order, the header first.
+  static std::optional<uint64_t> most_per_iteration(Loop& loop,
+                                                    const std::unordered_map<const BasicBlock*, uint64_t>& sites,
+                                                    const std::unordered_map<const BasicBlock*, size_t>& order,
+                                                    LoopInfo& info, ScalarEvolution& evolution,
+                                                    std::vector<BasicBlock*>& blocks) {
+    BasicBlock* header = loop.getHeader();
+    blocks.assign(loop.block_begin(), loop.block_end());
+    for (BasicBlock* block : blocks)
+      if (!order.count(block)) return std::nullopt;
+    std::sort(blocks.begin(), blocks.end(), [&](BasicBlock* a, BasicBlock* b) { return order.at(a) < order.at(b); });
+    if (blocks[0] != header) return std::nullopt;
+    std::unordered_map<const BasicBlock*, uint64_t> most;  // the most sites on a path from the header to its end
+    uint64_t w = 0;
+    for (BasicBlock* block : blocks) {
+      Loop* inner = info.getLoopFor(block);  // the loop directly inside `loop` that holds the block, or `loop`
+      while (inner != &loop && inner->getParentLoop() != &loop) inner = inner->getParentLoop();
+      if (inner != &loop && block != inner->getHeader()) {  // counted with the inner loop's header
+        most[block] = most.at(inner->getHeader());
+        continue;
+      }
       uint64_t before = 0;
       if (block != header)
         for (BasicBlock* pred : predecessors(block)) {
+          if (inner != &loop && inner->contains(pred)) continue;  // the inner loop's own back edges
           auto found = most.find(pred);
-          if (found == most.end()) return false;  // an irreducible cycle inside the loop
+          if (found == most.end()) return std::nullopt;  // an irreducible cycle inside the loop
           before = std::max(before, found->second);
         }
-      auto here = sites.find(block);
-      most[block] = before + (here == sites.end() ? 0 : here->second);
-      v.per_iteration = std::max(v.per_iteration, most[block]);
+      uint64_t here = 0;
+      if (inner == &loop) {
+        if (auto found = sites.find(block); found != sites.end()) here = found->second;
+      } else {
+        std::vector<BasicBlock*> inner_blocks;
+        std::optional<uint64_t> inner_w = most_per_iteration(*inner, sites, order, info, evolution, inner_blocks);
+        auto* trips = dyn_cast<SCEVConstant>(evolution.getConstantMaxBackedgeTakenCount(inner));
+        if (!inner_w || !trips || trips->getAPInt().getActiveBits() > 32) return std::nullopt;
+        here = (trips->getAPInt().getZExtValue() + 1) * *inner_w;  // below 2^47
+      }
+      most[block] = before + here;
+      if (most[block] > kMaxLoopSitesBound) return std::nullopt;
+      w = std::max(w, most[block]);
     }
-    return v.per_iteration >= 1 && v.per_iteration <= kMaxVersionedLoopSites;
+    return w;
   }
 
   // The guard, the copy without sites, the countdown written back where the copy leaves, and the values the loop
@@ -852,7 +901,10 @@ class Lowering {
     Value* out_of_reach = b.CreateICmpSGT(count, most, "sampler.loop_fast");
     if (v.trips->getType()->getIntegerBitWidth() > 32)  // else B + 1 < 2^33
       out_of_reach = b.CreateAnd(b.CreateICmpULT(trips, b.getInt64(kMaxTripsChecked)), out_of_reach);
-    b.CreateCondBr(out_of_reach, fast[0], header, MDBuilder(context_).createLikelyBranchWeights());
+    // No branch weights: which loop runs depends on the sparsity, which the compiler does not know. Weighted
+    // likely, the code generator took the checked loop for cold and spilled in it, and gzip's longest_match
+    // ran 13 % more instructions at 1/1000 (docs/performance.md, "Fast sides: loops around loops").
+    b.CreateCondBr(out_of_reach, fast[0], header);
 
     // The points after the loop whose operands the loop makes.
     std::unordered_map<const Value*, std::vector<std::pair<Value**, BasicBlock*>>> operands;

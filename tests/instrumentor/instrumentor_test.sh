@@ -238,6 +238,31 @@ optimised)
   opportunities=$(counted all.report) && samples=$(counted hundredth.report) || fail "loops.c: the reports do not read"
   awk -v n="$opportunities" -v s="$samples" 'BEGIN { m = n / 100; d = sqrt(n * 0.01 * 0.99); exit !(n > 100000 && (s - m) ^ 2 <= 25 * d * d) }' ||
     fail "loops.c: $samples samples of $opportunities opportunities at 1/100"
+  # Loops around loops (nested.c): gzip's longest_match, an outer loop that may leave early around an inner one
+  # that never runs past a fixed end, is checked once at its entry against SCEV's bounds, and so is a counted loop
+  # of counted loops; an outer loop whose inner loop is bounded only by an int's range keeps its checks. The same
+  # sites sample as with per-site checks, exactly at sparsity 1 and at one seed at sparsities 2 to 1000.
+  "$cc" -O2 -S -emit-llvm -fno-discard-value-names nested.c -o nested.ll || fail "sampler-cc -emit-llvm nested.c"
+  guarded=$(awk '/^define/ { f = $0; sub(/^[^@]*@/, "", f); sub(/\(.*/, "", f) }
+                 /^sampler\.loop_guard[0-9]*:/ { print f }' nested.ll | sort | uniq -c |
+    awk '{ printf "%s %s, ", $2, $1 }')
+  [ "$guarded" = "blocks.sampled 1, longest.sampled 1, main.sampled 3, " ] ||
+    fail "nested.c: the loops checked at their entry are not the outer ones of longest() and blocks(): $guarded"
+  for level in -O1 -O2; do
+    "$cc" $level nested.c -o nested-region && "$cc" $level -fsampler-countdown=site nested.c -o nested-site ||
+      fail "sampler-cc $level nested.c"
+    for n in 100 3000; do
+      expected=$(clang-19 -O2 nested.c -o nested-plain && ./nested-plain $n) || fail "plain nested.c $n"
+      [ "$(./nested-region $n)" = "$expected" ] || fail "$level: nested.c $n printed $(./nested-region $n)"
+      SAMPLER_SPARSITY=1 SAMPLER_FILE=region.report ./nested-region $n >/dev/null &&
+        SAMPLER_SPARSITY=1 SAMPLER_FILE=site.report ./nested-site $n >/dev/null || fail "$level: nested.c at sparsity 1"
+      resolved nested-region region.report >region.txt && resolved nested-site site.report >site.txt ||
+        fail "$level: the sparsity-1 reports of nested.c do not resolve"
+      cmp -s region.txt site.txt ||
+        fail "$level $n: nested.c counts differently at sparsity 1:$(echo; diff region.txt site.txt)"
+      same_sampling nested-region nested-site $n
+    done
+  done
   # Sampling off, a function runs its twin without sites (the countdown does not move); sampling on, at a
   # sparsity whose countdowns stay in reach, it passes its 2 * 1000 + 1 sites. -O0 and -O2, both checks.
   for level in -O0 -O2 "-O2 -fsampler-countdown=site"; do
