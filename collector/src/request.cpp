@@ -289,6 +289,7 @@ bool validate_report(std::string_view text, ValidReport& report, std::string& er
                                     : "line " + std::to_string(validator.outcome_line) + ": a second outcome subreport";
     return false;
   }
+  report.outcome = Outcome();  // parse_outcome() sets what the body has: nothing left from an earlier report
   if (!parse_outcome(validator.outcome_body, validator.outcome_line + 1, report.outcome, error)) return false;
   // An interim report: a snapshot of a run still going, whose outcome says neither how it ended nor when.
   // A report whose outcome has its end is final, whatever interim subreport the program left in it
