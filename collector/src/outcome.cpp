@@ -1,6 +1,7 @@
 #include "collector/outcome.h"
 
 #include <charconv>
+#include <cstdint>
 #include <cstdio>
 
 #include "sections/lines.h"
@@ -58,6 +59,28 @@ std::string format_outcome(const Outcome& o) {
   for (const auto& [file, id] : o.build_ids) out += "build-id\t" + clean(id) + "\t" + clean(file) + "\n";
   out += "</report>\n";
   return out;
+}
+
+std::string format_interim(uint64_t sequence) {
+  return "<report id=\"interim\">\nsequence\t" + std::to_string(sequence) + "\n</report>\n";
+}
+
+bool parse_interim(std::string_view body, uint64_t first_line, uint64_t& sequence, std::string& error) {
+  uint64_t number = first_line;
+  while (!body.empty()) {
+    std::string_view line = text::take_line(body);
+    uint64_t here = number++;
+    if (!line.starts_with("sequence\t")) continue;  // other lines: a later writer's additions
+    std::string_view value = line.substr(9);
+    auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), sequence);
+    if (ec != std::errc() || end != value.data() + value.size() || sequence == 0 || sequence > INT64_MAX) {
+      error = "line " + std::to_string(here) + ": the interim sequence is not a number from 1 to 2^63-1";
+      return false;
+    }
+    return true;
+  }
+  error = "line " + std::to_string(first_line > 0 ? first_line - 1 : 0) + ": the interim subreport has no sequence";
+  return false;
 }
 
 bool parse_outcome(std::string_view body, uint64_t first_line, Outcome& o, std::string& error) {

@@ -37,16 +37,22 @@ class Validator : public ReportVisitor {
  public:
   void begin_subreport(std::string_view id, uint64_t line) override {
     ++subreports;
-    current_ = id == "outcome" ? kOutcome : id == "main-backtrace" ? kBacktrace : kOther;
+    current_ = id == "outcome" ? kOutcome : id == "main-backtrace" ? kBacktrace : id == "interim" ? kInterim : kOther;
     if (current_ == kOutcome) {
       ++outcomes;
       outcome_line = line;
+    }
+    if (current_ == kInterim) {  // the last one counts (a program's own interim reports come before sampler-run's)
+      interim_line = line;
+      interim_body.clear();
     }
     if (current_ == kBacktrace) backtrace_hash = fnv1a("main-backtrace");
   }
   void body_line(std::string_view line, uint64_t) override {
     if (current_ == kOutcome) {
       outcome_body.append(line).append("\n");
+    } else if (current_ == kInterim) {
+      interim_body.append(line).append("\n");
     } else if (current_ == kBacktrace) {
       // The signal line names the crash; the stack (cbf, or legacy lines) tells crashes apart. Module
       // lines are left out: load addresses differ from run to run.
@@ -67,12 +73,14 @@ class Validator : public ReportVisitor {
   size_t subreports = 0;
   uint64_t outcome_line = 0;
   std::string outcome_body;
+  uint64_t interim_line = 0;  // 0: no interim subreport
+  std::string interim_body;
   std::string signal_name;
   uint64_t backtrace_hash = 0;
   bool have_stack = false;
 
  private:
-  enum { kOther, kOutcome, kBacktrace } current_ = kOther;
+  enum { kOther, kOutcome, kBacktrace, kInterim } current_ = kOther;
 };
 
 std::string first_error(const DiagnosticList& list) {
@@ -294,7 +302,17 @@ bool validate_report(std::string_view text, ValidReport& report, std::string& er
                                     : "line " + std::to_string(validator.outcome_line) + ": a second outcome subreport";
     return false;
   }
+  report.outcome = Outcome();  // parse_outcome() sets what the body has: nothing left from an earlier report
   if (!parse_outcome(validator.outcome_body, validator.outcome_line + 1, report.outcome, error)) return false;
+  // An interim report: a snapshot of a run still going, whose outcome says neither how it ended nor when.
+  // A report whose outcome has its end is final, whatever interim subreport the program left in it
+  // (docs/decisions.md, "Interim reports at the collector").
+  report.interim_sequence.reset();
+  if (validator.interim_line > 0 && !report.outcome.exit_status && !report.outcome.signal) {
+    uint64_t sequence = 0;
+    if (!parse_interim(validator.interim_body, validator.interim_line + 1, sequence, error)) return false;
+    report.interim_sequence = static_cast<int64_t>(sequence);
+  }
   report.crash_signature.clear();
   if (validator.have_stack || !validator.signal_name.empty()) {
     char hash[17];
@@ -451,6 +469,7 @@ Response Collector::upload(const Request& request, double now) {
   run.signal = report.outcome.signal;
   run.failed = report.outcome.signal.has_value() || report.outcome.exit_status.value_or(0) != 0;
   run.crash_signature = report.crash_signature;
+  run.interim_sequence = report.interim_sequence;
   run.body = std::move(text);
   // The upload's gzip is stored as it came: compressing the report again cost more than all the rest.
   if (one_gzip_member) run.gzip_body = request.body;

@@ -5,21 +5,27 @@
 #include "launcher/launcher.h"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/mman.h>
 #include <sys/random.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <functional>
+#include <optional>
 
 #include "collector/outcome.h"
 #include "last_report.h"
@@ -37,6 +43,7 @@ namespace sampler::launcher {
 namespace {
 
 namespace fs = std::filesystem;
+using collector::format_interim;
 using collector::format_outcome;
 using collector::Outcome;
 
@@ -147,8 +154,6 @@ std::string read_shared_counters(const LaunchSettings& settings, int fd) {
     say(settings, "the shared counters' report is larger than " + std::to_string(kMaxReportBytes) + " bytes");
     return {};
   }
-  say(settings, "the program wrote no whole report: its " + std::to_string(snapshot.units) +
-                    " units' samples come from the shared counters");
   return text;
 }
 
@@ -179,6 +184,90 @@ std::string find_program(const std::string& name) {
     if (colon == std::string_view::npos) return name;
     dirs.remove_prefix(colon + 1);
   }
+}
+
+/// The outcome's description of the run, whatever its end: its id, the application, the sampling, the build IDs
+/// of the program and of the instrumented libraries it loads at start-up.
+Outcome describe_run(const LaunchSettings& settings, const std::string& run_id, const std::string& seed,
+                     const std::vector<std::string>& argv, char** envp) {
+  Outcome outcome;
+  outcome.run_id = run_id;
+  outcome.app = settings.app;
+  outcome.version = settings.version;
+  outcome.sparsity = settings.sparsity;
+  outcome.seed = seed;
+  std::string program = find_program(argv[0]);
+  std::error_code ec;
+  std::string absolute = fs::absolute(program, ec).lexically_normal().string();
+  outcome.build_ids.emplace_back(ec ? program : absolute, read_build_id(program));
+  for (auto& [library, id] : instrumented_libraries(ec ? program : absolute, envp,
+                                                    settings.state_dir.empty() ? "" : settings.state_dir + "/libraries")) {
+    outcome.build_ids.emplace_back(library, id);
+  }
+  return outcome;
+}
+
+/// The CPU time (user + system) process `pid` has used so far, from /proc/PID/stat (0 when it cannot be read):
+/// wait4's usage comes only at the end.
+double cpu_seconds_so_far(pid_t pid) {
+  std::string stat;
+  std::ifstream file("/proc/" + std::to_string(pid) + "/stat");
+  if (!std::getline(file, stat)) return 0;
+  // After the command's name (in parentheses, which may hold anything): state is field 3, utime 14, stime 15.
+  size_t close_paren = stat.rfind(')');
+  if (close_paren == std::string::npos) return 0;
+  std::string_view rest = std::string_view(stat).substr(close_paren + 1);
+  unsigned long long ticks = 0;
+  for (int field = 3; field <= 15 && !rest.empty(); ++field) {
+    while (!rest.empty() && rest.front() == ' ') rest.remove_prefix(1);
+    size_t end = std::min(rest.find(' '), rest.size());
+    if (field >= 14) ticks += std::strtoull(std::string(rest.substr(0, end)).c_str(), nullptr, 10);
+    rest.remove_prefix(end);
+  }
+  const long per_second = sysconf(_SC_CLK_TCK);
+  return per_second > 0 ? static_cast<double>(ticks) / static_cast<double>(per_second) : 0;
+}
+
+/// --interval: until the program ends, every interval, its shared counters so far go to the collector as an
+/// interim report of the run (samples, the `interim` subreport with the next sequence number, an outcome without
+/// an end). The program does nothing for it. An interim report the collector cannot take is not spooled: the
+/// next one, or the final report, holds all it held.
+void send_interim_reports(const LaunchSettings& settings, pid_t pid, int shared_fd, Clock::time_point start,
+                          const std::function<Outcome()>& describe) {
+  const int pidfd = static_cast<int>(syscall(SYS_pidfd_open, pid, 0));
+  if (pidfd < 0) {
+    say(settings, std::string("no interim reports: cannot watch the program: ") + std::strerror(errno));
+    return;
+  }
+  const auto interval = std::chrono::seconds(settings.interval_seconds);
+  const std::chrono::milliseconds bound(settings.upload_timeout_ms);
+  Clock::time_point next = start + interval;
+  uint64_t sequence = 0;
+  for (;;) {
+    const auto wait = std::chrono::duration_cast<std::chrono::milliseconds>(next - Clock::now()).count();
+    pollfd ended{pidfd, POLLIN, 0};
+    const int ready = poll(&ended, 1, static_cast<int>(std::clamp<int64_t>(wait, 0, INT32_MAX)));
+    if (ready < 0 && errno == EINTR) continue;  // a signal forwarded to the program
+    if (ready != 0) break;  // the program ended (or poll failed: then it is waited for as without --interval)
+    // The next snapshot one interval on; an upload slower than the interval skips one rather than piling up.
+    next += interval;
+    if (next <= Clock::now()) next = Clock::now() + interval;
+    std::string text = read_shared_counters(settings, shared_fd);
+    if (text.empty()) continue;  // the program has not placed its counters (yet)
+    Outcome outcome = describe();
+    outcome.wall_seconds = std::chrono::duration<double>(Clock::now() - start).count();
+    outcome.cpu_seconds = cpu_seconds_so_far(pid);
+    text += format_interim(++sequence);
+    text += format_outcome(outcome);
+    const std::string gz = gzip_text(text, Clock::now() + bound / 2);
+    std::string answer;
+    const UploadStatus sent = upload_report(settings.upload_url, settings.api_key, gz, settings.upload_timeout_ms,
+                                            answer, settings.ca_file);
+    say(settings, "interim report " + std::to_string(sequence) + " of run " + outcome.run_id +
+                      (sent == UploadStatus::kSent ? " sent to " + settings.upload_url + ": " + answer
+                                                   : " not sent (" + settings.upload_url + "): " + answer));
+  }
+  close(pidfd);
 }
 
 }  // namespace
@@ -257,6 +346,16 @@ int launch(const LaunchSettings& settings, const std::vector<std::string>& argv)
                  std::strerror(spawn_error));
     return spawn_error == ENOENT ? 127 : 126;
   }
+  // What the outcome says of the run whatever its end, worked out once (the build IDs cost a look-up): the interim
+  // reports and the final one carry the same run id.
+  std::optional<Outcome> described;
+  auto describe = [&]() -> Outcome {
+    if (!described) described = describe_run(settings, random_hex(16), seed, argv, envp.data());
+    return *described;
+  };
+  if (settings.interval_seconds > 0 && shared_fd >= 0 && !settings.upload_url.empty()) {
+    send_interim_reports(settings, pid, shared_fd, start, describe);
+  }
   int status = 0;
   rusage usage{};
   while (wait4(pid, &status, 0, &usage) < 0 && errno == EINTR) {
@@ -286,29 +385,20 @@ int launch(const LaunchSettings& settings, const std::vector<std::string>& argv)
   // counters in the shared mapping: they replace the cut samples (they hold every unit, those already written too).
   if (!end_cut_report(text) && shared_fd >= 0) {
     std::string shared = read_shared_counters(settings, shared_fd);
-    if (!shared.empty()) text = std::move(shared);
+    if (!shared.empty()) {
+      say(settings, "the program wrote no whole report: its samples come from the shared counters");
+      text = std::move(shared);
+    }
   }
   if (shared_fd >= 0) close(shared_fd);
-  Outcome outcome;
-  outcome.run_id = random_hex(16);
-  outcome.app = settings.app;
-  outcome.version = settings.version;
+  Outcome outcome = describe();
   if (WIFSIGNALED(status)) outcome.signal = WTERMSIG(status); else outcome.exit_status = WEXITSTATUS(status);
   outcome.wall_seconds = wall;
   outcome.cpu_seconds = static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
                         static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6;
-  outcome.sparsity = settings.sparsity;
-  outcome.seed = seed;
-  std::string program = find_program(argv[0]);
-  std::error_code ec;
-  std::string absolute = fs::absolute(program, ec).lexically_normal().string();
-  outcome.build_ids.emplace_back(ec ? program : absolute, read_build_id(program));
-  for (auto& [library, id] : instrumented_libraries(ec ? program : absolute, envp.data(),
-                                                    settings.state_dir.empty() ? "" : settings.state_dir + "/libraries")) {
-    outcome.build_ids.emplace_back(library, id);
-  }
   text += format_outcome(outcome);
 
+  std::error_code ec;
   std::string result;
   if (!settings.keep_dir.empty()) {
     // A directory the user named may be shared: new files only (0600, never through a link), under a fresh name.

@@ -95,6 +95,9 @@ bool read_config(const std::string& path, bool private_file, LaunchSettings& s, 
       s.*(text->setting) = value;
     } else if (key == "upload-timeout-ms") {
       ok = unsigned_value(value, s.upload_timeout_ms);
+    } else if (key == "interval") {
+      ok = unsigned_value(value, s.interval_seconds) && s.interval_seconds >= 1 &&
+           s.interval_seconds <= kMaxIntervalSeconds;
     } else if (key == "spool-max-bytes") {
       ok = unsigned_value(value, s.spool_max_bytes);
     } else if (key == "spool-max-age-days") {

@@ -90,7 +90,8 @@ bool parse_failure_statuses(std::string_view text, FailureRule& rule, std::strin
 }
 
 int64_t write_runs(Store& store, const Query& query, const std::string& directory, const std::string& labels_path,
-                   std::string& error, const FailureRule& rule, const std::function<void(uint64_t bytes)>& written) {
+                   std::string& error, const FailureRule& rule, const std::function<void(uint64_t bytes)>& written,
+                   bool include_unfinished) {
   std::error_code ec;
   std::filesystem::create_directories(directory, ec);
   if (ec) {
@@ -111,7 +112,7 @@ int64_t write_runs(Store& store, const Query& query, const std::string& director
       query,
       [&](const Run& run) {
         // Run ids were checked on upload; check again: they become file names.
-        if (!safe_file_name(run.run_id)) return true;
+        if (!safe_file_name(run.run_id) || (run.interim_sequence && !include_unfinished)) return true;
         std::string path = directory + "/" + run.run_id + ".report";
         if (!write_new_file(path, run.body, error)) return false;
         if (labels.is_open()) labels << path << '\t' << (rule.failed(run) ? "failure" : "success") << '\n';

@@ -35,7 +35,8 @@ struct PendingPut {
 class GroupCommit {
  public:
   /// Writes `batch` in one transaction and sets each entry's status (kStored or kDuplicate; a run id twice in
-  /// one batch is stored once, the later ones kDuplicate) or, when the transaction failed, kError and error.
+  /// one batch ends as if put one after the other: the report that supersedes() the others kept, the others
+  /// kDuplicate) or, when the transaction failed, kError and error.
   using WriteBatch = std::function<void(std::vector<PendingPut*>& batch)>;
   static constexpr size_t kMaxBatch = 256;
 

@@ -8,6 +8,7 @@
 #include <ctime>
 #include <mutex>
 #include <string_view>
+#include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
@@ -48,6 +49,8 @@ constexpr const char* kMigrations[] = {
     "ALTER TABLE runs ADD CONSTRAINT runs_app_run_id_key UNIQUE (app, run_id);"
     "ALTER TABLE symbols DROP CONSTRAINT symbols_pkey;"
     "ALTER TABLE symbols ADD PRIMARY KEY (app, build_id, kind);",
+    // 3 -> 4: a run's interim reports (the latest kept until the final one comes): NULL for a final report.
+    "ALTER TABLE runs ADD COLUMN interim_sequence BIGINT;",
 };
 static_assert(std::size(kMigrations) == kSchemaVersion);
 
@@ -90,7 +93,7 @@ class PostgresqlStore : public Store {
     const std::string sql =
         std::string("SELECT run_id, app, version, received, exit_status, signal, failed, crash_signature, body_size, ") +
         (query.crash_bodies_only ? "CASE WHEN crash_signature <> '' THEN body END" : "body") +
-        " FROM runs WHERE app = $1" + (query.version ? " AND version = $2" : "") + " ORDER BY id";
+        ", interim_sequence FROM runs WHERE app = $1" + (query.version ? " AND version = $2" : "") + " ORDER BY id";
     // Binary results: the body arrives as its bytes, not hex text; rows one at a time, never all in memory.
     if (!PQsendQueryParams(c, sql.c_str(), query.version ? 2 : 1, nullptr, values, nullptr, nullptr, 1) ||
         !PQsetSingleRowMode(c)) {
@@ -116,6 +119,8 @@ class PostgresqlStore : public Store {
         if (!PQgetisnull(p, 0, 5)) run.signal = static_cast<int>(int_value(p, 5));
         run.failed = PQgetvalue(p, 0, 6)[0] != 0;
         run.crash_signature.assign(PQgetvalue(p, 0, 7), static_cast<size_t>(PQgetlength(p, 0, 7)));
+        run.interim_sequence.reset();
+        if (!PQgetisnull(p, 0, 10)) run.interim_sequence = int_value(p, 10);
         std::string_view stored(PQgetvalue(p, 0, 9), static_cast<size_t>(PQgetlength(p, 0, 9)));
         run.body.clear();
         run.stored_body.clear();
@@ -258,8 +263,9 @@ class PostgresqlStore : public Store {
   }
 
   // The whole batch is one multi-row INSERT: one statement, one transaction, one round trip and one fsync'd
-  // commit. RETURNING names the rows it inserted; the others were duplicates (of stored runs, or of an earlier
-  // row of the same batch: ON CONFLICT DO NOTHING skips those too).
+  // commit. RETURNING names the rows it inserted or replaced; the others were duplicates. One statement may not
+  // touch a row twice, so a run id that comes twice in the batch is settled here first, by the rule the statement
+  // applies to stored rows (supersedes()): the same result as one put after the other.
   void write_batch(std::vector<PendingPut*>& batch) {
     std::string error;
     auto fail_all = [&batch, &error] {
@@ -268,29 +274,43 @@ class PostgresqlStore : public Store {
         p->error = error;
       }
     };
+    std::vector<PendingPut*> rows;  // one per (app, run id): the report that wins within the batch
+    {
+      std::unordered_map<std::string, size_t> row_of;
+      for (PendingPut* p : batch) {
+        p->status = PutStatus::kDuplicate;
+        auto [it, inserted] = row_of.emplace(p->run->app + '\n' + p->run->run_id, rows.size());
+        if (inserted) {
+          rows.push_back(p);
+        } else if (supersedes(*p->run, *rows[it->second]->run)) {
+          rows[it->second] = p;
+        }
+      }
+    }
     PGconn* c = acquire(error);
     if (c == nullptr) return fail_all();
-    constexpr int kColumns = 10;
-    const size_t n = batch.size();
+    constexpr int kColumns = 11;
+    const size_t n = rows.size();
     std::string sql =
         "INSERT INTO runs (run_id, app, version, received, exit_status, signal, failed, crash_signature, "
-        "body_size, body) VALUES ";
-    std::vector<std::string> numbers(n * 4);  // received, exit_status, signal, body_size as text
+        "body_size, body, interim_sequence) VALUES ";
+    std::vector<std::string> numbers(n * 5);  // received, exit_status, signal, body_size, interim_sequence as text
     std::vector<const char*> values(n * kColumns);
     std::vector<int> lengths(n * kColumns, 0), formats(n * kColumns, 0);
     const int64_t now = static_cast<int64_t>(std::time(nullptr));
     for (size_t i = 0; i < n; ++i) {
-      const Run& run = *batch[i]->run;
+      const Run& run = *rows[i]->run;
       sql += i == 0 ? "(" : ", (";
       for (int k = 0; k < kColumns; ++k) {
         sql += (k == 0 ? "$" : ", $") + std::to_string(i * kColumns + static_cast<size_t>(k) + 1);
       }
       sql += ")";
-      std::string* text = &numbers[i * 4];
+      std::string* text = &numbers[i * 5];
       text[0] = std::to_string(run.received != 0 ? run.received : now);
       text[1] = run.exit_status ? std::to_string(*run.exit_status) : "";
       text[2] = run.signal ? std::to_string(*run.signal) : "";
       text[3] = std::to_string(run.body.size());
+      text[4] = run.interim_sequence ? std::to_string(*run.interim_sequence) : "";
       const char** v = &values[i * kColumns];
       v[0] = run.run_id.c_str();
       v[1] = run.app.c_str();
@@ -301,11 +321,12 @@ class PostgresqlStore : public Store {
       v[6] = run.failed ? "true" : "false";
       v[7] = run.crash_signature.c_str();
       v[8] = text[3].c_str();
-      v[9] = batch[i]->compressed.data();
-      lengths[i * kColumns + 9] = static_cast<int>(batch[i]->compressed.size());
+      v[9] = rows[i]->compressed.data();
+      v[10] = run.interim_sequence ? text[4].c_str() : nullptr;
+      lengths[i * kColumns + 9] = static_cast<int>(rows[i]->compressed.size());
       formats[i * kColumns + 9] = 1;
     }
-    sql += " ON CONFLICT (app, run_id) DO NOTHING RETURNING app, run_id";
+    sql += std::string(" ON CONFLICT (app, run_id) ") + kKeepLatestReport + " RETURNING app, run_id";
     Result r(PQexecParams(c, sql.c_str(), static_cast<int>(n * kColumns), nullptr, values.data(), lengths.data(),
                           formats.data(), 0));
     if (PQresultStatus(r.result) != PGRES_TUPLES_OK) {
@@ -315,20 +336,14 @@ class PostgresqlStore : public Store {
       return fail_all();
     }
     // Keyed by application and run id: the same run id of two applications is two runs.
-    std::unordered_multiset<std::string> inserted;
+    std::unordered_set<std::string> written;
     for (int row = 0; row < PQntuples(r.result); ++row) {
-      inserted.emplace(std::string(PQgetvalue(r.result, row, 0), static_cast<size_t>(PQgetlength(r.result, row, 0))) +
-                       '\n' +
-                       std::string(PQgetvalue(r.result, row, 1), static_cast<size_t>(PQgetlength(r.result, row, 1))));
+      written.emplace(std::string(PQgetvalue(r.result, row, 0), static_cast<size_t>(PQgetlength(r.result, row, 0))) +
+                      '\n' +
+                      std::string(PQgetvalue(r.result, row, 1), static_cast<size_t>(PQgetlength(r.result, row, 1))));
     }
-    for (PendingPut* p : batch) {
-      auto found = inserted.find(p->run->app + '\n' + p->run->run_id);
-      if (found == inserted.end()) {
-        p->status = PutStatus::kDuplicate;
-      } else {
-        p->status = PutStatus::kStored;
-        inserted.erase(found);
-      }
+    for (PendingPut* p : rows) {
+      if (written.contains(p->run->app + '\n' + p->run->run_id)) p->status = PutStatus::kStored;
     }
     release(c);
   }

@@ -75,6 +75,8 @@ constexpr const char* kMigrations[] = {
     "INSERT INTO symbols_v3 SELECT build_id, kind, app, received, body_size, body FROM symbols;"
     "DROP TABLE symbols;"
     "ALTER TABLE symbols_v3 RENAME TO symbols;",
+    // 3 -> 4: a run's interim reports (the latest kept until the final one comes): NULL for a final report.
+    "ALTER TABLE runs ADD COLUMN interim_sequence INTEGER;",
 };
 static_assert(std::size(kMigrations) == kSchemaVersion);
 
@@ -147,7 +149,7 @@ class SqliteStore : public Store {
     const std::string sql =
         std::string("SELECT run_id, app, version, received, exit_status, signal, failed, crash_signature, body_size, ") +
         (query.crash_bodies_only ? "CASE WHEN crash_signature <> '' THEN body END" : "body") +
-        " FROM runs WHERE app = ?1" + (query.version ? " AND version = ?2" : "") + " ORDER BY id";
+        ", interim_sequence FROM runs WHERE app = ?1" + (query.version ? " AND version = ?2" : "") + " ORDER BY id";
     Statement select(reader, sql.c_str());
     if (!select) return failed();
     sqlite3_stmt* s = select.get();
@@ -170,6 +172,8 @@ class SqliteStore : public Store {
       if (sqlite3_column_type(s, 5) != SQLITE_NULL) run.signal = sqlite3_column_int(s, 5);
       run.failed = sqlite3_column_int(s, 6) != 0;
       run.crash_signature = text(s, 7);
+      run.interim_sequence.reset();
+      if (sqlite3_column_type(s, 10) != SQLITE_NULL) run.interim_sequence = sqlite3_column_int64(s, 10);
       std::string_view stored(static_cast<const char*>(sqlite3_column_blob(s, 9)),
                               static_cast<size_t>(sqlite3_column_bytes(s, 9)));
       run.body.clear();
@@ -286,11 +290,12 @@ class SqliteStore : public Store {
     std::string error;
     bool ok = exec("BEGIN IMMEDIATE", error);
     if (ok && insert_ == nullptr) {
-      ok = sqlite3_prepare_v3(db_,
-                              "INSERT INTO runs (run_id, app, version, received, exit_status, signal, failed, "
-                              "crash_signature, body_size, body) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10) "
-                              "ON CONFLICT (app, run_id) DO NOTHING",
-                              -1, SQLITE_PREPARE_PERSISTENT, &insert_, nullptr) == SQLITE_OK;
+      const std::string sql =
+          std::string("INSERT INTO runs (run_id, app, version, received, exit_status, signal, failed, "
+                      "crash_signature, body_size, body, interim_sequence) "
+                      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11) ON CONFLICT (app, run_id) ") +
+          kKeepLatestReport;
+      ok = sqlite3_prepare_v3(db_, sql.c_str(), -1, SQLITE_PREPARE_PERSISTENT, &insert_, nullptr) == SQLITE_OK;
       if (!ok) fail(error);
     }
     const int64_t now = static_cast<int64_t>(std::time(nullptr));
@@ -310,12 +315,14 @@ class SqliteStore : public Store {
                         SQLITE_STATIC);
       sqlite3_bind_int64(s, 9, static_cast<int64_t>(run.body.size()));
       sqlite3_bind_blob(s, 10, body.data(), static_cast<int>(body.size()), SQLITE_STATIC);
+      if (run.interim_sequence) sqlite3_bind_int64(s, 11, *run.interim_sequence); else sqlite3_bind_null(s, 11);
       if (sqlite3_step(s) != SQLITE_DONE) {
         fail(error);
         ok = false;
         break;
       }
-      // A run id twice in one batch: the later INSERT changes nothing, as it would in its own transaction.
+      // A run id twice in one batch: the later one replaces the earlier or changes nothing, as it would in its own
+      // transaction.
       batch[i]->status = sqlite3_changes(db_) == 0 ? PutStatus::kDuplicate : PutStatus::kStored;
     }
     if (insert_ != nullptr) {

@@ -208,6 +208,26 @@ TEST(ValidateReport, SaysWhatIsWrongAtWhichLine) {
   EXPECT_FALSE(validate_report(report("r1") + std::string("\0", 1), valid, error));
 }
 
+// An interim report (a run still going): an interim subreport and an outcome without an end. The same subreport
+// in a report whose outcome has its end (a program's own sampler_write_report() left in its final report) is final.
+TEST(ValidateReport, TellsInterimReportsFromFinalOnes) {
+  ValidReport valid;
+  std::string error;
+  Outcome going;
+  going.run_id = "r1";
+  ASSERT_TRUE(validate_report(format_interim(7) + format_outcome(going), valid, error)) << error;
+  EXPECT_EQ(valid.interim_sequence, 7);
+  ASSERT_TRUE(validate_report(report("r1", format_interim(7)), valid, error)) << error;
+  EXPECT_FALSE(valid.interim_sequence.has_value());
+  ASSERT_TRUE(validate_report(format_outcome(going), valid, error)) << error;
+  EXPECT_FALSE(valid.interim_sequence.has_value());
+  EXPECT_FALSE(validate_report("<report id=\"interim\">\nsequence\t0\n</report>\n" + format_outcome(going), valid,
+                               error));
+  EXPECT_EQ(error, "line 2: the interim sequence is not a number from 1 to 2^63-1");
+  EXPECT_FALSE(validate_report("<report id=\"interim\">\n</report>\n" + format_outcome(going), valid, error));
+  EXPECT_EQ(error, "line 1: the interim subreport has no sequence");
+}
+
 TEST(ValidateReport, CrashSignatureIgnoresLoadAddresses) {
   auto crash = [](std::string_view base, std::string_view cbf) {
     return report("r", "<report id=\"main-backtrace\">\n{{{reset}}}\n{{{module:0:prog:elf:abcd}}}\n"
@@ -361,6 +381,33 @@ TEST_F(CollectorTest, StoresOnceAndAnswersInJson) {
   Response again = post(gzip(report("run1")), "APIKey good", 10);
   EXPECT_EQ(again.status, 200);
   EXPECT_NE(again.body.find("\"duplicate\": true"), std::string::npos);
+  std::string error;
+  EXPECT_EQ(store_->count(error), 1);
+}
+
+// A run's interim reports: the collector keeps the latest, acknowledges older ones as duplicates, and the final
+// report replaces them (docs/collection.md, "Long-running programs").
+TEST_F(CollectorTest, KeepsTheLatestReportOfARun) {
+  Outcome going;
+  going.run_id = "run1";
+  going.app = "app";
+  auto interim = [&](uint64_t sequence) { return format_interim(sequence) + format_outcome(going); };
+  auto stored = [&] {
+    std::string error, body;
+    int64_t sequence = -1;
+    EXPECT_TRUE(store_->for_each({"app", std::nullopt}, [&](const store::Run& run) {
+      body = run.body;
+      sequence = run.interim_sequence.value_or(0);
+      return true;
+    }, error)) << error;
+    return std::to_string(sequence) + (body == interim(2) ? " interim 2" : body == report("run1") ? " final" : " other");
+  };
+  EXPECT_NE(post(interim(2), "APIKey good", 10).body.find("\"duplicate\": false"), std::string::npos);
+  EXPECT_NE(post(interim(1), "APIKey good", 20).body.find("\"duplicate\": true"), std::string::npos);
+  EXPECT_EQ(stored(), "2 interim 2");
+  EXPECT_NE(post(report("run1"), "APIKey good", 30).body.find("\"duplicate\": false"), std::string::npos);
+  EXPECT_EQ(stored(), "0 final");
+  EXPECT_NE(post(interim(3), "APIKey good", 40).body.find("\"duplicate\": true"), std::string::npos);
   std::string error;
   EXPECT_EQ(store_->count(error), 1);
 }

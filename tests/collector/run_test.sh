@@ -213,6 +213,9 @@ open("ended", "w").write(str(time.time_ns()))'
     [ "$status" = 2 ] && grep -q "'300' is not an exit status" err || fail "--failure-statuses=1,300: $status $(cat err)"
     run "$TOOLS/sampler-analyze" --sites "$wordfreq" --failure-statuses=1 default.tsv
     [ "$status" = 2 ] && grep -q -- "--failure-statuses goes with --database" err || fail "without --database: $(cat err)"
+    run "$TOOLS/sampler-analyze" --sites "$wordfreq" --include-unfinished default.tsv
+    [ "$status" = 2 ] && grep -q -- "--include-unfinished goes with --database" err ||
+      fail "--include-unfinished without --database: $(cat err)"
     ;;
   library_build_ids)
     # The outcome names the build IDs of the instrumented libraries the program loads (those with site
@@ -427,6 +430,13 @@ server.handle_request()')
     printf 'colour = blue\n' >bad.conf
     run "$R" --config bad.conf --app a -- true
     expect 2 '' "sampler-run: 'bad.conf':1: error: unknown key 'colour'\n"
+    for interval in 0 -1 1.5 x ''; do
+      run "$R" --interval "$interval" --app a -- true
+      expect 2 '' "sampler-run: --interval wants a whole number of seconds, 1 or more\nTry 'sampler-run --help' for more information.\n"
+    done
+    printf 'interval = 0\n' >bad.conf
+    run "$R" --config bad.conf --app a -- true
+    expect 2 '' "sampler-run: 'bad.conf':1: error: bad value for 'interval'\n"
     ;;
   *) echo "unknown case $case_name" >&2; exit 2 ;;
 esac

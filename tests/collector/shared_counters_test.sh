@@ -9,6 +9,12 @@
 #   interim_reports       sampler_write_report(): each call replaces the last interim report in the report file,
 #                         the final report (here written on SIGTERM) replaces the last; under sampler-run, a program
 #                         killed after one is reported from the shared counters, not from its stale interim report
+#   interval_then_kill9   sampler-run --interval 1: once the collector has stored the third interim report (the
+#                         stored run then says outcome unknown), the program is killed with SIGKILL; the stored run
+#                         becomes the final one, with its samples and signal 9
+#   interim_alone         sampler-run itself killed after its first interim report: the run stays stored with that
+#                         report, outcome unknown, which sampler-analyze --database leaves out unless
+#                         --include-unfinished
 # usage: shared_counters_test.sh CASE [RUNS]; environment: TOOLS, DRIVERS, SCRATCH, SOURCE_DIR
 set -euo pipefail
 case_name=$1
@@ -199,6 +205,85 @@ case $case_name in
     stored=$(find exported -name '*.report')
     grep -q '^signal	9$' $stored || fail "outcome: $(cat $stored)"
     check_report $stored 2000 none
+    ;;
+  interval_then_kill9 | interim_alone)
+    start_server sqlite:reports.db
+    # sampler-run's --verbose lines come through the FIFO `said`; "ended" follows them when sampler-run ends, so
+    # that a launcher that dies early never leaves the test waiting.
+    rm -f progress said && mkfifo progress said
+    exec 8<>progress 6<>said
+    ( status=0
+      "$R" --verbose --interval 1 --app killed --sparsity 1 --upload "$url" --api-key good-key -- \
+        ./until_killed 1000 0 progress wait 2>&6 || status=$?
+      echo ended >&6
+      exit "$status" ) &
+    launcher=$!
+    read -r pid <&8
+    [[ $pid =~ ^[0-9]+$ ]] || { fail "the program did not start"; finish; }
+    read -r reached <&8
+    [ "$reached" = done ] || fail "the program said '$reached'"
+    # wait_for_interim N: until sampler-run says the collector took interim report N (its answer came: stored).
+    wait_for_interim() {
+      local line
+      while read -r line <&6; do
+        case $line in
+          "sampler-run: interim report $1 of run "*" sent to "*) return 0 ;;
+          *"not sent"* | ended) fail "waiting for interim report $1: $line"; finish ;;
+        esac
+      done
+    }
+    # stored_run: exports the runs and checks there is one, in $stored.
+    stored_run() {
+      export_runs
+      stored=$(find exported -name '*.report')
+      [ "$(echo "$stored" | wc -w)" = 1 ] || { fail "stored runs: '$stored'"; finish; }
+    }
+    # unknown_outcome SEQUENCE: the stored run is interim report SEQUENCE or a later one (sampler-run goes on
+    # sending), its outcome without an end, its samples the whole run's (the program reached "done" before the
+    # first interval).
+    unknown_outcome() {
+      stored_run
+      if grep -q -E '^(signal|exit-status)	' $stored; then fail "interim outcome with an end: $(cat $stored)"; fi
+      local sequence pattern=$'^sequence\t([0-9]+)$'
+      sequence=$("$TOOLS/extract-report" interim <$stored)
+      [[ $sequence =~ $pattern ]] && [ "${BASH_REMATCH[1]}" -ge "$1" ] ||
+        fail "interim $1: $(cat $stored)"
+      resolved $stored >stored.txt || fail "resolveSamples: $(cat stored.txt)"
+      [ "$(counters is_third function-entries stored.txt)" = 1000 ] || fail "is_third entries: $(cat stored.txt)"
+    }
+    if [ "$case_name" = interval_then_kill9 ]; then
+      wait_for_interim 3
+      unknown_outcome 3
+      kill -KILL "$pid" || fail "the program had ended"
+      status=0
+      wait "$launcher" || status=$?
+      [ "$status" = 137 ] || fail "sampler-run ended with status $status, expected death by signal 9"
+      stop_server
+      stored_run
+      grep -q '^signal	9$' $stored || fail "outcome: $(cat $stored)"
+      if grep -q '^<report id="interim">$' $stored; then fail "the final run is still interim: $(cat $stored)"; fi
+      resolved $stored >killed.txt || fail "resolveSamples: $(cat killed.txt)"
+      [ "$(counters is_third function-entries killed.txt)" = 1000 ] || fail "is_third entries: $(cat killed.txt)"
+      [ "$(counters is_third branches killed.txt)" = "666	334" ] || fail "is_third branches: $(cat killed.txt)"
+    else
+      wait_for_interim 1
+      # sampler-run dies outright (its host vanishing, as the collector sees it); the orphaned program goes too.
+      read -r _ _ _ parent _ <"/proc/$pid/stat"  # the program's name (field 2) has no space: until_killed
+      kill -KILL "$parent" || fail "sampler-run had ended"
+      kill -KILL "$pid" || fail "the program had ended"
+      wait "$launcher" || true
+      stop_server
+      unknown_outcome 1
+      # runs ANALYZE-OPTIONS...: the runs sampler-analyze --database analysed.
+      runs() {
+        "$TOOLS/sampler-analyze" --database sqlite:reports.db --app killed --sites until_killed --format json "$@" \
+          >analysis.json 2>analysis.err || fail "sampler-analyze $*: $(cat analysis.err)"
+        sed -n 's/^{"runs": \([0-9]*\).*/\1/p' analysis.json
+      }
+      [ "$(runs)" = 0 ] || fail "the unfinished run was analysed: $(cat analysis.json)"
+      [ "$(runs --include-unfinished)" = 1 ] || fail "--include-unfinished: $(cat analysis.json)"
+    fi
+    exec 6<&- 8<&-
     ;;
   *)
     fail "unknown case"

@@ -431,6 +431,118 @@ TEST(FailureRule, RejectsWhatIsNotAStatusList) {
   }
 }
 
+// Schema version 4: a run keeps its latest report. An interim report is replaced by one of a higher sequence and
+// by the final one; older or equal sequences, and anything after the final report, are acknowledged and dropped.
+TEST_P(StoreTest, ARunKeepsItsLatestReport) {
+  std::string app = unique_name("app"), error;
+  StoredRun run = make_run(app);
+  run.exit_status.reset();
+  auto put = [&](std::optional<int64_t> sequence, const std::string& body) {
+    run.interim_sequence = sequence;
+    run.body = body;
+    return store_->put(run, error);
+  };
+  auto stored = [&]() {
+    std::vector<StoredRun> runs = read({app, std::nullopt});
+    EXPECT_EQ(runs.size(), 1u);
+    return runs.empty() ? StoredRun() : runs[0];
+  };
+  int64_t before = count();
+  EXPECT_EQ(put(1, "interim 1"), PutStatus::kStored) << error;
+  EXPECT_EQ(stored().interim_sequence, 1);
+  EXPECT_EQ(put(3, "interim 3"), PutStatus::kStored) << error;
+  EXPECT_EQ(put(2, "interim 2"), PutStatus::kDuplicate) << error;
+  EXPECT_EQ(put(3, "interim 3 again"), PutStatus::kDuplicate) << error;
+  EXPECT_EQ(stored().body, "interim 3");
+  EXPECT_EQ(stored().interim_sequence, 3);
+  EXPECT_FALSE(stored().signal.has_value());
+  run.signal = 9;
+  run.failed = true;
+  EXPECT_EQ(put(std::nullopt, "final"), PutStatus::kStored) << error;
+  StoredRun final_run = stored();
+  EXPECT_EQ(final_run.body, "final");
+  EXPECT_FALSE(final_run.interim_sequence.has_value());
+  EXPECT_EQ(final_run.signal, 9);
+  EXPECT_TRUE(final_run.failed);
+  run.signal.reset();
+  run.failed = false;
+  EXPECT_EQ(put(9, "interim 9, late"), PutStatus::kDuplicate) << error;
+  run.exit_status = 0;
+  EXPECT_EQ(put(std::nullopt, "final again"), PutStatus::kDuplicate) << error;
+  EXPECT_EQ(stored().body, "final");
+  EXPECT_EQ(stored().signal, 9);
+  EXPECT_EQ(count(), before + 1);
+}
+
+// Reports of the same runs arriving at once share batches (group commit): whatever the batches, every run ends
+// with its final report, and nothing fails.
+TEST_P(StoreTest, ConcurrentReportsOfOneRunKeepTheFinal) {
+  std::string app = unique_name("app");
+  constexpr int kRuns = 20, kInterims = 6;
+  std::vector<StoredRun> reports;
+  for (int r = 0; r < kRuns; ++r) {
+    StoredRun run = make_run(app);
+    for (int sequence = 1; sequence <= kInterims + 1; ++sequence) {
+      StoredRun report = run;
+      if (sequence <= kInterims) {
+        report.exit_status.reset();
+        report.interim_sequence = sequence;
+      }
+      report.body = "report " + std::to_string(sequence);
+      reports.push_back(report);
+    }
+  }
+  std::shuffle(reports.begin(), reports.end(), std::mt19937(42));
+  std::atomic<size_t> next{0};
+  std::atomic<int> errors{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 8; ++t) {
+    threads.emplace_back([&] {
+      for (size_t i; (i = next++) < reports.size();) {
+        std::string error;
+        if (store_->put(reports[i], error) == PutStatus::kError) ++errors;
+      }
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  EXPECT_EQ(errors.load(), 0);
+  std::vector<StoredRun> runs = read({app, std::nullopt});
+  ASSERT_EQ(runs.size(), static_cast<size_t>(kRuns));
+  for (const StoredRun& run : runs) {
+    EXPECT_FALSE(run.interim_sequence.has_value()) << run.run_id;
+    EXPECT_EQ(run.body, "report " + std::to_string(kInterims + 1)) << run.run_id;
+    EXPECT_EQ(run.exit_status, 0) << run.run_id;
+  }
+}
+
+// sampler-analyze --database leaves out the runs whose outcome is unknown unless --include-unfinished.
+TEST(FailureRule, UnfinishedRunsOnlyWhenAskedFor) {
+  std::filesystem::path dir = std::filesystem::temp_directory_path() / unique_name("store-test");
+  std::filesystem::create_directories(dir);
+  std::string error;
+  std::unique_ptr<Store> store = open_store("sqlite:" + (dir / "reports.db").string(), error);
+  ASSERT_NE(store, nullptr) << error;
+  StoredRun finished, unfinished;
+  finished.run_id = "finished";
+  finished.app = unfinished.app = "app";
+  finished.exit_status = 0;
+  unfinished.run_id = "unfinished";
+  unfinished.interim_sequence = 4;
+  ASSERT_EQ(store->put(finished, error), PutStatus::kStored) << error;
+  ASSERT_EQ(store->put(unfinished, error), PutStatus::kStored) << error;
+  std::string labels = (dir / "labels").string();
+  EXPECT_EQ(write_runs(*store, {"app", std::nullopt}, (dir / "some").string(), labels, error, {}, {}, false), 1)
+      << error;
+  EXPECT_FALSE(std::filesystem::exists(dir / "some" / "unfinished.report"));
+  EXPECT_EQ(write_runs(*store, {"app", std::nullopt}, (dir / "all").string(), labels, error, {}, {}, true), 2)
+      << error;
+  std::ifstream in(labels);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(text, (dir / "all").string() + "/finished.report\tsuccess\n" + (dir / "all").string() +
+                      "/unfinished.report\tsuccess\n");
+  std::filesystem::remove_all(dir);
+}
+
 // The labels write_runs() writes follow the rule.
 TEST(FailureRule, LabelsFollowTheRule) {
   std::filesystem::path dir = std::filesystem::temp_directory_path() / unique_name("store-test");
@@ -586,7 +698,7 @@ TEST(SqliteStore, MigratesAVersionTwoDatabase) {
 
   std::unique_ptr<Store> store = open_store("sqlite:" + path, error);
   ASSERT_NE(store, nullptr) << error;
-  EXPECT_EQ(store->schema_version(), 3);
+  EXPECT_EQ(store->schema_version(), kSchemaVersion);
   std::vector<std::string> bodies;
   EXPECT_TRUE(store->for_each({"old", std::nullopt}, [&](const StoredRun& run) {
     bodies.push_back(run.body);

@@ -39,6 +39,7 @@ constexpr tool::Option kOptions[] = {
     {"app", 0, "NAME", "with --database: the application whose runs to analyse"},
     {"version", 0, "V", "with --database: only the runs of this version of the application"},
     {"failure-statuses", 0, "LIST", "with --database: exit statuses that count as failures (default 1-255)"},
+    {"include-unfinished", 0, nullptr, "with --database: also the runs whose outcome is unknown (interim reports)"},
     {"symbols", 0, "DIR", "group crashes by function and line from DIR/BUILDID.gsym and symbfiles (sampler-symbols)"},
 };
 
@@ -124,7 +125,8 @@ int main(int argc, char** argv) {
         store && error.empty() &&
         sampler::store::write_runs(*store, {*command.value("app"), command.value("version")}, dir + "/runs",
                                    command.has("labels") ? "" : dir + "/labels", error, rule,
-                                   [&progress](uint64_t bytes) { progress.add(1, bytes); }) >= 0;
+                                   [&progress](uint64_t bytes) { progress.add(1, bytes); },
+                                   command.has("include-unfinished")) >= 0;
     progress.finish();
     if (!staged_ok) {
       std::fprintf(stderr, "sampler-analyze: error: %s\n", error.c_str());
@@ -134,9 +136,11 @@ int main(int argc, char** argv) {
     staged = dir;
     command.operands = {dir + "/runs"};
   }
-  if (command.has("failure-statuses") && staged.empty()) {
+  if ((command.has("failure-statuses") || command.has("include-unfinished")) && staged.empty()) {
     // Report files carry no stored outcome column: their outcome is the crash rule or --labels.
-    return tool::usage_error(kUsage, "--failure-statuses goes with --database");
+    return tool::usage_error(kUsage, std::string(command.has("failure-statuses") ? "--failure-statuses"
+                                                                                 : "--include-unfinished") +
+                                         " goes with --database");
   }
   if (command.operands.empty()) return tool::usage_error(kUsage, ranking ? "no INDEX given" : "no REPORT-OR-DIR given");
   options.index_output = command.value("output").value_or("");

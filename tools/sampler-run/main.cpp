@@ -30,6 +30,7 @@ constexpr tool::Option kOptions[] = {
     {"config", 0, "FILE", "configuration file (default ~/.config/sampler/run.conf)"},
     {"spool", 0, "DIR", "where reports wait while the collector is unreachable (default ~/.cache/sampler/spool)"},
     {"upload-timeout-ms", 0, "MS", "the most uploading may delay the program's exit (default 2000)"},
+    {"interval", 0, "SECONDS", "while the program runs, send its counters so far every SECONDS (interim reports)"},
     {"show-last", 0, nullptr, "print the last report sent or spooled, and what became of it, then exit"},
     {"verbose", 'v', nullptr, "say on stderr what was sent, spooled or dropped"},
 };
@@ -46,7 +47,9 @@ constexpr tool::Usage kUsage = {
     "build IDs, run id) and is uploaded gzip-compressed; when the collector cannot be reached it waits in the\n"
     "spool (at most 10 MB and 7 days) and goes with a later run. Settings come from the options, then the\n"
     "environment, then the configuration file (KEY = VALUE lines; 'enabled = no' opts out: the program then runs\n"
-    "without sampling and nothing is sent). If PROGRAM cannot be run, the exit status is 127 (not found) or 126.\n",
+    "without sampling and nothing is sent). If PROGRAM cannot be run, the exit status is 127 (not found) or 126.\n"
+    "With --interval, sampler-run reads the program's counters from outside every SECONDS and sends them as an\n"
+    "interim report of the same run (the collector keeps the latest; the final report replaces it).\n",
 };
 
 }  // namespace
@@ -130,6 +133,14 @@ int main(int argc, char** argv) {
     if (ms->empty() || *end != '\0') return tool::usage_error(kUsage, "--upload-timeout-ms wants a number of ms");
   }
 
+  if (std::optional<std::string> seconds = command.value("interval")) {
+    char* end = nullptr;
+    settings.interval_seconds = std::strtoull(seconds->c_str(), &end, 10);
+    if (seconds->empty() || *end != '\0' || (*seconds)[0] == '-' || settings.interval_seconds == 0 ||
+        settings.interval_seconds > launcher::kMaxIntervalSeconds) {
+      return tool::usage_error(kUsage, "--interval wants a whole number of seconds, 1 or more");
+    }
+  }
   if (command.has("show-last")) return launcher::show_last(settings);
   if (!command.operands.empty()) {
     return tool::usage_error(kUsage, "unexpected operand '" + command.operands[0] + "' (put the program after --)");

@@ -28,6 +28,14 @@ struct Outcome {
 /// The subreport's text, from <report id="outcome"> to </report>, each line ending in "\n".
 std::string format_outcome(const Outcome& outcome);
 
+/// The `interim` subreport (docs/formats.md, "The interim subreport") of a snapshot sent while the run goes on:
+/// from <report id="interim"> to </report>, its one line "sequence<TAB>N".
+std::string format_interim(uint64_t sequence);
+
+/// Reads the body of an interim subreport (lines without the tags) into `sequence` (1 or more). Returns false and
+/// sets `error` (the line counted from `first_line`) when it holds no such line.
+bool parse_interim(std::string_view body, uint64_t first_line, uint64_t& sequence, std::string& error);
+
 /// Reads the body of an outcome subreport (lines without the tags). Returns false and sets `error` (with the
 /// line's number counted from `first_line`) on a malformed line or a missing/invalid run-id.
 bool parse_outcome(std::string_view body, uint64_t first_line, Outcome& outcome, std::string& error);

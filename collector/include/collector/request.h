@@ -123,6 +123,9 @@ DecodeStatus decode_body(std::string_view body, std::string_view content_encodin
 struct ValidReport {
   Outcome outcome;
   std::string crash_signature;  ///< "SIGNAME:HASH" of the main-backtrace's stack, "" without one
+  /// An interim report's sequence: set when the report has an interim subreport and its outcome neither an
+  /// exit-status nor a signal (the run still going); unset for a final report.
+  std::optional<int64_t> interim_sequence;
   size_t subreports = 0;        ///< subreports, as the formats library reads them
   size_t sections = 0;          ///< samples and timestamps sections
 };

@@ -7,6 +7,9 @@
 
 namespace sampler::launcher {
 
+/// The longest --interval (a year), in seconds.
+inline constexpr uint64_t kMaxIntervalSeconds = 365 * 86400;
+
 /// Everything sampler-run can be told, from options, the environment and the configuration file, in that order
 /// of precedence (docs/collection.md, "sampler-run").
 struct LaunchSettings {
@@ -20,6 +23,7 @@ struct LaunchSettings {
   std::string spool_dir;    ///< where reports wait when the collector cannot be reached
   std::string state_dir;    ///< where the last report is kept for --show-last
   uint64_t upload_timeout_ms = 2000;          ///< the most the program's exit is delayed by uploading
+  uint64_t interval_seconds = 0;  ///< --interval: an interim report from the shared counters this often (0: none)
   std::string ca_file;                        ///< --ca-file: trust this CA (PEM) for an https collector
   uint64_t spool_max_bytes = 10u << 20;       ///< oldest spooled reports go first beyond this
   uint64_t spool_max_age_seconds = 7 * 86400;  ///< older spooled reports are dropped
@@ -28,7 +32,8 @@ struct LaunchSettings {
 };
 
 /// Reads "KEY = VALUE" lines ('#' comments) of a configuration file into `settings`; keys: enabled, upload,
-/// api-key, app, version, sparsity, seed, spool, keep, upload-timeout-ms, spool-max-bytes, spool-max-age-days.
+/// api-key, app, version, sparsity, seed, spool, keep, upload-timeout-ms, interval, spool-max-bytes,
+/// spool-max-age-days.
 /// Returns false with `error` ("line N: ...") on a malformed line or value. A missing file is not an error.
 /// With `private_file` (the default configuration), a file someone else could have written is not read:
 /// `found` is false and `refused` says why.

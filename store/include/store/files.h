@@ -28,9 +28,11 @@ bool parse_failure_statuses(std::string_view text, FailureRule& rule, std::strin
 /// could not be file names are skipped). When `labels_path` is not empty, also writes there one line
 /// "DIRECTORY/RUNID.report<TAB>failure" or "...<TAB>success" per run, from the stored outcome (sampler-analyze's
 /// --labels format), failures as `rule` says. `written`, when given, is called after each run with its report's
-/// size (a progress line counts them). Returns the number of runs written, or -1 with `error` set.
+/// size (a progress line counts them). Runs whose last report is interim (outcome unknown: Run::interim_sequence)
+/// are written only with `include_unfinished`, labelled by the rule (a success: neither exit status nor signal).
+/// Returns the number of runs written, or -1 with `error` set.
 int64_t write_runs(Store& store, const Query& query, const std::string& directory, const std::string& labels_path,
                    std::string& error, const FailureRule& rule = FailureRule(),
-                   const std::function<void(uint64_t bytes)>& written = {});
+                   const std::function<void(uint64_t bytes)>& written = {}, bool include_unfinished = true);
 
 }  // namespace sampler::store

@@ -23,6 +23,9 @@ struct Run {
   std::optional<int> signal;       ///< set when the program died of a signal
   bool failed = false;          ///< the outcome the analysis uses
   std::string crash_signature;  ///< "" unless the program crashed with a main-backtrace
+  /// Set for an interim report (the run still going when it was sent: its outcome is unknown), to the report's
+  /// sequence number; unset for the final report. A run keeps its latest report: see Store::put().
+  std::optional<int64_t> interim_sequence;
   int64_t received = 0;         ///< seconds since the epoch, set by the store on insert when 0
   std::string body;             ///< the whole report, uncompressed (stored compressed)
   /// Optional, for put(): one gzip member that decompresses to exactly `body` (the upload as the client sent it).
@@ -67,7 +70,8 @@ class Store {
  public:
   virtual ~Store() = default;
   /// Stores `run` durably (committed before returning kStored), or recognises its application's run id
-  /// (kDuplicate: nothing changes). On kError, `error` says why. Concurrent puts share transactions (group
+  /// (kDuplicate: nothing changes). A run keeps its latest report (supersedes() below): a stored interim report
+  /// is replaced (kStored) by the final one or by an interim one of a higher sequence. On kError, `error` says why. Concurrent puts share transactions (group
   /// commit): each still returns only once the transaction holding its run has committed.
   virtual PutStatus put(const Run& run, std::string& error) = 0;
   /// Transactions committed by put() since opening (fewer than puts when puts were grouped).
@@ -90,8 +94,15 @@ class Store {
   virtual int schema_version() const = 0;
 };
 
+/// Whether `incoming` replaces the stored report `stored` of the same run: the final report always does, unless
+/// the stored one is final too (the first final report stays); an interim one only a lower interim sequence.
+inline bool supersedes(const Run& incoming, const Run& stored) {
+  if (!stored.interim_sequence) return false;
+  return !incoming.interim_sequence || *incoming.interim_sequence > *stored.interim_sequence;
+}
+
 /// The schema version this build creates and migrates to.
-constexpr int kSchemaVersion = 3;
+constexpr int kSchemaVersion = 4;
 
 /// Opens (creating and migrating when needed) the store a URL names: "sqlite:PATH" or "postgresql://..."
 /// (also "postgres://..."). Returns nullptr and sets `error` when the URL is malformed or opening fails.
