@@ -54,6 +54,30 @@ same_sampling() {
   done
 }
 
+# same_as_per_site NAME: NAME.c built with regions and with a check per site, at -O1 and -O2, prints what plain
+# clang's build prints, counts exactly as the per-site build at sparsity 1 and samples the same sites at one seed
+# at sparsities 2 to 1000; with loops short enough (100) for the copies without checks to run and long enough
+# (3000) for the checked loops to.
+same_as_per_site() {
+  local name=$1 level n expected
+  clang-19 -O2 "$name.c" -o "$name-plain" || fail "plain $name.c"
+  for level in -O1 -O2; do
+    "$cc" $level "$name.c" -o "$name-region" && "$cc" $level -fsampler-countdown=site "$name.c" -o "$name-site" ||
+      fail "sampler-cc $level $name.c"
+    for n in 100 3000; do
+      expected=$("./$name-plain" $n) || fail "plain $name.c $n"
+      [ "$("./$name-region" $n)" = "$expected" ] || fail "$level: $name.c $n printed $("./$name-region" $n)"
+      SAMPLER_SPARSITY=1 SAMPLER_FILE=region.report "./$name-region" $n >/dev/null &&
+        SAMPLER_SPARSITY=1 SAMPLER_FILE=site.report "./$name-site" $n >/dev/null || fail "$level: $name.c at sparsity 1"
+      resolved "$name-region" region.report >region.txt && resolved "$name-site" site.report >site.txt ||
+        fail "$level: the sparsity-1 reports of $name.c do not resolve"
+      cmp -s region.txt site.txt ||
+        fail "$level $n: $name.c counts differently at sparsity 1:$(echo; diff region.txt site.txt)"
+      same_sampling "$name-region" "$name-site" $n
+    done
+  done
+}
+
 # function_assembly FILE LABEL: the lines of the assembly FILE from LABEL (a regular expression) to the end of
 # that function.
 function_assembly() { awk -v label="$2" '$0 ~ label { f = 1 } f && /\.cfi_endproc/ { exit } f' "$1"; }
@@ -207,28 +231,13 @@ optimised)
     same_sampling lookahead-region lookahead-site
   done
   # Loops checked once at their entry (loops.c: eight innermost loops whose trips SCEV counts, and one that may
-  # leave early, which keeps its checks): a copy without
-  # checks runs when the countdown is above the loop's trips times its sites per iteration. The same sites sample
-  # as with per-site checks, exactly at sparsity 1 and at one seed at sparsities 2 to 1000, with loops short
-  # enough (100) for the copies to run and long enough (3000) for the checked loops to; and at 1/100 the
-  # samples are as many as a binomial draw of the opportunities allows.
+  # leave early, which keeps its checks): a copy without checks runs when the countdown is above the loop's trips
+  # times its sites per iteration. The same sites sample as with per-site checks; and at 1/100 the samples are as
+  # many as a binomial draw of the opportunities allows.
   "$cc" -O2 -S -emit-llvm -fno-discard-value-names loops.c -o loops.ll || fail "sampler-cc -emit-llvm loops.c"
   guards=$(grep -c '^sampler\.loop_guard[0-9]*:' loops.ll)
   [ "$guards" = 8 ] || fail "loops.c: $guards of its 8 counted innermost loops are checked at their entry"
-  for level in -O1 -O2; do
-    "$cc" $level loops.c -o loops-region && "$cc" $level -fsampler-countdown=site loops.c -o loops-site ||
-      fail "sampler-cc $level loops.c"
-    for n in 100 3000; do
-      expected=$(clang-19 -O2 loops.c -o loops-plain && ./loops-plain $n) || fail "plain loops.c $n"
-      [ "$(./loops-region $n)" = "$expected" ] || fail "$level: loops.c $n printed $(./loops-region $n)"
-      SAMPLER_SPARSITY=1 SAMPLER_FILE=region.report ./loops-region $n >/dev/null &&
-        SAMPLER_SPARSITY=1 SAMPLER_FILE=site.report ./loops-site $n >/dev/null || fail "$level: loops.c at sparsity 1"
-      resolved loops-region region.report >region.txt && resolved loops-site site.report >site.txt ||
-        fail "$level: the sparsity-1 reports of loops.c do not resolve"
-      cmp -s region.txt site.txt || fail "$level $n: loops.c counts differently at sparsity 1:$(echo; diff region.txt site.txt)"
-      same_sampling loops-region loops-site $n
-    done
-  done
+  same_as_per_site loops
   # Every counter summed: the opportunities (sparsity 1), then the samples at 1/100, whose mean is a hundredth of
   # them; a countdown that skipped or repeated sites in the copies would move it by far more than five deviations.
   counted() { "$TOOLS/extract-report" samples <"$1" | awk -F'\t' '!/^</ { for (i = 1; i <= NF; i++) s += $i } END { print s + 0 }'; }
@@ -241,28 +250,14 @@ optimised)
   # Loops around loops (nested.c): gzip's longest_match, an outer loop that may leave early around an inner one
   # that never runs past a fixed end, is checked once at its entry against SCEV's bounds, and so is a counted loop
   # of counted loops; an outer loop whose inner loop is bounded only by an int's range keeps its checks. The same
-  # sites sample as with per-site checks, exactly at sparsity 1 and at one seed at sparsities 2 to 1000.
+  # sites sample as with per-site checks.
   "$cc" -O2 -S -emit-llvm -fno-discard-value-names nested.c -o nested.ll || fail "sampler-cc -emit-llvm nested.c"
   guarded=$(awk '/^define/ { f = $0; sub(/^[^@]*@/, "", f); sub(/\(.*/, "", f) }
                  /^sampler\.loop_guard[0-9]*:/ { print f }' nested.ll | sort | uniq -c |
     awk '{ printf "%s %s, ", $2, $1 }')
   [ "$guarded" = "blocks.sampled 1, longest.sampled 1, main.sampled 3, " ] ||
     fail "nested.c: the loops checked at their entry are not the outer ones of longest() and blocks(): $guarded"
-  for level in -O1 -O2; do
-    "$cc" $level nested.c -o nested-region && "$cc" $level -fsampler-countdown=site nested.c -o nested-site ||
-      fail "sampler-cc $level nested.c"
-    for n in 100 3000; do
-      expected=$(clang-19 -O2 nested.c -o nested-plain && ./nested-plain $n) || fail "plain nested.c $n"
-      [ "$(./nested-region $n)" = "$expected" ] || fail "$level: nested.c $n printed $(./nested-region $n)"
-      SAMPLER_SPARSITY=1 SAMPLER_FILE=region.report ./nested-region $n >/dev/null &&
-        SAMPLER_SPARSITY=1 SAMPLER_FILE=site.report ./nested-site $n >/dev/null || fail "$level: nested.c at sparsity 1"
-      resolved nested-region region.report >region.txt && resolved nested-site site.report >site.txt ||
-        fail "$level: the sparsity-1 reports of nested.c do not resolve"
-      cmp -s region.txt site.txt ||
-        fail "$level $n: nested.c counts differently at sparsity 1:$(echo; diff region.txt site.txt)"
-      same_sampling nested-region nested-site $n
-    done
-  done
+  same_as_per_site nested
   # Sampling off, a function runs its twin without sites (the countdown does not move); sampling on, at a
   # sparsity whose countdowns stay in reach, it passes its 2 * 1000 + 1 sites. -O0 and -O2, both checks.
   for level in -O0 -O2 "-O2 -fsampler-countdown=site"; do
