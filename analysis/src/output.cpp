@@ -1,6 +1,7 @@
 // The ranked table as TSV and JSON (analysis/output.h). The HTML page is in html.cpp.
 #include "analysis/output.h"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "text.h"
@@ -18,11 +19,23 @@ std::vector<Row> table_rows(const Analysis& analysis, size_t top) {
     if (chosen.size() <= round.top.predicate) chosen.resize(round.top.predicate + 1, 0);
     chosen[round.top.predicate] = 1;
   }
+  auto is_chosen = [&chosen](const RankedPredicate& p) { return p.predicate < chosen.size() && chosen[p.predicate]; };
   for (const RankedPredicate& p : ranking.first) {
     if (rows.size() >= top) break;
-    if (p.predicate < chosen.size() && chosen[p.predicate]) continue;
-    rows.push_back({&p, 0});
+    if (!is_chosen(p)) rows.push_back({&p, 0});
   }
+  if (!analysis.options.all_predicates) return rows;
+  // Then every predicate whose statistics over all runs the rows above do not give: those that did not pass the
+  // test, and the predictors of round 2 on, whose rows above are over their rounds' runs (round 1 ranks all runs).
+  std::vector<const RankedPredicate*> more;
+  for (const RankedPredicate& p : ranking.first) {
+    if (is_chosen(p) && p.predicate != ranking.rounds[0].top.predicate) more.push_back(&p);
+  }
+  for (const RankedPredicate& p : ranking.unranked) more.push_back(&p);
+  std::sort(more.begin(), more.end(), [](const RankedPredicate* a, const RankedPredicate* b) {
+    return ranks_before(*a, *b);
+  });
+  for (size_t i = 0; i < more.size() && rows.size() < top; ++i) rows.push_back({more[i], 0});
   return rows;
 }
 

@@ -124,15 +124,19 @@ void count_all(const RunSet& runs, Tally& tally) {
   flush();
 }
 
-// Every predictive predicate of the tally, unordered.
-std::vector<RankedPredicate> predictive(const Tally& tally, const std::vector<uint32_t>& predicate_site,
-                                        const RankOptions& options) {
+// The predicates of the tally that pass the test (`passing`) or, of those whose site was observed, that do not
+// (!`passing`), unordered.
+std::vector<RankedPredicate> scored(const Tally& tally, const std::vector<uint32_t>& predicate_site,
+                                    const RankOptions& options, bool passing = true) {
   std::vector<RankedPredicate> found;
   for (uint32_t p = 0; p < predicate_site.size(); ++p) {
-    if (tally.f[p] == 0) continue;
+    if (passing && tally.f[p] == 0) continue;  // cannot pass: most predicates, skipped before any arithmetic
     uint32_t site = predicate_site[p];
     Counts counts{tally.f[p], tally.s[p], tally.f_observed[site], tally.s_observed[site]};
-    if (!is_predictive(counts, options.z)) continue;
+    if (passing ? !is_predictive(counts, options.z)
+                : is_predictive(counts, options.z) || counts.f_observed + counts.s_observed == 0) {
+      continue;
+    }
     found.push_back(score_predicate(p, counts, tally.num_failing, tally.num_succeeding, options));
   }
   return found;
@@ -152,13 +156,17 @@ Ranking rank(const RunSet& runs, const std::vector<uint32_t>& predicate_site, si
   ranking.num_failing = tally.num_failing;
   ranking.num_succeeding = tally.num_succeeding;
 
-  ranking.first = predictive(tally, predicate_site, options);
+  ranking.first = scored(tally, predicate_site, options);
   std::sort(ranking.first.begin(), ranking.first.end(), ranks_before);
+  if (options.all_predicates) {
+    ranking.unranked = scored(tally, predicate_site, options, false);
+    std::sort(ranking.unranked.begin(), ranking.unranked.end(), ranks_before);
+  }
 
   std::vector<uint8_t> active(runs.size(), 1);
   std::vector<RankedPredicate> candidates = ranking.first;
   while (tally.num_failing > 0 && ranking.rounds.size() < options.max_rounds) {
-    if (!ranking.rounds.empty()) candidates = predictive(tally, predicate_site, options);
+    if (!ranking.rounds.empty()) candidates = scored(tally, predicate_site, options);
     if (candidates.empty()) break;
     Round round;
     round.top = *std::min_element(candidates.begin(), candidates.end(), ranks_before);

@@ -143,6 +143,44 @@ tag)\n"
       grep -q -F "$field" out || fail "no $field in: $(cat out)"
     done
     ;;
+  all_predicates)
+    # --all-predicates: the table as without it, then every other predicate whose site was observed, over all
+    # runs, best first (importance 0 for all: ties to the larger F, then site order). h() is negative in every
+    # run: its three predicates true there have F 10, S 10, Increase 0, a bound of 0 - 1.96 sqrt(2 x 0.25 / 20)
+    # = -0.3099; the others, like "(x > 0) is false", F 0, Failure 0, Increase -0.5 (-Context), bound -0.5 - 1.96
+    # sqrt(0.25 / 20) = -0.7191.
+    rest='2\t-\t0.0000\t0.0000\t-0.3099\t0.5000\t0.5000\t0.0000\t10\t10\t10\t10\tb.c\t5\tg\treturns\th() < 0\n'
+    rest+='3\t-\t0.0000\t0.0000\t-0.3099\t0.5000\t0.5000\t0.0000\t10\t10\t10\t10\tb.c\t5\tg\treturns\th() <= 0\n'
+    rest+='4\t-\t0.0000\t0.0000\t-0.3099\t0.5000\t0.5000\t0.0000\t10\t10\t10\t10\tb.c\t5\tg\treturns\th() != 0\n'
+    rest+='5\t-\t0.0000\t-0.5000\t-0.7191\t0.0000\t0.5000\t0.0000\t0\t10\t10\t10\ta.c\t3\tf\tbranches\t(x > 0) is false\n'
+    rest+='6\t-\t0.0000\t-0.5000\t-0.7191\t0.0000\t0.5000\t0.0000\t0\t0\t10\t10\tb.c\t5\tg\treturns\th() > 0\n'
+    rest+='7\t-\t0.0000\t-0.5000\t-0.7191\t0.0000\t0.5000\t0.0000\t0\t0\t10\t10\tb.c\t5\tg\treturns\th() >= 0\n'
+    rest+='8\t-\t0.0000\t-0.5000\t-0.7191\t0.0000\t0.5000\t0.0000\t0\t0\t10\t10\tb.c\t5\tg\treturns\th() == 0\n'
+    run -j1 --sites app.sites lib.sites --all-predicates reports
+    expect 0 "$header$row$rest" ''
+    # Without it, the same first rows and nothing else (the tsv case); with --top, the first N rows.
+    run -j1 --sites app.sites lib.sites reports
+    expect 0 "$header$row" ''
+    run -j1 --sites app.sites lib.sites --all-predicates --top 2 reports
+    expect 0 "$header$row${rest%%h() < 0*}h() < 0\n" ''
+    # A site that no run observed has no statistics: not listed.
+    printf '<sites unit="%s" scheme="branches">\na.c\t3\tf\t1\tx > 0\na.c\t9\tf\t2\ty\n</sites>\n' $U1 >app.sites
+    for f in reports/*.txt; do sed -i 's/^\([0-9]*\t[0-9]*\)$/\1\n0\t0/' "$f"; done
+    run -j1 --sites app.sites lib.sites --all-predicates reports
+    expect 0 "$header$row$rest" ''
+    # The same rows from indexes, and in JSON with round 0.
+    run index --sites app.sites lib.sites -o all.idx reports
+    expect 0 '' ''
+    run rank --all-predicates all.idx
+    expect 0 "$header$row$rest" ''
+    run -j1 --sites app.sites lib.sites --all-predicates --format json reports
+    [ "$status" = 0 ] || fail "json: status $status"
+    [ "$(grep -c '"round": 0, "scores"' out)" = 7 ] || fail "json: not 7 rows of round 0: $(cat out)"
+    grep -q -F '"predicate": "h() == 0"' out || fail "json: no h() == 0 in: $(cat out)"
+    run index --all-predicates --sites app.sites lib.sites -o all.idx reports
+    expect 2 '' "sampler-analyze: --all-predicates goes with a table, not with 'index'
+Try 'sampler-analyze --help' for more information.\n"
+    ;;
   metric_top)
     run -j1 --sites app.sites lib.sites --metric ochiai --top 1 reports
     # Ochiai: 10 / sqrt(10 * 10) = 1.
@@ -203,7 +241,8 @@ Try 'sampler-analyze --help' for more information.\n"
   help)
     run --help
     [ "$status" = 0 ] || fail "--help: status $status"
-    for option in --sites --section --labels --html --source-dir --format --metric --top --jobs --crash-frames; do
+    for option in --sites --section --labels --html --source-dir --format --metric --top --all-predicates --jobs \
+      --crash-frames; do
       grep -q -- "$option" out || fail "--help does not explain $option"
     done
     ;;

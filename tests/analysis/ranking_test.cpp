@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "analysis/crash_signature.h"
+#include "analysis/output.h"
 #include "analysis/predicates.h"
 #include "analysis/ranking.h"
 #include "analysis/runs.h"
@@ -126,6 +127,66 @@ TEST(Ranking, OtherMetricAndTies) {
   ASSERT_EQ(ranking.first.size(), 2u);
   EXPECT_EQ(ranking.first[0].predicate, 0u);
   EXPECT_NEAR(ranking.first[0].score, ranking.first[1].score, 1e-12);
+}
+
+// two_causes() with a third site (predicates 4 and 5) that no run observed.
+const std::vector<uint32_t> kThreeSites = {0, 0, 1, 1, 2, 2};
+
+TEST(Ranking, AllPredicatesScoresTheOthersOverAllRuns) {
+  RunSet runs = two_causes();
+  Ranking plain = rank(runs, kThreeSites, 3, RankOptions{});
+  EXPECT_TRUE(plain.unranked.empty());
+  RankOptions all;
+  all.all_predicates = true;
+  Ranking ranking = rank(runs, kThreeSites, 3, all);
+  // The same ranking and rounds as without the option.
+  ASSERT_EQ(ranking.first.size(), plain.first.size());
+  for (size_t i = 0; i < plain.first.size(); ++i) EXPECT_EQ(ranking.first[i].predicate, plain.first[i].predicate);
+  ASSERT_EQ(ranking.rounds.size(), plain.rounds.size());
+  // Added: A's and B's complements (sites observed in every run), not site 2's predicates (never observed).
+  // B's complement (3): true in the 20 A runs and the 50 successful ones, F 20, S 50, F obs 30, S obs 50:
+  // Failure 2/7, Context 3/8, Increase -0.0893, Importance 0. A's complement (1): F 10, S 50: Increase -0.2083,
+  // Importance 0; the tie goes to the larger F, so 3 comes first.
+  ASSERT_EQ(ranking.unranked.size(), 2u);
+  EXPECT_EQ(ranking.unranked[0].predicate, 3u);
+  EXPECT_EQ(ranking.unranked[0].counts.f, 20u);
+  EXPECT_EQ(ranking.unranked[0].counts.s, 50u);
+  EXPECT_EQ(ranking.unranked[0].counts.f_observed, 30u);
+  EXPECT_EQ(ranking.unranked[0].counts.s_observed, 50u);
+  EXPECT_NEAR(ranking.unranked[0].increase, 2.0 / 7 - 3.0 / 8, 1e-9);
+  EXPECT_EQ(ranking.unranked[0].importance, 0);
+  EXPECT_EQ(ranking.unranked[1].predicate, 1u);
+  EXPECT_NEAR(ranking.unranked[1].increase, 10.0 / 60 - 3.0 / 8, 1e-9);
+}
+
+TEST(Ranking, AllPredicatesRowsFollowTheTable) {
+  RunSet runs = two_causes();
+  Ranking plain = rank(runs, kThreeSites, 3, RankOptions{});
+  RankOptions all;
+  all.all_predicates = true;
+  Ranking ranking = rank(runs, kThreeSites, 3, all);
+  std::vector<Row> table = table_rows(Analysis{nullptr, &runs, &plain, RankOptions{}, 0}, SIZE_MAX);
+  std::vector<Row> rows = table_rows(Analysis{nullptr, &runs, &ranking, all, 0}, SIZE_MAX);
+  // Without the option: round 1's A, round 2's B (over the 60 runs round 1 left).
+  ASSERT_EQ(table.size(), 2u);
+  // With it: the same rows first, then B again over all runs (its row above is over its round's runs), then
+  // the complements; each observed predicate has one row over all runs, and A's is round 1's.
+  ASSERT_EQ(rows.size(), 5u);
+  for (size_t i = 0; i < table.size(); ++i) {
+    EXPECT_EQ(rows[i].predicate->predicate, table[i].predicate->predicate);
+    EXPECT_EQ(rows[i].round, table[i].round);
+    EXPECT_EQ(rows[i].predicate->counts.f_observed, table[i].predicate->counts.f_observed);
+  }
+  EXPECT_EQ(rows[1].predicate->counts.f_observed, 10u);
+  EXPECT_EQ(rows[2].predicate->predicate, 2u);
+  EXPECT_EQ(rows[2].round, 0u);
+  EXPECT_EQ(rows[2].predicate->counts.f_observed, 30u);
+  EXPECT_EQ(rows[2].predicate->num_failing, 30u);
+  EXPECT_EQ(rows[3].predicate->predicate, 3u);
+  EXPECT_EQ(rows[4].predicate->predicate, 1u);
+  for (size_t i = 2; i < rows.size(); ++i) EXPECT_EQ(rows[i].round, 0u);
+  // --top counts the added rows too.
+  EXPECT_EQ(table_rows(Analysis{nullptr, &runs, &ranking, all, 0}, 3).size(), 3u);
 }
 
 TEST(Ranking, NoRuns) {

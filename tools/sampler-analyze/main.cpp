@@ -32,6 +32,7 @@ constexpr tool::Option kOptions[] = {
     {"format", 'f', "tsv|json", "the table on standard output (default tsv)"},
     {"metric", 'm', "NAME", "rank by importance (default), increase, ochiai, tarantula or dstar"},
     {"top", 'n', "N", "at most N rows in the table and the page"},
+    {"all-predicates", 0, nullptr, "also list every other predicate whose site was observed, scored over all runs"},
     {"jobs", 'j', "N", "read reports on N threads (default: one per core)"},
     {"crash-frames", 0, "N", "top frames that group crash stacks (default 3)"},
     {"output", 'o', "FILE", "index: the index file to write"},
@@ -59,8 +60,11 @@ constexpr tool::Usage kUsage = {
     "Output: a header line, then one predictor per line, best first: rank, elimination round ('-' for predicates\n"
     "that no round chose), the metric's score, increase, its 95% lower bound, failure, context, importance,\n"
     "F, S, F_obs, S_obs, file, line, function, scheme, the predicate in words. Predicates whose Increase is not\n"
-    "above 0 at 95% confidence are left out. A report that cannot be read is named on stderr and left out; the\n"
-    "analysis still runs and the exit status is 1.\n"
+    "above 0 at 95% confidence are left out, unless --all-predicates: the rows then go on, best first, with every\n"
+    "predicate whose site some run observed and whose counts over all runs the rows above do not give (those\n"
+    "that did not pass the test, and the predictors of round 2 on, above with their rounds' runs), round '-'.\n"
+    "A report that cannot be read is named on stderr and left out; the analysis still runs and the exit status\n"
+    "is 1.\n"
     "\n"
     "Beyond one machine: 'index' reads a shard of reports into a compact index file (per run: outcome, observed\n"
     "sites, true predicates, crash group); 'rank' merges any number of indexes and ranks them as one set of runs.\n"
@@ -167,6 +171,10 @@ int main(int argc, char** argv) {
   }
   if (auto metric = command.value("metric"); metric && !analysis::parse_metric(*metric, options.rank.metric)) {
     return tool::usage_error(kUsage, "unknown --metric '" + *metric + "'");
+  }
+  options.rank.all_predicates = command.has("all-predicates");
+  if (options.rank.all_predicates && options.mode == analysis::Mode::kIndex) {
+    return tool::usage_error(kUsage, "--all-predicates goes with a table, not with 'index'");
   }
   size_t count = 0;
   if (auto top = command.value("top")) {

@@ -24,7 +24,9 @@ struct Analysis {
 };
 
 /// One line of the table: the elimination's predictors first (round 1, 2, ...), then the other predictive
-/// predicates of the first ranking (over all runs), best first.
+/// predicates of the first ranking (over all runs), best first. With RankOptions::all_predicates, then every
+/// predicate whose statistics over all runs those rows do not give (Ranking::unranked, and the predictors of
+/// round 2 on), best first over all runs, with round 0.
 struct Row {
   const RankedPredicate* predicate = nullptr;
   size_t round = 0;  ///< 1-based elimination round that chose it; 0 if none did

@@ -44,11 +44,16 @@ struct RankOptions {
   Metric metric = Metric::kImportance;
   double z = kZ95;
   size_t max_rounds = SIZE_MAX;
+  /// Also score, over all runs, the predicates that do not pass the test (Ranking::unranked).
+  bool all_predicates = false;
 };
 
 struct Ranking {
   uint64_t num_failing = 0, num_succeeding = 0;  ///< over all runs
   std::vector<RankedPredicate> first;  ///< every predictive predicate over all runs, best first
+  /// With RankOptions::all_predicates: every other predicate whose site was observed in some run, over all runs,
+  /// best first (by the same metric and ties); empty otherwise.
+  std::vector<RankedPredicate> unranked;
   std::vector<Round> rounds;           ///< the elimination, in order
   uint64_t failing_unexplained = 0;    ///< failing runs left when the elimination stopped
 };
