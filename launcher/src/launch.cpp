@@ -270,6 +270,47 @@ void send_interim_reports(const LaunchSettings& settings, pid_t pid, int shared_
   close(pidfd);
 }
 
+/// The program's environment: ours, with the runtime's variables set for this run (docs/instrumenting.md
+/// section 2); the shared counters' descriptor only when there is one.
+std::vector<std::string> child_environment(const LaunchSettings& settings, int report_fd, int shared_fd,
+                                           const std::string& seed) {
+  std::vector<std::string> environment;
+  for (char** e = environ; *e != nullptr; ++e) {
+    std::string_view entry = *e;
+    if (entry.starts_with("SAMPLER_REPORT_FD=") || entry.starts_with("SAMPLER_SPARSITY=") ||
+        entry.starts_with("SAMPLER_SEED=") || entry.starts_with("SAMPLER_FILE=") ||
+        entry.starts_with("SAMPLER_SHARED_FD=")) {
+      continue;
+    }
+    environment.emplace_back(entry);
+  }
+  environment.push_back("SAMPLER_REPORT_FD=" + std::to_string(report_fd));
+  if (shared_fd >= 0) environment.push_back("SAMPLER_SHARED_FD=" + std::to_string(shared_fd));
+  environment.push_back("SAMPLER_SPARSITY=" + settings.sparsity);
+  environment.push_back("SAMPLER_SEED=" + seed);
+  return environment;
+}
+
+/// The report as the program wrote it to its descriptor; "" (the outcome goes alone) when it is over
+/// kMaxReportBytes.
+std::string read_report(const LaunchSettings& settings, int report_fd) {
+  std::string text;
+  struct stat st{};
+  if (fstat(report_fd, &st) == 0 && st.st_size > 0 && static_cast<size_t>(st.st_size) <= kMaxReportBytes) {
+    text.resize(static_cast<size_t>(st.st_size));
+    size_t got = 0;
+    while (got < text.size()) {
+      ssize_t r = pread(report_fd, text.data() + got, text.size() - got, static_cast<off_t>(got));
+      if (r <= 0 && errno != EINTR) break;
+      if (r > 0) got += static_cast<size_t>(r);
+    }
+    text.resize(got);
+  } else if (st.st_size > 0) {
+    say(settings, "the report is larger than " + std::to_string(kMaxReportBytes) + " bytes: sending the outcome only");
+  }
+  return text;
+}
+
 }  // namespace
 
 int launch(const LaunchSettings& settings, const std::vector<std::string>& argv) {
@@ -294,22 +335,8 @@ int launch(const LaunchSettings& settings, const std::vector<std::string>& argv)
   }
   std::string seed = settings.seed.empty() ? std::to_string(std::strtoull(random_hex(8).c_str(), nullptr, 16))
                                            : settings.seed;
-  // The program's environment: ours, with the runtime's variables set for this run (docs/instrumenting.md section 2).
-  std::vector<std::string> environment;
-  for (char** e = environ; *e != nullptr; ++e) {
-    std::string_view entry = *e;
-    if (entry.starts_with("SAMPLER_REPORT_FD=") || entry.starts_with("SAMPLER_SPARSITY=") ||
-        entry.starts_with("SAMPLER_SEED=") || entry.starts_with("SAMPLER_FILE=") ||
-        entry.starts_with("SAMPLER_SHARED_FD=")) {
-      continue;
-    }
-    environment.emplace_back(entry);
-  }
-  environment.push_back("SAMPLER_REPORT_FD=" + std::to_string(report_fd));
   const int shared_fd = make_shared_counters(settings);
-  if (shared_fd >= 0) environment.push_back("SAMPLER_SHARED_FD=" + std::to_string(shared_fd));
-  environment.push_back("SAMPLER_SPARSITY=" + settings.sparsity);
-  environment.push_back("SAMPLER_SEED=" + seed);
+  std::vector<std::string> environment = child_environment(settings, report_fd, shared_fd, seed);
   std::vector<char*> envp;
   for (std::string& entry : environment) envp.push_back(entry.data());
   envp.push_back(nullptr);
@@ -366,20 +393,7 @@ int launch(const LaunchSettings& settings, const std::vector<std::string>& argv)
   Clock::time_point deadline = Clock::now() + std::chrono::milliseconds(settings.upload_timeout_ms);
 
   // The report as the program wrote it, then the outcome.
-  std::string text;
-  struct stat st{};
-  if (fstat(report_fd, &st) == 0 && st.st_size > 0 && static_cast<size_t>(st.st_size) <= kMaxReportBytes) {
-    text.resize(static_cast<size_t>(st.st_size));
-    size_t got = 0;
-    while (got < text.size()) {
-      ssize_t r = pread(report_fd, text.data() + got, text.size() - got, static_cast<off_t>(got));
-      if (r <= 0 && errno != EINTR) break;
-      if (r > 0) got += static_cast<size_t>(r);
-    }
-    text.resize(got);
-  } else if (st.st_size > 0) {
-    say(settings, "the report is larger than " + std::to_string(kMaxReportBytes) + " bytes: sending the outcome only");
-  }
+  std::string text = read_report(settings, report_fd);
   close(report_fd);
   // A program killed before its report was whole (SIGKILL, a crash its handler could not survive) left its
   // counters in the shared mapping: they replace the cut samples (they hold every unit, those already written too).
