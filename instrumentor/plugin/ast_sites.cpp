@@ -35,26 +35,6 @@
 
 namespace sampler::plugin {
 
-UnitState& unit_state() {
-  static UnitState state;
-  return state;
-}
-
-std::string one_line(const std::string& text) {
-  std::string out;
-  bool space = false;
-  for (char c : text) {
-    if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v') {
-      space = true;
-      continue;
-    }
-    if (space && !out.empty()) out += ' ';
-    space = false;
-    out += c;
-  }
-  return out;
-}
-
 namespace {
 
 using namespace clang;

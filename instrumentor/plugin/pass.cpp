@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "abi_ir.h"
+#include "arguments.h"
 #include "sampler/abi.h"
 #include "scheme_ir.h"
 #include "site_marker.h"
@@ -485,21 +486,86 @@ bool thin_lto_compile(const Module& module) {
   return module.getModuleFlag("EnableSplitLTOUnit") && (!full || !full->isZero());
 }
 
-// Lowers the unit's sites with its settings, and ends the unit: the next one compiled in this process starts afresh.
-LoweredSites lower_unit(Module& module) {
+// The lowering's settings travel in the module, as the named metadata `sampler.lowering` (one node of key, value
+// strings), so that the lowering reads them the same way under clang and under opt (docs/decisions.md): the
+// collection writes them from the AST action's arguments, the lowering reads them and removes them, so that they
+// never reach the object file.
+constexpr const char* kLoweringSettings = "sampler.lowering";
+
+struct LoweringSettings {
+  std::string countdown = "region";  // region (amortized over acyclic regions) or site
+  std::string timestamps = "none";   // with timestamps, every sample goes to the runtime's sampler_take_*()
+  bool vectorize_loops = false, interleave_loops = false;  // clang's -fvectorize, its loop interleaving
+};
+
+void write_lowering_settings(Module& module, const UnitState& state) {
+  LLVMContext& context = module.getContext();
+  auto text = [&context](StringRef value) -> Metadata* { return MDString::get(context, value); };
+  Metadata* pairs[] = {text("countdown"),       text(state.countdown),
+                       text("timestamps"),      text(state.timestamps),
+                       text("vectorize-loops"), text(state.vectorize_loops ? "on" : "off"),
+                       text("interleave-loops"), text(state.interleave_loops ? "on" : "off")};
+  NamedMDNode* settings = module.getOrInsertNamedMetadata(kLoweringSettings);
+  settings->clearOperands();
+  settings->addOperand(MDNode::get(context, pairs));
+}
+
+// A module without the metadata (one written by hand for opt) has the AST action's defaults; one with settings
+// the lowering does not know is refused, naming the module's file.
+LoweringSettings take_lowering_settings(Module& module) {
+  LoweringSettings settings;
+  NamedMDNode* node = module.getNamedMetadata(kLoweringSettings);
+  if (!node) return settings;
+  auto refuse = [&module](const std::string& what) {
+    report_fatal_error(Twine("sampler: ") + module.getModuleIdentifier() + ": !" + kLoweringSettings + ": " + what);
+  };
+  if (node->getNumOperands() != 1) refuse("expected one node");
+  MDNode* pairs = node->getOperand(0);
+  if (pairs->getNumOperands() % 2 != 0) refuse("expected pairs of key and value");
+  auto on_off = [&refuse](StringRef key, StringRef value) {
+    if (value != "on" && value != "off") refuse(("invalid value '" + value + "' for " + key + " (on, off)").str());
+    return value == "on";
+  };
+  for (unsigned i = 0; i < pairs->getNumOperands(); i += 2) {
+    auto* key = dyn_cast<MDString>(pairs->getOperand(i));
+    auto* value = dyn_cast<MDString>(pairs->getOperand(i + 1));
+    if (!key || !value) refuse("expected strings");
+    StringRef k = key->getString(), v = value->getString();
+    if (k == "countdown") {
+      if (auto error = check_value(k, v, kCountdownValues)) refuse(*error);
+      settings.countdown = v.str();
+    } else if (k == "timestamps") {
+      if (auto error = check_value(k, v, kTimestampsValues)) refuse(*error);
+      settings.timestamps = v.str();
+    } else if (k == "vectorize-loops") {
+      settings.vectorize_loops = on_off(k, v);
+    } else if (k == "interleave-loops") {
+      settings.interleave_loops = on_off(k, v);
+    } else {
+      refuse(("unknown key '" + k + "'").str());
+    }
+  }
+  node->eraseFromParent();
+  return settings;
+}
+
+// Lowers the unit's sites with the settings the module carries.
+LoweredSites lower_unit(Module& module, const LoweringSettings& settings) {
   // Timestamps are the runtime's to stamp: a unit with them leaves every sample to sampler_take_*().
-  LoweredSites lowered =
-      lower_sites(module, unit_state().countdown != "site", unit_state().timestamps == "none");
-  unit_state() = UnitState();
-  return lowered;
+  return lower_sites(module, settings.countdown != "site", settings.timestamps == "none");
 }
 
 struct CollectSitesPass : PassInfoMixin<CollectSitesPass> {
   PreservedAnalyses run(Module& module, ModuleAnalysisManager&) {
     bool changed = Collector(module).run();
+    // The AST action's work ends here: the lowering reads the module, and the next unit compiled in this
+    // process starts afresh.
+    write_lowering_settings(module, unit_state());
+    unit_state() = UnitState();
     // LLVM 19's ThinLTO compile step ends before the optimiser's last stage, and the link-time optimiser does
     // not load this plugin: there the sites are lowered at once, and the rest of the pipeline optimises them.
-    if (thin_lto_compile(module)) lower_unit(module);
+    if (thin_lto_compile(module)) lower_unit(module, take_lowering_settings(module));
+    // The settings' named metadata changes no analysis.
     return changed ? PreservedAnalyses::none() : PreservedAnalyses::all();
   }
   static bool isRequired() { return true; }  // also at -O0 and in optnone functions
@@ -518,8 +584,9 @@ struct CollectSitesPass : PassInfoMixin<CollectSitesPass> {
 struct LowerSitesPass : PassInfoMixin<LowerSitesPass> {
   bool optimising;
   PreservedAnalyses run(Module& module, ModuleAnalysisManager& analyses) {
-    bool vectorize = unit_state().vectorize_loops, interleave = unit_state().interleave_loops;
-    LoweredSites lowered = lower_unit(module);
+    LoweringSettings settings = take_lowering_settings(module);
+    bool vectorize = settings.vectorize_loops, interleave = settings.interleave_loops;
+    LoweredSites lowered = lower_unit(module, settings);
     if (!lowered.changed) return PreservedAnalyses::all();
     if (!optimising) return PreservedAnalyses::none();
     FunctionPassManager sites;
@@ -562,16 +629,35 @@ struct LowerSitesPass : PassInfoMixin<LowerSitesPass> {
 }  // namespace sampler::plugin
 
 // Sites are collected where the code is as clang wrote it and lowered after the optimiser (site_marker.h says
-// why).
+// why). By name too, for opt (docs/architecture.md, "The passes"): sampler-collect, sampler-lower (with the
+// clean-up of an optimising build) and sampler-lower<O0>.
 extern "C" LLVM_ATTRIBUTE_WEAK ::llvm::PassPluginLibraryInfo llvmGetPassPluginInfo() {
+  using sampler::plugin::CollectSitesPass;
+  using sampler::plugin::LowerSitesPass;
   return {LLVM_PLUGIN_API_VERSION, "sampler", "0.1", [](llvm::PassBuilder& builder) {
-            builder.registerPipelineStartEPCallback(
-                [](llvm::ModulePassManager& manager, llvm::OptimizationLevel) {
-                  manager.addPass(sampler::plugin::CollectSitesPass());
-                });
+            builder.registerPipelineStartEPCallback([](llvm::ModulePassManager& manager, llvm::OptimizationLevel) {
+              manager.addPass(CollectSitesPass());
+            });
             builder.registerOptimizerLastEPCallback(
                 [](llvm::ModulePassManager& manager, llvm::OptimizationLevel level) {
-                  manager.addPass(sampler::plugin::LowerSitesPass{{}, level != llvm::OptimizationLevel::O0});
+                  manager.addPass(LowerSitesPass{{}, level != llvm::OptimizationLevel::O0});
                 });
+            builder.registerPipelineParsingCallback(
+                [](llvm::StringRef name, llvm::ModulePassManager& manager,
+                   llvm::ArrayRef<llvm::PassBuilder::PipelineElement>) {
+                  if (name == "sampler-collect") {
+                    manager.addPass(CollectSitesPass());
+                  } else if (name == "sampler-lower" || name == "sampler-lower<O0>") {
+                    manager.addPass(LowerSitesPass{{}, name == "sampler-lower"});
+                  } else {
+                    return false;
+                  }
+                  return true;
+                });
+            // -print-before=sampler-lower (and the like) names them in clang too: how the IR tests' inputs are made.
+            if (llvm::PassInstrumentationCallbacks* callbacks = builder.getPassInstrumentationCallbacks()) {
+              callbacks->addClassToPassName(CollectSitesPass::name(), "sampler-collect");
+              callbacks->addClassToPassName(LowerSitesPass::name(), "sampler-lower");
+            }
           }};
 }
