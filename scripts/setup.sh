@@ -35,6 +35,8 @@ requirements=(
   "plain llvm-19 cmd:llvm-symbolizer-19"
   "plain llvm-19 cmd:yaml2obj-19"
   "plain llvm-19 cmd:llvm-gsymutil-19"
+  "plain llvm-19 cmd:opt-19"  # the IR tests (tests/instrumentor/ir)
+  "plain llvm-19-tools file:/usr/lib/llvm-19/bin/FileCheck"  # the IR tests' checks
   "plain llvm-19-dev file:/usr/include/llvm-19/llvm/DebugInfo/DWARF/DWARFContext.h"
   "plain llvm-19-dev file:/usr/lib/llvm-19/lib/libLLVMDemangle.a"
   "plain libclang-19-dev file:/usr/lib/llvm-19/include/clang/Frontend/FrontendPluginRegistry.h"  # sampler-cc's plugin

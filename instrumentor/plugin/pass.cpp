@@ -516,12 +516,19 @@ LoweringSettings take_lowering_settings(Module& module) {
   LoweringSettings settings;
   NamedMDNode* node = module.getNamedMetadata(kLoweringSettings);
   if (!node) return settings;
-  auto refuse = [&module](const std::string& what) {
-    report_fatal_error(Twine("sampler: ") + module.getModuleIdentifier() + ": !" + kLoweringSettings + ": " + what);
+  // An error through the context: clang reports it as its own, opt prints it and exits with status 1.
+  bool refused = false;
+  auto refuse = [&module, &refused](const std::string& what) {
+    if (!refused)
+      module.getContext().emitError(Twine("sampler: ") + module.getModuleIdentifier() + ": !" + kLoweringSettings +
+                                    ": " + what);
+    refused = true;
   };
-  if (node->getNumOperands() != 1) refuse("expected one node");
-  MDNode* pairs = node->getOperand(0);
-  if (pairs->getNumOperands() % 2 != 0) refuse("expected pairs of key and value");
+  MDNode* pairs = node->getNumOperands() == 1 ? node->getOperand(0) : nullptr;
+  if (!pairs || pairs->getNumOperands() % 2 != 0) {
+    refuse("expected one node of key, value strings");
+    return settings;
+  }
   auto on_off = [&refuse](StringRef key, StringRef value) {
     if (value != "on" && value != "off") refuse(("invalid value '" + value + "' for " + key + " (on, off)").str());
     return value == "on";
@@ -529,7 +536,10 @@ LoweringSettings take_lowering_settings(Module& module) {
   for (unsigned i = 0; i < pairs->getNumOperands(); i += 2) {
     auto* key = dyn_cast<MDString>(pairs->getOperand(i));
     auto* value = dyn_cast<MDString>(pairs->getOperand(i + 1));
-    if (!key || !value) refuse("expected strings");
+    if (!key || !value) {
+      refuse("expected strings");
+      break;
+    }
     StringRef k = key->getString(), v = value->getString();
     if (k == "countdown") {
       if (auto error = check_value(k, v, kCountdownValues)) refuse(*error);
