@@ -1,6 +1,9 @@
-// What the clang AST action (ast_sites.cpp) hands the LLVM pass (pass.cpp) for one translation unit. Both live in
-// the same shared object, loaded once into the same clang process as -fplugin= and -fpass-plugin=, so they share
-// this state; the AST action resets it for each unit (clang may compile several sources in one process).
+// What the clang AST action (ast_sites.cpp) hands the collecting pass (pass.cpp) for one translation unit. Both
+// live in the same shared object, loaded once into the same clang process as -fplugin= and -fpass-plugin=, so they
+// share this state; the AST action resets it for each unit (clang may compile several sources in one process),
+// and so does the collecting pass once it has read it. The lowering's settings (countdown, timestamps, the loop
+// options) go on in the module, as !sampler.lowering (docs/decisions.md, "The lowering's settings travel in the
+// module").
 #pragma once
 
 #include <map>
