@@ -24,6 +24,8 @@
 #include "sections/diagnostics.h"
 #include "sections/hex.h"
 #include "sections/line_reader.h"
+#include "sections/lines.h"
+#include "sections/markup.h"
 #include "sections/report.h"
 #include "sections/sites_index.h"
 #include "store/files.h"
@@ -233,32 +235,26 @@ std::string missing_symbols(const AppRuns& runs) {
     std::set<std::string> seen;  // a build ID counts once per crash
     const std::string backtrace = main_backtrace(runs.stored[s]);
     std::string_view body = backtrace;
-    for (std::string_view line; !body.empty();) {
-      line = body.substr(0, body.find('\n'));
-      body.remove_prefix(std::min(body.size(), line.size() + 1));
-      // {{{module:ID:NAME:elf:BUILDID}}} (docs/formats.md, section 3: NAME holds no ':').
-      if (!line.starts_with("{{{module:") || !line.ends_with("}}}")) continue;
-      std::vector<std::string_view> fields;
-      for (std::string_view rest = line.substr(10, line.size() - 13);;) {
-        fields.push_back(rest.substr(0, rest.find(':')));
-        if (fields.back().size() == rest.size()) break;
-        rest.remove_prefix(fields.back().size() + 1);
+    while (!body.empty()) {
+      // A line that is one {{{module:ID:NAME:elf:BUILDID}}} element (docs/formats.md, section 3: NAME holds no
+      // ':'), with exactly its four fields and a build ID of whole bytes.
+      const std::string_view line = text::take_line(body);
+      markup::Tokenizer tokens(line);
+      markup::Node node;
+      markup::ModuleElement element;
+      markup::ParseError malformed;
+      if (!tokens.next(node) || node.text.size() != line.size() || node.tag != "module" || node.fields.size() != 4 ||
+          node.fields[3].size() % 2 != 0 || !markup::parse_module(node, element, malformed) ||
+          element.type != "elf" || element.build_id.empty()) {
+        continue;
       }
-      if (fields.size() != 4 || fields[2] != "elf" || fields[3].empty() || fields[3].size() % 2 != 0) continue;
-      const std::string name(fields[1]), id(fields[3]);
+      const std::string name(element.name), id(node.fields[3]);
       // "[vdso]" and the like are the kernel's, with no file to push.
       if (name.starts_with("[") || analysis::is_system_library(name.substr(name.rfind('/') + 1)) || have.count(id) ||
           !seen.insert(id).second)
         continue;
-      std::vector<uint8_t> bytes;
-      for (size_t i = 0; i + 1 < id.size(); i += 2) {
-        const int high = hex_digit_value(id[i]), low = hex_digit_value(id[i + 1]);
-        if (high < 0 || low < 0) break;
-        bytes.push_back(static_cast<uint8_t>(high * 16 + low));
-      }
-      if (bytes.size() * 2 != id.size()) continue;
-      if (runs.symbols->find(bytes) != nullptr ||
-          runs.symbols->find_symbfile(bytes, symbfile::Kind::kRanges) != nullptr) {
+      if (runs.symbols->find(element.build_id) != nullptr ||
+          runs.symbols->find_symbfile(element.build_id, symbfile::Kind::kRanges) != nullptr) {
         have.insert(id);
         continue;
       }
@@ -423,14 +419,11 @@ std::string percent_encode(std::string_view text) {
 }
 
 std::string percent_decode(std::string_view text, bool plus_is_space) {
-  auto digit = [](char c) {
-    return std::isxdigit(static_cast<unsigned char>(c)) ? (c <= '9' ? c - '0' : (c | 0x20) - 'a' + 10) : -1;
-  };
   std::string out;
   for (size_t i = 0; i < text.size(); ++i) {
-    if (text[i] == '%' && i + 2 < text.size() && digit(text[i + 1]) >= 0 &&
-        digit(text[i + 2]) >= 0) {
-      out += static_cast<char>(digit(text[i + 1]) * 16 + digit(text[i + 2]));
+    if (text[i] == '%' && i + 2 < text.size() && hex_digit_value(text[i + 1]) >= 0 &&
+        hex_digit_value(text[i + 2]) >= 0) {
+      out += static_cast<char>(hex_digit_value(text[i + 1]) * 16 + hex_digit_value(text[i + 2]));
       i += 2;
     } else {
       out += plus_is_space && text[i] == '+' ? ' ' : text[i];
