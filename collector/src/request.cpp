@@ -164,19 +164,14 @@ bool KeyTable::load(std::string_view text, std::string& error) {
 std::optional<KeyTable::Holder> KeyTable::authenticate(std::string_view authorization) const {
   constexpr std::string_view kScheme = "APIKey ";
   if (!authorization.starts_with(kScheme)) return std::nullopt;
-  std::array<unsigned char, 32> presented = sha256(authorization.substr(kScheme.size()));
-  // Every entry is compared, whatever matched: the time taken says nothing about which key is close.
-  const Entry* found = nullptr;
-  for (const Entry& entry : entries_) {
-    bool same = CRYPTO_memcmp(entry.hash.data(), presented.data(), presented.size()) == 0;
-    if (same && found == nullptr) found = &entry;
-  }
-  if (found == nullptr) return std::nullopt;
-  return found->holder;
+  std::vector<Holder> found = holders(authorization.substr(kScheme.size()));
+  if (found.empty()) return std::nullopt;
+  return found.front();
 }
 
 std::vector<KeyTable::Holder> KeyTable::holders(std::string_view key) const {
   std::array<unsigned char, 32> presented = sha256(key);
+  // Every entry is compared, whatever matched: the time taken says nothing about which key is close.
   std::vector<Holder> found;
   for (const Entry& entry : entries_) {
     if (CRYPTO_memcmp(entry.hash.data(), presented.data(), presented.size()) == 0) found.push_back(entry.holder);
