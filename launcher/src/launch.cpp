@@ -109,12 +109,21 @@ bool end_cut_report(std::string& text) {
   return ends.samples_whole;
 }
 
+/// A new memfd named `name`, moved above the standard descriptors (the program may have closed them:
+/// docs/decisions.md), inherited by the program; -1 with errno set when it cannot be made.
+int memfd_above_standard_descriptors(const char* name) {
+  int memfd = memfd_create(name, 0);
+  int fd = memfd >= 0 ? fcntl(memfd, F_DUPFD, 3) : -1;
+  const int error = errno;
+  if (memfd >= 0) close(memfd);
+  errno = error;
+  return fd;
+}
+
 /// The shared counters' memfd (shared_counters.h), moved above the standard descriptors and inherited by the
 /// program; -1 (and the program runs without it, as it would without sampler-run's help) when it cannot be made.
 int make_shared_counters(const LaunchSettings& settings) {
-  int memfd = memfd_create("sampler-counters", 0);
-  int fd = memfd >= 0 ? fcntl(memfd, F_DUPFD, 3) : -1;
-  if (memfd >= 0) close(memfd);
+  int fd = memfd_above_standard_descriptors("sampler-counters");
   // Sparse: only the pages the program's counters fill take memory.
   if (fd >= 0 && ftruncate(fd, static_cast<off_t>(kSharedCountersBytes)) != 0) {
     close(fd);
@@ -325,10 +334,8 @@ int launch(const LaunchSettings& settings, const std::vector<std::string>& argv)
                  std::strerror(error));
     return error == ENOENT ? 127 : 126;
   }
-  // The report descriptor: a memfd, moved above the standard descriptors (they may be closed: docs/decisions.md).
-  int memfd = memfd_create("sampler-report", 0);
-  int report_fd = memfd >= 0 ? fcntl(memfd, F_DUPFD, 3) : -1;
-  if (memfd >= 0) close(memfd);
+  // The report descriptor.
+  int report_fd = memfd_above_standard_descriptors("sampler-report");
   if (report_fd < 0) {
     std::fprintf(stderr, "sampler-run: cannot create the report descriptor: %s\n", std::strerror(errno));
     return 126;
