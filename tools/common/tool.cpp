@@ -71,6 +71,13 @@ std::optional<std::string> CommandLine::value(std::string_view long_name) const 
   return std::nullopt;
 }
 
+std::vector<std::string> CommandLine::values(std::string_view long_name) const {
+  std::vector<std::string> found;
+  for (const auto& [name, value] : given_)
+    if (name == long_name) found.push_back(value);
+  return found;
+}
+
 bool CommandLine::has(std::string_view long_name) const { return value(long_name).has_value(); }
 
 CommandLine parse_command_line(const Usage& usage, int argc, char** argv) {

@@ -43,6 +43,8 @@ class CommandLine {
  public:
   /// The argument of option `long_name` (last occurrence), or nullopt if it was not given.
   std::optional<std::string> value(std::string_view long_name) const;
+  /// Every argument of option `long_name`, in order (a repeatable option).
+  std::vector<std::string> values(std::string_view long_name) const;
   /// True if flag or option `long_name` was given.
   bool has(std::string_view long_name) const;
 

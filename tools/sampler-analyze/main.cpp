@@ -5,6 +5,7 @@
 //
 // The work is in analysis/ (analysis/analyze.h); this main turns the command line into AnalyzeOptions.
 #include <cerrno>
+#include <charconv>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -15,6 +16,7 @@
 
 #include "analysis/analyze.h"
 #include "analysis/command_line.h"
+#include "analysis/plan.h"
 #include "store/files.h"
 #include "tool.h"
 
@@ -49,7 +51,8 @@ constexpr tool::Usage kUsage = {
     "--sites FILE... [--labels TSV] [--html DIR] [--format tsv|json] REPORT-OR-DIR...\n"
     "       sampler-analyze --database URL --app NAME [--version V] --sites FILE... [OPTIONS]\n"
     "       sampler-analyze index --sites FILE... --output INDEX REPORT-OR-DIR...\n"
-    "       sampler-analyze rank [--labels TSV] [--html DIR] [--format tsv|json] INDEX...",
+    "       sampler-analyze rank [--labels TSV] [--html DIR] [--format tsv|json] INDEX...\n"
+    "       sampler-analyze plan --budget PERCENT [OPTIONS] -o PLAN REPORT-OR-DIR...",
     "Rank the sampled predicates of many reports by how much they predict failure, with iterative elimination.",
     kOptions,
     "REPORT-OR-DIR: report files (plain or gzip) and directories searched recursively. A run fails if its report\n"
@@ -68,6 +71,7 @@ constexpr tool::Usage kUsage = {
     "\n"
     "Beyond one machine: 'index' reads a shard of reports into a compact index file (per run: outcome, observed\n"
     "sites, true predicates, crash group); 'rank' merges any number of indexes and ranks them as one set of runs.\n"
+    "'plan' writes a sampling plan from the runs (sampler-analyze plan --help).\n"
     "See sampler-analyze(1) and docs/analysis.md.\n",
 };
 
@@ -80,11 +84,182 @@ bool parse_count(const std::string& text, size_t& value) {
   return true;
 }
 
+
+// --database: the stored runs are written out (store/files.h) into a temporary directory `staged`, as DIR/runs and,
+// with `labels`, their labels from their outcomes as DIR/labels; the directory is then read like any directory of
+// reports. Returns 0, or the exit status after an error (reported).
+int stage_database(const tool::CommandLine& command,
+                   const sampler::store::FailureRule& rule, bool labels,
+                   std::unique_ptr<sampler::store::Store>& store, std::string& staged) {
+  std::string error, dir = (std::filesystem::temp_directory_path() / "sampler-analyze.XXXXXX").string();
+  store = sampler::store::open_store(*command.value("database"), error);
+  if (store && mkdtemp(dir.data()) == nullptr) error = "cannot create a temporary directory";
+  sampler::Progress progress("sampler-analyze: reading stored runs");  // on a terminal only
+  const bool staged_ok =
+      store && error.empty() &&
+      sampler::store::write_runs(*store, {*command.value("app"), command.value("version")}, dir + "/runs",
+                                 labels ? dir + "/labels" : "", error, rule,
+                                 [&progress](uint64_t bytes) { progress.add(1, bytes); },
+                                 command.has("include-unfinished")) >= 0;
+  progress.finish();
+  if (!staged_ok) {
+    std::fprintf(stderr, "sampler-analyze: error: %s\n", error.c_str());
+    if (store && !error.starts_with("cannot create a temp")) std::filesystem::remove_all(dir);
+    return tool::kExitDataError;
+  }
+  staged = dir;
+  return 0;
+}
+
+// ------------------------------------------------------------------------------------------------ plan
+
+constexpr tool::Option kPlanOptions[] = {
+    {"budget", 'b', "PERCENT", "the share of a run's CPU time its samples may cost, e.g. 2% (required)"},
+    {"output", 'o', "PLAN", "the plan file to write (required)"},
+    {"target", 0, "N", "expected samples per run every site should get, budget allowing (default 1)"},
+    {"max-probability", 0, "P", "no site sampled with a probability above P (default 1)"},
+    {"sample-cost", 0, "NANOSECONDS", "the CPU time of one sample (default 30: docs/analysis.md)"},
+    {"given-plan", 0, "FILE", "a plan some runs used (their plan subreport names its id); repeatable"},
+    {"sparsity", 0, "N", "the uniform rate 1/N of runs whose report has no outcome subreport"},
+    {"run-seconds", 0, "S", "the CPU seconds of runs whose report has no outcome subreport"},
+    {"database", 0, "URL", "learn from the runs a collector stored (sqlite:PATH or postgresql://...)"},
+    {"app", 0, "NAME", "with --database: the application whose runs to learn from"},
+    {"version", 0, "V", "with --database: only the runs of this version of the application"},
+};
+
+constexpr tool::Usage kPlanUsage = {
+    "sampler-analyze plan",
+    "--budget PERCENT [OPTIONS] -o PLAN REPORT-OR-DIR...\n"
+    "       sampler-analyze plan --budget PERCENT [OPTIONS] -o PLAN --database URL --app NAME [--version V]",
+    "Write a sampling plan: per-site probabilities that keep the samples' cost within a budget of each run's CPU\n"
+    "time while giving every site the same expected number of samples per run (at least --target, budget\n"
+    "allowing).",
+    kPlanOptions,
+    "Each site's executions per run are estimated from the runs' samples and the probability each run sampled it\n"
+    "at: 1/sparsity from the run's outcome subreport, or, when the run used a plan (its plan subreport), that\n"
+    "plan's entry (the plan given by --given-plan) and the plan subreport's sparsity. A run whose rate or CPU\n"
+    "time is unknown is left out with a warning. The plan raises all sites to one level of expected samples per\n"
+    "run, rare sites up to --max-probability, as far as the budget allows (docs/analysis.md, \"Sampling plans\");\n"
+    "sites never seen executing are taken at the 95% upper bound of their executions. The summary on stderr\n"
+    "gives the predicted cost. The plan's id is the SHA-256 of its entries.\n",
+};
+
+// "2%", "2", "0.5 %": a percentage above 0 and at most 100, as a share.
+bool parse_percent(std::string text, double& share) {
+  while (!text.empty() && text.back() == ' ') text.pop_back();
+  if (!text.empty() && text.back() == '%') text.pop_back();
+  double value = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (text.empty() || ec != std::errc() || end != text.data() + text.size() || !(value > 0) || value > 100) {
+    return false;
+  }
+  share = value / 100;
+  return true;
+}
+
+// A finite number above 0 (and at most `most`).
+bool parse_positive(const std::string& text, double& value, double most = 1e300) {
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  return !text.empty() && ec == std::errc() && end == text.data() + text.size() && value > 0 && value <= most;
+}
+
+int run_plan(int argc, char** argv) {
+  std::string joined;
+  std::vector<char*> arguments = tool::join_option_value(argc, argv, "version", joined);
+  tool::CommandLine command =
+      tool::parse_command_line(kPlanUsage, static_cast<int>(arguments.size()) - 1, arguments.data());
+  if (command.exit_status) return *command.exit_status;
+  auto budget = command.value("budget");
+  if (!budget) return tool::usage_error(kPlanUsage, "--budget PERCENT is required");
+  analysis::PlanOptions options;
+  if (!parse_percent(*budget, options.budget)) {
+    return tool::usage_error(kPlanUsage, "--budget needs a percentage above 0 and at most 100, not '" + *budget + "'");
+  }
+  auto output_path = command.value("output");
+  if (!output_path || output_path->empty()) return tool::usage_error(kPlanUsage, "-o PLAN is required");
+  struct Number {
+    const char* name;
+    double& value;
+    double most;
+    const char* what;
+  };
+  double sample_nanoseconds = options.sample_seconds * 1e9;
+  double sparsity = 0, run_seconds = 0;
+  const Number numbers[] = {
+      {"target", options.target, 1e300, "a number above 0"},
+      {"max-probability", options.max_probability, 1, "a probability above 0 and at most 1"},
+      {"sample-cost", sample_nanoseconds, 1e300, "a number of nanoseconds above 0"},
+      {"sparsity", sparsity, 1e300, "a number of at least 1"},
+      {"run-seconds", run_seconds, 1e300, "a number of seconds above 0"},
+  };
+  for (const Number& number : numbers) {
+    if (auto text = command.value(number.name); text && !parse_positive(*text, number.value, number.most)) {
+      return tool::usage_error(kPlanUsage,
+                               std::string("--") + number.name + " needs " + number.what + ", not '" + *text + "'");
+    }
+  }
+  if (command.has("sparsity") && sparsity < 1) {
+    return tool::usage_error(kPlanUsage, "--sparsity needs a number of at least 1, not '" +
+                                             *command.value("sparsity") + "'");
+  }
+  options.sample_seconds = sample_nanoseconds * 1e-9;
+  if ((command.has("app") || command.has("version")) && !command.has("database")) {
+    return tool::usage_error(kPlanUsage, "--app and --version go with --database");
+  }
+  std::string staged;
+  std::unique_ptr<sampler::store::Store> store;
+  if (command.has("database")) {
+    if (!command.has("app")) return tool::usage_error(kPlanUsage, "--database needs --app NAME");
+    if (!command.operands.empty()) return tool::usage_error(kPlanUsage, "--database takes no REPORT-OR-DIR");
+    if (int status = stage_database(command, sampler::store::FailureRule(), false, store, staged)) return status;
+    command.operands = {staged + "/runs"};
+  }
+  if (command.operands.empty()) return tool::usage_error(kPlanUsage, "no REPORT-OR-DIR given");
+
+  tool::StderrSink sink("sampler-analyze");
+  std::vector<analysis::KnownPlan> plans;
+  for (const std::string& file : command.values("given-plan")) {
+    analysis::KnownPlan plan;
+    if (!analysis::read_plan_file(file, plan, sink)) return tool::kExitDataError;  // named FILE:LINE
+    plans.push_back(std::move(plan));
+  }
+  analysis::UsageOptions usage_options;
+  if (command.has("sparsity")) usage_options.sparsity = sparsity;
+  if (command.has("run-seconds")) usage_options.run_seconds = run_seconds;
+  usage_options.plans = &plans;
+  bool ok = true;
+  std::vector<std::string> files = analysis::list_reports(command.operands, sink, ok);
+  sampler::Progress progress("sampler-analyze plan: reading reports");  // on a terminal only
+  usage_options.progress = &progress;
+  sink.set_progress(&progress);
+  analysis::Usage usage = analysis::read_usage(files, usage_options, sink);
+  progress.finish();
+  if (!staged.empty()) std::filesystem::remove_all(staged);
+  if (usage.runs == 0) {
+    std::fprintf(stderr, "sampler-analyze: error: no run to learn from (%llu left out)\n",
+                 static_cast<unsigned long long>(usage.left_out));
+    return tool::kExitDataError;
+  }
+  analysis::Plan plan = analysis::make_plan(usage, options);
+  std::string error;
+  if (!analysis::write_plan_file(*output_path, plan, error)) {
+    sink.error(*output_path, 0, error);
+    return tool::kExitDataError;
+  }
+  std::string summary = analysis::plan_summary(usage, plan, options, *output_path);
+  std::fwrite(summary.data(), 1, summary.size(), stderr);
+  return ok && sink.errors() == 0 ? tool::kExitSuccess : tool::kExitDataError;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   std::vector<std::string> rest;
   analysis::AnalyzeOptions options;
+  if (argc > 1 && std::strcmp(argv[1], "plan") == 0) {
+    argv[1] = argv[0];
+    return run_plan(argc - 1, argv + 1);
+  }
   // The subcommand, if any, is the first argument.
   if (argc > 1 && (std::strcmp(argv[1], "index") == 0 || std::strcmp(argv[1], "rank") == 0)) {
     options.mode = argv[1][0] == 'i' ? analysis::Mode::kIndex : analysis::Mode::kRank;
@@ -112,7 +287,7 @@ int main(int argc, char** argv) {
   // into a temporary directory, which is then analysed like any directory of reports.
   std::string staged;
   std::unique_ptr<sampler::store::Store> store;  // --database: also the symbols the collector stored
-  if (auto url = command.value("database")) {
+  if (command.has("database")) {
     if (!command.has("app")) return tool::usage_error(kUsage, "--database needs --app NAME");
     if (!command.operands.empty()) return tool::usage_error(kUsage, "--database takes no REPORT-OR-DIR");
     sampler::store::FailureRule rule;
@@ -121,24 +296,8 @@ int main(int argc, char** argv) {
         statuses && !sampler::store::parse_failure_statuses(*statuses, rule, rule_error)) {
       return tool::usage_error(kUsage, rule_error);
     }
-    std::string error, dir = (std::filesystem::temp_directory_path() / "sampler-analyze.XXXXXX").string();
-    store = sampler::store::open_store(*url, error);
-    if (store && mkdtemp(dir.data()) == nullptr) error = "cannot create a temporary directory";
-    sampler::Progress progress("sampler-analyze: reading stored runs");  // on a terminal only
-    const bool staged_ok =
-        store && error.empty() &&
-        sampler::store::write_runs(*store, {*command.value("app"), command.value("version")}, dir + "/runs",
-                                   command.has("labels") ? "" : dir + "/labels", error, rule,
-                                   [&progress](uint64_t bytes) { progress.add(1, bytes); },
-                                   command.has("include-unfinished")) >= 0;
-    progress.finish();
-    if (!staged_ok) {
-      std::fprintf(stderr, "sampler-analyze: error: %s\n", error.c_str());
-      if (store && !error.starts_with("cannot create a temp")) std::filesystem::remove_all(dir);
-      return tool::kExitDataError;
-    }
-    staged = dir;
-    command.operands = {dir + "/runs"};
+    if (int status = stage_database(command, rule, !command.has("labels"), store, staged)) return status;
+    command.operands = {staged + "/runs"};
   }
   if ((command.has("failure-statuses") || command.has("include-unfinished")) && staged.empty()) {
     // Report files carry no stored outcome column: their outcome is the crash rule or --labels.

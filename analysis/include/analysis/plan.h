@@ -1,0 +1,109 @@
+// Sampling plans learned from reports (`sampler-analyze plan`, docs/analysis.md "Sampling plans"): how often each
+// site executes in a run, estimated from the samples of runs taken at known rates, and the per-site probabilities
+// that spend a cost budget while giving every site a target number of expected samples per run.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "sections/diagnostics.h"
+#include "sections/plan.h"
+#include "sections/progress.h"
+
+namespace sampler::analysis {
+
+/// A site of a plan: (unit signature, scheme, the site's index in that unit and scheme).
+using PlanKey = std::tuple<std::string, std::string, uint32_t>;
+
+/// A plan file (docs/formats.md, "Sampling plans"), as the runs that used it need it.
+struct KnownPlan {
+  std::string id;
+  std::string file;  ///< where it was read
+  std::map<PlanKey, double> probabilities;
+};
+
+/// Reads the plan file `path` with the codec (sections/core/plan.h). Any malformed line makes it unusable: the
+/// first problem goes to `sink` as FILE:LINE and false is returned.
+bool read_plan_file(const std::string& path, KnownPlan& plan, DiagnosticSink& sink);
+
+/// What the runs say of one site.
+struct SiteUsage {
+  double executions = 0;   ///< sum over the runs that could sample it of (samples / probability)
+  double runs = 0;         ///< the runs that could sample it (probability above 0)
+  double probability = 0;  ///< sum of its probability over those runs
+  double seconds = 0;      ///< sum of those runs' lengths (CPU seconds)
+  uint64_t samples = 0;    ///< samples taken, over those runs
+};
+
+/// The sites of one (unit, scheme) samples section.
+struct SectionUsage {
+  std::string unit, scheme;
+  std::vector<SiteUsage> sites;
+};
+
+/// Every site the runs reported, in the order sections were first met.
+struct Usage {
+  std::vector<SectionUsage> sections;
+  uint64_t runs = 0;       ///< runs taken in
+  uint64_t left_out = 0;   ///< runs left out (named on the sink)
+  double seconds = 0;      ///< their lengths summed
+  uint64_t samples = 0;    ///< their samples summed (every site of every section taken in)
+};
+
+/// How read_usage() learns what it cannot read from a run.
+struct UsageOptions {
+  /// The uniform sparsity of runs whose report has neither an `outcome` with a sparsity nor a `plan` subreport.
+  std::optional<double> sparsity;
+  /// The length (CPU seconds) of runs whose report has no `outcome` with cpu-seconds.
+  std::optional<double> run_seconds;
+  /// The plans runs may name in their `plan` subreport, by id.
+  const std::vector<KnownPlan>* plans = nullptr;
+  Progress* progress = nullptr;
+};
+
+/// Reads `files` (report files, plain or gzip). A run is left out, with a warning naming its file, when its rate
+/// or its length is unknown (no outcome and no option for it; a plan that is not among options.plans), or when
+/// it cannot be read; a malformed samples line or a section whose line count differs from the first run's for
+/// the same (unit, scheme) is an error (FILE:LINE) and leaves that run out. `bounds` and timestamps sections
+/// are not counts of samples and are skipped.
+Usage read_usage(const std::vector<std::string>& files, const UsageOptions& options, DiagnosticSink& sink);
+
+/// The constraints of a plan.
+struct PlanOptions {
+  double budget = 0.02;             ///< the share of a run's CPU time its samples may cost (0.02: 2 %)
+  double sample_seconds = 30e-9;    ///< the CPU time of one sample
+  double target = 1;                ///< expected samples per run each site should get
+  double max_probability = 1;       ///< no site above it
+};
+
+/// A plan and what it predicts.
+struct Plan {
+  std::vector<plan::Entry> entries;  ///< in the usage's order
+  std::string id;                   ///< SHA-256 of the entry lines as the file has them (after the id line), hex
+  double level = 0;                 ///< the water level: expected samples per run of every site below its cap
+  double samples_per_second = 0;    ///< predicted samples per CPU second of the runs
+  double cost = 0;                  ///< predicted share of the run's CPU time (samples_per_second * sample cost)
+  double mean_run_seconds = 0;      ///< the runs' mean length
+  double uniform_cost = 0;          ///< the training runs' own share, at their rates
+  size_t sites = 0, capped = 0, below_target = 0, unseen = 0, unknown = 0;
+};
+
+/// The max-min fair plan (docs/analysis.md "The optimisation"): the largest level L such that every site s gets
+/// probability min(max_probability, L / m_s) (m_s its executions per run; a site never seen executing is taken at
+/// its 95 % upper bound, 3 / (sum of its probabilities)) and the predicted cost is within the budget. Sites no
+/// run could sample are left out of the plan (they keep the uniform rate) and counted in `unknown`.
+Plan make_plan(const Usage& usage, const PlanOptions& options);
+
+/// Writes `plan` to `path` (through a temporary file renamed over it: a reader never sees half a plan). False
+/// with `error` set when it cannot.
+bool write_plan_file(const std::string& path, const Plan& plan, std::string& error);
+
+/// The lines `sampler-analyze plan` prints on stderr: the runs, the sites, the level, the predicted cost.
+std::string plan_summary(const Usage& usage, const Plan& plan, const PlanOptions& options, const std::string& path);
+
+}  // namespace sampler::analysis

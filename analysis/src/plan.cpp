@@ -1,0 +1,480 @@
+// Sampling plans learned from reports (analysis/plan.h).
+#include "analysis/plan.h"
+
+#include <fcntl.h>
+#include <openssl/evp.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <cerrno>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <limits>
+#include <sstream>
+#include <utility>
+
+#include "collector/outcome.h"
+#include "sections/core/plan.h"
+#include "sections/line_reader.h"
+#include "sections/lines.h"
+#include "sections/report.h"
+#include "sections/site_info.h"
+
+namespace sampler::analysis {
+
+namespace {
+
+// Samples / probability of a site in one run: its executions, unbiased (each execution is sampled with that
+// probability, independently: docs/analysis.md "Sampling plans").
+double estimated_executions(uint64_t samples, double probability) {
+  return static_cast<double>(samples) / probability;
+}
+
+bool parse_positive(std::string_view text, double& value) {
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  return ec == std::errc() && end == text.data() + text.size() && std::isfinite(value) && value > 0;
+}
+
+// One run's samples sections as read: counter sums per site, until the run's rates are known (the `plan` and
+// `outcome` subreports come after the samples).
+struct RunSections {
+  struct Section {
+    size_t usage_index;
+    std::vector<uint64_t> samples;
+  };
+  std::vector<Section> sections;
+};
+
+// Reads one report: its samples sections summed per site (into `run`, sections numbered in `usage`), its
+// outcome and plan subreports.
+class UsageReader : public ReportVisitor, public SamplesVisitor {
+ public:
+  UsageReader(const std::string& name, Usage& usage, std::map<std::pair<std::string, std::string>, size_t>& index,
+              DiagnosticSink& sink)
+      : name_(name), usage_(usage), index_(index), sink_(sink) {}
+
+  // ReportVisitor: the subreports other than samples.
+  void begin_subreport(std::string_view id, uint64_t line) override {
+    mode_ = id == "outcome" ? Mode::kOutcome : id == "plan" ? Mode::kPlan : Mode::kOther;
+    body_.clear();
+    body_line_ = line + 1;
+    if (mode_ == Mode::kPlan) {
+      plan_seen = true;
+      plan_line = line;
+    }
+  }
+  void body_line(std::string_view line, uint64_t) override {
+    if (mode_ == Mode::kOther) return;
+    body_.append(line);
+    body_.push_back('\n');
+  }
+  void end_subreport(bool) override {
+    if (mode_ == Mode::kOutcome) {
+      collector::Outcome parsed;
+      std::string error;
+      if (collector::parse_outcome(body_, body_line_, parsed, error)) {
+        outcome = std::move(parsed);
+      } else {
+        // "line N: what": the line goes where diagnostics put it.
+        uint64_t line = 0;
+        if (error.starts_with("line ")) {
+          auto [end, ec] = std::from_chars(error.data() + 5, error.data() + error.size(), line);
+          if (ec == std::errc() && std::string_view(end).starts_with(": ")) error.erase(0, end + 2 - error.data());
+        }
+        fail(line, "outcome subreport: " + error);
+      }
+    } else if (mode_ == Mode::kPlan) {
+      std::string_view rest = body_;
+      for (uint64_t number = body_line_; !rest.empty(); ++number) {
+        std::string_view line = text::take_line(rest);
+        size_t tab = line.find('\t');
+        std::string_view key = line.substr(0, tab), value = tab == line.npos ? "" : line.substr(tab + 1);
+        if (key == "id") {
+          plan_id = value;
+        } else if (key == "sparsity") {
+          plan_sparsity = value;
+        }
+      }
+    }
+    mode_ = Mode::kOther;
+  }
+
+  // SamplesVisitor: each samples section's lines summed per site.
+  void begin_section(const SampleSectionHeader& header) override {
+    section_ = nullptr;
+    if (header.kind != SampleSectionKind::kSamples) return;
+    const SchemeInfo* scheme = find_scheme(header.scheme);
+    if (scheme != nullptr && scheme->is_bounds) return;  // a minimum and a maximum, not counts
+    auto [it, added] = index_.emplace(std::pair(std::string(header.unit), std::string(header.scheme)),
+                                      usage_.sections.size());
+    if (added) usage_.sections.push_back({std::string(header.unit), std::string(header.scheme), {}});
+    section_line_ = header.line;
+    for (RunSections::Section& section : run.sections) {
+      if (section.usage_index == it->second) section_ = &section;  // repeated sections are summed
+    }
+    if (section_ == nullptr) section_ = &run.sections.emplace_back(RunSections::Section{it->second, {}});
+    lines_ = 0;
+  }
+  void section_line(std::string_view line, uint64_t number) override {
+    if (section_ == nullptr) return;
+    uint64_t sum = 0;
+    while (true) {
+      size_t tab = line.find('\t');
+      std::string_view field = line.substr(0, tab);
+      uint64_t value = 0;
+      auto [end, ec] = std::from_chars(field.data(), field.data() + field.size(), value);
+      if (field.empty() || ec != std::errc() || end != field.data() + field.size()) {
+        fail(number, "malformed samples line (counters are decimal numbers separated by tabs)");
+        section_ = nullptr;
+        return;
+      }
+      sum = sum + value < sum ? UINT64_MAX : sum + value;
+      if (tab == line.npos) break;
+      line.remove_prefix(tab + 1);
+    }
+    if (lines_ == section_->samples.size()) section_->samples.push_back(0);
+    uint64_t& total = section_->samples[lines_++];
+    total = total + sum < total ? UINT64_MAX : total + sum;
+  }
+  void end_section(bool) override {
+    if (section_ == nullptr) return;
+    std::vector<SiteUsage>& sites = usage_.sections[section_->usage_index].sites;
+    if (sites.empty()) sites.resize(lines_);
+    if (lines_ != sites.size() || section_->samples.size() != lines_) {
+      fail(section_line_, "unit " + usage_.sections[section_->usage_index].unit + ", scheme '" +
+                              usage_.sections[section_->usage_index].scheme + "': " + std::to_string(lines_) +
+                              " samples lines, but " + std::to_string(sites.size()) + " in the runs before");
+    }
+    section_ = nullptr;
+  }
+
+  void fail(uint64_t line, std::string message) {
+    sink_.error(name_, line, std::move(message) + "; the run is left out");
+    failed = true;
+  }
+
+  RunSections run;
+  std::optional<collector::Outcome> outcome;
+  bool plan_seen = false;
+  uint64_t plan_line = 0;
+  std::string plan_id, plan_sparsity;
+  bool failed = false;
+
+ private:
+  enum class Mode { kOther, kOutcome, kPlan };
+  const std::string& name_;
+  Usage& usage_;
+  std::map<std::pair<std::string, std::string>, size_t>& index_;
+  DiagnosticSink& sink_;
+  Mode mode_ = Mode::kOther;
+  std::string body_;
+  uint64_t body_line_ = 0;
+  RunSections::Section* section_ = nullptr;
+  uint64_t section_line_ = 0;
+  uint64_t lines_ = 0;
+};
+
+}  // namespace
+
+bool read_plan_file(const std::string& path, KnownPlan& known, DiagnosticSink& sink) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    sink.error(path, 0, std::string("cannot open: ") + std::strerror(errno));
+    return false;
+  }
+  known = KnownPlan{};
+  known.file = path;
+  plan::Reader reader;
+  std::string line;
+  while (std::getline(in, line)) {
+    plan::Line parsed = reader.next(line);
+    const char* error = parsed.error;
+    if (parsed.kind == plan::LineKind::id) known.id = parsed.id;
+    if (parsed.kind == plan::LineKind::entry &&
+        !known.probabilities
+             .emplace(PlanKey{std::string(parsed.unit), std::string(parsed.scheme), parsed.site}, parsed.probability)
+             .second) {
+      error = "the same unit, scheme and site twice";
+    }
+    if (parsed.kind == plan::LineKind::malformed || error != nullptr) {
+      sink.error(path, reader.line_number(), std::string(error) + ": the plan is unusable");
+      return false;
+    }
+  }
+  if (in.bad()) {
+    sink.error(path, reader.line_number(), "cannot read");
+    return false;
+  }
+  if (const char* error = reader.finish()) {
+    sink.error(path, std::max<uint64_t>(reader.line_number(), 1), std::string(error) + ": the plan is unusable");
+    return false;
+  }
+  return true;
+}
+
+Usage read_usage(const std::vector<std::string>& files, const UsageOptions& options, DiagnosticSink& sink) {
+  Usage usage;
+  std::map<std::pair<std::string, std::string>, size_t> index;
+  if (options.progress != nullptr) options.progress->set_total(files.size());
+  for (const std::string& name : files) {
+    CappedSink capped(sink);
+    UsageReader reader(name, usage, index, capped);
+    int fd = ::open(name.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+      sink.error(name, 0, std::string("cannot open: ") + std::strerror(errno) + "; left out");
+      ++usage.left_out;
+      continue;
+    }
+    {
+      LineReader input(fd, name, capped);
+      read_report(input, reader, reader);
+      if (input.failed()) reader.failed = true;
+    }
+    ::close(fd);
+    if (options.progress != nullptr) options.progress->add(1, 0);
+    auto leave_out = [&](std::string why) {
+      sink.warning(name, 0, "left out: " + why);
+      ++usage.left_out;
+    };
+    if (reader.failed) {
+      ++usage.left_out;  // the error was named
+      continue;
+    }
+    if (reader.run.sections.empty()) {
+      leave_out("no samples");
+      continue;
+    }
+    // The run's rates: its plan's (an entry, else its uniform rate), else its outcome's uniform rate, else
+    // --sparsity's.
+    const KnownPlan* plan = nullptr;
+    std::string sparsity_text;
+    if (reader.plan_seen) {
+      if (options.plans != nullptr) {
+        for (const KnownPlan& known : *options.plans) {
+          if (known.id == reader.plan_id) plan = &known;
+        }
+      }
+      if (plan == nullptr) {
+        leave_out("it used plan '" + escape_field(reader.plan_id) + "', which no --given-plan names");
+        continue;
+      }
+      sparsity_text = reader.plan_sparsity;
+    } else if (reader.outcome) {
+      sparsity_text = reader.outcome->sparsity;
+      if (sparsity_text.empty()) {
+        leave_out("its outcome says sampling was off");
+        continue;
+      }
+    }
+    double uniform = 0;  // the rate of the sites no plan names (0: none)
+    if (!sparsity_text.empty()) {
+      double sparsity = 0;
+      if (!parse_positive(sparsity_text, sparsity) || sparsity < 1) {
+        leave_out("its sparsity '" + escape_field(sparsity_text) + "' is not a number of at least 1");
+        continue;
+      }
+      uniform = 1 / sparsity;
+    } else if (!reader.plan_seen) {
+      if (!options.sparsity) {
+        leave_out("its rate is unknown (no outcome subreport: give --sparsity N)");
+        continue;
+      }
+      uniform = 1 / *options.sparsity;
+    }
+    double seconds = 0;
+    if (reader.outcome) {
+      seconds = reader.outcome->cpu_seconds;
+    } else if (options.run_seconds) {
+      seconds = *options.run_seconds;
+    } else {
+      leave_out("its length is unknown (no outcome subreport: give --run-seconds S)");
+      continue;
+    }
+    if (!(seconds > 0)) {
+      leave_out("its outcome's cpu-seconds is 0: too short to measure a cost against");
+      continue;
+    }
+    ++usage.runs;
+    usage.seconds += seconds;
+    for (const RunSections::Section& section : reader.run.sections) {
+      SectionUsage& target = usage.sections[section.usage_index];
+      for (size_t site = 0; site < section.samples.size(); ++site) {
+        double probability = uniform;
+        if (plan != nullptr) {
+          auto found = plan->probabilities.find({target.unit, target.scheme, static_cast<uint32_t>(site)});
+          if (found != plan->probabilities.end()) probability = found->second;
+        }
+        const uint64_t samples = section.samples[site];
+        usage.samples += samples;
+        if (probability <= 0) continue;  // this run could not sample the site: it says nothing of it
+        SiteUsage& s = target.sites[site];
+        s.executions += estimated_executions(samples, probability);
+        s.runs += 1;
+        s.probability += probability;
+        s.seconds += seconds;
+        s.samples += samples;
+      }
+    }
+  }
+  return usage;
+}
+
+namespace {
+
+std::string sha256_hex(std::string_view text) {
+  std::array<unsigned char, EVP_MAX_MD_SIZE> digest{};
+  unsigned size = 0;
+  EVP_Digest(text.data(), text.size(), digest.data(), &size, EVP_sha256(), nullptr);
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string hex;
+  for (unsigned i = 0; i < size; ++i) {
+    hex.push_back(kHex[digest[i] >> 4]);
+    hex.push_back(kHex[digest[i] & 15]);
+  }
+  return hex;
+}
+
+// The entry lines as write_plan() writes them: the text after its header and id lines.
+std::string entry_lines(const std::vector<plan::Entry>& entries) {
+  std::ostringstream out;
+  plan::write_plan(out, "0", entries);
+  std::string text = out.str();
+  size_t second = text.find('\n', text.find('\n') + 1);
+  return text.substr(second + 1);
+}
+
+// A site as the optimisation sees it: m its executions per run, x its executions per CPU second.
+struct Demand {
+  PlanKey key;
+  double per_run = 0;
+  double per_second = 0;
+  bool unseen = false;
+};
+
+}  // namespace
+
+Plan make_plan(const Usage& usage, const PlanOptions& options) {
+  Plan plan;
+  std::vector<Demand> demands;
+  for (const SectionUsage& section : usage.sections) {
+    for (size_t i = 0; i < section.sites.size(); ++i) {
+      const SiteUsage& site = section.sites[i];
+      if (site.runs == 0) {  // no run could sample it: nothing is known, it keeps the uniform rate
+        ++plan.unknown;
+        continue;
+      }
+      Demand d{{section.unit, section.scheme, static_cast<uint32_t>(i)}};
+      if (site.samples == 0) {
+        // Never seen executing: taken at the 95 % upper bound of its executions per run. Its samples are Poisson
+        // with mean m * (sum of its probabilities), and P(0 samples) = exp(-m * sum) >= 0.05 only if
+        // m <= -ln(0.05) / sum, about 3 / sum ("the rule of three").
+        d.per_run = -std::log(0.05) / site.probability;
+        d.unseen = true;
+        ++plan.unseen;
+      } else {
+        d.per_run = site.executions / site.runs;
+      }
+      d.per_second = d.per_run * site.runs / site.seconds;
+      demands.push_back(std::move(d));
+    }
+  }
+  plan.sites = demands.size();
+  plan.mean_run_seconds = usage.runs == 0 ? 0 : usage.seconds / static_cast<double>(usage.runs);
+  plan.uniform_cost = usage.seconds > 0 ? static_cast<double>(usage.samples) / usage.seconds * options.sample_seconds : 0;
+
+  // Water-filling: at level L each site gets min(cap, L / m) and the cost is
+  //   c * (sum over capped sites of cap * x  +  L * sum over the others of x / m),
+  // piecewise linear and increasing in L, with a break where L reaches cap * m. Going up the breaks in order
+  // finds the largest L whose cost is within the budget, exactly.
+  const double cap = options.max_probability, allowed = options.budget / options.sample_seconds;  // samples/s
+  std::vector<size_t> order(demands.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return demands[a].per_run < demands[b].per_run; });
+  double capped_rate = 0;  // sum of cap * x over the capped sites: samples per second
+  double slope = 0;        // sum of x / m over the others: samples per second per unit of L
+  for (const Demand& d : demands) slope += d.per_second / d.per_run;
+  double level = std::numeric_limits<double>::infinity();
+  size_t capped = 0;
+  for (; capped < order.size(); ++capped) {
+    const Demand& d = demands[order[capped]];
+    const double limit = cap * d.per_run;  // the level where this site reaches the cap
+    if (capped_rate + slope * limit > allowed) break;
+    capped_rate += cap * d.per_second;
+    slope -= d.per_second / d.per_run;
+  }
+  if (capped < order.size()) level = slope > 0 ? std::max(0.0, (allowed - capped_rate) / slope) : 0;
+
+  double rate = 0;
+  for (const Demand& d : demands) {
+    const double probability = std::min(cap, level / d.per_run);
+    rate += probability * d.per_second;
+    if (probability >= cap) {
+      ++plan.capped;
+    } else if (probability * d.per_run < options.target) {
+      ++plan.below_target;
+    }
+    const auto& [unit, scheme, site] = d.key;
+    plan.entries.push_back({unit, scheme, site, probability});
+  }
+  plan.level = level;
+  plan.samples_per_second = rate;
+  plan.cost = rate * options.sample_seconds;
+  plan.id = sha256_hex(entry_lines(plan.entries));
+  return plan;
+}
+
+bool write_plan_file(const std::string& path, const Plan& plan, std::string& error) {
+  std::string temporary = path + ".tmp";
+  {
+    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
+    plan::write_plan(out, plan.id, plan.entries);
+    out.flush();
+    if (!out) {
+      error = std::string("cannot write: ") + std::strerror(errno);
+      std::remove(temporary.c_str());
+      return false;
+    }
+  }
+  if (std::rename(temporary.c_str(), path.c_str()) != 0) {
+    error = std::string("cannot write: ") + std::strerror(errno);
+    std::remove(temporary.c_str());
+    return false;
+  }
+  return true;
+}
+
+std::string plan_summary(const Usage& usage, const Plan& plan, const PlanOptions& options, const std::string& path) {
+  auto number = [](double value, int digits = 3) {
+    char buffer[64];
+    std::snprintf(buffer, sizeof buffer, "%.*g", digits, value);
+    return std::string(buffer);
+  };
+  const double samples_per_run = plan.samples_per_second * plan.mean_run_seconds;
+  std::string text = "sampler-analyze plan: " + std::to_string(usage.runs) + " runs (" +
+                     std::to_string(usage.left_out) + " left out), " + number(plan.mean_run_seconds) +
+                     " CPU seconds a run on average; " + std::to_string(plan.sites) + " sites (" +
+                     std::to_string(plan.unseen) + " never seen executing, taken at their 95% upper bound";
+  if (plan.unknown > 0) text += "; " + std::to_string(plan.unknown) + " no run could sample: not in the plan";
+  text += ")\n";
+  text += "sampler-analyze plan: level ";
+  text += std::isinf(plan.level) ? std::string("unbounded (every site at the maximum probability)")
+                                 : number(plan.level) + " expected samples per run for every site below the cap";
+  text += "; " + std::to_string(plan.capped) + " sites at probability " + number(options.max_probability) +
+          "; target " + number(options.target) + ": ";
+  text += plan.below_target == 0 ? std::string("met")
+                                 : "missed by " + std::to_string(plan.below_target) + " sites (the budget allows no more)";
+  text += "\n";
+  text += "sampler-analyze plan: predicted cost " + number(plan.cost * 100) + "% of a run's CPU time (budget " +
+          number(options.budget * 100) + "%): " + number(samples_per_run) + " samples a run at " +
+          number(options.sample_seconds * 1e9) + " ns each; the training runs' own rates cost " +
+          number(plan.uniform_cost * 100) + "%\n";
+  text += "sampler-analyze plan: wrote " + escape_field(path) + " (id " + plan.id + ", " +
+          std::to_string(plan.entries.size()) + " sites)\n";
+  return text;
+}
+
+}  // namespace sampler::analysis

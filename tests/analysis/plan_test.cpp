@@ -1,0 +1,391 @@
+// sampler-analyze plan's engine (analysis/plan.h): reading the runs' rates and samples into executions per run,
+// and the water-filling that turns them into a plan. Every rule and every error, on reports written here.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "analysis/plan.h"
+#include "sections/core/plan.h"
+
+namespace sampler::analysis {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr char kUnit[] = "0123456789abcdef0123456789abcdef";
+
+struct Recorder : DiagnosticSink {
+  std::vector<Diagnostic> all;
+  void report(const Diagnostic& diagnostic) override { all.push_back(diagnostic); }
+  std::string text() const {
+    std::string out;
+    for (const Diagnostic& d : all) {
+      out += d.file + ":" + std::to_string(d.line) + ": " + (d.severity == Severity::kError ? "error: " : "warning: ") +
+             d.message + "\n";
+    }
+    return out;
+  }
+  size_t errors() const {
+    size_t n = 0;
+    for (const Diagnostic& d : all) n += d.severity == Severity::kError;
+    return n;
+  }
+};
+
+class PlanTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::path(::testing::TempDir()) / ("plan_test_" + std::string(
+        ::testing::UnitTest::GetInstance()->current_test_info()->name()));
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  // Writes `text` as file `name`; returns its path.
+  std::string file(const std::string& name, const std::string& text) {
+    std::string path = (dir_ / name).string();
+    std::ofstream(path, std::ios::binary) << text;
+    return path;
+  }
+  fs::path dir_;
+};
+
+// A samples subreport of one branches section: one "FALSE\tTRUE" line per site count.
+std::string samples(const std::vector<std::pair<int, int>>& counts, const std::string& scheme = "branches") {
+  std::string text = "<report id=\"samples\">\n<samples unit=\"" + std::string(kUnit) + "\" scheme=\"" + scheme + "\">\n";
+  for (auto [a, b] : counts) text += std::to_string(a) + "\t" + std::to_string(b) + "\n";
+  return text + "</samples>\n</report>\n";
+}
+
+std::string outcome(const std::string& sparsity, const std::string& cpu_seconds) {
+  return "<report id=\"outcome\">\nrun-id\tr1\nexit-status\t0\ncpu-seconds\t" + cpu_seconds + "\nsparsity\t" +
+         sparsity + "\n</report>\n";
+}
+
+std::string plan_subreport(const std::string& id, const std::string& sparsity) {
+  return "<report id=\"plan\">\nid\t" + id + "\nsparsity\t" + sparsity + "\n</report>\n";
+}
+
+// ------------------------------------------------------------------------------------------------ read_usage
+
+TEST_F(PlanTest, ExecutionsAreSamplesOverTheRunsRate) {
+  // Sparsity 100 from the outcome: 3 samples are 300 executions; 1 second a run.
+  std::string a = file("a", samples({{1, 2}, {0, 0}}) + outcome("100", "1.0"));
+  std::string b = file("b", samples({{0, 5}, {0, 0}}) + outcome("50", "3.0"));
+  Recorder sink;
+  Usage usage = read_usage({a, b}, {}, sink);
+  EXPECT_EQ(sink.text(), "");
+  EXPECT_EQ(usage.runs, 2u);
+  EXPECT_DOUBLE_EQ(usage.seconds, 4.0);
+  EXPECT_EQ(usage.samples, 8u);
+  ASSERT_EQ(usage.sections.size(), 1u);
+  const SiteUsage& site = usage.sections[0].sites[0];
+  EXPECT_DOUBLE_EQ(site.executions, 300 + 250);
+  EXPECT_DOUBLE_EQ(site.runs, 2);
+  EXPECT_DOUBLE_EQ(site.probability, 0.01 + 0.02);
+  EXPECT_DOUBLE_EQ(site.seconds, 4.0);
+  EXPECT_EQ(site.samples, 8u);
+  EXPECT_EQ(usage.sections[0].sites[1].samples, 0u);
+  EXPECT_DOUBLE_EQ(usage.sections[0].sites[1].runs, 2);
+}
+
+TEST_F(PlanTest, RunsWithoutAnOutcomeTakeTheOptions) {
+  std::string a = file("a", samples({{4, 0}}));
+  Recorder sink;
+  Usage none = read_usage({a}, {}, sink);
+  EXPECT_EQ(none.runs, 0u);
+  EXPECT_EQ(none.left_out, 1u);
+  EXPECT_NE(sink.text().find("give --sparsity N"), std::string::npos) << sink.text();
+  EXPECT_EQ(sink.errors(), 0u);  // a warning: the run is not wrong, only not usable
+
+  Recorder sink2;
+  UsageOptions options;
+  options.sparsity = 10;
+  Usage no_length = read_usage({a}, options, sink2);
+  EXPECT_EQ(no_length.runs, 0u);
+  EXPECT_NE(sink2.text().find("give --run-seconds S"), std::string::npos) << sink2.text();
+
+  Recorder sink3;
+  options.run_seconds = 0.5;
+  Usage usage = read_usage({a}, options, sink3);
+  EXPECT_EQ(sink3.text(), "");
+  EXPECT_EQ(usage.runs, 1u);
+  EXPECT_DOUBLE_EQ(usage.sections[0].sites[0].executions, 40);
+  EXPECT_DOUBLE_EQ(usage.seconds, 0.5);
+}
+
+TEST_F(PlanTest, OutcomeOverridesTheOptionsAndSamplingOffIsLeftOut) {
+  std::string off = file("off", samples({{0, 0}}) + outcome("", "1.0"));
+  std::string zero = file("zero", samples({{1, 0}}) + outcome("100", "0"));
+  std::string bad = file("bad", samples({{1, 0}}) + outcome("0.5", "1"));
+  std::string good = file("good", samples({{1, 0}}) + outcome("100", "2"));
+  UsageOptions options;
+  options.sparsity = 7;
+  options.run_seconds = 9;
+  Recorder sink;
+  Usage usage = read_usage({off, zero, bad, good}, options, sink);
+  EXPECT_EQ(usage.runs, 1u);
+  EXPECT_EQ(usage.left_out, 3u);
+  EXPECT_DOUBLE_EQ(usage.sections[0].sites[0].executions, 100);  // the outcome's 100, not --sparsity 7
+  EXPECT_DOUBLE_EQ(usage.seconds, 2);                            // the outcome's 2, not --run-seconds 9
+  std::string text = sink.text();
+  EXPECT_NE(text.find(off + ":0: warning: left out: its outcome says sampling was off"), std::string::npos) << text;
+  EXPECT_NE(text.find(zero + ":0: warning: left out: its outcome's cpu-seconds is 0"), std::string::npos) << text;
+  EXPECT_NE(text.find(bad + ":0: warning: left out: its sparsity '0.5' is not a number of at least 1"),
+            std::string::npos)
+      << text;
+}
+
+TEST_F(PlanTest, RunsOfAPlanTakeItsEntriesAndItsUniformRate) {
+  std::string given = file("given.plan", std::string("sampler-plan\t1\nid\tp1\n") + kUnit + "\tbranches\t0\t0.5\n" +
+                                             kUnit + "\tbranches\t2\t0\n");
+  KnownPlan known;
+  Recorder plan_sink;
+  ASSERT_TRUE(read_plan_file(given, known, plan_sink)) << plan_sink.text();
+  EXPECT_EQ(known.id, "p1");
+  EXPECT_EQ(known.probabilities.size(), 2u);
+  std::vector<KnownPlan> plans = {known};
+  // Site 0 at 0.5 (the plan), site 1 at 1/20 (the subreport's sparsity), site 2 at 0: it says nothing of site 2.
+  std::string a = file("a", samples({{1, 1}, {2, 0}, {0, 0}}) + plan_subreport("p1", "20") + outcome("20", "1"));
+  // Without a uniform rate, sites the plan does not name are not sampled.
+  std::string b = file("b", samples({{3, 0}, {0, 0}, {0, 0}}) + plan_subreport("p1", "") + outcome("", "1"));
+  std::string unknown = file("unknown", samples({{1, 0}, {0, 0}, {0, 0}}) + plan_subreport("p9", "") +
+                                            outcome("", "1"));
+  UsageOptions options;
+  options.plans = &plans;
+  Recorder sink;
+  Usage usage = read_usage({a, b, unknown}, options, sink);
+  EXPECT_EQ(usage.runs, 2u);
+  EXPECT_EQ(usage.left_out, 1u);
+  EXPECT_NE(sink.text().find(unknown + ":0: warning: left out: it used plan 'p9', which no --given-plan names"),
+            std::string::npos)
+      << sink.text();
+  const std::vector<SiteUsage>& sites = usage.sections[0].sites;
+  EXPECT_DOUBLE_EQ(sites[0].executions, 4 + 6);
+  EXPECT_DOUBLE_EQ(sites[0].runs, 2);
+  EXPECT_DOUBLE_EQ(sites[1].executions, 40);
+  EXPECT_DOUBLE_EQ(sites[1].runs, 1);  // run b could not sample it
+  EXPECT_DOUBLE_EQ(sites[2].runs, 0);  // no run could
+}
+
+TEST_F(PlanTest, MalformedLinesAndMismatchedSectionsLeaveTheRunOut) {
+  std::string first = file("first", samples({{1, 0}, {1, 0}}) + outcome("10", "1"));
+  std::string shorter = file("shorter", samples({{1, 0}}) + outcome("10", "1"));
+  std::string malformed = file("malformed", samples({{1, 0}, {1, 0}}).replace(
+                                                 samples({{1, 0}, {1, 0}}).find("1\t0\n"), 4, "1\tx\n") +
+                                                 outcome("10", "1"));
+  std::string bad_outcome = file("bad_outcome", samples({{1, 0}, {1, 0}}) +
+                                                    "<report id=\"outcome\">\nrun-id\tr1\ncpu-seconds\t-1\n</report>\n");
+  Recorder sink;
+  Usage usage = read_usage({first, shorter, malformed, bad_outcome, (dir_ / "missing").string()}, {}, sink);
+  EXPECT_EQ(usage.runs, 1u);
+  EXPECT_EQ(usage.left_out, 4u);
+  std::string text = sink.text();
+  EXPECT_NE(text.find(shorter + ":2: error: unit " + std::string(kUnit) +
+                      ", scheme 'branches': 1 samples lines, but 2 in the runs before; the run is left out"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find(malformed + ":3: error: malformed samples line"), std::string::npos) << text;
+  EXPECT_NE(text.find(bad_outcome + ":9: error: outcome subreport: cpu-seconds is not a non-negative number"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("missing:0: error: cannot open"), std::string::npos) << text;
+  EXPECT_DOUBLE_EQ(usage.sections[0].sites[0].executions, 10);  // only the first run
+}
+
+TEST_F(PlanTest, BoundsAndTimestampsAreNotCountsAndRepeatedSectionsAreSummed) {
+  std::string text = samples({{1, 0}}) ;
+  text.insert(text.find("</report>"), "<samples unit=\"" + std::string(kUnit) +
+                                         "\" scheme=\"bounds\">\n-5\t90\n</samples>\n<timestamps unit=\"" + kUnit +
+                                         "\" scheme=\"branches\" when=\"first\">\n7\t8\n</timestamps>\n"
+                                         "<samples unit=\"" + kUnit + "\" scheme=\"branches\">\n2\t3\n</samples>\n");
+  std::string a = file("a", text + outcome("1", "1"));
+  Recorder sink;
+  Usage usage = read_usage({a}, {}, sink);
+  EXPECT_EQ(sink.text(), "");
+  ASSERT_EQ(usage.sections.size(), 1u);
+  EXPECT_EQ(usage.sections[0].scheme, "branches");
+  EXPECT_DOUBLE_EQ(usage.sections[0].sites[0].executions, 6);
+}
+
+// ------------------------------------------------------------------------------------------------ read_plan_file
+
+TEST_F(PlanTest, GivenPlanErrorsNameTheFileAndLine) {
+  const std::string entry = std::string(kUnit) + "\tbranches\t0\t0.5\n";
+  struct Case {
+    std::string text;
+    std::string expected;  // ":LINE: error: ..." after the path
+  } cases[] = {
+      {"", ":1: error: "},
+      {"not a plan\n", ":1: error: "},
+      {"sampler-plan\t1\n" + entry, ":2: error: "},                             // an entry before the id
+      {"sampler-plan\t1\nid\tx\n" + entry + entry, ":4: error: the same unit, scheme and site twice"},
+      {"sampler-plan\t1\nid\tx\n" + std::string(kUnit) + "\tbranches\t0\t1.5\n", ":3: error: "},
+      {"sampler-plan\t1\n# no id\n", ":2: error: "},
+  };
+  for (const Case& c : cases) {
+    std::string path = file("bad.plan", c.text);
+    KnownPlan known;
+    Recorder sink;
+    EXPECT_FALSE(read_plan_file(path, known, sink)) << c.text;
+    ASSERT_EQ(sink.all.size(), 1u) << c.text;
+    EXPECT_EQ(sink.text().find(path + c.expected), 0u) << c.text << " gave " << sink.text();
+    EXPECT_NE(sink.text().find("the plan is unusable"), std::string::npos) << sink.text();
+  }
+  KnownPlan known;
+  Recorder sink;
+  EXPECT_FALSE(read_plan_file((dir_ / "none").string(), known, sink));
+  EXPECT_NE(sink.text().find("cannot open"), std::string::npos);
+}
+
+// ------------------------------------------------------------------------------------------------ make_plan
+
+// A usage of one section whose sites execute `per_run` times a run, in runs of `seconds` CPU seconds each,
+// learned from `runs` runs at probability `rate`.
+Usage usage_of(const std::vector<double>& per_run, double runs = 10, double seconds = 1, double rate = 0.01) {
+  Usage usage;
+  usage.runs = static_cast<uint64_t>(runs);
+  usage.seconds = runs * seconds;
+  SectionUsage section{kUnit, "branches", {}};
+  for (double m : per_run) {
+    SiteUsage site;
+    site.executions = m * runs;
+    site.runs = runs;
+    site.probability = rate * runs;
+    site.seconds = runs * seconds;
+    site.samples = static_cast<uint64_t>(std::llround(m * runs * rate));
+    usage.samples += site.samples;
+    section.sites.push_back(site);
+  }
+  usage.sections.push_back(section);
+  return usage;
+}
+
+double cost_of(const Usage& usage, const Plan& plan, const PlanOptions& options) {
+  // Samples per CPU second recomputed from the entries: sum of p * executions / seconds.
+  double rate = 0;
+  for (size_t i = 0; i < plan.entries.size(); ++i) {
+    const SiteUsage& s = usage.sections[0].sites[plan.entries[i].site];
+    double executions = s.samples == 0 ? -std::log(0.05) / s.probability * s.runs : s.executions;
+    rate += plan.entries[i].probability * executions / s.seconds;
+  }
+  return rate * options.sample_seconds;
+}
+
+TEST(MakePlan, EqualExpectedSamplesBelowTheCapAndTheBudgetSpentExactly) {
+  // Sites of 10^6, 10^5, 100 and 1 executions a run, runs of 1 s; 1 % of it at 100 ns a sample: 10^5 samples a
+  // run. The sites of 1 and 100 executions are capped at probability 1 (101 samples); the other two share the rest
+  // equally: a level of (10^5 - 101) / 2, below 10^5, where the second would reach the cap.
+  Usage usage = usage_of({1e6, 1e5, 100, 1});
+  PlanOptions options;
+  options.budget = 0.01;
+  options.sample_seconds = 100e-9;
+  Plan plan = make_plan(usage, options);
+  ASSERT_EQ(plan.entries.size(), 4u);
+  EXPECT_NEAR(plan.level, (1e5 - 101) / 2, 1e-6);
+  EXPECT_NEAR(plan.entries[0].probability * 1e6, plan.level, 1e-6);
+  EXPECT_NEAR(plan.entries[1].probability * 1e5, plan.level, 1e-6);
+  EXPECT_DOUBLE_EQ(plan.entries[2].probability, 1);
+  EXPECT_DOUBLE_EQ(plan.entries[3].probability, 1);
+  EXPECT_NEAR(plan.cost, options.budget, 1e-12);
+  EXPECT_NEAR(cost_of(usage, plan, options), plan.cost, 1e-12);
+  EXPECT_EQ(plan.capped, 2u);
+  EXPECT_EQ(plan.below_target, 0u);
+  EXPECT_EQ(plan.sites, 4u);
+}
+
+TEST(MakePlan, ATightBudgetMissesTheTargetForEveryUncappedSiteAlike) {
+  Usage usage = usage_of({1e6, 1e5, 1e4, 0.5});
+  PlanOptions options;
+  options.budget = 1e-6;  // 10 samples/s at 100 ns: a run of 1 s affords 10 samples
+  options.sample_seconds = 100e-9;
+  options.target = 5;
+  Plan plan = make_plan(usage, options);
+  EXPECT_DOUBLE_EQ(plan.entries[3].probability, 1);  // 0.5 executions a run: 0.5 samples, capped
+  EXPECT_NEAR(plan.level, (10 - 0.5) / 3, 1e-9);
+  EXPECT_EQ(plan.below_target, 3u);
+  EXPECT_EQ(plan.capped, 1u);
+  EXPECT_NEAR(plan.cost, options.budget, 1e-15);
+}
+
+TEST(MakePlan, AGenerousBudgetCapsEverySite) {
+  Usage usage = usage_of({1e3, 10});
+  PlanOptions options;
+  options.budget = 1;  // 10^7 samples/s at 100 ns
+  options.sample_seconds = 100e-9;
+  options.max_probability = 0.25;
+  Plan plan = make_plan(usage, options);
+  EXPECT_TRUE(std::isinf(plan.level));
+  EXPECT_DOUBLE_EQ(plan.entries[0].probability, 0.25);
+  EXPECT_DOUBLE_EQ(plan.entries[1].probability, 0.25);
+  EXPECT_EQ(plan.capped, 2u);
+  EXPECT_NEAR(plan.cost, 0.25 * 1010 * 100e-9, 1e-15);
+  EXPECT_LE(plan.cost, options.budget);
+}
+
+TEST(MakePlan, SitesNeverSeenAreTakenAtTheirUpperBoundAndUnknownSitesLeftOut) {
+  Usage usage = usage_of({1e4, 0});
+  SiteUsage unknown;  // no run could sample it
+  usage.sections[0].sites.push_back(unknown);
+  PlanOptions options;
+  options.budget = 1e-3;
+  options.sample_seconds = 1e-6;  // 1000 samples/s
+  Plan plan = make_plan(usage, options);
+  ASSERT_EQ(plan.entries.size(), 2u);
+  EXPECT_EQ(plan.unseen, 1u);
+  EXPECT_EQ(plan.unknown, 1u);
+  // 10 runs at 0.01: a sum of probabilities of 0.1, so at most -ln(0.05) / 0.1 = 29.96 executions a run.
+  const double bound = -std::log(0.05) / 0.1;
+  EXPECT_NEAR(plan.entries[1].probability * bound, plan.level, 1e-9);
+  EXPECT_NEAR(plan.entries[0].probability * 1e4, plan.level, 1e-9);
+  EXPECT_NEAR(plan.level, 500, 1e-9);  // 1000 samples a run shared by two sites
+  EXPECT_NEAR(cost_of(usage, plan, options), options.budget, 1e-12);
+}
+
+TEST(MakePlan, TheIdIsTheDigestOfTheEntriesAndTheFileReadsBack) {
+  Usage usage = usage_of({1e5, 30, 2});
+  PlanOptions options;
+  Plan plan = make_plan(usage, options);
+  Plan again = make_plan(usage, options);
+  EXPECT_EQ(plan.id, again.id);
+  EXPECT_EQ(plan.id.size(), 64u);
+  EXPECT_TRUE(plan::valid_id(plan.id));
+  options.budget = 0.03;
+  EXPECT_NE(make_plan(usage, options).id, plan.id);
+
+  const fs::path path = fs::path(::testing::TempDir()) / "plan_test_written.plan";
+  std::string error;
+  ASSERT_TRUE(write_plan_file(path.string(), plan, error)) << error;
+  EXPECT_FALSE(fs::exists(path.string() + ".tmp"));
+  KnownPlan known;
+  Recorder sink;
+  ASSERT_TRUE(read_plan_file(path.string(), known, sink)) << sink.text();
+  EXPECT_EQ(known.id, plan.id);
+  ASSERT_EQ(known.probabilities.size(), plan.entries.size());
+  for (const plan::Entry& entry : plan.entries) {
+    double read = known.probabilities.at({entry.unit, entry.scheme, entry.site});
+    EXPECT_NEAR(read, entry.probability, 1e-12 * entry.probability);
+  }
+  std::string unwritable;
+  EXPECT_FALSE(write_plan_file((fs::path(::testing::TempDir()) / "no-such-dir" / "x.plan").string(), plan, unwritable));
+  EXPECT_NE(unwritable.find("cannot write"), std::string::npos);
+}
+
+TEST(MakePlan, TheSummarySaysTheCostAndTheTarget) {
+  Usage usage = usage_of({1e6, 1});
+  PlanOptions options;
+  options.budget = 0.02;
+  Plan plan = make_plan(usage, options);
+  std::string summary = plan_summary(usage, plan, options, "out\x1b.plan");
+  EXPECT_NE(summary.find("predicted cost 2% of a run's CPU time (budget 2%)"), std::string::npos) << summary;
+  EXPECT_NE(summary.find("target 1: met"), std::string::npos) << summary;
+  EXPECT_EQ(summary.find('\x1b'), std::string::npos) << "control characters reach the terminal";
+}
+
+}  // namespace
+}  // namespace sampler::analysis
