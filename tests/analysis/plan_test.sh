@@ -43,7 +43,7 @@ case $case_name in
     expect 2 '' "sampler-analyze plan: -o PLAN is required\n$try"
     for bad in 0 0% 101% -1 x 2%% ''; do
       run --budget "$bad" -o p reports
-      expect 2 '' "sampler-analyze plan: --budget needs a percentage above 0 and at most 100, not '$bad'\n$try"
+      expect 2 '' "sampler-analyze plan: --budget needs a percentage above 0 and at most 100, not '${bad//%/%%}'\n$try"
     done
     run --budget 2 --target 0 -o p reports
     expect 2 '' "sampler-analyze plan: --target needs a number above 0, not '0'\n$try"

@@ -196,6 +196,12 @@ open("ended", "w").write(str(time.time_ns()))'
     # --version V: only that version's runs (5 of them here).
     run "$TOOLS/sampler-analyze" --database sqlite:reports.db --app wordfreq --version 2.0 --sites "$wordfreq" --top 1
     [ "$status" = 0 ] || fail "--version 2.0: status $status: $(cat err)"
+    # A sampling plan from the same stored runs: each run's outcome gives its rate (sparsity 1) and CPU time (a run
+    # too short to have any is left out with a warning).
+    run "$TOOLS/sampler-analyze" plan --budget 2% --database sqlite:reports.db --app wordfreq -o wordfreq.plan
+    [ "$status" = 0 ] || fail "plan --database: status $status: $(cat err)"
+    grep -q "^sampler-analyze plan: [1-9][0-9]* runs" err || fail "plan --database: $(cat err)"
+    [ "$(head -n 1 wordfreq.plan)" = $'sampler-plan\t1' ] || fail "plan --database: no plan written"
     run "$TOOLS/sampler-analyze" --database sqlite:reports.db --sites "$wordfreq"
     expect 2 '' "sampler-analyze: --database needs --app NAME\nTry 'sampler-analyze --help' for more information.\n"
     run "$TOOLS/sampler-analyze" --database sqlite:missing-dir/x.db --app wordfreq --sites "$wordfreq"
