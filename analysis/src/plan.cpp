@@ -2,6 +2,7 @@
 #include "analysis/plan.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <openssl/evp.h>
 #include <unistd.h>
 
@@ -142,12 +143,13 @@ class UsageReader : public ReportVisitor, public SamplesVisitor {
   }
   void end_section(bool) override {
     if (section_ == nullptr) return;
-    std::vector<SiteUsage>& sites = usage_.sections[section_->usage_index].sites;
-    if (sites.empty()) sites.resize(lines_);
-    if (lines_ != sites.size() || section_->samples.size() != lines_) {
+    // The first run taken in sets a section's sites (a run left out sets nothing).
+    const std::vector<SiteUsage>& sites = usage_.sections[section_->usage_index].sites;
+    const size_t expected = sites.empty() ? section_->samples.size() : sites.size();
+    if (lines_ != expected || section_->samples.size() != lines_) {
       fail(section_line_, "unit " + usage_.sections[section_->usage_index].unit + ", scheme '" +
                               usage_.sections[section_->usage_index].scheme + "': " + std::to_string(lines_) +
-                              " samples lines, but " + std::to_string(sites.size()) + " in the runs before");
+                              " samples lines, but " + std::to_string(expected) + " in the runs before");
     }
     section_ = nullptr;
   }
@@ -234,8 +236,10 @@ Usage read_usage(const std::vector<std::string>& files, const UsageOptions& opti
       read_report(input, reader, reader);
       if (input.failed()) reader.failed = true;
     }
+    struct stat status {};
+    const uint64_t bytes = ::fstat(fd, &status) == 0 ? static_cast<uint64_t>(status.st_size) : 0;
     ::close(fd);
-    if (options.progress != nullptr) options.progress->add(1, 0);
+    if (options.progress != nullptr) options.progress->add(1, bytes);
     auto leave_out = [&](std::string why) {
       sink.warning(name, 0, "left out: " + why);
       ++usage.left_out;
@@ -302,6 +306,7 @@ Usage read_usage(const std::vector<std::string>& files, const UsageOptions& opti
     usage.seconds += seconds;
     for (const RunSections::Section& section : reader.run.sections) {
       SectionUsage& target = usage.sections[section.usage_index];
+      if (target.sites.empty()) target.sites.resize(section.samples.size());
       for (size_t site = 0; site < section.samples.size(); ++site) {
         double probability = uniform;
         if (plan != nullptr) {
@@ -384,7 +389,8 @@ Plan make_plan(const Usage& usage, const PlanOptions& options) {
   }
   plan.sites = demands.size();
   plan.mean_run_seconds = usage.runs == 0 ? 0 : usage.seconds / static_cast<double>(usage.runs);
-  plan.uniform_cost = usage.seconds > 0 ? static_cast<double>(usage.samples) / usage.seconds * options.sample_seconds : 0;
+  plan.uniform_cost =
+      usage.seconds > 0 ? static_cast<double>(usage.samples) / usage.seconds * options.sample_seconds : 0;
 
   // Water-filling: at level L each site gets min(cap, L / m) and the cost is
   //   c * (sum over capped sites of cap * x  +  L * sum over the others of x / m),
@@ -414,6 +420,7 @@ Plan make_plan(const Usage& usage, const PlanOptions& options) {
     rate += probability * d.per_second;
     if (probability >= cap) {
       ++plan.capped;
+      if (probability * d.per_run < options.target) ++plan.rare;
     } else if (probability * d.per_run < options.target) {
       ++plan.below_target;
     }
@@ -465,8 +472,10 @@ std::string plan_summary(const Usage& usage, const Plan& plan, const PlanOptions
                                  : number(plan.level) + " expected samples per run for every site below the cap";
   text += "; " + std::to_string(plan.capped) + " sites at probability " + number(options.max_probability) +
           "; target " + number(options.target) + ": ";
-  text += plan.below_target == 0 ? std::string("met")
-                                 : "missed by " + std::to_string(plan.below_target) + " sites (the budget allows no more)";
+  text += plan.below_target == 0
+              ? std::string("met")
+              : "missed by " + std::to_string(plan.below_target) + " sites (the budget allows no more)";
+  if (plan.rare > 0) text += ", " + std::to_string(plan.rare) + " sites at the cap execute too rarely to reach it";
   text += "\n";
   text += "sampler-analyze plan: predicted cost " + number(plan.cost * 100) + "% of a run's CPU time (budget " +
           number(options.budget * 100) + "%): " + number(samples_per_run) + " samples a run at " +

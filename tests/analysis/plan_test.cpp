@@ -57,7 +57,8 @@ class PlanTest : public ::testing::Test {
 
 // A samples subreport of one branches section: one "FALSE\tTRUE" line per site count.
 std::string samples(const std::vector<std::pair<int, int>>& counts, const std::string& scheme = "branches") {
-  std::string text = "<report id=\"samples\">\n<samples unit=\"" + std::string(kUnit) + "\" scheme=\"" + scheme + "\">\n";
+  std::string text =
+      "<report id=\"samples\">\n<samples unit=\"" + std::string(kUnit) + "\" scheme=\"" + scheme + "\">\n";
   for (auto [a, b] : counts) text += std::to_string(a) + "\t" + std::to_string(b) + "\n";
   return text + "</samples>\n</report>\n";
 }
@@ -176,11 +177,12 @@ TEST_F(PlanTest, RunsOfAPlanTakeItsEntriesAndItsUniformRate) {
 TEST_F(PlanTest, MalformedLinesAndMismatchedSectionsLeaveTheRunOut) {
   std::string first = file("first", samples({{1, 0}, {1, 0}}) + outcome("10", "1"));
   std::string shorter = file("shorter", samples({{1, 0}}) + outcome("10", "1"));
-  std::string malformed = file("malformed", samples({{1, 0}, {1, 0}}).replace(
-                                                 samples({{1, 0}, {1, 0}}).find("1\t0\n"), 4, "1\tx\n") +
-                                                 outcome("10", "1"));
-  std::string bad_outcome = file("bad_outcome", samples({{1, 0}, {1, 0}}) +
-                                                    "<report id=\"outcome\">\nrun-id\tr1\ncpu-seconds\t-1\n</report>\n");
+  std::string bad_line = samples({{1, 0}, {1, 0}});
+  bad_line.replace(bad_line.find("1\t0\n"), 4, "1\tx\n");  // line 3
+  std::string malformed = file("malformed", bad_line + outcome("10", "1"));
+  std::string bad_outcome =
+      file("bad_outcome",
+           samples({{1, 0}, {1, 0}}) + "<report id=\"outcome\">\nrun-id\tr1\ncpu-seconds\t-1\n</report>\n");
   Recorder sink;
   Usage usage = read_usage({first, shorter, malformed, bad_outcome, (dir_ / "missing").string()}, {}, sink);
   EXPECT_EQ(usage.runs, 1u);
@@ -196,6 +198,17 @@ TEST_F(PlanTest, MalformedLinesAndMismatchedSectionsLeaveTheRunOut) {
       << text;
   EXPECT_NE(text.find("missing:0: error: cannot open"), std::string::npos) << text;
   EXPECT_DOUBLE_EQ(usage.sections[0].sites[0].executions, 10);  // only the first run
+}
+
+TEST_F(PlanTest, ARunLeftOutDoesNotSetASectionsSites) {
+  std::string unknown_rate = file("unknown_rate", samples({{1, 0}}));  // one line, and no rate: left out
+  std::string good = file("good", samples({{1, 0}, {2, 0}}) + outcome("10", "1"));
+  Recorder sink;
+  Usage usage = read_usage({unknown_rate, good}, {}, sink);
+  EXPECT_EQ(sink.errors(), 0u) << sink.text();
+  EXPECT_EQ(usage.runs, 1u);
+  ASSERT_EQ(usage.sections[0].sites.size(), 2u);
+  EXPECT_DOUBLE_EQ(usage.sections[0].sites[1].executions, 20);
 }
 
 TEST_F(PlanTest, BoundsAndTimestampsAreNotCountsAndRepeatedSectionsAreSummed) {
@@ -296,6 +309,7 @@ TEST(MakePlan, EqualExpectedSamplesBelowTheCapAndTheBudgetSpentExactly) {
   EXPECT_NEAR(plan.cost, options.budget, 1e-12);
   EXPECT_NEAR(cost_of(usage, plan, options), plan.cost, 1e-12);
   EXPECT_EQ(plan.capped, 2u);
+  EXPECT_EQ(plan.rare, 0u);
   EXPECT_EQ(plan.below_target, 0u);
   EXPECT_EQ(plan.sites, 4u);
 }
@@ -311,6 +325,12 @@ TEST(MakePlan, ATightBudgetMissesTheTargetForEveryUncappedSiteAlike) {
   EXPECT_NEAR(plan.level, (10 - 0.5) / 3, 1e-9);
   EXPECT_EQ(plan.below_target, 3u);
   EXPECT_EQ(plan.capped, 1u);
+  EXPECT_EQ(plan.rare, 1u);  // the site of 0.5 executions a run: at probability 1, still below 5 samples
+  std::string summary = plan_summary(usage, plan, options, "p");
+  EXPECT_NE(summary.find("target 5: missed by 3 sites (the budget allows no more), 1 sites at the cap execute too "
+                         "rarely to reach it"),
+            std::string::npos)
+      << summary;
   EXPECT_NEAR(plan.cost, options.budget, 1e-15);
 }
 

@@ -1,6 +1,7 @@
 #!/bin/bash
 # sampler-analyze plan (docs/analysis.md, "Sampling plans: sampler-analyze plan"), black-box. Cases:
 #   usage_errors  every usage error: exit status 2 and its exact message
+#   progress      on a terminal, a progress line while reading, then the summary; nothing of it elsewhere
 #   bad_input     bad reports and bad given plans: exit status 1, FILE:LINE messages; runs left out with warnings
 #   end_to_end    a program built here by sampler-cc (argument 2), run 20 times at SAMPLER_SPARSITY=100 with
 #                 SAMPLER_FILE; the plan at a 2% budget lowers the hot branch below 1/100, raises the branch taken
@@ -69,6 +70,21 @@ case $case_name in
     # The control characters of an argument are shown escaped.
     run --budget $'\e[31m' -o p reports
     expect 2 '' "sampler-analyze plan: --budget needs a percentage above 0 and at most 100, not '\\\\x1b[31m'\n$try"
+    ;;
+
+  progress)
+    mkdir reports
+    for r in a b c; do report reports/$r 100 1 $'1\t2'; done
+    status=0
+    python3 "$SOURCE_DIR/tests/tools/on_terminal.py" terminal "$TOOLS/sampler-analyze" plan --budget 2% -o p.plan \
+      reports >out || status=$?
+    [ "$status" = 0 ] || fail "on a terminal: exit status $status"
+    shown=$(tr '\r' '\n' <terminal)
+    grep -Eq "^sampler-analyze plan: reading reports: 3 of 3 \(100%\), " <<<"$shown" || fail "no progress: $shown"
+    grep -q "^sampler-analyze plan: predicted cost " <<<"$shown" || fail "no summary after it: $shown"
+    run --budget 2% -o p.plan reports
+    [ "$status" = 0 ] || fail "exit status $status"
+    [ "$(grep -c '' err)" = 4 ] || fail "stderr on a file is not the 4 summary lines: $(cat err)"
     ;;
 
   bad_input)
@@ -145,8 +161,8 @@ EOF
     probability_of() { awk -F'\t' -v key="$1" '$1 "\t" $3 == key && $2 == "branches" { print $4 }' app.plan; }
     hot_p=$(probability_of "$hot")
     rare_p=$(probability_of "$rare")
-    awk -v p="$hot_p" 'BEGIN { exit !(p > 0 && p < 0.01) }' || fail "the hot branch's probability $hot_p is not below 1/100"
-    awk -v p="$rare_p" 'BEGIN { exit !(p > 0.01 && p <= 1) }' || fail "the rare branch's probability $rare_p is not raised"
+    awk -v p="$hot_p" 'BEGIN { exit !(p > 0 && p < 0.01) }' || fail "the hot branch's probability $hot_p >= 1/100"
+    awk -v p="$rare_p" 'BEGIN { exit !(p > 0.01 && p <= 1) }' || fail "the rare branch's probability $rare_p <= 1/100"
     # The predicted cost, recomputed from the reports: per site, its samples over the 20 runs times 100 is its
     # executions; times its probability, 30 ns each, over 20 runs of 1 ms. Sites never sampled are planned at
     # their upper bound, -ln(0.05) / (20 / 100) executions a run.

@@ -90,7 +90,12 @@ struct Plan {
   double cost = 0;                  ///< predicted share of the run's CPU time (samples_per_second * sample cost)
   double mean_run_seconds = 0;      ///< the runs' mean length
   double uniform_cost = 0;          ///< the training runs' own share, at their rates
-  size_t sites = 0, capped = 0, below_target = 0, unseen = 0, unknown = 0;
+  size_t sites = 0;         ///< sites in the plan
+  size_t capped = 0;        ///< at the maximum probability
+  size_t rare = 0;          ///< of those, below the target all the same (they execute too rarely)
+  size_t below_target = 0;  ///< below the cap and below the target: the budget allows no more
+  size_t unseen = 0;        ///< never seen executing (planned at their upper bound)
+  size_t unknown = 0;       ///< no run could sample them: not in the plan
 };
 
 /// The max-min fair plan (docs/analysis.md "The optimisation"): the largest level L such that every site s gets
