@@ -479,7 +479,9 @@ std::string plan_summary(const Usage& usage, const Plan& plan, const PlanOptions
   text += "\n";
   text += "sampler-analyze plan: predicted cost " + number(plan.cost * 100) + "% of a run's CPU time (budget " +
           number(options.budget * 100) + "%): " + number(samples_per_run) + " samples a run at " +
-          number(options.sample_seconds * 1e9) + " ns each; the training runs' own rates cost " +
+          number(options.sample_seconds * 1e9) + " ns each, " +
+          number(samples_per_run * options.sample_seconds * 1e3) + " ms of CPU a run of the mean length; the " +
+          "training runs' own rates cost " +
           number(plan.uniform_cost * 100) + "%\n";
   text += "sampler-analyze plan: wrote " + escape_field(path) + " (id " + plan.id + ", " +
           std::to_string(plan.entries.size()) + " sites)\n";
