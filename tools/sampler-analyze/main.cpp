@@ -206,15 +206,12 @@ int run_plan(int argc, char** argv) {
   if ((command.has("app") || command.has("version")) && !command.has("database")) {
     return tool::usage_error(kPlanUsage, "--app and --version go with --database");
   }
-  std::string staged;
-  std::unique_ptr<sampler::store::Store> store;
   if (command.has("database")) {
     if (!command.has("app")) return tool::usage_error(kPlanUsage, "--database needs --app NAME");
     if (!command.operands.empty()) return tool::usage_error(kPlanUsage, "--database takes no REPORT-OR-DIR");
-    if (int status = stage_database(command, sampler::store::FailureRule(), false, store, staged)) return status;
-    command.operands = {staged + "/runs"};
+  } else if (command.operands.empty()) {
+    return tool::usage_error(kPlanUsage, "no REPORT-OR-DIR given");
   }
-  if (command.operands.empty()) return tool::usage_error(kPlanUsage, "no REPORT-OR-DIR given");
 
   tool::StderrSink sink("sampler-analyze");
   std::vector<analysis::KnownPlan> plans;
@@ -222,6 +219,13 @@ int run_plan(int argc, char** argv) {
     analysis::KnownPlan plan;
     if (!analysis::read_plan_file(file, plan, sink)) return tool::kExitDataError;  // named FILE:LINE
     plans.push_back(std::move(plan));
+  }
+  std::string staged;  // --database: after the given plans, so that a bad one stops the command before it
+
+  std::unique_ptr<sampler::store::Store> store;
+  if (command.has("database")) {
+    if (int status = stage_database(command, sampler::store::FailureRule(), false, store, staged)) return status;
+    command.operands = {staged + "/runs"};
   }
   analysis::UsageOptions usage_options;
   if (command.has("sparsity")) usage_options.sparsity = sparsity;
