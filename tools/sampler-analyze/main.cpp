@@ -221,7 +221,6 @@ int run_plan(int argc, char** argv) {
     plans.push_back(std::move(plan));
   }
   std::string staged;  // --database: after the given plans, so that a bad one stops the command before it
-
   std::unique_ptr<sampler::store::Store> store;
   if (command.has("database")) {
     if (int status = stage_database(command, sampler::store::FailureRule(), false, store, staged)) return status;
