@@ -5,6 +5,7 @@
 
 #include "atomic.h"
 #include "crash_handler.h"
+#include "plan.h"
 #include "raw_syscall.h"
 #include "runtime_state.h"
 #include "settings.h"
@@ -131,6 +132,7 @@ void register_unit(sampler_unit* unit) {
   bool known = false;
   for (sampler_unit* u = g_report.head; u != nullptr; u = u->next) known = known || u == unit;
   if (!known) {
+    apply_plan(*unit);
     unit->next = nullptr;
     unit->state = kUnitRegistered;
     // Published with release stores: the crash path walks the list without the lock.
@@ -206,6 +208,7 @@ void finish_report() {
     }
     g_writer.append("</report>");
     g_writer.end_line();
+    write_plan_subreport(g_writer);
     ok = g_writer.flush();
     raise_deferred_signal();
   }
@@ -253,6 +256,7 @@ void write_interim_report() {
       for (sampler_unit* u = g_report.head; u != nullptr; u = u->next) write_unit(g_writer, *u);
       g_writer.append("</report>");
       g_writer.end_line();
+      write_plan_subreport(g_writer);
       g_writer.append("<report id=\"interim\">");
       g_writer.end_line();
       g_writer.append("sequence\t");
