@@ -19,11 +19,26 @@
 # --instructions counts instructions instead (callgrind, the runtime's included: the same figures on a busy
 # machine), one run each on a small input (2 MB; bc: pi to 500 digits).
 #
+# Sampling plans (docs/analysis.md, "Sampling plans"), per budget B of --plan-budgets: the default build is run
+# RUNS times (--training-runs, 20) at the uniform rate 1/100 on training inputs distinct from the measured one,
+# seeded by the run's number i (gzip, bzip2: 4 MB of a tar of /usr/share/perl and /usr/lib/python3.11 at the
+# offset awk's srand(i) draws; bc -l: e, l, s, c, a, sqrt and a power of numbers and at a scale of 200 to 399 that
+# awk's srand(i) draws), each with SAMPLER_SEED=i and its output checked against plain clang's on the same input;
+# `sampler-analyze plan --budget B% --sparsity 100 --run-seconds S` over their reports, S being plain clang's mean
+# CPU time (user + system) on those inputs, so that the budget is a share of plain clang's time, the goals'
+# denominator (the training runs' own CPU time would count their 1/100 sampling as the run's length); then the
+# measured work with SAMPLER_PLAN alone (sites it does not name never sample), printed beside the uniform rows with
+# the plan's predicted cost (its samples' share of plain's CPU time), and a row with every probability of the plan
+# set to 0: its checks alone, no sample. The goals: a plan at 2 % <= 1.03x, at 5 % <= 1.06x. A build whose runtime
+# does not apply plans (no plan subreport in a report of a run with SAMPLER_PLAN) gets rows saying so.
+#
 # Usage: bench/instrumentor/programs_bench.sh [--build BUILD_DIR] [--work DIR] [--reps N] [--megabytes M]
+#                                             [--plan-budgets "B..."] [--training-runs RUNS]
 #                                             [--compile-only | --instructions] [PROGRAM...]
-#   BUILD_DIR: the suite's build tree, with sampler-cc built (default build/)
+#   BUILD_DIR: the suite's build tree, with sampler-cc (and sampler-analyze for plans) built (default build/)
 #   DIR: sources, builds and input (default BUILD_DIR/programs-bench; the builds are redone each run)
 #   M: the size of gzip's and bzip2's input (default 100)
+#   B: budgets in percent of plain clang's CPU time (default "2 5"; "" for no plan rows)
 #   --compile-only: only the compile time: plain and default builds alternated REPS times, the least CPU kept
 #   PROGRAM: gzip, bzip2 and/or bc (default gzip and bzip2)
 # Not run by ctest (minutes long, needs the network for apt-get source); see docs/performance.md.
@@ -35,19 +50,29 @@ reps=3
 megabytes=100
 compile_only=0
 instructions=0
+plan_budgets="2 5"
+training_runs=20
 while [ $# -gt 0 ]; do
   case $1 in
   --build) build=$2; shift 2 ;;
   --work) work=$2; shift 2 ;;
   --reps) reps=$2; shift 2 ;;
   --megabytes) megabytes=$2; shift 2 ;;
+  --plan-budgets) plan_budgets=$2; shift 2 ;;
+  --training-runs) training_runs=$2; shift 2 ;;
   --compile-only) compile_only=1; shift ;;
   --instructions) instructions=1; reps=1; shift ;;
-  -h | --help) sed -n '2,29p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+  -h | --help) awk 'NR > 1 && !/^#/ { exit } NR > 1' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
   -*) echo "programs_bench.sh: unknown option $1" >&2; exit 2 ;;
   *) break ;;
   esac
 done
+for budget in $plan_budgets; do
+  [[ $budget =~ ^[0-9]+(\.[0-9]+)?$ ]] ||
+    { echo "programs_bench.sh: --plan-budgets: '$budget' is not a percentage" >&2; exit 2; }
+done
+[[ $training_runs =~ ^[1-9][0-9]*$ ]] ||
+  { echo "programs_bench.sh: --training-runs: '$training_runs' is not a positive number" >&2; exit 2; }
 programs=("$@")
 [ ${#programs[@]} -eq 0 ] && programs=(gzip bzip2)
 for program in "${programs[@]}"; do
@@ -57,6 +82,9 @@ build=$(cd "$build" && pwd) || exit 2
 work=${work:-$build/programs-bench}
 cc=$build/instrumentor/sampler-cc
 [ -x "$cc" ] || { echo "programs_bench.sh: $cc is not built" >&2; exit 2; }
+analyze=$build/tools/sampler-analyze
+[ -n "$plan_budgets" ] && [ "$compile_only" = 0 ] && [ ! -x "$analyze" ] &&
+  { echo "programs_bench.sh: $analyze is not built (needed for the plan rows; --plan-budgets \"\" for none)" >&2; exit 2; }
 note() { echo "programs-bench: $*" >&2; }
 mkdir -p "$work" && work=$(cd "$work" && pwd) || exit 1  # absolute: the builds run in their own directories
 
@@ -104,6 +132,80 @@ instruction_count() {  # INPUT OUTPUT ENVIRONMENT... PROGRAM ARGS...: the instru
     2>"$work/callgrind.err" || { echo "programs_bench.sh: $* failed under callgrind" >&2; exit 1; }
   sed -n 's/.*Collected : \([0-9]*\).*/\1/p' "$work/callgrind.err"
 }
+# The training inputs: gzip's and bzip2's from other files than the measured input's (perl's and python's
+# libraries: text and byte code), bc's other functions at other scales.
+training_corpus=$work/training.tar
+training_bytes=$((4 * 1048576))
+make_training_input() {  # PROGRAM I FILE: the I-th training input (seeded by I) into FILE
+  local program=$1 i=$2 file=$3 offset
+  case $program in
+  bc)
+    awk -v seed="$i" 'BEGIN { srand(seed); printf "scale = %d\n", 200 + int(rand() * 200)
+      printf "e(%.3f)\nl(%.3f)\ns(%.3f)\nc(%.3f)\na(%.3f)\nsqrt(%d)\n", rand() * 10, 1 + rand() * 1000, rand() * 6,
+        rand() * 6, rand(), 2 + int(rand() * 1000)
+      printf "%d ^ %d\n", 2 + int(rand() * 97), 200 + int(rand() * 800) }' >"$file"
+    ;;
+  *)
+    if [ ! -s "$training_corpus" ]; then
+      tar -cf "$training_corpus" /usr/share/perl /usr/lib/python3.11 2>/dev/null
+      [ "$(stat -c %s "$training_corpus" 2>/dev/null || echo 0)" -gt $((2 * training_bytes)) ] ||
+        { echo "programs_bench.sh: $training_corpus: too small (no /usr/share/perl or /usr/lib/python3.11?)" >&2; exit 1; }
+    fi
+    offset=$(awk -v seed="$i" -v size="$(stat -c %s "$training_corpus")" -v n="$training_bytes" \
+      'BEGIN { srand(seed); printf "%d", rand() * (size - n) }')
+    dd if="$training_corpus" of="$file" bs=1M iflag=skip_bytes,count_bytes skip="$offset" count="$training_bytes" \
+      status=none || exit 1
+    ;;
+  esac
+}
+
+# learn_plans: the training runs of $program's default build, a plan per budget (plan_of, predicted_of), one with
+# every probability 0 (checks_plan), and whether the build applies plans (plan_problem empty) or why not.
+learn_plans() {
+  local training=$work/$program/training i input total=0 run_seconds budget summary report
+  rm -rf "$training" && mkdir -p "$training/reports" || exit 1
+  for ((i = 1; i <= training_runs; ++i)); do
+    note "$program: training run $i of $training_runs"
+    input=$training/input-$i
+    make_training_input "$program" "$i" "$input"
+    /usr/bin/time -o "$work/time.out" -f '%U %S' env LD_LIBRARY_PATH="$(dirname "${built_of[plain]}")" \
+      "${built_of[plain]}" "${arguments[@]}" <"$input" >"$training/plain.out" 2>/dev/null ||
+      { echo "programs_bench.sh: plain $program failed on $input" >&2; exit 1; }
+    total=$(awk -v total="$total" '{ print total + $1 + $2 }' "$work/time.out")
+    env LD_LIBRARY_PATH="$(dirname "${built_of[default]}")" SAMPLER_SPARSITY=100 SAMPLER_SEED="$i" \
+      SAMPLER_FILE="$training/reports/run-$i.report" "${built_of[default]}" "${arguments[@]}" <"$input" \
+      >"$training/default.out" 2>/dev/null || { echo "programs_bench.sh: default $program failed on $input" >&2; exit 1; }
+    cmp -s "$training/plain.out" "$training/default.out" ||
+      { echo "programs_bench.sh: $program's output on $input differs from plain clang's: default, 1/100" >&2; exit 1; }
+  done
+  run_seconds=$(awk -v total="$total" -v n="$training_runs" 'BEGIN { printf "%.4f", total / n }')
+  training_note="plans from $training_runs training runs at 1/100, $run_seconds s of plain clang's CPU each"
+  for budget in $plan_budgets; do
+    plan_of[$budget]=$work/$program/plan-$budget.plan
+    summary=$("$analyze" plan --budget "$budget%" --sparsity 100 --run-seconds "$run_seconds" -o "${plan_of[$budget]}" \
+      "$training/reports" 2>&1) ||
+      { echo "programs_bench.sh: sampler-analyze plan failed on $training/reports:" >&2; echo "$summary" >&2; exit 1; }
+    echo "$summary" >"${plan_of[$budget]}.summary"
+    predicted_of[$budget]=$(sed -n "s/.*predicted cost \([0-9.e+-]*\)% of a run's CPU time.*/\1/p" <<<"$summary")
+    [ -n "${predicted_of[$budget]}" ] ||
+      { echo "programs_bench.sh: no predicted cost in ${plan_of[$budget]}.summary" >&2; exit 1; }
+  done
+  # The checks alone: the first plan with every probability 0 (what a plan's fast sides cost without a sample).
+  checks_plan=$work/$program/plan-checks.plan
+  awk -F '\t' 'BEGIN { OFS = "\t" } $1 == "id" { $2 = "checks-only" } NF == 4 && !/^#/ { $4 = 0 } { print }' \
+    "${plan_of[${plan_budgets%% *}]}" >"$checks_plan"
+  # A runtime that does not read SAMPLER_PLAN samples nothing and says nothing of it in its report.
+  env LD_LIBRARY_PATH="$(dirname "${built_of[default]}")" SAMPLER_PLAN="$checks_plan" SAMPLER_VERBOSE=1 \
+    SAMPLER_FILE="$training/probe.report" "${built_of[default]}" "${arguments[@]}" <"$training/input-1" \
+    >/dev/null 2>"$training/probe.err"
+  report=$(cat "$training/probe.report" 2>/dev/null)
+  plan_problem=
+  if [[ $report != *'<report id="plan">'*'id	checks-only'* ]]; then
+    plan_problem="this build cannot apply a plan: its report of a run with SAMPLER_PLAN has no plan subreport"
+    plan_problem+=" (runtime: $(head -c 300 "$training/probe.err" | tr -d '[:cntrl:]'))"
+  fi
+}
+
 text_size() { size -A "$@" | awk '$1 == ".text" { n += $2 } END { print n }'; }  # summed over the files
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }'; }
 
@@ -143,7 +245,7 @@ build_one() {
 
 for program in "${programs[@]}"; do
   source=$(fetch_debian_source "$program" "$work/$program/fetch") || exit 1
-  declare -A binary_of=() make_of=() text_of=()
+  declare -A binary_of=() built_of=() make_of=() text_of=() plan_of=() predicted_of=()
   if [ "$compile_only" = 1 ]; then
     # Compile time alone: plain and region builds alternated (the machine's load hits both alike), least CPU kept.
     for ((round = 1; round <= reps; ++round)); do
@@ -187,6 +289,7 @@ for program in "${programs[@]}"; do
     profile) build_one "$program" "$source" "$work/$program/$variant" clang-19 "-fprofile-instr-generate" ;;
     esac || { echo "programs_bench.sh: the $variant build of $program failed (see $work/$program/$variant)" >&2; exit 1; }
     binary_of[$variant]=$binary
+    built_of[$variant]=$binary  # with its debug sections, where --instructions runs a stripped copy
     make_of[$variant]=$make_seconds
     text_of[$variant]=$(text_size "${code_files[@]}")
     [ "$variant" = default ] && default_files=("${code_files[@]}")
@@ -219,6 +322,13 @@ for program in "${programs[@]}"; do
     *) from=$work/input2mb; head -c 2000000 "$input" >"$from"; workload="$program -9 -c of 2 MB" ;;
     esac
   fi
+  if [ -n "$plan_budgets" ]; then
+    learn_plans
+    if [ -z "$plan_problem" ]; then
+      configs+=("default|SAMPLER_PLAN=$checks_plan")
+      for budget in $plan_budgets; do configs+=("default|SAMPLER_PLAN=${plan_of[$budget]}"); done
+    fi
+  fi
   declare -A best=()
   for ((round = 1; round <= reps; ++round)); do
     note "$program: round $round of $reps"
@@ -250,28 +360,43 @@ for program in "${programs[@]}"; do
   plain=${best["plain|"]}
   if [ "$instructions" = 1 ]; then
     echo "== $workload, instructions (sites: ${sites%, })"
-    printf '%-34s %14s %7s\n' "build and sampling" "instructions" "ratio"
+    printf '%-34s %14s %7s %s\n' "build and sampling" "instructions" "ratio" "${plan_budgets:+  predicted}"
   else
     echo "== $workload, best user time of $reps (sites: ${sites%, })"
-    printf '%-34s %8s %7s\n' "build and sampling" "user s" "ratio"
+    printf '%-34s %8s %7s %s\n' "build and sampling" "user s" "ratio" "${plan_budgets:+  predicted}"
   fi
+  [ -n "$plan_budgets" ] && echo "   ($training_note; predicted: the samples' share of plain's CPU time)"
   for config in "${configs[@]}"; do
     variant=${config%%|*}
     environment=${config#*|}
+    predicted=
     case $environment in
     "") label="sampling off" ;;
     SAMPLER_SPARSITY=1e15) label="none in reach" ;;
     SAMPLER_SPARSITY=*) label="1/${environment#SAMPLER_SPARSITY=}" ;;
+    SAMPLER_PLAN="$checks_plan") label="plan, every p = 0"; predicted="+0%" ;;
+    SAMPLER_PLAN=*)
+      budget=${environment##*/plan-}
+      budget=${budget%.plan}
+      label="plan at $budget % budget"
+      predicted="+${predicted_of[$budget]}%"
+      ;;
     *) label="every edge counted" ;;
     esac
     [ "$variant" = plain ] && label="clang-19"
-    printf '%-34s %8s %7s\n' "$variant, $label" "${best[$config]}" "$(ratio "${best[$config]}" "$plain")x"
+    printf '%-34s %8s %7s   %s\n' "$variant, $label" "${best[$config]}" "$(ratio "${best[$config]}" "$plain")x" "$predicted"
   done
+  if [ -n "$plan_budgets" ] && [ -n "$plan_problem" ]; then
+    for budget in $plan_budgets; do
+      printf '%-34s %8s %7s   %s\n' "default, plan at $budget % budget" "-" "-" "+${predicted_of[$budget]}%"
+    done
+    echo "   (not measured: $plan_problem)"
+  fi
   printf '%-34s %8s %7s %10s %7s\n' "build" "make s" "ratio" ".text B" "ratio"
   for variant in "${variants[@]}"; do
     printf '%-34s %8s %7s %10s %7s\n' "$variant" "${make_of[$variant]}" \
       "$(ratio "${make_of[$variant]}" "${make_of[plain]}")x" "${text_of[$variant]}" \
       "$(ratio "${text_of[$variant]}" "${text_of[plain]}")x"
   done
-  unset binary_of make_of text_of best
+  unset binary_of built_of make_of text_of plan_of predicted_of best
 done
