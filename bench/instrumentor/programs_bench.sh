@@ -22,7 +22,7 @@
 # Sampling plans (docs/analysis.md, "Sampling plans"), per budget B of --plan-budgets: the default build is run
 # RUNS times (--training-runs, 20) at the uniform rate 1/100 on training inputs distinct from the measured one,
 # seeded by the run's number i (gzip, bzip2: 4 MB of a tar of /usr/share/perl and /usr/lib/python3.11 at the
-# offset awk's srand(i) draws; bc -l: e, l, s, c, a, sqrt and a power of numbers and at a scale of 200 to 399 that
+# offset awk's srand(i) draws; bc -l: e, l, s, c, a, sqrt and a power of numbers, at a scale of 200 to 399, that
 # awk's srand(i) draws), each with SAMPLER_SEED=i and its output checked against plain clang's on the same input;
 # `sampler-analyze plan --budget B% --sparsity 100 --run-seconds S` over their reports, S being plain clang's mean
 # CPU time (user + system) on those inputs, so that the budget is a share of plain clang's time, the goals'
