@@ -71,6 +71,8 @@ for budget in $plan_budgets; do
   [[ $budget =~ ^[0-9]+(\.[0-9]+)?$ ]] ||
     { echo "programs_bench.sh: --plan-budgets: '$budget' is not a percentage" >&2; exit 2; }
 done
+read -ra budget_list <<<"$plan_budgets"
+plan_budgets=${budget_list[*]}  # one space between budgets: the first is ${plan_budgets%% *}
 [[ $training_runs =~ ^[1-9][0-9]*$ ]] ||
   { echo "programs_bench.sh: --training-runs: '$training_runs' is not a positive number" >&2; exit 2; }
 programs=("$@")
