@@ -112,6 +112,8 @@ class SqliteStore : public Store {
  public:
   SqliteStore(sqlite3* db, std::string path) : db_(db), path_(std::move(path)) {}
   ~SqliteStore() override {
+    sqlite3_finalize(plan_lookup_);
+    sqlite3_close_v2(plan_lookup_db_);
     sqlite3_finalize(insert_);
     sqlite3_close_v2(db_);
   }
@@ -310,23 +312,43 @@ class SqliteStore : public Store {
 
   GetStatus current_plan(std::string_view app, std::string_view version, std::string& id,
                          std::string& error) override {
-    std::lock_guard lock(mutex_);
-    Statement select(db_, "SELECT plan_id FROM current_plans WHERE app = ?1 AND version = ?2");
-    if (!select) {
-      fail(error);
+    // Asked for every report stored: on a read-only connection of its own, with its statement prepared once, so
+    // that the lookup never waits for the writer's batch (WAL: readers and the writer go on side by side).
+    std::lock_guard lock(plan_lookup_mutex_);
+    auto failed = [this, &error] {
+      error = std::string("sqlite: ") +
+              (plan_lookup_db_ != nullptr ? sqlite3_errmsg(plan_lookup_db_) : "cannot open the database");
       return GetStatus::kError;
+    };
+    if (plan_lookup_ == nullptr) {
+      if (plan_lookup_db_ == nullptr) {
+        if (sqlite3_open_v2(path_.c_str(), &plan_lookup_db_, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, nullptr) !=
+            SQLITE_OK) {
+          failed();
+          sqlite3_close_v2(plan_lookup_db_);  // opened again at the next lookup
+          plan_lookup_db_ = nullptr;
+          return GetStatus::kError;
+        }
+        sqlite3_busy_timeout(plan_lookup_db_, 10000);
+      }
+      if (sqlite3_prepare_v3(plan_lookup_db_, "SELECT plan_id FROM current_plans WHERE app = ?1 AND version = ?2", -1,
+                             SQLITE_PREPARE_PERSISTENT, &plan_lookup_, nullptr) != SQLITE_OK) {
+        return failed();
+      }
     }
-    sqlite3_stmt* s = select.get();
+    sqlite3_stmt* s = plan_lookup_;
     sqlite3_bind_text(s, 1, app.data(), static_cast<int>(app.size()), SQLITE_STATIC);
     sqlite3_bind_text(s, 2, version.data(), static_cast<int>(version.size()), SQLITE_STATIC);
-    int rc = sqlite3_step(s);
-    if (rc == SQLITE_DONE) return GetStatus::kMissing;
-    if (rc != SQLITE_ROW) {
-      fail(error);
-      return GetStatus::kError;
+    const int rc = sqlite3_step(s);
+    GetStatus status = GetStatus::kFound;
+    if (rc == SQLITE_ROW) {
+      id = text(s, 0);
+    } else {
+      status = rc == SQLITE_DONE ? GetStatus::kMissing : failed();
     }
-    id = text(s, 0);
-    return GetStatus::kFound;
+    sqlite3_reset(s);  // ends the read transaction: the next lookup sees what was committed since
+    sqlite3_clear_bindings(s);
+    return status;
   }
 
   int64_t count(std::string& error) override {
@@ -476,6 +498,9 @@ class SqliteStore : public Store {
   std::string path_;  // for the readers' connections
   std::mutex mutex_;  // the writing connection: one batch, count or symbol lookup at a time
   sqlite3_stmt* insert_ = nullptr;
+  std::mutex plan_lookup_mutex_;  // current_plan()'s own read-only connection and statement
+  sqlite3* plan_lookup_db_ = nullptr;
+  sqlite3_stmt* plan_lookup_ = nullptr;
   GroupCommit group_{[this](std::vector<PendingPut*>& batch) { write_batch(batch); }};
   int version_ = 0;
 };
