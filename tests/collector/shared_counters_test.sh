@@ -3,6 +3,7 @@
 # under sampler-run to a real collector on 127.0.0.1 and is killed with SIGKILL, which leaves its report unwritten;
 # the stored run still has its samples, read from the shared mapping, and the outcome signal 9.
 #   killed_after_signal   killed once it has said (through a FIFO) that it reached a point: exact counts
+#   killed_with_plan      the same, given a sampling plan: the stored report has the plan subreport after its samples
 #   kill9_instants [RUNS] killed at RUNS (default 50) random points of its loop: every stored counter is at most
 #                         the full run's and the loop's sites agree with one another (none torn, none half-placed)
 #   forked_child          a child the program forks counts in its own copy, not in the parent's shared counters
@@ -86,6 +87,26 @@ case $case_name in
     # 1000 calls of is_third, a third of them (turns 0, 3, ..., 999) true; the loop's 1000 turns.
     [ "$(counters is_third function-entries killed.txt)" = 1000 ] || fail "is_third entries: $(cat killed.txt)"
     [ "$(counters is_third branches killed.txt)" = "666	334" ] || fail "is_third branches: $(cat killed.txt)"
+    ;;
+  killed_with_plan)
+    # Given a plan (here through SAMPLER_PLAN), the program killed outright still reports which plan it ran with:
+    # sampler-run adds the plan subreport after the samples it reads from the shared counters.
+    printf 'sampler-plan\t1\nid\tplan-k\n0123456789abcdef0123456789abcdef\tbranches\t0\t1\n' >plan
+    start_server sqlite:reports.db
+    SAMPLER_PLAN=$SCRATCH/plan launch 1000 0 wait
+    read -r reached <&8
+    [ "$reached" = done ] || fail "the program said '$reached'"
+    kill -KILL "$pid" || fail "the program had ended"
+    ended
+    stop_server
+    export_runs
+    reports=$(find exported -name '*.report')
+    [ "$(echo "$reports" | wc -l)" = 1 ] || fail "stored runs: $reports"
+    subreports=$(sed -n 's/^<report id="\(.*\)">$/\1/p' $reports | tr '\n' ' ')
+    [ "$subreports" = "samples plan outcome " ] || fail "subreports: $subreports"
+    plan=$(sed -n '/^<report id="plan">$/,/^<\/report>$/p' $reports)
+    [ "$plan" = "$(printf '<report id="plan">\nid\tplan-k\nsparsity\t1\n</report>')" ] || fail "plan subreport: $plan"
+    grep -q '^signal	9$' $reports || fail "outcome: $(cat $reports)"
     ;;
   kill9_instants)
     start_server sqlite:reports.db
