@@ -513,6 +513,15 @@ server.handle_request()')
     run "$R" --app wordfreq --plan plan-a --no-plan -- true
     expect 2 '' "sampler-run: --plan and --no-plan exclude each other\nTry 'sampler-run --help' for more information.\n"
     stop_server
+    # A collector whose release has no plan ("plan": null): the run still gets the cached one, whose file the
+    # upload's answer then drops; the next run gets none. The same address: the cache is per collector URL.
+    LISTEN=$address start_server sqlite:no-plans.db
+    run_1_0
+    given_plan plan-b "$SCRATCH/${cached[0]}"
+    [ ! -e "${cached[0]}" ] || fail "the cached plan stayed after an answer without a plan"
+    run_1_0
+    expect 0 'none\n' ''
+    stop_server
     ;;
   *) echo "unknown case $case_name" >&2; exit 2 ;;
 esac
