@@ -15,7 +15,7 @@
 #                         becomes the final one, with its samples and signal 9
 #   interim_alone         sampler-run itself killed after its first interim report: the run stays stored with that
 #                         report, outcome unknown, which sampler-analyze --database leaves out unless
-#                         --include-unfinished
+#                         --include-unfinished; given a plan, that report carries the plan subreport
 # usage: shared_counters_test.sh CASE [RUNS]; environment: TOOLS, DRIVERS, SCRATCH, SOURCE_DIR
 set -euo pipefail
 case_name=$1
@@ -233,8 +233,12 @@ case $case_name in
     # that a launcher that dies early never leaves the test waiting.
     rm -f progress said && mkfifo progress said
     exec 8<>progress 6<>said
+    # interim_alone runs under a plan: its interim report, written from the shared counters, carries the plan too.
+    printf 'sampler-plan\t1\nid\tplan-i\n' >plan
+    plan_options=()
+    [ "$case_name" = interim_alone ] && plan_options=(--plan plan)
     ( status=0
-      "$R" --verbose --interval 1 --app killed --sparsity 1 --upload "$url" --api-key good-key -- \
+      "$R" --verbose --interval 1 "${plan_options[@]}" --app killed --sparsity 1 --upload "$url" --api-key good-key -- \
         ./until_killed 1000 0 progress wait 2>&6 || status=$?
       echo ended >&6
       exit "$status" ) &
@@ -295,6 +299,8 @@ case $case_name in
       wait "$launcher" || true
       stop_server
       unknown_outcome 1
+      [ "$("$TOOLS/extract-report" plan <$stored)" = "$(printf 'id\tplan-i\nsparsity\t1')" ] ||
+        fail "the interim report's plan subreport: $(cat $stored)"
       # runs ANALYZE-OPTIONS...: the runs sampler-analyze --database analysed.
       runs() {
         "$TOOLS/sampler-analyze" --database sqlite:reports.db --app killed --sites until_killed --format json "$@" \
