@@ -10,7 +10,6 @@
 #include "launcher/http_client.h"
 #include "private_files.h"
 #include "sections/core/plan.h"
-#include "sections/diagnostics.h"
 #include "sections/plan_file.h"
 
 namespace sampler::launcher {
@@ -80,7 +79,7 @@ bool choose_plan(const LaunchSettings& settings, ChosenPlan& chosen, std::string
     uint64_t line = 0;
     std::string problem;
     if (!check_plan_file(settings.plan, chosen.id, line, problem)) {
-      error = "'" + escape_control_characters(settings.plan) + "'" + (line > 0 ? ":" + std::to_string(line) : "") +
+      error = "'" + settings.plan + "'" + (line > 0 ? ":" + std::to_string(line) : "") +
               ": error: " + problem;
       return false;
     }

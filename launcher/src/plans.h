@@ -31,7 +31,8 @@ struct ChosenPlan {
 
 /// The plan for this run: none with --no-plan; else the one given (--plan, SAMPLER_PLAN or the configuration's
 /// `plan`); else the cached served plan, when it is a usable plan (else none, and -v says why). False only when
-/// the plan given is no usable plan: `error` is then the diagnostic, "'FILE':LINE: error: MESSAGE".
+/// the plan given is no usable plan: `error` is then the diagnostic, "'FILE':LINE: error: MESSAGE" (not escaped
+/// yet: the file name is the user's).
 bool choose_plan(const LaunchSettings& settings, ChosenPlan& chosen, std::string& error);
 
 /// After an upload the collector answered with `answer`: when it names a current plan ("plan": "ID") other than the
