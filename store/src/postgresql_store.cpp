@@ -51,6 +51,21 @@ constexpr const char* kMigrations[] = {
     "ALTER TABLE symbols ADD PRIMARY KEY (app, build_id, kind);",
     // 3 -> 4: a run's interim reports (the latest kept until the final one comes): NULL for a final report.
     "ALTER TABLE runs ADD COLUMN interim_sequence BIGINT;",
+    // 4 -> 5: sampling plans, by application and plan id (compressed like bodies), and the current plan of each
+    // application and release.
+    "CREATE TABLE plans ("
+    "  app TEXT NOT NULL,"
+    "  plan_id TEXT NOT NULL,"
+    "  received BIGINT NOT NULL,"
+    "  body_size BIGINT NOT NULL,"
+    "  body BYTEA NOT NULL,"
+    "  PRIMARY KEY (app, plan_id));"
+    "CREATE TABLE current_plans ("
+    "  app TEXT NOT NULL,"
+    "  version TEXT NOT NULL,"
+    "  plan_id TEXT NOT NULL,"
+    "  since BIGINT NOT NULL,"
+    "  PRIMARY KEY (app, version));",
 };
 static_assert(std::size(kMigrations) == kSchemaVersion);
 
@@ -211,6 +226,93 @@ class PostgresqlStore : public Store {
     return status;
   }
 
+  PutStatus put_plan(const Plan& plan, std::string_view version, std::string& error) override {
+    std::string body = compress_body(plan.text);
+    if (body.empty()) {
+      error = "cannot compress the plan";
+      return PutStatus::kError;
+    }
+    PGconn* c = acquire(error);
+    if (c == nullptr) return PutStatus::kError;
+    const std::string received =
+        std::to_string(plan.received != 0 ? plan.received : static_cast<int64_t>(std::time(nullptr)));
+    const std::string size = std::to_string(plan.text.size()), release_name(version);
+    const char* values[] = {plan.app.c_str(), plan.id.c_str(), received.c_str(), size.c_str(), body.data()};
+    int lengths[5] = {0, 0, 0, 0, static_cast<int>(body.size())};
+    int formats[5] = {0, 0, 0, 0, 1};
+    // A new id is inserted; a stored one is compared under a row lock (collectors storing at once agree), as
+    // put_symbols() does; then the plan becomes the release's current one in the same transaction.
+    PutStatus status = PutStatus::kError;
+    if (exec(c, "BEGIN", error)) {
+      Result inserted(PQexecParams(c,
+                                   "INSERT INTO plans (app, plan_id, received, body_size, body) "
+                                   "VALUES ($1, $2, $3, $4, $5) ON CONFLICT (app, plan_id) DO NOTHING",
+                                   5, nullptr, values, lengths, formats, 0));
+      std::string stored;
+      if (PQresultStatus(inserted.result) != PGRES_COMMAND_OK) {
+        error = std::string("postgresql: ") + PQresultErrorMessage(inserted.result);
+        trim(error);
+      } else if (std::string_view(PQcmdTuples(inserted.result)) != "0") {
+        status = PutStatus::kStored;
+      } else {
+        switch (get_plan(c, plan.app, plan.id, " FOR UPDATE", stored, error)) {
+          case GetStatus::kError: break;
+          case GetStatus::kMissing: error = "postgresql: the plan vanished while being stored"; break;
+          case GetStatus::kFound: status = stored == plan.text ? PutStatus::kDuplicate : PutStatus::kConflict;
+        }
+      }
+      if (status == PutStatus::kStored || status == PutStatus::kDuplicate) {
+        const char* current_values[] = {plan.app.c_str(), release_name.c_str(), plan.id.c_str(), received.c_str()};
+        Result current(PQexecParams(c,
+                                    "INSERT INTO current_plans (app, version, plan_id, since) "
+                                    "VALUES ($1, $2, $3, $4) ON CONFLICT (app, version) DO UPDATE SET "
+                                    "plan_id = excluded.plan_id, since = excluded.since",
+                                    4, nullptr, current_values, nullptr, nullptr, 0));
+        if (PQresultStatus(current.result) != PGRES_COMMAND_OK) {
+          error = std::string("postgresql: ") + PQresultErrorMessage(current.result);
+          trim(error);
+          status = PutStatus::kError;
+        }
+      }
+      if (status == PutStatus::kError || !exec(c, "COMMIT", error)) {
+        rollback(c);
+        status = PutStatus::kError;
+      }
+    }
+    release(c);
+    return status;
+  }
+
+  GetStatus get_plan(std::string_view app, std::string_view id, std::string& text, std::string& error) override {
+    PGconn* c = acquire(error);
+    if (c == nullptr) return GetStatus::kError;
+    GetStatus status = get_plan(c, app, id, "", text, error);
+    release(c);
+    return status;
+  }
+
+  GetStatus current_plan(std::string_view app, std::string_view version, std::string& id,
+                         std::string& error) override {
+    PGconn* c = acquire(error);
+    if (c == nullptr) return GetStatus::kError;
+    const std::string a(app), v(version);
+    const char* values[] = {a.c_str(), v.c_str()};
+    Result r(PQexecParams(c, "SELECT plan_id FROM current_plans WHERE app = $1 AND version = $2", 2, nullptr, values,
+                          nullptr, nullptr, 0));
+    GetStatus status = GetStatus::kError;
+    if (PQresultStatus(r.result) != PGRES_TUPLES_OK) {
+      error = std::string("postgresql: ") + PQresultErrorMessage(r.result);
+      trim(error);
+    } else if (PQntuples(r.result) == 0) {
+      status = GetStatus::kMissing;
+    } else {
+      id.assign(PQgetvalue(r.result, 0, 0), static_cast<size_t>(PQgetlength(r.result, 0, 0)));
+      status = GetStatus::kFound;
+    }
+    release(c);
+    return status;
+  }
+
   int64_t count(std::string& error) override {
     PGconn* c = acquire(error);
     if (c == nullptr) return -1;
@@ -257,6 +359,30 @@ class PostgresqlStore : public Store {
         status = GetStatus::kFound;
       } else {
         error = "symbols " + id + " " + k + ": the stored file is corrupt";
+      }
+    }
+    return status;
+  }
+
+  // The plan `app` stored under `id` on connection `c`; `lock` is appended to the query.
+  GetStatus get_plan(PGconn* c, std::string_view app, std::string_view id, const char* lock, std::string& text,
+                     std::string& error) {
+    const std::string a(app), i(id);
+    const char* values[] = {a.c_str(), i.c_str()};
+    const std::string sql = std::string("SELECT body_size, body FROM plans WHERE app = $1 AND plan_id = $2") + lock;
+    Result r(PQexecParams(c, sql.c_str(), 2, nullptr, values, nullptr, nullptr, 1));
+    GetStatus status = GetStatus::kError;
+    if (PQresultStatus(r.result) != PGRES_TUPLES_OK) {
+      error = std::string("postgresql: ") + PQresultErrorMessage(r.result);
+      trim(error);
+    } else if (PQntuples(r.result) == 0) {
+      status = GetStatus::kMissing;
+    } else {
+      std::string_view stored(PQgetvalue(r.result, 0, 1), static_cast<size_t>(PQgetlength(r.result, 0, 1)));
+      if (decompress_body(stored, int_value(r.result, 0), text)) {
+        status = GetStatus::kFound;
+      } else {
+        error = "plan " + i + ": the stored file is corrupt";
       }
     }
     return status;

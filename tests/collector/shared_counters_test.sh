@@ -3,6 +3,7 @@
 # under sampler-run to a real collector on 127.0.0.1 and is killed with SIGKILL, which leaves its report unwritten;
 # the stored run still has its samples, read from the shared mapping, and the outcome signal 9.
 #   killed_after_signal   killed once it has said (through a FIFO) that it reached a point: exact counts
+#   killed_with_plan      the same, given a sampling plan: the stored report has the plan subreport after its samples
 #   kill9_instants [RUNS] killed at RUNS (default 50) random points of its loop: every stored counter is at most
 #                         the full run's and the loop's sites agree with one another (none torn, none half-placed)
 #   forked_child          a child the program forks counts in its own copy, not in the parent's shared counters
@@ -14,7 +15,7 @@
 #                         becomes the final one, with its samples and signal 9
 #   interim_alone         sampler-run itself killed after its first interim report: the run stays stored with that
 #                         report, outcome unknown, which sampler-analyze --database leaves out unless
-#                         --include-unfinished
+#                         --include-unfinished; given a plan, that report carries the plan subreport
 # usage: shared_counters_test.sh CASE [RUNS]; environment: TOOLS, DRIVERS, SCRATCH, SOURCE_DIR
 set -euo pipefail
 case_name=$1
@@ -86,6 +87,26 @@ case $case_name in
     # 1000 calls of is_third, a third of them (turns 0, 3, ..., 999) true; the loop's 1000 turns.
     [ "$(counters is_third function-entries killed.txt)" = 1000 ] || fail "is_third entries: $(cat killed.txt)"
     [ "$(counters is_third branches killed.txt)" = "666	334" ] || fail "is_third branches: $(cat killed.txt)"
+    ;;
+  killed_with_plan)
+    # Given a plan (here through SAMPLER_PLAN), the program killed outright still reports which plan it ran with:
+    # sampler-run adds the plan subreport after the samples it reads from the shared counters.
+    printf 'sampler-plan\t1\nid\tplan-k\n0123456789abcdef0123456789abcdef\tbranches\t0\t1\n' >plan
+    start_server sqlite:reports.db
+    SAMPLER_PLAN=$SCRATCH/plan launch 1000 0 wait
+    read -r reached <&8
+    [ "$reached" = done ] || fail "the program said '$reached'"
+    kill -KILL "$pid" || fail "the program had ended"
+    ended
+    stop_server
+    export_runs
+    reports=$(find exported -name '*.report')
+    [ "$(echo "$reports" | wc -l)" = 1 ] || fail "stored runs: $reports"
+    subreports=$(sed -n 's/^<report id="\(.*\)">$/\1/p' $reports | tr '\n' ' ')
+    [ "$subreports" = "samples plan outcome " ] || fail "subreports: $subreports"
+    plan=$(sed -n '/^<report id="plan">$/,/^<\/report>$/p' $reports)
+    [ "$plan" = "$(printf '<report id="plan">\nid\tplan-k\nsparsity\t1\n</report>')" ] || fail "plan subreport: $plan"
+    grep -q '^signal	9$' $reports || fail "outcome: $(cat $reports)"
     ;;
   kill9_instants)
     start_server sqlite:reports.db
@@ -212,8 +233,12 @@ case $case_name in
     # that a launcher that dies early never leaves the test waiting.
     rm -f progress said && mkfifo progress said
     exec 8<>progress 6<>said
+    # interim_alone runs under a plan: its interim report, written from the shared counters, carries the plan too.
+    printf 'sampler-plan\t1\nid\tplan-i\n' >plan
+    plan_options=()
+    [ "$case_name" = interim_alone ] && plan_options=(--plan plan)
     ( status=0
-      "$R" --verbose --interval 1 --app killed --sparsity 1 --upload "$url" --api-key good-key -- \
+      "$R" --verbose --interval 1 "${plan_options[@]}" --app killed --sparsity 1 --upload "$url" --api-key good-key -- \
         ./until_killed 1000 0 progress wait 2>&6 || status=$?
       echo ended >&6
       exit "$status" ) &
@@ -274,6 +299,8 @@ case $case_name in
       wait "$launcher" || true
       stop_server
       unknown_outcome 1
+      [ "$("$TOOLS/extract-report" plan <$stored)" = "$(printf 'id\tplan-i\nsparsity\t1')" ] ||
+        fail "the interim report's plan subreport: $(cat $stored)"
       # runs ANALYZE-OPTIONS...: the runs sampler-analyze --database analysed.
       runs() {
         "$TOOLS/sampler-analyze" --database sqlite:reports.db --app killed --sites until_killed --format json "$@" \

@@ -261,6 +261,47 @@ TEST_P(StoreTest, SymbolFilesAreStoredByBuildIdAndKind) {
   EXPECT_EQ(bytes, "symbfile ranges");
 }
 
+// Plans are kept by application and id; the last one put for a release is its current plan; a stored id keeps its
+// text (a run's plan id names one plan), and another application's plans are out of reach.
+TEST_P(StoreTest, PlansAreKeptByApplicationAndIdWithTheCurrentOnePerRelease) {
+  std::string error, text, id;
+  const std::string app = unique_name("plans"), other = unique_name("plans-other");
+  EXPECT_EQ(store_->current_plan(app, "1.0", id, error), GetStatus::kMissing) << error;
+  Plan first{app, "p1", 0, "sampler-plan\t1\nid\tp1\n" + std::string(3000, '#') + "\n"};
+  ASSERT_EQ(store_->put_plan(first, "1.0", error), PutStatus::kStored) << error;
+  ASSERT_EQ(store_->current_plan(app, "1.0", id, error), GetStatus::kFound) << error;
+  EXPECT_EQ(id, "p1");
+  ASSERT_EQ(store_->get_plan(app, "p1", text, error), GetStatus::kFound) << error;
+  EXPECT_EQ(text, first.text);
+  EXPECT_EQ(store_->current_plan(app, "2.0", id, error), GetStatus::kMissing) << error;
+  EXPECT_EQ(store_->current_plan(app, "", id, error), GetStatus::kMissing) << error;
+  // A second plan becomes current; the first stays readable by its id.
+  Plan second{app, "p2", 0, "sampler-plan\t1\nid\tp2\n"};
+  ASSERT_EQ(store_->put_plan(second, "1.0", error), PutStatus::kStored) << error;
+  ASSERT_EQ(store_->current_plan(app, "1.0", id, error), GetStatus::kFound) << error;
+  EXPECT_EQ(id, "p2");
+  ASSERT_EQ(store_->get_plan(app, "p1", text, error), GetStatus::kFound) << error;
+  EXPECT_EQ(text, first.text);
+  // The same text again is a duplicate, and current once more; another text under a stored id changes nothing.
+  ASSERT_EQ(store_->put_plan(first, "1.0", error), PutStatus::kDuplicate) << error;
+  ASSERT_EQ(store_->current_plan(app, "1.0", id, error), GetStatus::kFound) << error;
+  EXPECT_EQ(id, "p1");
+  Plan changed{app, "p2", 0, "sampler-plan\t1\nid\tp2\n# changed\n"};
+  EXPECT_EQ(store_->put_plan(changed, "", error), PutStatus::kConflict) << error;
+  EXPECT_EQ(store_->current_plan(app, "", id, error), GetStatus::kMissing) << error;
+  ASSERT_EQ(store_->get_plan(app, "p2", text, error), GetStatus::kFound) << error;
+  EXPECT_EQ(text, second.text);
+  // Another application: neither reads these plans nor is hindered by their ids.
+  EXPECT_EQ(store_->get_plan(other, "p1", text, error), GetStatus::kMissing) << error;
+  EXPECT_EQ(store_->current_plan(other, "1.0", id, error), GetStatus::kMissing) << error;
+  Plan theirs{other, "p2", 0, "sampler-plan\t1\nid\tp2\n# theirs\n"};
+  ASSERT_EQ(store_->put_plan(theirs, "1.0", error), PutStatus::kStored) << error;
+  ASSERT_EQ(store_->get_plan(app, "p2", text, error), GetStatus::kFound) << error;
+  EXPECT_EQ(text, second.text);
+  ASSERT_EQ(store_->current_plan(app, "1.0", id, error), GetStatus::kFound) << error;
+  EXPECT_EQ(id, "p1");
+}
+
 // One application's symbols are its own: another's file for the same build ID is stored apart and never read
 // for the first.
 TEST_P(StoreTest, SymbolFilesBelongToTheirApplication) {
@@ -710,6 +751,11 @@ TEST(SqliteStore, MigratesAVersionTwoDatabase) {
   ASSERT_EQ(store->get_symbols("old", "ab", "gsym", bytes, error), GetStatus::kFound) << error;
   EXPECT_EQ(bytes, "GSYM");
   EXPECT_EQ(store->get_symbols("new", "ab", "gsym", bytes, error), GetStatus::kMissing) << error;
+  // Migrated through schema 5: plans can be stored.
+  std::string id;
+  EXPECT_EQ(store->put_plan({"old", "p", 0, "sampler-plan\t1\nid\tp\n"}, "1", error), PutStatus::kStored) << error;
+  ASSERT_EQ(store->current_plan("old", "1", id, error), GetStatus::kFound) << error;
+  EXPECT_EQ(id, "p");
   StoredRun again;
   again.run_id = "r1";
   again.app = "new";

@@ -53,6 +53,16 @@ struct SymbolFile {
 
 enum class GetStatus { kFound, kMissing, kError };
 
+/// A sampling plan (docs/collection.md, "Sampling plans") as a key with `plans` uploaded it: the file's text, kept
+/// by application and plan id (the plan file's `id` line). The collector checked it with the plan codec before
+/// storing it. An application's plans are its own: another application's key neither reads nor replaces them.
+struct Plan {
+  std::string app;       ///< the application whose API key uploaded it
+  std::string id;        ///< the plan's id (1 to 64 of [0-9A-Za-z_-])
+  int64_t received = 0;  ///< seconds since the epoch, set by the store on insert when 0
+  std::string text;      ///< the whole plan file (stored compressed)
+};
+
 /// Which runs to read.
 struct Query {
   std::string app;
@@ -86,6 +96,16 @@ class Store {
   /// The bytes `app` stored under (build_id, kind): kFound fills `bytes`.
   virtual GetStatus get_symbols(std::string_view app, std::string_view build_id, std::string_view kind,
                                 std::string& bytes, std::string& error) = 0;
+  /// Stores `plan` under (app, id) and makes it the current plan of (app, `version`), in one transaction.
+  /// kDuplicate: the same text was already stored under the id (it is made current all the same); kConflict: a
+  /// different text is stored under the id, and nothing changes (a run's plan id must mean one plan).
+  virtual PutStatus put_plan(const Plan& plan, std::string_view version, std::string& error) = 0;
+  /// The text of the plan `app` stored under `id`: kFound fills `text`.
+  virtual GetStatus get_plan(std::string_view app, std::string_view id, std::string& text, std::string& error) = 0;
+  /// The id of the current plan of (app, version), the one last put for them: kFound fills `id`. One lookup by
+  /// primary key: the collector asks it for every report it stores.
+  virtual GetStatus current_plan(std::string_view app, std::string_view version, std::string& id,
+                                 std::string& error) = 0;
   /// Number of runs stored (all applications), or -1 on error. A scan of the runs: not for every request.
   virtual int64_t count(std::string& error) = 0;
   /// Whether the database answers, at the cost of one tiny query (the schema version): for health checks.
@@ -102,7 +122,7 @@ inline bool supersedes(const Run& incoming, const Run& stored) {
 }
 
 /// The schema version this build creates and migrates to.
-constexpr int kSchemaVersion = 4;
+constexpr int kSchemaVersion = 5;
 
 /// Opens (creating and migrating when needed) the store a URL names: "sqlite:PATH" or "postgresql://..."
 /// (also "postgres://..."). Returns nullptr and sets `error` when the URL is malformed or opening fails.
