@@ -685,7 +685,7 @@ void read_one(const std::string& name, size_t index, ReportCollector& collector,
     local.bytes += summary.size();
     collector.reset(name, capped);
     if (!collector.read_summary(summary)) {
-      sink.error(name, 0, "the stored summary is corrupt; left out");
+      sink.error(name, 0, "no readable summary (or stored report) of the run; left out");
       ++local.left_out;
       return;
     }
