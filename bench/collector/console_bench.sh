@@ -7,12 +7,13 @@
 #   - the predictors' page again once every run's summary is cleared (as in a database migrated from schema
 #     version 4): the first page summarizes the reports and stores the summaries, the next reads them;
 #   - uploads alone, and beside READERS clients that each request a page again as soon as the last one came
-#     (64 upload clients, 100 reports each): reports/s, and the pages made meanwhile;
+#     (64 upload clients, 500 reports each): reports/s, and the pages made meanwhile;
 #   - the bytes a stored run takes: its summary, its body, and the database's size per run.
 # SQLite by default; under tests/store/with_postgresql.sh, the PostgreSQL server it started.
-# usage: console_bench.sh SAMPLER-COLLECTOR LOAD-CLIENT [RUNS SIZE READERS]
+# usage: console_bench.sh SAMPLER-COLLECTOR LOAD-CLIENT [RUNS SIZE READERS FLOOD-REPORTS-PER-CLIENT]
 set -euo pipefail
-collector=$(realpath "$1") load=$(realpath "$2") runs=${3:-100000} size=${4:-2000} readers=${5:-20}
+collector=$(realpath -e "$1") load=$(realpath -e "$2") runs=${3:-100000} size=${4:-2000} readers=${5:-20}
+per_client=${6:-500}
 work=$(mktemp -d)
 declare -a pids=()
 cleanup() {
@@ -54,8 +55,17 @@ echo "uploading $runs runs of about $size bytes ($sites branch sites)"
 "$load" "$url" load-key 4 "$((runs / 4))" "$size" --prefix "runs-$$" >upload.summary
 cat upload.summary
 
-page_time() { curl -s -o page.html -w '%{time_total}' -H 'Authorization: APIKey view' "$url$1"; }
-three_times() { echo "$1: $(page_time "$1") $(page_time "$1") $(page_time "$1") s"; }
+# A page's time (wall) and the collector's CPU time while making it (utime + stime: what the machine's other work
+# does not change), "WALL/CPU".
+hz=$(getconf CLK_TCK)
+cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$server_pid/stat"; }
+page_time() {
+  local before wall
+  before=$(cpu_ticks)
+  wall=$(curl -s -o page.html -w '%{time_total}' -H 'Authorization: APIKey view' "$url$1")
+  printf '%.2f/%.2f' "$wall" "$(echo "($(cpu_ticks) - $before) / $hz" | bc -l)"
+}
+three_times() { echo "$1 (wall/CPU): $(page_time "$1") $(page_time "$1") $(page_time "$1") s"; }
 three_times /ui/app/load/predictors/
 three_times /ui/app/load/
 grep -c '^<tr' page.html >/dev/null || { echo "the application's page has no rows" >&2; exit 1; }
@@ -74,11 +84,11 @@ else
 fi
 
 sql "UPDATE runs SET summary = NULL" >/dev/null
-echo "predictors without summaries (summarized and stored), then with: $(page_time /ui/app/load/predictors/) $(
-  page_time /ui/app/load/predictors/) s"
+echo "predictors without summaries (summarized and stored), then with (wall/CPU): $(
+  page_time /ui/app/load/predictors/) $(page_time /ui/app/load/predictors/) s"
 
 # Uploads alone, then beside the readers.
-flood() { "$load" "$url" load-key 64 100 "$size" --prefix "flood-$1-$$" | sed 's/^/  /'; }
+flood() { "$load" "$url" load-key 64 "$per_client" "$size" --prefix "flood-$1-$$" | sed 's/^/  /'; }
 echo "uploads alone:"
 flood alone
 for page in /ui/app/load/predictors/ /ui/app/load/; do
@@ -96,7 +106,7 @@ for page in /ui/app/load/predictors/ /ui/app/load/; do
   echo "uploads beside $readers readers of $page:"
   flood "$RANDOM"
   end=$(date +%s.%N)
-  made=$(cat pages.* 2>/dev/null | wc -l)
+  made=$( (cat pages.* 2>/dev/null || true) | wc -l)
   touch stop
   wait "${pids[@]}"
   pids=()
