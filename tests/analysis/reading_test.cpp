@@ -212,5 +212,41 @@ TEST(ReadRuns, SamplesLinesAgreeWithAPlainReading) {
   fs::remove_all(dir);
 }
 
+// A stored summary may be corrupt (a disk, a hand-edited database): every truncation and every flipped byte of one
+// reads as a run left out and named, or as some run, never past the bytes' end (the reader checks every length).
+TEST(ReadRuns, CorruptSummariesAreLeftOutOrRead) {
+  const std::string report =
+      "<report id=\"samples\">\n<samples unit=\"000000000000000000000000000000a1\" scheme=\"branches\">\n"
+      "1\t0\n0\t3\n0\t0\n</samples>\n</report>\n<report id=\"main-backtrace\">\nsignal:11:SIGSEGV:0x0\n</report>\n";
+  const std::string summary = summarize_report(report);
+  std::vector<std::string> corrupt;
+  for (size_t n = 0; n < summary.size(); ++n) corrupt.push_back(summary.substr(0, n));
+  for (size_t i = 0; i < summary.size(); ++i) {
+    for (unsigned char flip : {0x01, 0x80, 0xff}) {
+      std::string bytes = summary;
+      bytes[i] = static_cast<char>(static_cast<unsigned char>(bytes[i]) ^ flip);
+      corrupt.push_back(bytes);
+    }
+  }
+  corrupt.push_back(summary + "x");
+  SitesIndex index;
+  DiagnosticList sink;
+  const std::string sites =
+      "<sites unit=\"000000000000000000000000000000a1\" scheme=\"branches\">\nf.c\t1\tf\t1\tx\nf.c\t2\tf\t2\ty\n"
+      "f.c\t3\tf\t3\tz\n</sites>\n";
+  ASSERT_TRUE(index.add_text("app.sites", sites, sink));
+  ReadOptions options;
+  options.jobs = 1;
+  options.summary_of = [&corrupt](size_t i) { return std::string_view(corrupt[i]); };
+  std::vector<std::string> names(corrupt.size(), "run");
+  ReadResult result = read_runs(names, index, options, sink);
+  EXPECT_EQ(result.runs.size() + result.left_out, corrupt.size());
+  EXPECT_GE(result.left_out, summary.size());  // every truncation at least
+  for (size_t r = 0; r < result.runs.size(); ++r) {
+    for (uint32_t id : result.runs.sites(r)) EXPECT_LT(id, result.catalogue.sites.size());
+    for (uint32_t id : result.runs.predicates(r)) EXPECT_LT(id, result.catalogue.predicate_count());
+  }
+}
+
 }  // namespace
 }  // namespace sampler::analysis
