@@ -98,7 +98,8 @@ class PostgresqlStore : public Store {
         (query.summaries           ? "CASE WHEN summary IS NULL THEN body END"
          : query.crash_bodies_only ? "CASE WHEN crash_signature <> '' THEN body END"
                                    : "body") +
-        ", interim_sequence, " + (query.summaries ? "summary" : "NULL::bytea") + " FROM runs WHERE app = $1" + (query.version ? " AND version = $2" : "") + " ORDER BY id";
+        ", interim_sequence, " + (query.summaries ? "summary" : "NULL::bytea") + " FROM runs WHERE app = $1" +
+        (query.version ? " AND version = $2" : "") + " ORDER BY id";
     // Binary results: the body arrives as its bytes, not hex text; rows one at a time, never all in memory.
     if (!PQsendQueryParams(c, sql.c_str(), query.version ? 2 : 1, nullptr, values, nullptr, nullptr, 1) ||
         !PQsetSingleRowMode(c)) {

@@ -154,7 +154,8 @@ class SqliteStore : public Store {
         (query.summaries           ? "CASE WHEN summary IS NULL THEN body END"
          : query.crash_bodies_only ? "CASE WHEN crash_signature <> '' THEN body END"
                                    : "body") +
-        ", interim_sequence, " + (query.summaries ? "summary" : "NULL") + " FROM runs WHERE app = ?1" + (query.version ? " AND version = ?2" : "") + " ORDER BY id";
+        ", interim_sequence, " + (query.summaries ? "summary" : "NULL") + " FROM runs WHERE app = ?1" +
+        (query.version ? " AND version = ?2" : "") + " ORDER BY id";
     Statement select(reader, sql.c_str());
     if (!select) return failed();
     sqlite3_stmt* s = select.get();

@@ -193,7 +193,8 @@ TEST(ReadRuns, SamplesLinesAgreeWithAPlainReading) {
         predicates.emplace(site.unit, static_cast<uint32_t>(std::stoul(site.line)), id - site.first_predicate);
       }
       EXPECT_EQ(sites, expected_sites[r]) << files[r] << " -j" << jobs << " from summaries: " << from_summaries;
-      EXPECT_EQ(predicates, expected_predicates[r]) << files[r] << " -j" << jobs << " from summaries: " << from_summaries;
+      EXPECT_EQ(predicates, expected_predicates[r])
+          << files[r] << " -j" << jobs << " from summaries: " << from_summaries;
     }
   }
   // Every kind of diagnostic came, and the same from the summaries (the report's line numbers included).

@@ -767,14 +767,16 @@ TEST_P(StoreTest, MigratesAVersionFourDatabaseWithRuns) {
     url = "sqlite:" + (dir_ / "v4.db").string();
     sqlite3* db = nullptr;
     ASSERT_EQ(sqlite3_open((dir_ / "v4.db").c_str(), &db), SQLITE_OK);
-    ASSERT_EQ(sqlite3_exec(db, (schema_sql + rows).c_str(), nullptr, nullptr, nullptr), SQLITE_OK) << sqlite3_errmsg(db);
+    ASSERT_EQ(sqlite3_exec(db, (schema_sql + rows).c_str(), nullptr, nullptr, nullptr), SQLITE_OK)
+        << sqlite3_errmsg(db);
     sqlite3_close(db);
   } else {
     // A schema of its own in the shared database, made through the store's connection string.
     const std::string schema = "v4_" + std::to_string(getpid()) + "_" + std::to_string(std::random_device{}());
     PGconn* c = PQconnectdb(url_.c_str());
     ASSERT_EQ(PQstatus(c), CONNECTION_OK) << PQerrorMessage(c);
-    PGresult* r = PQexec(c, ("CREATE SCHEMA " + schema + "; SET search_path TO " + schema + ";" + schema_sql + rows).c_str());
+    const std::string sql = "CREATE SCHEMA " + schema + "; SET search_path TO " + schema + ";" + schema_sql + rows;
+    PGresult* r = PQexec(c, sql.c_str());
     EXPECT_EQ(PQresultStatus(r), PGRES_COMMAND_OK) << PQresultErrorMessage(r);
     PQclear(r);
     PQfinish(c);
