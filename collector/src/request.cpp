@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <random>
 
+#include "analysis/run_summary.h"
 #include "sections/diagnostics.h"
 #include "sections/hex.h"
 #include "sections/line_reader.h"
@@ -283,16 +284,15 @@ bool validate_report(std::string_view text, ValidReport& report, std::string& er
     }
   }
   {
-    struct : SamplesVisitor {
-      void begin_section(const SampleSectionHeader&) override { ++sections; }
-      size_t sections = 0;
-    } counter;
+    // The samples sections checked, counted and summarized for the console in one pass (analysis/run_summary.h).
+    analysis::RunSummarizer summarizer;
     LineReader input(text, "report", diagnostics);
-    if (!read_samples(input, counter) || diagnostics.error_count() > 0) {
+    if (!read_report(input, summarizer, summarizer) || diagnostics.error_count() > 0) {
       error = first_error(diagnostics);
       return false;
     }
-    report.sections = counter.sections;
+    report.sections = summarizer.sections();
+    report.summary = summarizer.bytes();
   }
   report.subreports = validator.subreports;
   if (validator.outcomes != 1) {
@@ -475,6 +475,7 @@ Response Collector::upload(const Request& request, double now) {
   run.failed = report.outcome.signal.has_value() || report.outcome.exit_status.value_or(0) != 0;
   run.crash_signature = report.crash_signature;
   run.interim_sequence = report.interim_sequence;
+  run.summary = std::move(report.summary);
   run.body = std::move(text);
   // The upload's gzip is stored as it came: compressing the report again cost more than all the rest.
   if (one_gzip_member) run.gzip_body = request.body;

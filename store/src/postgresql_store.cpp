@@ -66,6 +66,9 @@ constexpr const char* kMigrations[] = {
     "  plan_id TEXT NOT NULL,"
     "  since BIGINT NOT NULL,"
     "  PRIMARY KEY (app, version));",
+    // 5 -> 6: each run's summary (store.h, Run::summary); NULL for the runs stored before, until the console
+    // fills it (fill_summaries) the first time it reads them.
+    "ALTER TABLE runs ADD COLUMN summary BYTEA;",
 };
 static_assert(std::size(kMigrations) == kSchemaVersion);
 
@@ -107,8 +110,11 @@ class PostgresqlStore : public Store {
     const char* values[] = {query.app.c_str(), query.version ? query.version->c_str() : nullptr};
     const std::string sql =
         std::string("SELECT run_id, app, version, received, exit_status, signal, failed, crash_signature, body_size, ") +
-        (query.crash_bodies_only ? "CASE WHEN crash_signature <> '' THEN body END" : "body") +
-        ", interim_sequence FROM runs WHERE app = $1" + (query.version ? " AND version = $2" : "") + " ORDER BY id";
+        (query.summaries           ? "CASE WHEN summary IS NULL THEN body END"
+         : query.crash_bodies_only ? "CASE WHEN crash_signature <> '' THEN body END"
+                                   : "body") +
+        ", interim_sequence, " + (query.summaries ? "summary" : "NULL::bytea") + " FROM runs WHERE app = $1" +
+        (query.version ? " AND version = $2" : "") + " ORDER BY id";
     // Binary results: the body arrives as its bytes, not hex text; rows one at a time, never all in memory.
     if (!PQsendQueryParams(c, sql.c_str(), query.version ? 2 : 1, nullptr, values, nullptr, nullptr, 1) ||
         !PQsetSingleRowMode(c)) {
@@ -140,9 +146,11 @@ class PostgresqlStore : public Store {
         run.body.clear();
         run.stored_body.clear();
         run.body_size = int_value(p, 8);
-        const bool absent = PQgetisnull(p, 0, 9);  // not asked for (crash_bodies_only)
-        if (!absent && query.stored_bodies) run.stored_body.assign(stored);
-        if (!absent && !query.stored_bodies && !decompress_body(stored, run.body_size, run.body)) {
+        run.summary.assign(PQgetvalue(p, 0, 11), static_cast<size_t>(PQgetlength(p, 0, 11)));
+        const bool absent = PQgetisnull(p, 0, 9);  // not asked for (crash_bodies_only, or a summary instead)
+        const bool as_stored = query.stored_bodies || query.summaries;
+        if (!absent && as_stored) run.stored_body.assign(stored);
+        if (!absent && !as_stored && !decompress_body(stored, run.body_size, run.body)) {
           error = "run " + run.run_id + ": the stored body is corrupt";
           ok = false;
         } else if (!visit(run)) {
@@ -153,6 +161,46 @@ class PostgresqlStore : public Store {
         trim(error);
         ok = false;
       }
+    }
+    release(c);
+    return ok;
+  }
+
+  bool fill_summaries(std::string_view app, const std::vector<std::pair<std::string, std::string>>& summaries,
+                      std::string& error) override {
+    if (summaries.empty()) return true;
+    PGconn* c = acquire(error);
+    if (c == nullptr) return false;
+    // One statement: the run ids and summaries as two arrays, unnested side by side.
+    std::string ids = "{", blobs = "{";
+    for (size_t i = 0; i < summaries.size(); ++i) {
+      const auto& [run_id, summary] = summaries[i];
+      ids += i == 0 ? "\"" : ",\"";
+      for (char ch : run_id) {
+        if (ch == '"' || ch == '\\') ids += '\\';
+        ids += ch;
+      }
+      ids += "\"";
+      blobs += (i == 0 ? "\"\\\\x" : ",\"\\\\x");
+      static constexpr char kHex[] = "0123456789abcdef";
+      for (unsigned char byte : summary) {
+        blobs += kHex[byte >> 4];
+        blobs += kHex[byte & 15];
+      }
+      blobs += "\"";
+    }
+    ids += "}";
+    blobs += "}";
+    const std::string a(app);
+    const char* values[] = {a.c_str(), ids.c_str(), blobs.c_str()};
+    Result r(PQexecParams(c,
+                          "UPDATE runs SET summary = s.summary FROM unnest($2::text[], $3::bytea[]) AS s(run_id, "
+                          "summary) WHERE runs.app = $1 AND runs.run_id = s.run_id AND runs.summary IS NULL",
+                          3, nullptr, values, nullptr, nullptr, 0));
+    const bool ok = PQresultStatus(r.result) == PGRES_COMMAND_OK;
+    if (!ok) {
+      error = std::string("postgresql: ") + PQresultErrorMessage(r.result);
+      trim(error);
     }
     release(c);
     return ok;
@@ -415,11 +463,11 @@ class PostgresqlStore : public Store {
     }
     PGconn* c = acquire(error);
     if (c == nullptr) return fail_all();
-    constexpr int kColumns = 11;
+    constexpr int kColumns = 12;
     const size_t n = rows.size();
     std::string sql =
         "INSERT INTO runs (run_id, app, version, received, exit_status, signal, failed, crash_signature, "
-        "body_size, body, interim_sequence) VALUES ";
+        "body_size, body, interim_sequence, summary) VALUES ";
     std::vector<std::string> numbers(n * 5);  // received, exit_status, signal, body_size, interim_sequence as text
     std::vector<const char*> values(n * kColumns);
     std::vector<int> lengths(n * kColumns, 0), formats(n * kColumns, 0);
@@ -449,8 +497,11 @@ class PostgresqlStore : public Store {
       v[8] = text[3].c_str();
       v[9] = rows[i]->compressed.data();
       v[10] = run.interim_sequence ? text[4].c_str() : nullptr;
+      v[11] = run.summary.empty() ? nullptr : run.summary.data();
       lengths[i * kColumns + 9] = static_cast<int>(rows[i]->compressed.size());
       formats[i * kColumns + 9] = 1;
+      lengths[i * kColumns + 11] = static_cast<int>(run.summary.size());
+      formats[i * kColumns + 11] = 1;
     }
     sql += std::string(" ON CONFLICT (app, run_id) ") + kKeepLatestReport + " RETURNING app, run_id";
     Result r(PQexecParams(c, sql.c_str(), static_cast<int>(n * kColumns), nullptr, values.data(), lengths.data(),

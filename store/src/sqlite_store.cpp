@@ -92,6 +92,9 @@ constexpr const char* kMigrations[] = {
     "  plan_id TEXT NOT NULL,"
     "  since INTEGER NOT NULL,"
     "  PRIMARY KEY (app, version));",
+    // 5 -> 6: each run's summary (store.h, Run::summary); NULL for the runs stored before, until the console
+    // fills it (fill_summaries) the first time it reads them.
+    "ALTER TABLE runs ADD COLUMN summary BLOB;",
 };
 static_assert(std::size(kMigrations) == kSchemaVersion);
 
@@ -165,8 +168,11 @@ class SqliteStore : public Store {
     sqlite3_busy_timeout(reader, 10000);
     const std::string sql =
         std::string("SELECT run_id, app, version, received, exit_status, signal, failed, crash_signature, body_size, ") +
-        (query.crash_bodies_only ? "CASE WHEN crash_signature <> '' THEN body END" : "body") +
-        ", interim_sequence FROM runs WHERE app = ?1" + (query.version ? " AND version = ?2" : "") + " ORDER BY id";
+        (query.summaries           ? "CASE WHEN summary IS NULL THEN body END"
+         : query.crash_bodies_only ? "CASE WHEN crash_signature <> '' THEN body END"
+                                   : "body") +
+        ", interim_sequence, " + (query.summaries ? "summary" : "NULL") + " FROM runs WHERE app = ?1" +
+        (query.version ? " AND version = ?2" : "") + " ORDER BY id";
     Statement select(reader, sql.c_str());
     if (!select) return failed();
     sqlite3_stmt* s = select.get();
@@ -196,9 +202,11 @@ class SqliteStore : public Store {
       run.body.clear();
       run.stored_body.clear();
       run.body_size = sqlite3_column_int64(s, 8);
+      run.summary.assign(static_cast<const char*>(sqlite3_column_blob(s, 11)),
+                         static_cast<size_t>(sqlite3_column_bytes(s, 11)));
       if (sqlite3_column_type(s, 9) == SQLITE_NULL) {
-        // not asked for (crash_bodies_only)
-      } else if (query.stored_bodies) {
+        // not asked for (crash_bodies_only, or a summary instead)
+      } else if (query.stored_bodies || query.summaries) {
         run.stored_body.assign(stored);
       } else if (!decompress_body(stored, run.body_size, run.body)) {
         error = "run " + run.run_id + ": the stored body is corrupt";
@@ -206,6 +214,30 @@ class SqliteStore : public Store {
       }
       if (!visit(run)) return true;
     }
+  }
+
+  bool fill_summaries(std::string_view app, const std::vector<std::pair<std::string, std::string>>& summaries,
+                      std::string& error) override {
+    std::lock_guard lock(mutex_);
+    if (!exec("BEGIN IMMEDIATE", error)) return false;
+    Statement update(db_, "UPDATE runs SET summary = ?3 WHERE app = ?1 AND run_id = ?2 AND summary IS NULL");
+    bool ok = static_cast<bool>(update);
+    for (size_t i = 0; ok && i < summaries.size(); ++i) {
+      sqlite3_stmt* s = update.get();
+      sqlite3_reset(s);
+      const auto& [run_id, summary] = summaries[i];
+      sqlite3_bind_text(s, 1, app.data(), static_cast<int>(app.size()), SQLITE_STATIC);
+      sqlite3_bind_text(s, 2, run_id.data(), static_cast<int>(run_id.size()), SQLITE_STATIC);
+      sqlite3_bind_blob(s, 3, summary.data(), static_cast<int>(summary.size()), SQLITE_STATIC);
+      ok = sqlite3_step(s) == SQLITE_DONE;
+    }
+    if (!ok) fail(error);
+    if (!ok || !exec("COMMIT", error)) {
+      std::string ignored;
+      exec("ROLLBACK", ignored);
+      return false;
+    }
+    return true;
   }
 
   PutStatus put_symbols(const SymbolFile& file, bool may_replace, std::string& error) override {
@@ -429,8 +461,8 @@ class SqliteStore : public Store {
     if (ok && insert_ == nullptr) {
       const std::string sql =
           std::string("INSERT INTO runs (run_id, app, version, received, exit_status, signal, failed, "
-                      "crash_signature, body_size, body, interim_sequence) "
-                      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11) ON CONFLICT (app, run_id) ") +
+                      "crash_signature, body_size, body, interim_sequence, summary) "
+                      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12) ON CONFLICT (app, run_id) ") +
           kKeepLatestReport;
       ok = sqlite3_prepare_v3(db_, sql.c_str(), -1, SQLITE_PREPARE_PERSISTENT, &insert_, nullptr) == SQLITE_OK;
       if (!ok) fail(error);
@@ -453,6 +485,11 @@ class SqliteStore : public Store {
       sqlite3_bind_int64(s, 9, static_cast<int64_t>(run.body.size()));
       sqlite3_bind_blob(s, 10, body.data(), static_cast<int>(body.size()), SQLITE_STATIC);
       if (run.interim_sequence) sqlite3_bind_int64(s, 11, *run.interim_sequence); else sqlite3_bind_null(s, 11);
+      if (!run.summary.empty()) {
+        sqlite3_bind_blob(s, 12, run.summary.data(), static_cast<int>(run.summary.size()), SQLITE_STATIC);
+      } else {
+        sqlite3_bind_null(s, 12);
+      }
       if (sqlite3_step(s) != SQLITE_DONE) {
         fail(error);
         ok = false;

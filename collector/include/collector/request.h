@@ -130,6 +130,7 @@ struct ValidReport {
   std::optional<int64_t> interim_sequence;
   size_t subreports = 0;        ///< subreports, as the formats library reads them
   size_t sections = 0;          ///< samples and timestamps sections
+  std::string summary;          ///< what the console ranks the run by (analysis/run_summary.h)
 };
 
 /// Checks `text` with the formats library (subreport structure, samples sections, the outcome subreport).

@@ -10,6 +10,8 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 namespace sampler::store {
 
@@ -35,6 +37,10 @@ struct Run {
   /// decompressed: decompress_body(stored_body, body_size, text) gives it back.
   std::string stored_body;
   int64_t body_size = 0;
+  /// The run's summary (analysis/run_summary.h), made by the collector from the report and stored beside it as
+  /// bytes the store never reads; replaced with the report. Empty: none (a run stored before summaries were
+  /// kept, until fill_summaries() gives it one).
+  std::string summary;
 };
 
 /// kConflict: put_symbols() found different bytes under the key and was not allowed to replace them.
@@ -73,6 +79,9 @@ struct Query {
   /// Bodies come as stored (Run::stored_body), not decompressed: a reader that holds many runs at once keeps
   /// them small, and decompresses each when it reads it.
   bool stored_bodies = false;
+  /// Each run comes with its summary (Run::summary) instead of its body; a run without one comes with its body
+  /// (as stored_bodies gives it) and an empty summary, for the reader to summarize. Ranking reads no report.
+  bool summaries = false;
 };
 
 /// Storage. Every method is safe to call from several threads at once. No exceptions: errors come back as text.
@@ -89,6 +98,10 @@ class Store {
   /// Calls `visit` for each run matching `query`, oldest first; `visit` returns false to stop early.
   /// Returns false (and sets `error`) on a storage error or a body that cannot be decompressed.
   virtual bool for_each(const Query& query, const std::function<bool(const Run&)>& visit, std::string& error) = 0;
+  /// Stores the summaries of `app`'s runs that have none (runs stored before summaries were kept): pairs of run id
+  /// and summary, in one transaction. A run that got a summary meanwhile (its report was replaced) keeps it.
+  virtual bool fill_summaries(std::string_view app, const std::vector<std::pair<std::string, std::string>>& summaries,
+                              std::string& error) = 0;
   /// Stores a symbol file under (app, build_id, kind). kDuplicate: the same bytes were already there. Different
   /// bytes replace the stored ones when `may_replace` (kStored: a newer converter's output wins); else kConflict
   /// and the stored file stays.
@@ -122,7 +135,7 @@ inline bool supersedes(const Run& incoming, const Run& stored) {
 }
 
 /// The schema version this build creates and migrates to.
-constexpr int kSchemaVersion = 5;
+constexpr int kSchemaVersion = 6;
 
 /// Opens (creating and migrating when needed) the store a URL names: "sqlite:PATH" or "postgresql://..."
 /// (also "postgres://..."). Returns nullptr and sets `error` when the URL is malformed or opening fails.
