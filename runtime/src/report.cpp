@@ -327,8 +327,9 @@ bool replace_report_file(long base, uint64_t sequence) {
   // have the crash path write into the file the name has just left.
   uint64_t all = ~uint64_t{0}, old = 0;
   sys::call(SYS_rt_sigprocmask, 0 /* SIG_BLOCK */, reinterpret_cast<long>(&all), reinterpret_cast<long>(&old), 8);
-  bool renamed = sys::call(SYS_renameat, AT_FDCWD, reinterpret_cast<long>(g_aside_name), AT_FDCWD,
-                           reinterpret_cast<long>(name)) == 0;
+  // renameat2 with no flags: AArch64 has no plain renameat. A kernel without it (before 3.15) gets in-place reports.
+  bool renamed = sys::call6(SYS_renameat2, AT_FDCWD, reinterpret_cast<long>(g_aside_name), AT_FDCWD,
+                            reinterpret_cast<long>(name), 0, 0) == 0;
   if (renamed) {
     // The new file takes the report's descriptor number (the old file, now nameless, is closed with it): the
     // stream's permanent part is there too, with the snapshot past it.
@@ -428,6 +429,11 @@ uint64_t coarse_now() {
 }  // namespace
 
 void start_interval(uint32_t seconds) {
+  struct stat status {};
+  if (sys::fstat(g_report.fd, &status) != 0 || !S_ISREG(status.st_mode)) {
+    if (verbose()) say("SAMPLER_INTERVAL ignored: the report's destination is not a regular file");
+    return;
+  }
   g_interval_nanoseconds = uint64_t{seconds} * 1000000000u;
   store_relaxed(&g_interim_due, coarse_now() + g_interval_nanoseconds);
 }

@@ -79,7 +79,8 @@ void write_interim_report();
 extern uint64_t g_interim_due;
 
 /// Starts the interval (called once by initialisation, with a report destination): the first report is due
-/// `seconds` from now.
+/// `seconds` from now. A destination that is not a regular file (a pipe, a terminal) cannot take interim reports:
+/// then it does not start.
 void start_interval(uint32_t seconds);
 
 /// poll_interval()'s rest: writes an interim report if one is due and no other thread has taken this one.

@@ -327,10 +327,10 @@ case $case_name in
       text=$("$TOOLS/extract-report" interim <"$1" 2>/dev/null || true)
       if [[ $text =~ $pattern ]]; then echo "${BASH_REMATCH[1]}"; fi
     }
-    rm -f answer && mkfifo answer
-    SAMPLER_SPARSITY=1 SAMPLER_INTERVAL=1 SAMPLER_FILE=report ./ticking <answer 2>ticking.err &
+    rm -f input && mkfifo input  # not ./answer: upload() writes there
+    SAMPLER_SPARSITY=1 SAMPLER_INTERVAL=1 SAMPLER_FILE=report ./ticking <input 2>ticking.err &
     program=$!
-    exec 9>answer
+    exec 9>input
     # Polls the file's content (a copy taken whole: the runtime replaces the file by rename) until its sequence
     # advances, three times; each interim report is whole and counts at least what the one before counted.
     seen=0 previous=

@@ -14,9 +14,15 @@ static int is_third(long turn) {
   return 0;
 }
 
-static char* grow(void) {
-  char* block = malloc(1 << 20);
-  if (block != NULL) memset(block, 1, 1 << 20); /* touched: the pages are the cgroup's */
+/* Every block, chained from here: memory the program keeps and can reach, which the compiler must allocate. */
+static void* volatile g_blocks;
+
+static void* grow(void) {
+  void** block = malloc(1 << 20);
+  if (block == NULL) return NULL;
+  memset(block, 1, 1 << 20); /* touched: the pages are the cgroup's */
+  *block = g_blocks;
+  g_blocks = block;
   return block;
 }
 
