@@ -369,6 +369,8 @@ case $case_name in
       if grep -q '^<report id="interim">$' report; then fail "the final report holds an interim one: $(cat report)"; fi
       problem=$(at_most "$previous.resolved" report.resolved)
       [ -z "$problem" ] || fail "the final report counts less than the last interim one: $problem"
+      # (A kill in the middle of an interim report would leave one: not here.)
+      [ ! -e report.new ] || fail "report.new left beside the report"
     else
       kill -KILL "$program"
       wait "$program" || true
@@ -388,7 +390,6 @@ case $case_name in
       [ "$(runs --include-unfinished)" = 1 ] || fail "--include-unfinished: $(cat analysis.json)"
     fi
     exec 9>&-
-    [ ! -e report.new ] || fail "report.new left beside the report"
     [ ! -s ticking.err ] || fail "the program said: $(cat ticking.err)"
     ;;
   oom_killed)
