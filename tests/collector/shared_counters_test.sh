@@ -16,8 +16,8 @@
 #                         report, outcome unknown, which sampler-analyze --database leaves out unless
 #                         --include-unfinished
 #   interval_reports      SAMPLER_INTERVAL=1 without sampler-run: a program that never calls the runtime gets interim
-#                         reports in its report file, each whole, of higher sequences and cumulative counters; its
-#                         final report replaces the last
+#                         reports in its report file, each whole, of higher sequences and cumulative counters, while
+#                         three threads sample; its final report replaces the last
 #   interval_kill9        the same program killed with SIGKILL after its third interim report: the file holds the last
 #                         one, whole; uploaded, it is an unfinished run (sampler-analyze --include-unfinished)
 #   oom_killed            a program that allocates until the kernel's OOM killer kills it (a memory cgroup the test
@@ -301,7 +301,7 @@ case $case_name in
     exec 6<&- 8<&-
     ;;
   interval_reports | interval_kill9)
-    "$DRIVERS/sampler-cc" -O1 -g -fsampler-schemes=function-entries,branches \
+    "$DRIVERS/sampler-cc" -O1 -g -pthread -fsampler-schemes=function-entries,branches \
       "$SOURCE_DIR/tests/collector/programs/ticking.c" -o ticking
     program_file=ticking
     # whole FILE LABEL: FILE (a copy taken at one instant) is one whole report, its samples resolved in FILE.resolved.
@@ -328,7 +328,10 @@ case $case_name in
       if [[ $text =~ $pattern ]]; then echo "${BASH_REMATCH[1]}"; fi
     }
     rm -f input && mkfifo input  # not ./answer: upload() writes there
-    SAMPLER_SPARSITY=1 SAMPLER_INTERVAL=1 SAMPLER_FILE=report ./ticking <input 2>ticking.err &
+    # interval_reports: two more threads sample without pause, and race for each interim report.
+    workers=0
+    [ "$case_name" = interval_reports ] && workers=2
+    SAMPLER_SPARSITY=1 SAMPLER_INTERVAL=1 SAMPLER_FILE=report ./ticking $workers <input 2>ticking.err &
     program=$!
     exec 9>input
     # Polls the file's content (a copy taken whole: the runtime replaces the file by rename) until its sequence
