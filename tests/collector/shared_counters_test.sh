@@ -19,7 +19,8 @@
 #                         reports in its report file, each whole, of higher sequences and cumulative counters, while
 #                         three threads sample; its final report replaces the last
 #   interval_kill9        the same program killed with SIGKILL after its third interim report: the file holds the last
-#                         one, whole; uploaded, it is an unfinished run (sampler-analyze --include-unfinished)
+#                         one, whole; uploaded, it is an unfinished run (sampler-analyze --include-unfinished). Then
+#                         killed while strace holds the rename of its second: the file holds the first, whole
 #   oom_killed            a program that allocates until the kernel's OOM killer kills it (a memory cgroup the test
 #                         makes: cgroup v2 or v1, else systemd-run --scope, else the test is skipped with the reason,
 #                         exit 77) under sampler-run: the stored run has its samples and the outcome signal 9
@@ -297,6 +298,30 @@ case $case_name in
       unknown_outcome 1
       [ "$(runs)" = 0 ] || fail "the unfinished run was analysed: $(cat analysis.json)"
       [ "$(runs --include-unfinished)" = 1 ] || fail "--include-unfinished: $(cat analysis.json)"
+      # Killed between writing its second interim report (report.new, whole) and renaming it over the report (strace
+      # holds the rename): the report is still the first, whole.
+      if command -v strace >/dev/null; then
+        rm -f report report.new
+        exec 9>&-
+        rm -f input && mkfifo input
+        SAMPLER_SPARSITY=1 SAMPLER_INTERVAL=1 SAMPLER_FILE=report strace -f -qq -o /dev/null -e trace=renameat2 \
+          -e inject=renameat2:delay_enter=600000000:when=2 ./ticking <input 2>traced.err &
+        tracer=$!
+        exec 9>input
+        until [ -e report.new ] && [ "$(sequence_of report.new)" = 2 ]; do
+          kill -0 "$tracer" || { fail "the program ended: $(cat traced.err)"; finish; }
+          sleep 0.05
+        done
+        # The program first (its SIGKILL pending aborts the held rename), then strace, which would wait out its delay.
+        kill -KILL "$(pgrep -P "$tracer" ticking)"
+        kill -KILL "$tracer" 2>/dev/null || true
+        wait "$tracer" || true
+        cp report held.txt
+        whole held.txt "the report while the rename was held"
+        [ "$(sequence_of held.txt)" = 1 ] || fail "the report while the rename was held: $(cat held.txt)"
+      else
+        echo "strace not found: the kill between write and rename is not tested"
+      fi
     fi
     exec 6<&- 8<&-
     ;;
@@ -391,6 +416,30 @@ case $case_name in
       stop_server
       [ "$(runs)" = 0 ] || fail "the unfinished run was analysed: $(cat analysis.json)"
       [ "$(runs --include-unfinished)" = 1 ] || fail "--include-unfinished: $(cat analysis.json)"
+      # Killed between writing its second interim report (report.new, whole) and renaming it over the report (strace
+      # holds the rename): the report is still the first, whole.
+      if command -v strace >/dev/null; then
+        rm -f report report.new
+        exec 9>&-
+        rm -f input && mkfifo input
+        SAMPLER_SPARSITY=1 SAMPLER_INTERVAL=1 SAMPLER_FILE=report strace -f -qq -o /dev/null -e trace=renameat2 \
+          -e inject=renameat2:delay_enter=600000000:when=2 ./ticking <input 2>traced.err &
+        tracer=$!
+        exec 9>input
+        until [ -e report.new ] && [ "$(sequence_of report.new)" = 2 ]; do
+          kill -0 "$tracer" || { fail "the program ended: $(cat traced.err)"; finish; }
+          sleep 0.05
+        done
+        # The program first (its SIGKILL pending aborts the held rename), then strace, which would wait out its delay.
+        kill -KILL "$(pgrep -P "$tracer" ticking)"
+        kill -KILL "$tracer" 2>/dev/null || true
+        wait "$tracer" || true
+        cp report held.txt
+        whole held.txt "the report while the rename was held"
+        [ "$(sequence_of held.txt)" = 1 ] || fail "the report while the rename was held: $(cat held.txt)"
+      else
+        echo "strace not found: the kill between write and rename is not tested"
+      fi
     fi
     exec 9>&-
     [ ! -s ticking.err ] || fail "the program said: $(cat ticking.err)"
