@@ -280,6 +280,7 @@ int64_t draw(ThreadState& t) {
 /// take_opportunity() when the fast path cannot: a thread's first site, sampling off or at sparsity 1, a runtime
 /// still initialising, an empty bank, or a bank drawn under another configuration.
 bool take_opportunity_slowly() {
+  poll_interval();
   ThreadState& t = t_state;
   // Most calls: a ready thread whose bank ran out (or was drawn under another configuration), sampling on above
   // sparsity 1 (the only case with a draw scale). What follows would come to the same draw after its tests.

@@ -87,6 +87,19 @@ TEST(Settings, Seed) {
   }
 }
 
+TEST(Settings, Interval) {
+  uint32_t seconds = 0;
+  EXPECT_TRUE(parse_interval("1", seconds).ok);
+  EXPECT_EQ(seconds, 1u);
+  EXPECT_TRUE(parse_interval("3600", seconds).ok);
+  EXPECT_EQ(seconds, 3600u);
+  EXPECT_TRUE(parse_interval("1000000000", seconds).ok);
+  EXPECT_EQ(seconds, 1000000000u);
+  for (const char* bad : {"", "0", "-1", "1.5", "1000000001", "99999999999999999999", "5s", " 5", "x"}) {
+    EXPECT_FALSE(parse_interval(bad, seconds).ok) << "'" << bad << "'";
+  }
+}
+
 TEST(Settings, Descriptor) {
   int fd = -1;
   EXPECT_TRUE(parse_descriptor("3", fd).ok);
