@@ -232,7 +232,9 @@ __attribute__((noinline, cold)) Drawn draw_beyond_core(uint64_t bits, double x, 
 
 /// Draws the bank's variates from the generator's `state` in order (the last entry first: it is used first) and
 /// sets the countdowns at `scale` of the entries below `kept` (all of them at a refill). Returns the state after.
+/// Unrolled by 4: the loop's own test and branch were 3 of its 25 instructions a variate.
 inline uint64_t draw_bank(uint64_t state, double scale, uint32_t kept) {
+#pragma GCC unroll 4
   for (uint32_t i = kBankSize; i-- > 0;) {
     uint64_t bits = next_random_word(state);
     double e;
