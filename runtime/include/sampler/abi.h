@@ -121,8 +121,9 @@ SAMPLER_API void sampler_unregister_unit(struct sampler_unit* unit);
  *  which the decrement's own flags answer. */
 extern __thread int64_t sampler_countdown __attribute__((tls_model("initial-exec")));
 
-/** The countdowns a thread's bank holds. */
-#define SAMPLER_BANK_SIZE 16
+/** The countdowns a thread's bank holds, at most. Code reads only the entry `banked` names, so a unit built when
+ *  the bank held 16 reads a runtime's bank of 32 (and the reverse) correctly. */
+#define SAMPLER_BANK_SIZE 32
 
 /** The calling thread's next countdowns, drawn ahead by the runtime (since ABI version 2), so that code counting
  *  its own samples draws without a call: where the countdown reached zero, if `banked` is not 0 the opportunity is
