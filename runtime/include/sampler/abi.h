@@ -160,7 +160,8 @@ extern __thread struct sampler_countdown_bank sampler_bank __attribute__((tls_mo
  * scheme has them. Out-of-range sites or columns are ignored. */
 
 
-/** The decision alone, for code that counts its own samples: the countdown reached zero (the caller stored it),
+/** The decision alone, for code that counts its own samples: the countdown reached zero (the caller stored it:
+ *  since version 3, the value the site left, <= 0, which tells a new thread's first site its weight),
  *  and this returns 1 if the opportunity is sampled, 0 if not (a new thread's first opportunity whose first
  *  countdown lies further on, or sampling off); either way it has set the next countdown. The caller then adds one
  *  to column `column` of site `site`, values[site * columns + column], with a relaxed atomic load and store (not a
