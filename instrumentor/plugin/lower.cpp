@@ -78,6 +78,7 @@ class Lowering {
       if (!countdown_)
         countdown_ = new GlobalVariable(m_, Type::getInt64Ty(context_), false, GlobalValue::ExternalLinkage,
                                         nullptr, abi::sampler_countdown, nullptr, GlobalValue::InitialExecTLSModel);
+      find_weights();
       copy_functions();
       for (size_t i = 0, end; i < points_.size(); i = end) {  // each function's largest group of pairs
         for (end = i + 1; end < points_.size() && points_[end].before == points_[i].before;) ++end;
@@ -101,6 +102,7 @@ class Lowering {
       with_sites_.insert(marker->getFunction());
       marker->eraseFromParent();
     }
+    emit_thresholds();
     if (getenv("SAMPLER_PASS_VERIFY") && verifyModule(m_, &errs())) report_fatal_error("sampler: broken module");
     return true;
   }
@@ -471,6 +473,7 @@ class Lowering {
     BasicBlock* dispatch;
     ICmpInst* check;  // countdown > k
     unsigned k;
+    size_t slot;  // its threshold's entry in the unit's thresholds (k until look_ahead() raises it)
     std::vector<BasicBlock*> fast;  // fast[0] its entry
   };
 
@@ -506,8 +509,7 @@ class Lowering {
       }
       if (edges.empty()) continue;
       source[r] = true;
-      ICmpInst* check = cloned_regions_[r].check;
-      check->setOperand(1, ConstantInt::get(check->getOperand(1)->getType(), cloned_regions_[r].k + uint64_t{most}));
+      set_threshold(cloned_regions_[r].check, cloned_regions_[r].slot, cloned_regions_[r].k + uint64_t{most});
       for (auto [block, h] : edges) {
         target[h] = true;
         entering[h].push_back(block);
@@ -605,9 +607,10 @@ class Lowering {
     b.SetCurrentDebugLocation(body->getFirstNonPHIOrDbg()->getDebugLoc());
     reloads_.emplace_back(dispatch, reload_local(b, local_countdown_));
     Value* count = b.CreateLoad(i64, local_countdown_, "sampler.countdown");
-    Value* fast = b.CreateICmpSGT(count, ConstantInt::get(i64, k), "sampler.region_fast");
+    size_t slot = 0;
+    Value* fast = b.CreateICmpSGT(count, threshold(b, k, slot), "sampler.region_fast");
     b.CreateCondBr(fast, clones[0], body, MDBuilder(context_).createLikelyBranchWeights());
-    cloned_regions_.push_back({dispatch, cast<ICmpInst>(fast), k, clones});
+    cloned_regions_.push_back({dispatch, cast<ICmpInst>(fast), k, slot, clones});
     old_branch->eraseFromParent();
 
     for (size_t i = 0; i < blocks.size(); ++i) {
@@ -901,6 +904,10 @@ class Lowering {
     Value* out_of_reach = b.CreateICmpSGT(count, most, "sampler.loop_fast");
     if (v.trips->getType()->getIntegerBitWidth() > 32)  // else B + 1 < 2^33
       out_of_reach = b.CreateAnd(b.CreateICmpULT(trips, b.getInt64(kMaxTripsChecked)), out_of_reach);
+    if (weights_) {  // a threshold of 0, which a plan raises above any countdown (sampler/abi.h)
+      size_t slot = 0;
+      out_of_reach = b.CreateAnd(b.CreateICmpSGT(count, threshold(b, 0, slot)), out_of_reach);
+    }
     // No branch weights: which loop runs depends on the sparsity, which the compiler does not know. Weighted
     // likely, the code generator took the checked loop for cold and spilled in it, and gzip's longest_match
     // ran 13 % more instructions at 1/1000 (docs/performance.md, "Fast sides: loops around loops").
@@ -1022,6 +1029,105 @@ class Lowering {
   }
 
  private:
+  // ---- Weights and thresholds (ABI version 3, sampler/abi.h) ----
+  //
+  // Each site subtracts its weight, read from the unit's writable data (1 until a plan sets it at registration),
+  // and each amortized check compares with its threshold, read there too (its number of sites, or 2^62 under a
+  // plan: then every site checks its own weight). The fast sides' subtractions stay immediates: they run only
+  // where a threshold let them, which is only without a plan (docs/decisions.md, "Per-site weights").
+
+  // The collector's weights (pass.cpp) and each scheme's first entry in them. None in a unit of the hand macros.
+  void find_weights() {
+    weights_ = m_.getGlobalVariable(kWeightsName, /*AllowInternal=*/true);
+    GlobalVariable* unit = m_.getGlobalVariable(kUnitName, /*AllowInternal=*/true);
+    if (!weights_ || !unit || !unit->hasInitializer()) {
+      weights_ = nullptr;
+      return;
+    }
+    auto* fields = cast<ConstantStruct>(unit->getInitializer());
+    schemes_table_ = dyn_cast<GlobalVariable>(fields->getOperand(static_cast<unsigned>(UnitField::schemes)));
+    if (!schemes_table_ || !schemes_table_->hasInitializer()) {
+      weights_ = nullptr;
+      return;
+    }
+    Constant* table = schemes_table_->getInitializer();
+    uint64_t base = 0;
+    for (unsigned i = 0; i < cast<ArrayType>(table->getType())->getNumElements(); ++i) {
+      scheme_bases_.push_back(base);
+      auto* count = cast<ConstantInt>(table->getAggregateElement(i)->getAggregateElement(
+          static_cast<unsigned>(SchemeField::site_count)));
+      base += count->getZExtValue();
+    }
+  }
+
+  // The weight of p's site, loaded from the unit's weights; null for a unit without weights.
+  Value* site_weight(IRBuilder<>& b, const Point& p) {
+    if (!weights_) return nullptr;
+    Type* i64 = Type::getInt64Ty(context_);
+    const DataLayout& layout = m_.getDataLayout();
+    uint64_t size = layout.getTypeAllocSize(scheme_struct_type(context_, layout));
+    Value* base = nullptr;
+    APInt offset(layout.getIndexTypeSizeInBits(p.scheme->getType()), 0);
+    if (isa<Constant>(p.scheme) &&
+        p.scheme->stripAndAccumulateConstantOffsets(layout, offset, /*AllowNonInbounds=*/true) == schemes_table_ &&
+        offset.getZExtValue() % size == 0 && offset.getZExtValue() / size < scheme_bases_.size()) {
+      base = ConstantInt::get(i64, scheme_bases_[offset.getZExtValue() / size]);
+    } else {  // a choice of entries: the scheme's index from the entry's address, its first entry from a table
+      if (!bases_) {
+        Constant* data = ConstantDataArray::get(context_, ArrayRef<uint64_t>(scheme_bases_));
+        bases_ = new GlobalVariable(m_, data->getType(), true, GlobalValue::PrivateLinkage, data,
+                                    "sampler.scheme_bases");
+      }
+      Value* offset_bytes = b.CreateSub(b.CreatePtrToInt(p.scheme, i64), b.CreatePtrToInt(schemes_table_, i64));
+      Value* index = b.CreateExactUDiv(offset_bytes, ConstantInt::get(i64, size));
+      base = b.CreateLoad(i64, b.CreateInBoundsGEP(i64, bases_, index));
+    }
+    Value* ordinal = b.CreateAdd(base, b.CreateZExtOrTrunc(p.site, i64));
+    return b.CreateLoad(i64, b.CreateInBoundsGEP(i64, weights_, ordinal), "sampler.weight");
+  }
+
+  // A check's threshold: `k` (without weights: the immediate), or a load of a new entry of the unit's thresholds
+  // (initially k), whose index goes to `slot`.
+  Value* threshold(IRBuilder<>& b, uint64_t k, size_t& slot) {
+    Type* i64 = Type::getInt64Ty(context_);
+    if (!weights_) return ConstantInt::get(i64, k);
+    if (!thresholds_placeholder_)
+      thresholds_placeholder_ = new GlobalVariable(m_, ArrayType::get(i64, 0), false, GlobalValue::InternalLinkage,
+                                                   nullptr, "sampler.thresholds.placeholder");
+    slot = threshold_values_.size();
+    threshold_values_.push_back(k);
+    return b.CreateLoad(i64, b.CreateConstInBoundsGEP1_64(i64, thresholds_placeholder_, slot), "sampler.threshold");
+  }
+
+  // A region's check asks for more (look_ahead()): its threshold's initial value, or its immediate.
+  void set_threshold(ICmpInst* check, size_t slot, uint64_t k) {
+    if (weights_)
+      threshold_values_.at(slot) = k;
+    else
+      check->setOperand(1, ConstantInt::get(check->getOperand(1)->getType(), k));
+  }
+
+  // The unit's thresholds, with their values under uniform sampling, in its descriptor.
+  void emit_thresholds() {
+    if (!thresholds_placeholder_) return;
+    Type* i64 = Type::getInt64Ty(context_);
+    Constant* data = ConstantDataArray::get(context_, ArrayRef<uint64_t>(threshold_values_));
+    auto* thresholds = new GlobalVariable(m_, data->getType(), false, GlobalValue::InternalLinkage, data,
+                                          "__sampler_thresholds");
+    thresholds_placeholder_->replaceAllUsesWith(thresholds);
+    thresholds_placeholder_->eraseFromParent();
+    thresholds_placeholder_ = nullptr;
+    GlobalVariable* unit = m_.getGlobalVariable(kUnitName, /*AllowInternal=*/true);
+    auto* fields = cast<ConstantStruct>(unit->getInitializer());
+    std::vector<Constant*> values;
+    for (unsigned i = 0; i < fields->getNumOperands(); ++i) values.push_back(fields->getOperand(i));
+    values[static_cast<unsigned>(UnitField::thresholds)] = thresholds;
+    values[static_cast<unsigned>(UnitField::threshold_count)] =
+        ConstantInt::get(Type::getInt32Ty(context_), threshold_values_.size());
+    unit->setInitializer(ConstantStruct::get(fields->getType(), values));
+    (void)i64;
+  }
+
   FunctionCallee runtime(const char* name, std::vector<Type*> params) {
     params.insert(params.begin(), {PointerType::getUnqual(context_), Type::getInt32Ty(context_)});
     FunctionCallee callee = m_.getOrInsertFunction(name, FunctionType::get(Type::getVoidTy(context_), params, false));
@@ -1047,7 +1153,8 @@ class Lowering {
     AllocaInst* local = points_[begin].local;
     Value* count = b.CreateLoad(i64, countdown_address(b, local), "sampler.countdown");
     Constant* k = ConstantInt::get(i64, end - begin);
-    Value* skip = b.CreateICmpSGT(count, k, "sampler.skip");
+    size_t slot = 0;
+    Value* skip = b.CreateICmpSGT(count, threshold(b, end - begin, slot), "sampler.skip");
     Instruction* skip_term = nullptr;
     Instruction* sites_term = nullptr;
     SplitBlockAndInsertIfThenElse(skip, before, &skip_term, &sites_term,
@@ -1088,6 +1195,8 @@ class Lowering {
   // Counting in line (ABI version 2), the call is of the unit's own group function instead (unit_take_group()),
   // with the countdown the check read (`countdown`); it returns the next one, stored where the check reads it.
   bool take_compares(size_t begin, size_t end, Instruction* at, Value* countdown, AllocaInst* local) {
+    // The group functions step one opportunity per site: a unit with weights checks each site on the slow side.
+    if (weights_) return false;
     const Point& p = points_[begin];
     auto* first = dyn_cast<ConstantInt>(p.site);
     if (p.kind != Point::Pair || !first) return false;
@@ -1166,17 +1275,22 @@ class Lowering {
     Type* i32 = Type::getInt32Ty(context_);
     Type* i64 = Type::getInt64Ty(context_);
     Value* address = countdown_address(b, p.local);
-    Value* count = b.CreateSub(b.CreateLoad(i64, address, "sampler.countdown"), ConstantInt::get(i64, 1));
+    Value* weight = site_weight(b, p);
+    // No signed overflow (nsw): the countdown and a weight are both in [0, 2^62] (sampler/abi.h). It lets the
+    // test below use the subtraction's own flags (sub, jle) instead of a test of its own.
+    Value* count = b.CreateSub(b.CreateLoad(i64, address, "sampler.countdown"),
+                               weight ? weight : ConstantInt::get(i64, 1), "", false, weight != nullptr);
     b.CreateStore(count, address);
-    // == 0 rather than <= 0: the runtime never leaves the countdown below 1 (sampler/abi.h), and the decrement's
-    // own flags answer == 0 (dec, je), where <= 0 takes a test of its own.
-    Value* take = b.CreateICmpEQ(count, ConstantInt::get(i64, 0), "sampler.take");
+    // A weight: <= 0. A unit without weights (the hand macros): == 0, as they do, which the decrement's flags
+    // answer; the runtime never leaves the countdown below 1 (sampler/abi.h).
+    Value* take = weight ? b.CreateICmpSLE(count, ConstantInt::get(i64, 0), "sampler.take")
+                         : b.CreateICmpEQ(count, ConstantInt::get(i64, 0), "sampler.take");
     Instruction* then = SplitBlockAndInsertIfThen(take, at ? at : p.before, false,
                                                   MDBuilder(context_).createUnlikelyBranchWeights());
     IRBuilder<> slow(then);
     slow.SetCurrentDebugLocation(loc);
     if (inline_counters_ && counts_in_line(p.kind)) {
-      count_inline(slow, p, address);
+      count_inline(slow, p, address, count);
       return;
     }
     if (p.local) slow.CreateStore(count, slow.CreateThreadLocalAddress(countdown_));
@@ -1231,7 +1345,7 @@ class Lowering {
   // The slow path of a counter scheme (ABI version 2), where the countdown (at `address`: the region's local or the
   // thread's variable) just reached 0: a call of the unit's counting function for p's classification, which draws,
   // counts and returns the next countdown (unit_take()).
-  void count_inline(IRBuilder<>& b, Point& p, Value* address) {
+  void count_inline(IRBuilder<>& b, Point& p, Value* address, Value* reached) {
     Type* i64 = Type::getInt64Ty(context_);
     Value* a = ConstantInt::get(i64, 0);
     Value* other = ConstantInt::get(i64, 0);
@@ -1247,7 +1361,7 @@ class Lowering {
     }
     Value* first = b.CreateMul(b.CreateZExt(p.site, i64), ConstantInt::get(i64, columns_of(p.kind)));
     Function* take = unit_take(how);
-    CallInst* call = b.CreateCall(take, {p.scheme, first, a, other});
+    CallInst* call = b.CreateCall(take, {p.scheme, first, a, other, reached});
     call->setCallingConv(take->getCallingConv());
     b.CreateStore(call, address);
   }
@@ -1269,16 +1383,17 @@ class Lowering {
     f = unit_function(how == Classify::Column    ? "sampler_take_in_unit"
                       : how == Classify::Compare ? "sampler_take_compare_in_unit"
                                                  : "sampler_take_compare_unsigned_in_unit",
-                      {ptr, i64, i64, i64});
+                      {ptr, i64, i64, i64, i64});
     Argument* scheme = f->getArg(0);
     Argument* first = f->getArg(1);
     Argument* a = f->getArg(2);
     Argument* other = f->getArg(3);
+    Argument* reached = f->getArg(4);  // the countdown the site left: 0, or below it after a weight
     BasicBlock* entry = BasicBlock::Create(context_, "", f);
     BasicBlock* record = BasicBlock::Create(context_, "record", f);
     BasicBlock* skip = BasicBlock::Create(context_, "not_sampled", f);
     IRBuilder<> b(entry);
-    auto [next, from_runtime] = emit_draw(b, record, skip);
+    auto [next, from_runtime] = emit_draw(b, record, skip, reached);
     IRBuilder<>(skip).CreateRet(from_runtime);
     IRBuilder<> r(record);
     Value* values = r.CreateLoad(
@@ -1376,7 +1491,7 @@ class Lowering {
       phi->addIncoming(first_sampled, entry);
       i = phi;
     }
-    auto [drawn, from_runtime] = emit_draw(l, record, after);
+    auto [drawn, from_runtime] = emit_draw(l, record, after, e.getInt64(0));
     IRBuilder<> r(record);
     // The constants are the last constants[0] sites' others; the variables the first ones'.
     Value* first_constant = r.CreateSub(count, r.CreateLoad(i64, constants));
@@ -1410,7 +1525,9 @@ class Lowering {
   // bank is empty (or the thread must go through the runtime), from sampler_take_opportunity(), which refills it
   // and says whether this opportunity is sampled. Ends the block with a jump to `sampled` or `not_sampled`. Returns
   // the next countdown in `sampled` (a phi there) and in `not_sampled` (from the runtime).
-  std::pair<PHINode*, Instruction*> emit_draw(IRBuilder<>& b, BasicBlock* sampled, BasicBlock* not_sampled) {
+  // `reached`: the countdown where the site left it (<= 0), stored for the runtime (a new thread's first site).
+  std::pair<PHINode*, Instruction*> emit_draw(IRBuilder<>& b, BasicBlock* sampled, BasicBlock* not_sampled,
+                                              Value* reached) {
     Type* i64 = Type::getInt64Ty(context_);
     Function* f = b.GetInsertBlock()->getParent();
     BasicBlock* pop = BasicBlock::Create(context_, "from_bank", f, sampled);
@@ -1434,7 +1551,7 @@ class Lowering {
     d.CreateBr(sampled);
 
     IRBuilder<> c(call);
-    c.CreateStore(ConstantInt::get(i64, 0), c.CreateThreadLocalAddress(countdown_));
+    c.CreateStore(reached, c.CreateThreadLocalAddress(countdown_));
     FunctionCallee decide = m_.getOrInsertFunction(abi::sampler_take_opportunity,
                                                    FunctionType::get(Type::getInt32Ty(context_), false));
     CallInst* taking = c.CreateCall(decide);
@@ -1512,6 +1629,12 @@ class Lowering {
   Function* unit_takes_[6] = {};    // the unit's counting functions: unit_take()'s by Classify, then the groups'
   AllocaInst* local_countdown_ = nullptr;  // the function's, for the clones of its regions
   bool unit_countdown_ = false;  // the unit declares sampler_countdown itself (the hand macros, a test)
+  GlobalVariable* weights_ = nullptr;        // the unit's weights (find_weights()), or null
+  GlobalVariable* schemes_table_ = nullptr;  // the unit's scheme table
+  std::vector<uint64_t> scheme_bases_;       // each scheme's first entry in the weights
+  GlobalVariable* bases_ = nullptr;          // the same, for sites whose scheme is a choice
+  GlobalVariable* thresholds_placeholder_ = nullptr;  // the thresholds, until their number is known
+  std::vector<uint64_t> threshold_values_;  // their values under uniform sampling
   std::map<Function*, AllocaInst*> loop_countdowns_;  // the function's, for its loops' copies (version_loop())
   std::set<BasicBlock*> loop_guards_;  // their guards, each a region's head (it reads the thread's countdown)
 };

@@ -416,8 +416,19 @@ class Collector {
     set(UnitField::schemes, schemes_table_);
     set(UnitField::next, null);
     set(UnitField::state, ConstantInt::get(unit_type->getElementType(static_cast<unsigned>(UnitField::state)), 0));
+    // The sites' weights, in the schemes' order, each 1 (uniform sampling) until a plan sets them; the lowering
+    // adds the thresholds of the amortized checks it makes (lower.cpp).
+    uint64_t site_total = 0;
+    for (Scheme* s : used) site_total += s->sites.size();
+    std::vector<uint64_t> ones(site_total, 1);
+    auto* weights = new GlobalVariable(m_, ArrayType::get(i64, site_total), false, GlobalValue::InternalLinkage,
+                                       ConstantDataArray::get(context_, ArrayRef<uint64_t>(ones)), kWeightsName);
+    set(UnitField::weights, weights);
+    set(UnitField::weight_count, ConstantInt::get(i32, site_total));
+    set(UnitField::thresholds, null);
+    set(UnitField::threshold_count, ConstantInt::get(i32, 0));
     auto* unit = new GlobalVariable(m_, unit_type, false, GlobalValue::InternalLinkage,
-                                    ConstantStruct::get(unit_type, fields), "__sampler_unit");
+                                    ConstantStruct::get(unit_type, fields), kUnitName);
 
     // Priority 101, as SAMPLER_DEFINE_UNIT: registered before the unit's other constructors run its sites.
     auto unit_call = [&](const char* runtime, const char* name) {

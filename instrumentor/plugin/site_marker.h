@@ -33,6 +33,10 @@ namespace sampler::plugin {
 enum class SiteKind : unsigned { Entry, Branch, Return, Pair, Assigned, Atom, Unref };
 inline constexpr const char* kSiteKindNames[] = {"entry", "branch", "return", "pair", "assigned", "atom", "unref"};
 inline constexpr llvm::StringLiteral kSiteMarkerPrefix = "__sampler.site.";
+/// The unit's descriptor (struct sampler_unit) and its sites' weights (ABI version 3), as the collector names them:
+/// the lowering finds them to add its thresholds and to read each site's weight.
+inline constexpr const char* kUnitName = "__sampler_unit";
+inline constexpr const char* kWeightsName = "__sampler_weights";
 
 inline llvm::FunctionCallee site_marker(llvm::Module& m, SiteKind kind, bool is_signed) {
   std::string name = std::string(kSiteMarkerPrefix) + kSiteKindNames[static_cast<unsigned>(kind)];

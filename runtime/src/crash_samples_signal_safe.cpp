@@ -1,6 +1,7 @@
 // The samples part of a crash report (see runtime_state.h, write_crash_samples). Signal-safe: raw system calls,
 // the static registry, bounded waits; it never takes the registry lock without a time limit.
 #include "atomic.h"
+#include "plan.h"
 #include "raw_syscall.h"
 #include "runtime_state.h"
 
@@ -86,6 +87,7 @@ bool write_crash_samples(ReportWriter& out) {
   }
   out.append("</report>");
   out.end_line();
+  write_plan_subreport(out);
   store_release(&g_report.finished, 1);
   if (locked) store_release(&g_report.lock_owner, pid_t{0});
   return true;

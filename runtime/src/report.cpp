@@ -8,6 +8,7 @@
 
 #include "atomic.h"
 #include "crash_handler.h"
+#include "plan.h"
 #include "raw_syscall.h"
 #include "runtime_state.h"
 #include "sections/core/char_buffer.h"
@@ -136,6 +137,7 @@ void register_unit(sampler_unit* unit) {
   bool known = false;
   for (sampler_unit* u = g_report.head; u != nullptr; u = u->next) known = known || u == unit;
   if (!known) {
+    apply_plan(*unit);
     unit->next = nullptr;
     unit->state = kUnitRegistered;
     // Published with release stores: the crash path walks the list without the lock.
@@ -212,6 +214,7 @@ void finish_report() {
     }
     g_writer.append("</report>");
     g_writer.end_line();
+    write_plan_subreport(g_writer);
     ok = g_writer.flush();
     raise_deferred_signal();
   }
@@ -241,6 +244,7 @@ void write_snapshot(ReportWriter& out, uint64_t sequence) {
   for (sampler_unit* u = g_report.head; u != nullptr; u = u->next) write_unit(out, *u);
   out.append("</report>");
   out.end_line();
+  write_plan_subreport(out);
   out.append("<report id=\"interim\">");
   out.end_line();
   out.append("sequence\t");

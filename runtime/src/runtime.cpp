@@ -35,6 +35,7 @@ void initialize() {
   Settings settings = load_settings(getauxval(AT_SECURE) != 0);
   g_verbose = settings.verbose;
   configure_sampling(settings.sampling, settings.sparsity, settings.seeded, settings.seed);
+  if (settings.plan) configure_plan_clock();
   open_report(settings.report_fd, settings.report_path);
   if (settings.interval_seconds != 0) start_interval(settings.interval_seconds);
   open_shared_counters(settings.shared_base, settings.shared_size);

@@ -297,6 +297,8 @@ int64_t draw(ThreadState& t) {
 bool take_opportunity_slowly() {
   poll_interval();
   ThreadState& t = t_state;
+  // Where the site left the countdown: 0, or below 0 by its weight less one (sampler/abi.h, version 3).
+  int64_t reached = sampler_countdown;
   // Most calls: a ready thread whose bank ran out (or was drawn under another configuration), sampling on above
   // sparsity 1 (the only case with a draw scale). What follows would come to the same draw after its tests.
   if (__builtin_expect(t.ready && g_config.draw_scale != 0.0, 1)) {
@@ -318,9 +320,10 @@ bool take_opportunity_slowly() {
     // A new thread's first opportunity: it is the first of the countdown just drawn.
     seed_thread(t);
     t.ready = initialized;
-    int64_t first = draw(t);
-    if (first > 1) {
-      sampler_countdown = first - 1;
+    // This opportunity is the first of the countdown just drawn, and took 1 - reached of it (its weight).
+    int64_t left = draw(t) - 1 + (reached < 0 ? reached : 0);
+    if (left > 0) {
+      sampler_countdown = left;
       return false;
     }
   }
@@ -346,6 +349,16 @@ void configure_sampling(bool enabled, double sparsity, bool seeded, uint64_t see
   } else if (sampler_bank.banked != 0) {
     rebank(t, sampler_bank.banked, g_config.draw_scale);
   }
+  sampler_countdown = 1;
+}
+
+void configure_plan_clock() {
+  // countdown_of(E, 2^48) = 1 + floor(E * 2^48): the clock value after a sample, in units of 2^-48 nat. Whatever
+  // the sparsity: the sites' weights carry the rates (plan.h).
+  g_config.enabled = true;
+  g_config.sparsity = 2;  // above 1: draw() draws
+  g_config.draw_scale = 0x1p48;
+  ++g_configuration;
   sampler_countdown = 1;
 }
 

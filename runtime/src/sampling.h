@@ -19,6 +19,10 @@ namespace sampler::runtime {
 /// countdown with the new parameters; sampling off sets every later countdown out of reach.
 void configure_sampling(bool enabled, double sparsity, bool seeded, uint64_t seed);
 
+/// Under a sampling plan (plan.h): the countdowns are Exp(1) draws on the fixed-point clock (2^48 units per nat),
+/// whatever the sparsity. Call after configure_sampling(), at start-up.
+void configure_plan_clock();
+
 /// Countdowns drawn ahead per thread: on the slow path the next countdown waits for its draw, and a batch of
 /// independent ones overlaps in the CPU. Small, because it lives in initial-exec TLS, which a dlopen()ed
 /// libsampler.so takes from the loader's static reserve (about 1.5 KB for every library): ThreadState and the

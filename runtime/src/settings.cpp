@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "plan.h"
 #include "raw_syscall.h"
 #include "shared_counters.h"
 #include "sections/core/char_buffer.h"
@@ -241,7 +242,7 @@ int open_report_file(const char* name, bool verbose, bool& regular) {
 
 /// Every variable the runtime reads.
 const char* const kVariables[] = {"SAMPLER_SPARSITY", "SAMPLER_SEED", "SAMPLER_FILE", "SAMPLER_REPORT_FD",
-                                  "SAMPLER_SHARED_FD", "SAMPLER_INTERVAL", "SAMPLER_VERBOSE"};
+                                  "SAMPLER_SHARED_FD", "SAMPLER_INTERVAL", "SAMPLER_VERBOSE", "SAMPLER_PLAN"};
 
 }  // namespace
 
@@ -260,8 +261,9 @@ Settings load_settings(bool secure) {
     return settings;
   }
   static char sparsity_text[256], seed_text[256], file_text[kMaxFileName], fd_text[64], shared_text[64],
-      interval_text[64];
-  bool sparsity_rejected, seed_rejected, file_rejected, fd_rejected, shared_rejected, interval_rejected;
+      interval_text[64], plan_text[kMaxFileName];
+  bool sparsity_rejected, seed_rejected, file_rejected, fd_rejected, shared_rejected, interval_rejected,
+      plan_rejected;
   const char* sparsity =
       take_variable("SAMPLER_SPARSITY", sparsity_text, sizeof sparsity_text, "sampling is off", sparsity_rejected);
   const char* seed = take_variable("SAMPLER_SEED", seed_text, sizeof seed_text, "sampling is off", seed_rejected);
@@ -271,6 +273,7 @@ Settings load_settings(bool secure) {
       take_variable("SAMPLER_SHARED_FD", shared_text, sizeof shared_text, "no shared counters", shared_rejected);
   const char* interval =
       take_variable("SAMPLER_INTERVAL", interval_text, sizeof interval_text, "no interim reports", interval_rejected);
+  const char* plan = take_variable("SAMPLER_PLAN", plan_text, sizeof plan_text, "sampling is uniform", plan_rejected);
   const char* verbose = getenv("SAMPLER_VERBOSE");
   settings.verbose = verbose != nullptr;
   if (verbose != nullptr) unsetenv("SAMPLER_VERBOSE");
@@ -279,7 +282,7 @@ Settings load_settings(bool secure) {
   bool sampling_ok = !sparsity_rejected && !seed_rejected;
   if (sparsity == nullptr) {
     sampling_ok = false;
-    if (settings.verbose && !sparsity_rejected) say("SAMPLER_SPARSITY is not set: sites never sample");
+    if (settings.verbose && !sparsity_rejected && plan == nullptr) say("SAMPLER_SPARSITY is not set: sites never sample");
   } else {
     ParseStatus status = parse_sparsity(sparsity, settings.sparsity);
     if (!status.ok) {
@@ -296,8 +299,17 @@ Settings load_settings(bool secure) {
       settings.seeded = true;
     }
   }
+  // A plan (plan.h) turns sampling on by itself: the sites it names sample at its rates, the others at
+  // SAMPLER_SPARSITY's (none when unset). Invalid sampling variables leave sampling off, plan or not.
+  bool sampling_variables_ok = !sparsity_rejected && !seed_rejected && (sparsity == nullptr || sampling_ok);
+  if (plan != nullptr && sampling_variables_ok && !(seed != nullptr && !settings.seeded)) {
+    settings.plan = load_plan(plan, sparsity, settings.sparsity, settings.verbose);
+    if (settings.plan) sampling_ok = true;
+  } else if (plan != nullptr) {
+    say("SAMPLER_PLAN: not used: sampling is off");
+  }
   settings.sampling = sampling_ok;
-  if (settings.verbose && sampling_ok) {
+  if (settings.verbose && sampling_ok && sparsity != nullptr) {
     say("sampling one opportunity in ", sparsity, " on average (SAMPLER_SPARSITY), ",
         settings.seeded ? "seeded from SAMPLER_SEED=" : "seeded from the system's entropy",
         settings.seeded ? seed : nullptr);

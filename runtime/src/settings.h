@@ -38,6 +38,7 @@ struct Settings {
   unsigned char* shared_base = nullptr;
   uint64_t shared_size = 0;
   bool verbose = false;    ///< SAMPLER_VERBOSE set
+  bool plan = false;       ///< SAMPLER_PLAN read and in force (plan.h): sampling on, on the fixed-point clock
 };
 
 /// Outcome of parsing one value. `error` is a static English phrase describing what was expected.

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "module_map.h"
+#include "plan.h"
 #include "report_writer.h"
 #include "sampler/sampler.h"
 #include "sampling.h"
@@ -154,6 +155,28 @@ TEST(Settings, FileName) {
 }
 
 // ------------------------------------------------------------------------------------------------ sampling
+
+// A plan's probabilities on the fixed-point clock (plan.h): w = round(-ln(1 - p) * 2^48), p = 0 never, p = 1 above
+// any countdown; increasing with p, and no weight past kCertainWeight (so countdown - weight cannot overflow).
+TEST(Plan, WeightsOnTheFixedPointClock) {
+  using namespace sampler::runtime;
+  EXPECT_EQ(weight_of_probability(0), 0);
+  EXPECT_EQ(weight_of_probability(1), kCertainWeight);
+  EXPECT_EQ(weight_of_probability(0.5), std::llround(std::log(2.0) * 0x1p48));
+  for (double p : {1e-300, 1e-12, 1e-6, 0.001, 0.01, 0.25, 0.75, 0.999999})
+    EXPECT_NEAR(static_cast<double>(weight_of_probability(p)), -std::log1p(-p) * 0x1p48,
+                std::max(1.0, -std::log1p(-p) * 0x1p48 * 1e-15))
+        << p;
+  int64_t previous = 0;
+  for (double p = 1e-9; p < 1; p = p * 1.5 + 1e-9) {
+    int64_t w = weight_of_probability(p);
+    EXPECT_GE(w, previous) << p;
+    EXPECT_LE(w, kCertainWeight) << p;
+    previous = w;
+  }
+  EXPECT_LE(weight_of_probability(1 - 0x1p-53), kCertainWeight);
+  EXPECT_GT(weight_of_probability(1 - 0x1p-53), int64_t{1} << 53);
+}
 
 TEST(Sampling, NaturalLog) {
   for (double x : {1.0, 0.5, 0.25, 0.999999, 1e-5, 1e-300, 0x1.0p-53, 0.7071067811865476, 0.123456789, 2.0, 10.0,

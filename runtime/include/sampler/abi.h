@@ -28,8 +28,11 @@ extern "C" {
 
 /** Version of the contract below; a unit built for a version the runtime does not know is refused at
  *  registration. Version 2 lets a unit count its own samples in `values` (sampler_take_opportunity()); a unit of
- *  version 1 only calls the sampler_take_*() functions, which version 2 keeps, and is accepted too. */
-#define SAMPLER_ABI_VERSION 2
+ *  version 1 only calls the sampler_take_*() functions, which version 2 keeps, and is accepted too. Version 3 adds
+ *  the per-site weights and the thresholds of the amortized checks (struct sampler_unit's last four fields), which
+ *  a sampling plan sets at registration (docs/instrumenting.md, "Sampling plans"); units of versions 1 and 2 are
+ *  accepted, and under a plan their sites weigh one clock unit each. */
+#define SAMPLER_ABI_VERSION 3
 /** The oldest version a runtime of this version still accepts. */
 #define SAMPLER_ABI_OLDEST_VERSION 1
 
@@ -86,14 +89,29 @@ enum sampler_bound_type {
  *    scheme_count  entries of `schemes`
  *    signature     32 lower-case hexadecimal digits, NUL-terminated
  *    schemes       scheme_count entries
- *    next, state   runtime-private: zero-initialise, never touch */
+ *    next, state   runtime-private: zero-initialise, never touch
+ *  Since version 3 (the runtime reads them only from a unit of version 3 or later):
+ *    weights          NULL, or weight_count clock units, one per site: the sites of schemes[0] in order, then those
+ *                     of schemes[1], ... (weight_count is the sum of the site counts). Initialise each to 1 (uniform
+ *                     sampling: one opportunity); a plan sets them at registration. A site subtracts its weight
+ *                     from the countdown and samples when the result is <= 0.
+ *    thresholds       NULL, or threshold_count values: each amortized check of the unit (a stretch of sites that
+ *                     runs without checking them when the countdown is above its threshold) reads its threshold
+ *                     here. Initialise each to the check's value under uniform sampling (its number of sites); under
+ *                     a plan the runtime sets every one to 2^62 (above any countdown), so every site checks its own
+ *                     weight (docs/decisions.md, "Per-site weights").
+ *    weight_count, threshold_count  the entries of those arrays */
 #define SAMPLER_UNIT_FIELDS(FIELD)                 \
   FIELD(U32, uint32_t, abi_version)                \
   FIELD(U32, uint32_t, scheme_count)               \
   FIELD(POINTER, const char*, signature)           \
   FIELD(POINTER, struct sampler_scheme*, schemes)  \
   FIELD(POINTER, struct sampler_unit*, next)       \
-  FIELD(UINTPTR, uintptr_t, state)
+  FIELD(UINTPTR, uintptr_t, state)                 \
+  FIELD(POINTER, int64_t*, weights)                \
+  FIELD(POINTER, int64_t*, thresholds)             \
+  FIELD(U32, uint32_t, weight_count)               \
+  FIELD(U32, uint32_t, threshold_count)
 
 #define SAMPLER_I_C_FIELD(ir_kind, c_type, field_name) c_type field_name;
 struct sampler_scheme {
@@ -117,8 +135,8 @@ SAMPLER_API void sampler_unregister_unit(struct sampler_unit* unit);
  *  function when the result is <= 0; that call draws the next geometric countdown. Initial-exec TLS, so the
  *  fast path is a single thread-pointer-relative access and no call. A new thread starts at 1, so its first
  *  site enters the runtime, which seeds the thread's generator (lazy seeding, docs/instrumenting.md section 2). The runtime never
- *  leaves it below 1 (since ABI version 2; version 1 started threads at 0): a site may test the result for == 0,
- *  which the decrement's own flags answer. */
+ *  leaves it below 1 (since ABI version 2; version 1 started threads at 0). A site of version 3 subtracts its
+ *  weight and tests the result for <= 0; one of version 2 subtracts 1 and may test for == 0. */
 extern __thread int64_t sampler_countdown __attribute__((tls_model("initial-exec")));
 
 /** The countdowns a thread's bank holds, at most. Code reads only the entry `banked` names, so a unit built when
@@ -143,7 +161,8 @@ extern __thread struct sampler_countdown_bank sampler_bank __attribute__((tls_mo
  * scheme has them. Out-of-range sites or columns are ignored. */
 
 
-/** The decision alone, for code that counts its own samples: the countdown reached zero (the caller stored it),
+/** The decision alone, for code that counts its own samples: the countdown reached zero (the caller stored it:
+ *  since version 3, the value the site left, <= 0, which tells a new thread's first site its weight),
  *  and this returns 1 if the opportunity is sampled, 0 if not (a new thread's first opportunity whose first
  *  countdown lies further on, or sampling off); either way it has set the next countdown. The caller then adds one
  *  to column `column` of site `site`, values[site * columns + column], with a relaxed atomic load and store (not a

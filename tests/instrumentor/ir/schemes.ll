@@ -1,5 +1,7 @@
 ; Each default scheme's lowering, one check a site (-fsampler-countdown=site, which the module's
-; !sampler.lowering carries): function-entries, returns, scalar-pairs, branches. Each site's fast path takes one
+; !sampler.lowering carries): function-entries, returns, scalar-pairs, branches. The input's unit is of ABI
+; version 2 (no weights, as the hand macros' units): each site subtracts 1 and tests for 0 (collect.ll has a
+; unit with weights). Each site's fast path takes one
 ; off the thread's countdown and calls the unit's slow path when it reaches 0; scalar-pairs' sites of one
 ; assignment share one check. The scheme table's entries are 56 bytes apart: function-entries at 0, branches
 ; at 56, returns at 112, scalar-pairs at 168.
@@ -25,13 +27,13 @@
 ; CHECK-NEXT:    %sampler.take = icmp eq i64 [[LEFT]], 0
 ; CHECK-NEXT:    br i1 %sampler.take, label %[[SLOW:[0-9]+]], label %{{[0-9]+}}
 ; CHECK:       {{^}}[[SLOW]]:
-; CHECK-NEXT:    call preserve_mostcc i64 @sampler_take_in_unit(ptr @__sampler_schemes, i64 0, i64 0, i64 0)
+; CHECK-NEXT:    call preserve_mostcc i64 @sampler_take_in_unit(ptr @__sampler_schemes, i64 0, i64 0, i64 0, i64 [[LEFT]])
 ;
 ; returns: the value the call returned, classified as signed.
 ; CHECK:         [[Y:%.*]] = tail call i32 @next(i32 noundef %0)
 ; CHECK:         %sampler.take2 = icmp eq i64
 ; CHECK:         [[WIDE:%.*]] = sext i32 [[Y]] to i64
-; CHECK-NEXT:    call preserve_mostcc i64 @sampler_take_compare_in_unit(ptr getelementptr inbounds (i8, ptr @__sampler_schemes, i64 112), i64 0, i64 [[WIDE]], i64 0)
+; CHECK-NEXT:    call preserve_mostcc i64 @sampler_take_compare_in_unit(ptr getelementptr inbounds (i8, ptr @__sampler_schemes, i64 112), i64 0, i64 [[WIDE]], i64 0, i64 {{%.*}})
 ;
 ; scalar-pairs: y against x and against the constant 0 (sampler.pair_constants), one check for both: above 2,
 ; neither can sample.
@@ -43,7 +45,7 @@
 ; CHECK:         [[COND:%.*]] = icmp sgt i32 [[Y]], %0
 ; CHECK:         %sampler.take8 = icmp eq i64
 ; CHECK:         [[COLUMN:%.*]] = zext i1 [[COND]] to i64
-; CHECK-NEXT:    call preserve_mostcc i64 @sampler_take_in_unit(ptr getelementptr inbounds (i8, ptr @__sampler_schemes, i64 56), i64 0, i64 [[COLUMN]], i64 0)
+; CHECK-NEXT:    call preserve_mostcc i64 @sampler_take_in_unit(ptr getelementptr inbounds (i8, ptr @__sampler_schemes, i64 56), i64 0, i64 [[COLUMN]], i64 0, i64 {{%.*}})
 ; CHECK:         br i1 [[COND]],
 ;
 ; scalar-pairs again, in the then-arm (x = y ... after `y = x`): its sites are 2 and 3, its counters from 6.

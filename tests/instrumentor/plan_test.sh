@@ -1,0 +1,118 @@
+#!/usr/bin/env bash
+# Sampling plans (docs/instrumenting.md, "Sampling plans"): a program built by sampler-cc run with SAMPLER_PLAN.
+# Usage: plan_test.sh CASE, CASE one of
+#   uniform      a plan giving every site 1/SPARSITY samples exactly the sites uniform sampling does (same seed),
+#                and so does a plan naming no site; the report's `plan` subreport names the plan
+#   certain      a site at p = 1 counts every execution, sites at p = 0 (and unnamed ones without SAMPLER_SPARSITY)
+#                never sample
+#   quarter      a site at p = 0.25 samples within binomial bounds (a fixed seed: deterministic)
+#   malformed    a malformed plan is refused with its file and line, and the run samples uniformly
+# Environment: DRIVERS (the build tree's instrumentor/), TOOLS, SCRATCH, SOURCE_DIR.
+set -euo pipefail
+case_name=$1
+# shellcheck source=../tools/blackbox.sh
+. "$SOURCE_DIR/tests/tools/blackbox.sh"
+set -euo pipefail
+cp "$SOURCE_DIR/tests/instrumentor/programs/plan_loop.c" .
+"$DRIVERS/sampler-cc" -O2 plan_loop.c -o plan_loop
+
+# samples REPORT: the report's samples subreport.
+samples() { "$TOOLS/extract-report" samples <"$1"; }
+# resolved REPORT: its samples resolved against the program: scheme, file, line, function, node, fields, counters.
+resolved() { samples "$1" | "$TOOLS/resolveSamples" ./plan_loop | cut -f3-; }
+# every_site PROBABILITY: plan entries for every site of the unit in REPORT ($2), at PROBABILITY.
+every_site() {
+  samples "$2" | awk -v p="$1" -F'"' '
+    /^<samples / { unit = $2; scheme = $4; site = 0; inside = 1; next }
+    /^<\/samples>/ { inside = 0; next }
+    inside { printf "%s\t%s\t%d\t%s\n", unit, scheme, site++, p }'
+}
+# site_index REPORT SCHEME FUNCTION: the index of the first SCHEME site in FUNCTION.
+site_index() {
+  resolved "$1" | awk -F'\t' -v scheme="$2" -v fn="$3" '
+    $1 == scheme { if ($4 == fn) { print n; exit } ++n }'
+}
+# counters REPORT SCHEME INDEX: the sum of that site's counters (the scheme's last columns: branches 2, others 1).
+counters() {
+  resolved "$1" | awk -F'\t' -v scheme="$2" -v index_="$3" '
+    $1 == scheme { if (n == index_) { print scheme == "branches" ? $(NF - 1) + $NF : $NF; exit } ++n }'
+}
+# total REPORT: every counter of every site, summed.
+total() { samples "$1" | awk -F'\t' '!/^</ { for (i = 1; i <= NF; ++i) s += $i } END { print s + 0 }'; }
+unit_of() { samples "$1" | awk -F'"' '/^<samples / { print $2; exit }'; }
+plan_header() { printf 'sampler-plan\t1\nid\t%s\n' "$1"; }
+
+# A report at sparsity 1, for the sites' order and the unit's signature.
+SAMPLER_SPARSITY=1 SAMPLER_FILE=all.report ./plan_loop 100 >/dev/null
+unit=$(unit_of all.report)
+
+case $case_name in
+uniform)
+  { plan_header every-site; every_site 0.01 all.report; } >every.plan
+  { plan_header no-site; echo "# only the uniform rate"; } >none.plan
+  for n in 50 20000; do
+    SAMPLER_SPARSITY=100 SAMPLER_SEED=11 SAMPLER_FILE=uniform.report ./plan_loop $n >uniform.out
+    for plan in every none; do
+      SAMPLER_PLAN=$plan.plan SAMPLER_SPARSITY=100 SAMPLER_SEED=11 SAMPLER_FILE=$plan.report ./plan_loop $n >$plan.out
+      samples uniform.report >uniform.samples
+      samples $plan.report >$plan.samples
+      cmp -s uniform.samples $plan.samples ||
+        fail "$plan.plan, $n iterations: the samples differ from uniform sampling:$(echo; diff uniform.samples $plan.samples | head)"
+      cmp -s uniform.out $plan.out || fail "$plan.plan: the program's output differs"
+      [ "$(total $plan.report)" -gt 0 ] || [ $n = 50 ] || fail "$plan.plan, $n iterations: nothing sampled"
+    done
+  done
+  plan_subreport=$("$TOOLS/extract-report" plan <every.report)
+  [ "$plan_subreport" = "$(printf 'id\tevery-site\nsparsity\t100')" ] || fail "the plan subreport: $plan_subreport"
+  uniform_subreport=$("$TOOLS/extract-report" plan <uniform.report 2>/dev/null || true)
+  [ -z "$uniform_subreport" ] || fail "a report without a plan has a plan subreport: $uniform_subreport"
+  ;;
+certain)
+  branch=$(site_index all.report branches step)
+  entry=$(site_index all.report function-entries is_third)
+  [ -n "$branch" ] && [ -n "$entry" ] || fail "the sites of step() and is_third() are not in the report"
+  { plan_header certain; printf '%s\tbranches\t%s\t1\n%s\tfunction-entries\t%s\t0\n' "$unit" "$branch" "$unit" "$entry"; } >certain.plan
+  SAMPLER_PLAN=certain.plan SAMPLER_SEED=3 SAMPLER_FILE=certain.report ./plan_loop 30000 >/dev/null
+  [ "$(counters certain.report branches "$branch")" = 30000 ] ||
+    fail "the branch at p = 1 counted $(counters certain.report branches "$branch") of 30000 executions"
+  [ "$(counters certain.report function-entries "$entry")" = 0 ] || fail "the site at p = 0 sampled"
+  [ "$(total certain.report)" = 30000 ] || fail "sites the plan does not name sampled: $(total certain.report) counts"
+  # With a uniform rate the unnamed sites sample too, the named ones keep their rates.
+  SAMPLER_PLAN=certain.plan SAMPLER_SPARSITY=10 SAMPLER_SEED=3 SAMPLER_FILE=mixed.report ./plan_loop 30000 >/dev/null
+  [ "$(counters mixed.report branches "$branch")" = 30000 ] || fail "at SAMPLER_SPARSITY=10, the branch at p = 1"
+  [ "$(counters mixed.report function-entries "$entry")" = 0 ] || fail "at SAMPLER_SPARSITY=10, the site at p = 0"
+  [ "$(total mixed.report)" -gt 30000 ] || fail "at SAMPLER_SPARSITY=10 the unnamed sites never sampled"
+  ;;
+quarter)
+  branch=$(site_index all.report branches step)
+  { plan_header quarter; printf '%s\tbranches\t%s\t0.25\n' "$unit" "$branch"; } >quarter.plan
+  SAMPLER_PLAN=quarter.plan SAMPLER_SEED=5 SAMPLER_FILE=quarter.report ./plan_loop 40000 >/dev/null
+  count=$(counters quarter.report branches "$branch")
+  # Binomial(40000, 0.25): mean 10000, standard deviation 86.6; five of them either side.
+  [ "$count" -ge 9567 ] && [ "$count" -le 10433 ] || fail "the branch at p = 0.25 sampled $count of 40000 executions"
+  [ "$(total quarter.report)" = "$count" ] || fail "sites the plan does not name sampled"
+  ;;
+malformed)
+  { plan_header bad; printf '%s\tbranches\t0\t0.5\n%s\tbranches\t1\t1.5\n' "$unit" "$unit"; } >bad.plan
+  SAMPLER_SPARSITY=7 SAMPLER_SEED=2 SAMPLER_FILE=uniform.report ./plan_loop 5000 >/dev/null
+  SAMPLER_PLAN=bad.plan SAMPLER_SPARSITY=7 SAMPLER_SEED=2 SAMPLER_FILE=bad.report ./plan_loop 5000 >/dev/null 2>bad.err
+  expected="sampler: SAMPLER_PLAN: bad.plan:4: probability is not a decimal number in [0, 1]; the plan is not used, sampling is uniform"
+  [ "$(cat bad.err)" = "$expected" ] || fail "the message: $(cat bad.err)"
+  samples uniform.report >uniform.samples
+  samples bad.report >bad.samples
+  cmp -s uniform.samples bad.samples || fail "with a malformed plan the run does not sample uniformly"
+  bad_subreport=$("$TOOLS/extract-report" plan <bad.report 2>/dev/null || true)
+  [ -z "$bad_subreport" ] || fail "a refused plan is in the report: $bad_subreport"
+  # The same entry twice: the second one's line.
+  { plan_header twice; printf '%s\tbranches\t0\t0.5\n# again\n%s\tbranches\t0\t0.25\n' "$unit" "$unit"; } >twice.plan
+  SAMPLER_PLAN=twice.plan SAMPLER_SPARSITY=7 SAMPLER_FILE=twice.report ./plan_loop 10 >/dev/null 2>twice.err
+  expected="sampler: SAMPLER_PLAN: twice.plan:5: the same unit, scheme and site twice; the plan is not used, sampling is uniform"
+  [ "$(cat twice.err)" = "$expected" ] || fail "the message for a repeated entry: $(cat twice.err)"
+  ;;
+*)
+  echo "unknown case $case_name" >&2
+  exit 2
+  ;;
+esac
+[ "$failures" = 0 ] || exit 1
+echo "plan_test $case_name: ok"
