@@ -9,8 +9,9 @@
 #   3. writes RUNS inputs with the subject's generator, runs the fixed build on each (the expected stdout, exit
 #      status and files left in the run's directory), then the buggy build on each through sampler-run at every
 #      sparsity, which uploads each report; bench/isolation/judge.sh, run by sampler-run in the program's place,
-#      gives the run's outcome by its exit status: failing if the program crashed or its stdout, status or the
-#      files it left differ from the fixed build's;
+#      gives the run's outcome by its exit status: failing if the program crashed (or was killed with SIGKILL by
+#      the judge's memory watchdog, past --memory-limit) or its stdout, status or the files it left differ from
+#      the fixed build's;
 #   4. ranks the stored runs with sampler-analyze --database (the user's view), and the same runs, kept by
 #      sampler-run --keep, in prefixes of 500, 1000, 2000, 5000, 10000 runs (sampler-analyze index per step's
 #      shard, rank over the shards so far), and at all runs by every metric;
@@ -62,7 +63,7 @@ while [ $# -gt 0 ]; do
   --jobs) jobs=$2; shift 2 ;;
   --memory-limit) memory_limit=$2; shift 2 ;;
   --expect-rank) expect_rank=$2; shift 2 ;;
-  -h | --help) sed -n '2,40p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+  -h | --help) sed -n '2,41p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
   -*) usage "unknown option $1" ;;
   *) break ;;
   esac
