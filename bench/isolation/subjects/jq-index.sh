@@ -5,7 +5,7 @@
 # for the empty string.
 # shellcheck source=jq.sh
 . "$ISOLATION_DIR/subjects/jq.sh"
-SUBJECT_BUG="jq 1.6 (Debian 1.6-2.1+deb12u2, which still has the bug) against the fix of jq GitHub issue #1815 \
+SUBJECT_BUG="jq 1.6 (Debian 1.6-2.1+deb12u2, which still has the bug) against the fix of jq bug report https://github.com/jqlang/jq/issues/1815 \
 ('jq error: cannot allocate memory': '\"\" | index(\"\")'), upstream commit 2660b04a of 2019-02-08 (Nicolas \
 Williams, 'Fix infinite loop in index(\"\") (fix #1815)'), released in jq 1.7. jv_string_indexes, behind \
 indices/1, index/1, rindex/1 and _strindices on strings, searches the input with memmem and steps past each match \
