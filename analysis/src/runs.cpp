@@ -259,6 +259,69 @@ struct BitWriter {
   }
 };
 
+// One samples section of a run's summary (analysis/run_summary.h), its id lists checked.
+struct SummarySection {
+  uint64_t line = 0;
+  std::string_view unit, scheme;
+  uint64_t lines = 0;
+  bool complete = false, malformed = false;
+  uint64_t malformed_index = 0, malformed_line = 0;
+  uint32_t counters = 0;
+  const uint8_t* sites = nullptr;       // id lists: line indices, line * predicates per site + predicate
+  const uint8_t* predicates = nullptr;
+};
+
+// Reads a summary's bytes, every length checked against the end (a stored summary may be corrupt).
+struct SummaryCursor {
+  const uint8_t* p;
+  const uint8_t* end;
+  bool ok = true;
+
+  uint64_t varint() {
+    uint64_t value = 0;
+    for (int shift = 0; ok; shift += 7) {
+      if (p == end || shift > 63) break;
+      const uint8_t byte = *p++;
+      value |= static_cast<uint64_t>(byte & 0x7f) << shift;
+      if (!(byte & 0x80)) return value;
+    }
+    ok = false;
+    return 0;
+  }
+  std::string_view text() {
+    const uint64_t size = varint();
+    if (!ok || size > static_cast<uint64_t>(end - p)) {
+      ok = false;
+      return {};
+    }
+    std::string_view value(reinterpret_cast<const char*>(p), static_cast<size_t>(size));
+    p += size;
+    return value;
+  }
+  // An id list (id_list.h) of ids below `limit`: where it starts, once its whole length was checked.
+  const uint8_t* list(uint64_t limit) {
+    const uint8_t* start = p;
+    const uint64_t header = varint();
+    const uint64_t count = header >> 1;
+    if (count == 0) return start;
+    if (header & 1) {
+      const uint64_t first = varint(), bytes = varint();
+      if (!ok || first >= limit || bytes > static_cast<uint64_t>(end - p) || bytes > ((limit - first) >> 3) + 1) {
+        ok = false;
+      } else {
+        p += bytes;
+      }
+    } else {
+      uint64_t id = 0;
+      for (uint64_t i = 0; ok && i < count; ++i) {
+        id += varint();
+        if (id >= limit) ok = false;
+      }
+    }
+    return ok ? start : nullptr;
+  }
+};
+
 // The samples sections of one report's samples subreport: counters -> observed sites and true predicates.
 class SamplesCollector : public SamplesVisitor {
  public:
@@ -331,6 +394,52 @@ class SamplesCollector : public SamplesVisitor {
     observed_.add(entry_.first_site, section_sites_.data(), entry_.site_count);
     predicates_.add(entry_.first_predicate, section_predicates_.data(),
                     static_cast<uint64_t>(entry_.site_count) * entry_.per_site);
+  }
+
+  /// A samples section of a run's summary (analysis/run_summary.h): matched, checked and kept as end_section()
+  /// keeps a report's, with the same diagnostics.
+  void add_summary_section(const SummarySection& section) {
+    const IndexedSites* found = sites_.find(section.unit, section.scheme);
+    if (found == nullptr) {
+      if (registry_.first_missing(section.unit, section.scheme)) {
+        sink_->error(*name_, section.line, "no site information for unit " + std::string(section.unit) +
+                                             ", scheme '" + std::string(section.scheme) + "'");
+      }
+      return;
+    }
+    if (found->conflicting || scheme_kind(found->scheme) == SchemeKind::kBounds) return;
+    // A malformed line past the sites' count is not judged: the count is the error then.
+    if (section.malformed && section.malformed_index < found->site_count) {
+      sink_->error(*name_, section.malformed_line,
+                   "malformed samples line for scheme '" + found->scheme + "': the section is left out");
+      return;
+    }
+    if (section.lines > found->site_count || (section.complete && section.lines != found->site_count)) {
+      sink_->error(*name_, section.line,
+                   "unit " + found->unit + ", scheme '" + found->scheme + "': " + std::to_string(section.lines) +
+                       " samples lines, but " + std::to_string(found->site_count) + " sites in '" + found->label +
+                       "':" + std::to_string(found->line));
+      return;
+    }
+    if (section.counters == 0) return;  // no line was read
+    auto cached = cache_.find(found);
+    if (cached == cache_.end()) cached = cache_.emplace(found, registry_.enter(*found, section.counters)).first;
+    const SectionEntry& entry = cached->second;
+    if (entry.counters != section.counters) {  // another run's first line set the scheme's counters
+      sink_->error(*name_, section.line + 1,
+                   "malformed samples line for scheme '" + found->scheme + "': the section is left out");
+      return;
+    }
+    auto add = [](const uint8_t* list, uint64_t bits, std::vector<uint64_t>& words, RunBits& into, uint64_t first) {
+      words.assign(static_cast<size_t>((bits + 63) >> 6) + 1, 0);
+      id_list::for_each_word(
+          list, [&](uint64_t w, uint64_t value) { if (w < words.size()) words[w] |= value; },
+          [&](uint32_t id) { if (id < bits) words[id >> 6] |= uint64_t{1} << (id & 63); });
+      into.add(first, words.data(), bits);
+    };
+    add(section.sites, entry.site_count, section_sites_, observed_, entry.first_site);
+    add(section.predicates, static_cast<uint64_t>(entry.site_count) * entry.per_site, section_predicates_,
+        predicates_, entry.first_predicate);
   }
 
  private:
@@ -508,6 +617,40 @@ class ReportCollector : public ReportVisitor {
     mode_ = Mode::kOther;
   }
 
+  // Reads a run's summary (analysis/run_summary.h) instead of its report: false if its bytes are not one.
+  bool read_summary(std::string_view bytes) {
+    SummaryCursor in{reinterpret_cast<const uint8_t*>(bytes.data()),
+                     reinterpret_cast<const uint8_t*>(bytes.data()) + bytes.size()};
+    const uint64_t format = in.varint(), flags = in.varint();
+    if (!in.ok || format != 1) return false;
+    have_samples_ = (flags & 1) != 0;
+    crashed_ = (flags & 2) != 0;
+    if (crashed_) signature = in.text();
+    const uint64_t sections = in.varint();
+    for (uint64_t i = 0; in.ok && i < sections; ++i) {
+      SummarySection section;
+      section.line = in.varint();
+      section.unit = in.text();
+      section.scheme = in.text();
+      section.lines = in.varint();
+      const uint64_t state = in.varint();
+      section.complete = (state & 1) != 0;
+      section.malformed = (state & 2) != 0;
+      if (section.malformed) {
+        section.malformed_index = in.varint();
+        section.malformed_line = in.varint();
+      }
+      const uint64_t counters = in.varint();
+      if (!in.ok || counters > kMaxCounters) return false;
+      section.counters = static_cast<uint32_t>(counters);
+      const uint64_t per_site = predicate_count(scheme_kind(section.scheme), section.counters);
+      section.sites = in.list(section.lines);
+      section.predicates = in.list(section.lines * per_site);
+      if (in.ok) samples_.add_summary_section(section);
+    }
+    return in.ok && in.p == in.end;
+  }
+
   bool crashed() const { return crashed_; }
   bool have_samples() const { return have_samples_; }
 
@@ -537,7 +680,16 @@ void read_one(const std::string& name, size_t index, ReportCollector& collector,
   CappedSink capped(sink);
   std::optional<LineReader> input;
   int fd = -1;
-  if (options.text_of) {
+  if (options.summary_of) {
+    std::string_view summary = options.summary_of(index);
+    local.bytes += summary.size();
+    collector.reset(name, capped);
+    if (!collector.read_summary(summary)) {
+      sink.error(name, 0, "no readable summary (or stored report) of the run; left out");
+      ++local.left_out;
+      return;
+    }
+  } else if (options.text_of) {
     std::string_view text = options.text_of(index);
     local.bytes += text.size();
     collector.reset(name, capped);
@@ -563,13 +715,15 @@ void read_one(const std::string& name, size_t index, ReportCollector& collector,
       input.emplace(fd, name, capped);
     }
   }
-  LineReader& reader = *input;
-  reader.set_limits(LineReader::kMaxLineLength, kReadSize);
-  collector.read(reader);
-  if (fd >= 0) ::close(fd);
-  if (reader.failed()) {  // the reader named the problem; the run is incomplete
-    ++local.left_out;
-    return;
+  if (input) {
+    LineReader& reader = *input;
+    reader.set_limits(LineReader::kMaxLineLength, kReadSize);
+    collector.read(reader);
+    if (fd >= 0) ::close(fd);
+    if (reader.failed()) {  // the reader named the problem; the run is incomplete
+      ++local.left_out;
+      return;
+    }
   }
   if (!collector.have_samples()) {
     sink.error(name, 0, "no samples subreport; left out");

@@ -52,11 +52,15 @@ if $plain; then
 else
   buggy_cc=$(tool sampler-cc) buggy_cxx=$(tool sampler-c++) buggy_dir=$work/buggy
 fi
+# A bug that Debian's version still has: every copy gets the upstream fix, the buggy one loses it again.
+apply_fix() { if declare -F subject_apply_fix >/dev/null; then subject_apply_fix "$1"; fi; }
 if [ ! -d "$work/fixed" ]; then
   cp -a "$source" "$work/fixed"
+  apply_fix "$work/fixed"
 fi
 if [ ! -d "$buggy_dir" ]; then
   cp -a "$source" "$buggy_dir"
+  apply_fix "$buggy_dir"
   subject_reinstate_bug "$buggy_dir"
 fi
 # build TREE CC CXX: subject_build once per tree; its program's path is kept in TREE/.check-program.
@@ -72,7 +76,8 @@ fixed=$(build "$work/fixed" clang-19 clang++-19)
 buggy=$(build "$buggy_dir" "$buggy_cc" "$buggy_cxx")
 
 # run PROGRAM DIR OUT ARGS...: runs one input in DIR (stdin from DIR/stdin if present), stdout to OUT; prints
-# the exit status (128+N for a signal; 124 when it ran past 10 seconds).
+# the exit status (128+N for a signal; 124 when it ran past 10 seconds). Its address space is bounded (1 GiB): a bug
+# that allocates without bound (jq-index) then fails an allocation instead of taking the machine's memory.
 run() {
   local program=$1 dir=$2 out=$3 input=/dev/null status=0
   shift 3
@@ -80,7 +85,7 @@ run() {
   # argv[0] the program's name, not its path: gperf writes its command line into its output.
   # (The group's stderr is closed: bash reports there a child killed by a signal.)
   # shellcheck disable=SC2016 # the inner bash expands them
-  { (cd "$dir" && timeout -s KILL 10 bash -c 'exec -a "${0##*/}" "$0" "$@"' "$program" "$@" <"$input" >"$out" 2>/dev/null); } \
+  { (cd "$dir" && ulimit -v 1048576 && timeout -s KILL 10 bash -c 'exec -a "${0##*/}" "$0" "$@"' "$program" "$@" <"$input" >"$out" 2>/dev/null); } \
     2>/dev/null || status=$?
   [ "$status" -eq 137 ] && status=124
   echo "$status"

@@ -9,8 +9,9 @@
 #   3. writes RUNS inputs with the subject's generator, runs the fixed build on each (the expected stdout, exit
 #      status and files left in the run's directory), then the buggy build on each through sampler-run at every
 #      sparsity, which uploads each report; bench/isolation/judge.sh, run by sampler-run in the program's place,
-#      gives the run's outcome by its exit status: failing if the program crashed or its stdout, status or the
-#      files it left differ from the fixed build's;
+#      gives the run's outcome by its exit status: failing if the program crashed (or was killed with SIGKILL by
+#      the judge's memory watchdog, past --memory-limit) or its stdout, status or the files it left differ from
+#      the fixed build's;
 #   4. ranks the stored runs with sampler-analyze --database (the user's view), and the same runs, kept by
 #      sampler-run --keep, in prefixes of 500, 1000, 2000, 5000, 10000 runs (sampler-analyze index per step's
 #      shard, rank over the shards so far), and at all runs by every metric;
@@ -31,6 +32,8 @@
 #   --variants "V..."  instrumented builds: default (sampler-cc at its defaults), compare-constants
 #                      (-fsampler-compare-constants) (default: default)
 #   --jobs N           runs at once (default: the number of cores)
+#   --memory-limit MIB the buggy build's runs are killed with SIGKILL past MIB mebibytes resident (a memory
+#                      watchdog, as earlyoom or the OOM killer under a cgroup limit would in the field) (default 256)
 #   --expect-rank "S:R..."
 #                      exit 1 unless, for every subject and build, the first predictor at the bug is ranked R or
 #                      better over all runs at sparsity S (a lone R: at every sparsity) (the CI regression test)
@@ -46,6 +49,7 @@ sparsities="100 1000 1"
 steps="500 1000 2000 5000 10000"
 variants=default
 jobs=$(nproc)
+memory_limit=256
 expect_rank=
 usage() { echo "isolate.sh: $*" >&2; exit 2; }
 while [ $# -gt 0 ]; do
@@ -57,14 +61,16 @@ while [ $# -gt 0 ]; do
   --steps) steps=$2; shift 2 ;;
   --variants) variants=$2; shift 2 ;;
   --jobs) jobs=$2; shift 2 ;;
+  --memory-limit) memory_limit=$2; shift 2 ;;
   --expect-rank) expect_rank=$2; shift 2 ;;
-  -h | --help) sed -n '2,38p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+  -h | --help) sed -n '2,41p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
   -*) usage "unknown option $1" ;;
   *) break ;;
   esac
 done
 [[ $runs =~ ^[1-9][0-9]*$ ]] || usage "--runs needs a positive number"
 [[ $jobs =~ ^[1-9][0-9]*$ ]] || usage "--jobs needs a positive number"
+[[ $memory_limit =~ ^[1-9][0-9]*$ ]] || usage "--memory-limit needs a positive number of MiB"
 for e in $expect_rank; do [[ $e =~ ^([1-9][0-9]*:)?[1-9][0-9]*$ ]] || usage "--expect-rank: '$e' is not R or S:R"; done
 for s in $sparsities $steps; do [[ $s =~ ^[1-9][0-9]*$ ]] || usage "'$s' is not a positive number"; done
 for v in $variants; do
@@ -107,13 +113,16 @@ compilers() {
   echo "$dir"
 }
 
-# build_tree SOURCE TREE CC CXX [BUGGY]: a copy of the pristine source built in TREE (the bug reinstated first
-# when BUGGY); TREE.program names the program, TREE.cost its build's seconds and .text bytes. Kept when done.
+# build_tree SOURCE TREE CC CXX [BUGGY]: a copy of the pristine source built in TREE (the subject's upstream fix
+# applied first if it has subject_apply_fix, then the bug reinstated when BUGGY); TREE.program names the program,
+# TREE.cost its build's seconds and .text bytes. Kept when done.
 build_tree() {
   local source=$1 tree=$2 cc=$3 cxx=$4 buggy=${5:-} start program
   [ -s "$tree.program" ] && [ -x "$(cat "$tree.program")" ] && return 0
   rm -rf "$tree" "$tree.program"
   cp -a "$source" "$tree"  # -a: timestamps kept, so that make regenerates nothing it need not
+  # A bug that Debian's version still has: the upstream fix goes into every copy, and the buggy ones lose it again.
+  if declare -F subject_apply_fix >/dev/null; then subject_apply_fix "$tree"; fi
   [ -n "$buggy" ] && subject_reinstate_bug "$tree"
   start=$(date +%s.%N)
   program=$(subject_build "$tree" "$cc" "$cxx") || return 1
@@ -154,8 +163,8 @@ run_one() {
   mapfile -t args <"$subject_dir/inputs/$seed.args"
   (cd "$scratch/run" && { "$tools/sampler-run" --app "$app" --version "$version" --upload "$url" \
     --api-key "$key" --keep "$scratch/keep" --sparsity "$sparsity" --seed "$seed" -v -- \
-    "$here/judge.sh" "$subject_dir/expected/$seed" "$program" "${args[@]}" >/dev/null 2>"$scratch/log"; } \
-    2>/dev/null) || status=$?
+    "$here/judge.sh" --memory-limit "$memory_limit" "$subject_dir/expected/$seed" "$program" "${args[@]}" \
+    >/dev/null 2>"$scratch/log"; } 2>/dev/null) || status=$?
   report=$(find "$scratch/keep" -name '*.report' 2>/dev/null | head -1)
   if [ -z "$report" ] || ! grep -q "sent to" "$scratch/log"; then
     echo "isolate.sh: run $seed ($version) left no report or was not sent: $(tail -2 "$scratch/log")" >&2
@@ -354,7 +363,7 @@ isolate() {
     for s; do prepare_input "$s" || exit 255; done' _ ||
     { echo "isolate.sh: preparing the inputs failed" >&2; return 1; }
 
-  export tools here url key app runs
+  export tools here url key app runs memory_limit
   export -f run_one note
   : >"$subject_dir/table.md"
   for variant in $variants; do

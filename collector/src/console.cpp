@@ -20,6 +20,7 @@
 #include "analysis/crash_symbols.h"
 #include "analysis/html.h"
 #include "analysis/ranking.h"
+#include "analysis/run_summary.h"
 #include "analysis/runs.h"
 #include "sections/diagnostics.h"
 #include "sections/hex.h"
@@ -85,11 +86,13 @@ bool report_text(const store::Run& run, std::string& text) {
 // Reads the stored runs of `app` through read_runs(), the crashes grouped by symbolized signature with the
 // symbols the collector stored for `app` (as sampler-analyze --database groups them). With `crashes_only`, only
 // the reports of runs that crashed are fetched and read (the other runs bring their columns only): enough for
-// the crash groups, which come out numbered as when every run is read, since only crashes make groups.
+// the crash groups, which come out numbered as when every run is read, since only crashes make groups. Without
+// it, the runs' summaries are read instead of their reports (analysis/run_summary.h); a run stored before
+// summaries were kept is summarized from its report here, once: its summary is stored for the next page.
 bool load_app(store::Store& store, const std::string& app, const std::string& site_dir, bool crashes_only,
               AppRuns& runs, std::string& error) {
   // Kept as stored, each decompressed when it is read: 10^5 runs' texts at once took 800 MB.
-  store::Query query{app, std::nullopt, crashes_only, /*stored_bodies=*/true};
+  store::Query query{app, std::nullopt, crashes_only, /*stored_bodies=*/true, /*summaries=*/!crashes_only};
   if (!store.for_each(query, [&](const store::Run& run) {
         runs.stored.push_back(run);
         return true;
@@ -129,15 +132,46 @@ bool load_app(store::Store& store, const std::string& app, const std::string& si
   options.crash_signer = [symbols = runs.symbols.get()](std::string_view body, size_t frames) {
     return analysis::symbolized_crash_signature(body, frames, *symbols);
   };
-  options.text_of = [&](size_t index) {
-    thread_local std::string text;
-    // A body that does not decompress reads as empty: the run is left out, named among the page's problems.
-    if (!report_text(runs.stored[read_from[index]], text)) text.clear();
-    return std::string_view(text);
-  };
+  std::vector<uint8_t> summarized;  // stored run -> 1: its summary was made here
+  if (crashes_only) {
+    options.text_of = [&](size_t index) {
+      thread_local std::string text;
+      // A body that does not decompress reads as empty: the run is left out, named among the page's problems.
+      if (!report_text(runs.stored[read_from[index]], text)) text.clear();
+      return std::string_view(text);
+    };
+  } else {
+    summarized.assign(runs.stored.size(), 0);
+    options.summary_of = [&](size_t index) {
+      store::Run& run = runs.stored[read_from[index]];  // each index comes once, on one thread
+      if (run.summary.empty()) {
+        thread_local std::string text;
+        // A body that does not decompress gives no summary: the run is left out, named among the problems.
+        if (report_text(run, text)) {
+          run.summary = analysis::summarize_report(text);
+          summarized[read_from[index]] = 1;
+        }
+        run.stored_body = std::string();
+      }
+      return std::string_view(run.summary);
+    };
+  }
   DiagnosticList read_problems;
   runs.read = analysis::read_runs(names, sites, options, read_problems);
   for (Diagnostic& problem : read_problems.items) runs.problems.items.push_back(std::move(problem));
+  // The summaries made here, stored a few thousand to a transaction (a write that holds up uploads briefly).
+  constexpr size_t kSummariesPerTransaction = 2000;
+  std::vector<std::pair<std::string, std::string>> batch;
+  for (size_t s = 0; s < summarized.size(); ++s) {
+    if (summarized[s]) batch.emplace_back(runs.stored[s].run_id, runs.stored[s].summary);
+    if (batch.size() == kSummariesPerTransaction || (s + 1 == summarized.size() && !batch.empty())) {
+      std::string fill_error;
+      if (!store.fill_summaries(app, batch, fill_error)) {
+        runs.problems.error("store", 0, "cannot store the runs' summaries: " + fill_error);
+      }
+      batch.clear();
+    }
+  }
 
   std::unordered_map<std::string_view, size_t> by_id;
   for (size_t i = 0; i < runs.stored.size(); ++i) by_id.emplace(runs.stored[i].run_id, i);

@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <random>
 
+#include "analysis/run_summary.h"
 #include "sections/diagnostics.h"
 #include "sections/hex.h"
 #include "sections/line_reader.h"
@@ -125,9 +126,12 @@ bool KeyTable::load(std::string_view text, std::string& error) {
           entry.holder.symbols = entry.holder.replace_symbols = true;
         } else if (word == "read") {
           entry.holder.read = true;
+        } else if (word == "plans") {
+          entry.holder.plans = true;
         } else {
           error = "line " + std::to_string(number) + ": unknown permission '" + std::string(word) +
-                  "' after the key (expected reports, symbols, replace-symbols, read, or several: reports,symbols)";
+                  "' after the key (expected reports, symbols, replace-symbols, read, plans, or several: "
+                  "reports,symbols)";
           return false;
         }
         if (word.size() == what.size()) break;
@@ -280,16 +284,15 @@ bool validate_report(std::string_view text, ValidReport& report, std::string& er
     }
   }
   {
-    struct : SamplesVisitor {
-      void begin_section(const SampleSectionHeader&) override { ++sections; }
-      size_t sections = 0;
-    } counter;
+    // The samples sections checked, counted and summarized for the console in one pass (analysis/run_summary.h).
+    analysis::RunSummarizer summarizer;
     LineReader input(text, "report", diagnostics);
-    if (!read_samples(input, counter) || diagnostics.error_count() > 0) {
+    if (!read_report(input, summarizer, summarizer) || diagnostics.error_count() > 0) {
       error = first_error(diagnostics);
       return false;
     }
-    report.sections = counter.sections;
+    report.sections = summarizer.sections();
+    report.summary = summarizer.bytes();
   }
   report.subreports = validator.subreports;
   if (validator.outcomes != 1) {
@@ -360,6 +363,13 @@ Response Collector::handle(const Request& request, double now) {
   } else if (request.path.starts_with("/api/symbols-")) {
     response = request.method == "POST" ? upload_symbols(request, now)
                                         : failure(405, "method-not-allowed", "use POST for /api/symbols-*");
+  } else if (request.path == "/api/plans") {
+    response = request.method == "POST" ? upload_plan(request, now)
+                                        : failure(405, "method-not-allowed",
+                                                  "use POST for /api/plans (GET /api/plans/ID reads a plan)");
+  } else if (request.path.starts_with("/api/plans/")) {
+    response = request.method == "GET" ? download_plan(request, now)
+                                       : failure(405, "method-not-allowed", "use GET for /api/plans/ID");
   } else if (request.path == "/health") {
     // Open to anyone and called often: one tiny query, never a scan of the runs (that is /metrics', cached).
     std::string error;
@@ -375,8 +385,8 @@ Response Collector::handle(const Request& request, double now) {
     response.body = metrics(now);
   } else {
     response = failure(404, "not-found",
-                       "no such path (POST /api/reports, POST /api/symbols-gsym|ranges|returnpads, GET /health, "
-                       "GET /metrics, GET /ui/)");
+                       "no such path (POST /api/reports, POST /api/symbols-gsym|ranges|returnpads, POST /api/plans, "
+                       "GET /api/plans/ID, GET /health, GET /metrics, GET /ui/)");
   }
   int digit = response.status / 100;
   ++by_status_[digit >= 2 && digit <= 5 ? static_cast<size_t>(digit) : 0];
@@ -390,7 +400,7 @@ std::optional<Response> Collector::admit(const Request& request, double now, boo
   if (!found) return failure(401, "unauthorized", "missing or unknown API key (Authorization: APIKey KEY)");
   holder = std::move(*found);
   const std::string& app = holder.app;
-  if (!(holder.*may)) return failure(403, "not-allowed", denied, app);
+  if (may != nullptr && !(holder.*may)) return failure(403, "not-allowed", denied, app);
   // Per key, as documented: one key flooding does not lock out the application's other keys (its build machine).
   if (!rate_.allow(holder.key_hash, now)) {
     return failure(429, "rate-limited", "too many uploads for this API key", app);
@@ -465,6 +475,7 @@ Response Collector::upload(const Request& request, double now) {
   run.failed = report.outcome.signal.has_value() || report.outcome.exit_status.value_or(0) != 0;
   run.crash_signature = report.crash_signature;
   run.interim_sequence = report.interim_sequence;
+  run.summary = std::move(report.summary);
   run.body = std::move(text);
   // The upload's gzip is stored as it came: compressing the report again cost more than all the rest.
   if (one_gzip_member) run.gzip_body = request.body;
@@ -474,7 +485,8 @@ Response Collector::upload(const Request& request, double now) {
   ++(duplicate ? duplicates_ : stored_);
   Response response;
   response.body = "{\"success\": true, \"status\": 200, \"id\": " + json_string(run.run_id) +
-                  ", \"duplicate\": " + (duplicate ? "true" : "false") + "}\n";
+                  ", \"duplicate\": " + (duplicate ? "true" : "false") +
+                  current_plan_member(app, run.version, response) + "}\n";
   return response;
 }
 

@@ -382,6 +382,10 @@ class MhdServer : public Server {
     request.file_parts = header("FileParts");
     request.cookie = header(MHD_HTTP_HEADER_COOKIE);
     request.secure = secure;
+    // libmicrohttpd decodes the query's arguments; one given without '=' has no value, as if absent.
+    if (const char* version = MHD_lookup_connection_value(connection, MHD_GET_ARGUMENT_KIND, "version")) {
+      request.version = version;
+    }
     // A body left unread (too large) cannot be skipped on a kept-alive connection: close it; and a reserve
     // connection is free again only once closed.
     return self->answer(connection, self->collector_.handle(request, monotonic_seconds()),

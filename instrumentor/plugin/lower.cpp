@@ -1276,11 +1276,13 @@ class Lowering {
     Type* i64 = Type::getInt64Ty(context_);
     Value* address = countdown_address(b, p.local);
     Value* weight = site_weight(b, p);
+    // No signed overflow (nsw): the countdown and a weight are both in [0, 2^62] (sampler/abi.h). It lets the
+    // test below use the subtraction's own flags (sub, jle) instead of a test of its own.
     Value* count = b.CreateSub(b.CreateLoad(i64, address, "sampler.countdown"),
-                               weight ? weight : ConstantInt::get(i64, 1));
+                               weight ? weight : ConstantInt::get(i64, 1), "", false, weight != nullptr);
     b.CreateStore(count, address);
-    // A weight: <= 0, which the subtraction's own flags answer (sub, jle). A unit without weights (the hand
-    // macros): == 0, as they do; the runtime never leaves the countdown below 1 (sampler/abi.h).
+    // A weight: <= 0. A unit without weights (the hand macros): == 0, as they do, which the decrement's flags
+    // answer; the runtime never leaves the countdown below 1 (sampler/abi.h).
     Value* take = weight ? b.CreateICmpSLE(count, ConstantInt::get(i64, 0), "sampler.take")
                          : b.CreateICmpEQ(count, ConstantInt::get(i64, 0), "sampler.take");
     Instruction* then = SplitBlockAndInsertIfThen(take, at ? at : p.before, false,

@@ -1,4 +1,4 @@
-// The one HTTP client (launcher/http_client.h): sampler-run's uploads and sampler-symbols push.
+// The one HTTP client (launcher/http_client.h): sampler-run's uploads and plan downloads, and sampler-symbols push.
 #include "launcher/http_client.h"
 
 #include <curl/curl.h>
@@ -10,9 +10,20 @@
 namespace sampler::launcher {
 namespace {
 
-size_t discard_answer(char* data, size_t size, size_t count, void* answer) {
-  static_cast<std::string*>(answer)->append(data, std::min<size_t>(size * count, 4096));
-  return size * count;
+// The answer's body, kept up to `max` bytes: beyond, a POST's answer is cut (only its start is shown), a GET's
+// transfer fails (its body is the point, and a cut one is of no use).
+struct Answer {
+  std::string* text;
+  size_t max;
+  bool fail_beyond;
+};
+
+size_t keep_answer(char* data, size_t size, size_t count, void* context) {
+  auto* answer = static_cast<Answer*>(context);
+  const size_t bytes = size * count;
+  if (answer->fail_beyond && answer->text->size() + bytes > answer->max) return 0;  // curl: a write error
+  answer->text->append(data, std::min(bytes, answer->max - std::min(answer->max, answer->text->size())));
+  return bytes;
 }
 
 // libcurl is loaded only when there is something to upload: linking it would load its dependencies (TLS,
@@ -54,10 +65,9 @@ const Curl* load_curl() {
   return loaded;
 }
 
-}  // namespace
-
-bool http_post(const std::string& url, const std::vector<std::string>& headers, std::string_view body,
-               uint64_t timeout_ms, long& status, std::string& answer, const std::string& ca_file) {
+// One request: a POST of `*body`, or a GET when `body` is null.
+bool perform(const std::string& url, const std::vector<std::string>& headers, const std::string_view* body,
+             Answer kept, uint64_t timeout_ms, long& status, std::string& answer, const std::string& ca_file) {
   const Curl* api = load_curl();
   answer.clear();
   status = 0;
@@ -76,24 +86,42 @@ bool http_post(const std::string& url, const std::vector<std::string>& headers, 
   list = api->slist_append(list, "Expect:");  // no 100-continue round trip
   api->setopt(curl, CURLOPT_URL, url.c_str());
   api->setopt(curl, CURLOPT_HTTPHEADER, list);
-  api->setopt(curl, CURLOPT_POSTFIELDS, body.data());
-  api->setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(body.size()));
+  if (body != nullptr) {
+    api->setopt(curl, CURLOPT_POSTFIELDS, body->data());
+    api->setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(body->size()));
+  } else {
+    api->setopt(curl, CURLOPT_HTTPGET, 1L);
+  }
   api->setopt(curl, CURLOPT_TIMEOUT_MS, static_cast<long>(timeout_ms));
   api->setopt(curl, CURLOPT_NOSIGNAL, 1L);
   api->setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https");
   if (!ca_file.empty()) api->setopt(curl, CURLOPT_CAINFO, ca_file.c_str());
-  api->setopt(curl, CURLOPT_WRITEFUNCTION, discard_answer);
-  api->setopt(curl, CURLOPT_WRITEDATA, &answer);
+  api->setopt(curl, CURLOPT_WRITEFUNCTION, keep_answer);
+  api->setopt(curl, CURLOPT_WRITEDATA, &kept);
   CURLcode rc = api->perform(curl);
   api->getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
   api->slist_free_all(list);
   api->cleanup(curl);
   if (rc != CURLE_OK) {
-    answer = api->strerror(rc);
+    answer = rc == CURLE_WRITE_ERROR ? "the answer is larger than " + std::to_string(kept.max) + " bytes"
+                                     : api->strerror(rc);
     return false;
   }
+  return true;
+}
+
+}  // namespace
+
+bool http_post(const std::string& url, const std::vector<std::string>& headers, std::string_view body,
+               uint64_t timeout_ms, long& status, std::string& answer, const std::string& ca_file) {
+  if (!perform(url, headers, &body, Answer{&answer, 4096, false}, timeout_ms, status, answer, ca_file)) return false;
   while (!answer.empty() && answer.back() == '\n') answer.pop_back();
   return true;
+}
+
+bool http_get(const std::string& url, const std::vector<std::string>& headers, size_t max_bytes, uint64_t timeout_ms,
+              long& status, std::string& answer, const std::string& ca_file) {
+  return perform(url, headers, nullptr, Answer{&answer, max_bytes, true}, timeout_ms, status, answer, ca_file);
 }
 
 std::string api_endpoint(std::string url, std::string_view path) {

@@ -30,6 +30,7 @@
 #include "collector/outcome.h"
 #include "last_report.h"
 #include "libraries.h"
+#include "plans.h"
 #include "private_files.h"
 #include "sections/diagnostics.h"
 #include "sections/hex.h"
@@ -242,7 +243,7 @@ double cpu_seconds_so_far(pid_t pid) {
 /// an end). The program does nothing for it. An interim report the collector cannot take is not spooled: the
 /// next one, or the final report, holds all it held.
 void send_interim_reports(const LaunchSettings& settings, pid_t pid, int shared_fd, Clock::time_point start,
-                          const std::function<Outcome()>& describe) {
+                          const std::function<Outcome()>& describe, const std::string& plan_subreport) {
   const int pidfd = static_cast<int>(syscall(SYS_pidfd_open, pid, 0));
   if (pidfd < 0) {
     say(settings, std::string("no interim reports: cannot watch the program: ") + std::strerror(errno));
@@ -263,6 +264,7 @@ void send_interim_reports(const LaunchSettings& settings, pid_t pid, int shared_
     if (next <= Clock::now()) next = Clock::now() + interval;
     std::string text = read_shared_counters(settings, shared_fd);
     if (text.empty()) continue;  // the program has not placed its counters (yet)
+    text += plan_subreport;
     Outcome outcome = describe();
     outcome.wall_seconds = std::chrono::duration<double>(Clock::now() - start).count();
     outcome.cpu_seconds = cpu_seconds_so_far(pid);
@@ -280,15 +282,15 @@ void send_interim_reports(const LaunchSettings& settings, pid_t pid, int shared_
 }
 
 /// The program's environment: ours, with the runtime's variables set for this run (docs/instrumenting.md
-/// section 2); the shared counters' descriptor only when there is one.
+/// section 2); the shared counters' descriptor and the plan only when there is one.
 std::vector<std::string> child_environment(const LaunchSettings& settings, int report_fd, int shared_fd,
-                                           const std::string& seed) {
+                                           const std::string& seed, const ChosenPlan& plan) {
   std::vector<std::string> environment;
   for (char** e = environ; *e != nullptr; ++e) {
     std::string_view entry = *e;
     if (entry.starts_with("SAMPLER_REPORT_FD=") || entry.starts_with("SAMPLER_SPARSITY=") ||
         entry.starts_with("SAMPLER_SEED=") || entry.starts_with("SAMPLER_FILE=") ||
-        entry.starts_with("SAMPLER_SHARED_FD=")) {
+        entry.starts_with("SAMPLER_SHARED_FD=") || entry.starts_with("SAMPLER_PLAN=")) {
       continue;
     }
     environment.emplace_back(entry);
@@ -297,6 +299,7 @@ std::vector<std::string> child_environment(const LaunchSettings& settings, int r
   if (shared_fd >= 0) environment.push_back("SAMPLER_SHARED_FD=" + std::to_string(shared_fd));
   environment.push_back("SAMPLER_SPARSITY=" + settings.sparsity);
   environment.push_back("SAMPLER_SEED=" + seed);
+  if (!plan.path.empty()) environment.push_back("SAMPLER_PLAN=" + plan.path);
   return environment;
 }
 
@@ -334,6 +337,14 @@ int launch(const LaunchSettings& settings, const std::vector<std::string>& argv)
                  std::strerror(error));
     return error == ENOENT ? 127 : 126;
   }
+  // The plan, checked before the program starts: a plan the runtime would refuse is refused here, with its line.
+  ChosenPlan plan;
+  if (std::string error; !choose_plan(settings, plan, error)) {
+    std::fprintf(stderr, "sampler-run: %s\n", escape_control_characters(error).c_str());
+    return 2;  // bad input, as a malformed configuration file
+  }
+  // What a report sampler-run writes from the shared counters says of the plan, as the runtime's own would.
+  const std::string plan_subreport = plan.path.empty() ? "" : format_plan_subreport(plan.id, settings.sparsity);
   // The report descriptor.
   int report_fd = memfd_above_standard_descriptors("sampler-report");
   if (report_fd < 0) {
@@ -343,7 +354,7 @@ int launch(const LaunchSettings& settings, const std::vector<std::string>& argv)
   std::string seed = settings.seed.empty() ? std::to_string(std::strtoull(random_hex(8).c_str(), nullptr, 16))
                                            : settings.seed;
   const int shared_fd = make_shared_counters(settings);
-  std::vector<std::string> environment = child_environment(settings, report_fd, shared_fd, seed);
+  std::vector<std::string> environment = child_environment(settings, report_fd, shared_fd, seed, plan);
   std::vector<char*> envp;
   for (std::string& entry : environment) envp.push_back(entry.data());
   envp.push_back(nullptr);
@@ -388,7 +399,7 @@ int launch(const LaunchSettings& settings, const std::vector<std::string>& argv)
     return *described;
   };
   if (settings.interval_seconds > 0 && shared_fd >= 0 && !settings.upload_url.empty()) {
-    send_interim_reports(settings, pid, shared_fd, start, describe);
+    send_interim_reports(settings, pid, shared_fd, start, describe, plan_subreport);
   }
   int status = 0;
   rusage usage{};
@@ -408,7 +419,7 @@ int launch(const LaunchSettings& settings, const std::vector<std::string>& argv)
     std::string shared = read_shared_counters(settings, shared_fd);
     if (!shared.empty()) {
       say(settings, "the program wrote no whole report: its samples come from the shared counters");
-      text = std::move(shared);
+      text = std::move(shared) + plan_subreport;
     }
   }
   if (shared_fd >= 0) close(shared_fd);

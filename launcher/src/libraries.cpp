@@ -123,10 +123,7 @@ std::vector<std::pair<std::string, std::string>> instrumented_libraries(const st
     if (std::string_view(*e).starts_with("LD_LIBRARY_PATH=")) library_path = *e + 16;
   }
   std::string key = "program\t" + program + "\t" + file_identity(program) + "\t" + library_path + "\n";
-  uint64_t hash = 0xcbf29ce484222325ull;
-  for (unsigned char c : program + "\t" + library_path) hash = (hash ^ c) * 0x100000001b3ull;
-  char name[32];
-  std::snprintf(name, sizeof name, "/%016llx", static_cast<unsigned long long>(hash));
+  const std::string name = "/" + hashed_file_name(program + "\t" + library_path);
   std::string cached, why;
   // The directory is checked (or made) once: a cache only where the user alone can write.
   std::string cache_file = !cache_dir.empty() && make_private_dir(cache_dir, why) ? cache_dir + name : std::string();

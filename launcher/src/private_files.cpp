@@ -6,6 +6,8 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -127,6 +129,14 @@ int open_private_file(const std::string& path) {
     return -1;
   }
   return fd;
+}
+
+std::string hashed_file_name(std::string_view key) {
+  uint64_t hash = 0xcbf29ce484222325ull;
+  for (unsigned char c : key) hash = (hash ^ c) * 0x100000001b3ull;
+  char name[17];
+  std::snprintf(name, sizeof name, "%016llx", static_cast<unsigned long long>(hash));
+  return name;
 }
 
 bool write_private_file(const std::string& path, std::string_view bytes) {

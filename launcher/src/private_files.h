@@ -29,6 +29,10 @@ bool read_private_file(const std::string& path, size_t max_bytes, std::string& b
 /// or when the file is not a regular file of the effective user's.
 int open_private_file(const std::string& path);
 
+/// A file name for a cache entry keyed by `key` (any text): 16 hex digits of its 64-bit FNV-1a hash. Not a
+/// security measure: the cache is the user's own, and a collision only makes an entry miss.
+std::string hashed_file_name(std::string_view key);
+
 /// Writes `bytes` to `path` through a new temporary file (0600, O_EXCL, never through a link) renamed over it.
 bool write_private_file(const std::string& path, std::string_view bytes);
 

@@ -45,7 +45,7 @@ constexpr TextKey kTextKeys[] = {
     {"app", &LaunchSettings::app},           {"version", &LaunchSettings::version},
     {"sparsity", &LaunchSettings::sparsity}, {"seed", &LaunchSettings::seed},
     {"spool", &LaunchSettings::spool_dir},   {"keep", &LaunchSettings::keep_dir},
-    {"ca-file", &LaunchSettings::ca_file},
+    {"ca-file", &LaunchSettings::ca_file},   {"plan", &LaunchSettings::plan},
 };
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "launcher/http_client.h"
+#include "plans.h"
 #include "private_files.h"
 
 namespace sampler::launcher {
@@ -130,6 +131,8 @@ std::string deliver(const LaunchSettings& settings, const std::string& run_id, s
   if (sent == UploadStatus::kSent) {
     result = "sent to " + settings.upload_url + ": " + answer;
     say(settings, "report " + run_id + " " + result);
+    // The answer names the release's current plan: fetched now when it is not the one cached, for the next runs.
+    refresh_served_plan(settings, answer, remaining());
     // The collector answers: send what waited, oldest first, while time remains.
     std::string why;
     bool spool_usable = !settings.spool_dir.empty() && make_private_dir(settings.spool_dir, why);

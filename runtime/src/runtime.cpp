@@ -27,6 +27,7 @@ void after_fork_in_child() {
     g_report.fd = -1;
   }
   store_release(&g_report.lock_owner, pid_t{0});
+  store_relaxed(&g_interim_due, uint64_t{0});
   detach_shared_counters();
 }
 
@@ -35,7 +36,8 @@ void initialize() {
   g_verbose = settings.verbose;
   configure_sampling(settings.sampling, settings.sparsity, settings.seeded, settings.seed);
   if (settings.plan) configure_plan_clock();
-  open_report(settings.report_fd);
+  open_report(settings.report_fd, settings.report_path);
+  if (settings.interval_seconds != 0) start_interval(settings.interval_seconds);
   open_shared_counters(settings.shared_base, settings.shared_size);
   if (settings.report_fd >= 0) {
     unsigned long page_size = getauxval(AT_PAGESZ);

@@ -8,6 +8,7 @@
 
 #include <sys/types.h>
 
+#include "atomic.h"
 #include "log.h"
 #include "report_writer.h"
 #include "sampler/abi.h"
@@ -26,6 +27,7 @@ enum : uintptr_t { kUnitUnregistered = 0, kUnitRegistered = 1, kUnitWriting = 2,
 
 struct ReportState {
   int fd = -1;                   ///< destination, -1 when there is no report
+  const char* path = nullptr;    ///< SAMPLER_FILE's name when it is a regular file, else null (write_interim_report)
   pid_t pid = 0;                 ///< the process that owns the destination
   int samples_open = 0;          ///< `<report id="samples">` has been written
   int finished = 0;              ///< the samples subreport is closed: nothing more of it is written
@@ -46,8 +48,9 @@ struct ReportState {
 };
 extern ReportState g_report;
 
-/// Sets the destination (called once by initialisation); -1 for none.
-void open_report(int fd);
+/// Sets the destination (called once by initialisation); -1 for none. `path`: SAMPLER_FILE's name (static storage)
+/// when the destination is that regular file, else null.
+void open_report(int fd, const char* path);
 
 /// True if the report's descriptor still refers to the file it was opened on. A program may close it and open a
 /// file of its own that gets the same number (a daemon closing every descriptor, then opening its log): the report
@@ -62,11 +65,33 @@ void open_shared_counters(unsigned char* base, uint64_t size);
 /// samples never reach the parent's counters (as without the mapping) and every `values` pointer stays valid.
 void detach_shared_counters();
 
-/// sampler_write_report(): under the registry lock, replaces the last interim report (if any) with the samples
-/// counted so far, a whole samples subreport and an `interim` subreport with its sequence number, written past the
-/// stream's permanent part. Only a seekable destination (a regular file, a memfd) can take a snapshot back: on any
-/// other, writes nothing.
+/// sampler_write_report() and SAMPLER_INTERVAL: under the registry lock, replaces the last interim report (if any)
+/// with the samples counted so far, a whole samples subreport and an `interim` subreport with its sequence number,
+/// written past the stream's permanent part. A report file named by SAMPLER_FILE is replaced whole: the stream's
+/// permanent part and the snapshot are written to NAME.new beside it, renamed over it, and the stream goes on in
+/// the new file, so that the name holds a whole report at every instant. Any other seekable destination (a memfd or
+/// file given as SAMPLER_REPORT_FD) gets the snapshot in place, past the permanent part. A destination that cannot
+/// take a snapshot back (a pipe, a terminal) gets nothing.
 void write_interim_report();
+
+/// SAMPLER_INTERVAL: when the next interim report is due, in nanoseconds of CLOCK_MONOTONIC_COARSE; 0 for never
+/// (no interval, the report finished, a forked child).
+extern uint64_t g_interim_due;
+
+/// Starts the interval (called once by initialisation, with a report destination): the first report is due
+/// `seconds` from now. A destination that is not a regular file (a pipe, a terminal) cannot take interim reports:
+/// then it does not start.
+void start_interval(uint32_t seconds);
+
+/// poll_interval()'s rest: writes an interim report if one is due and no other thread has taken this one.
+void write_interim_report_if_due();
+
+/// The interval's check, on the sample path (the bank's refill) and when a unit unregisters: one load and a branch
+/// without SAMPLER_INTERVAL. The runtime starts no thread and takes no signal for it: a program that stops sampling
+/// gets its next interim report when it samples again.
+inline void poll_interval() {
+  if (__builtin_expect(load_relaxed(&g_interim_due) != 0, 0)) write_interim_report_if_due();
+}
 
 /// Takes the interim report back (truncates the destination to where the stream's permanent part ends), before
 /// the stream goes on: every normal write and the crash path call it. A destination someone else wrote to after

@@ -23,23 +23,31 @@ void configure_sampling(bool enabled, double sparsity, bool seeded, uint64_t see
 /// whatever the sparsity. Call after configure_sampling(), at start-up.
 void configure_plan_clock();
 
-/// Exponential variates (and their countdowns) drawn ahead per thread: on the slow path the next countdown
-/// waits for its draw, and a batch of independent ones overlaps in the CPU. Small, because it lives in
-/// initial-exec TLS, which a dlopen()ed libsampler.so takes from the loader's static reserve (about 1.5 KB for
-/// every library): the whole ThreadState is about 300 bytes.
+/// Countdowns drawn ahead per thread: on the slow path the next countdown waits for its draw, and a batch of
+/// independent ones overlaps in the CPU. Small, because it lives in initial-exec TLS, which a dlopen()ed
+/// libsampler.so takes from the loader's static reserve (about 1.5 KB for every library): ThreadState and the
+/// bank together stay within 320 bytes.
 constexpr uint32_t kBankSize = SAMPLER_BANK_SIZE;
 
-/// One thread's generator: xoshiro256** (Blackman and Vigna), seeded through splitmix64, and its bank: the next
-/// exponential variates of mean 1, drawn from the generator's words in order (ziggurat.h). The bank holds the
-/// variates, so that a countdown still takes the sparsity in force when it is drawn, and the countdowns are the
-/// very ones drawing each variate at the time would give (the same SAMPLER_SEED, the same samples). Beside them, the
-/// countdowns at the sparsity of the refill, used while the configuration is still that one: the sample then only
-/// copies one, and the countdown's dependency chain (which the program's sites extend) holds no multiplication
-/// and no conversion.
+/// The per-thread generator: wyrand (Wang Yi's, from the wyhash project): a 64-bit counter stepped by an odd
+/// constant, each step mixed by one 64 x 64 -> 128-bit multiplication whose halves are folded together. It passes
+/// TestU01's BigCrush and PractRand (docs/decisions.md, "The generator: wyrand"); the ziggurat takes its words in
+/// order, one a variate in 97.8 % of draws.
+inline uint64_t next_random_word(uint64_t& state) {
+  state += 0xa0761d6478bd642full;
+  __uint128_t product = static_cast<__uint128_t>(state) * (state ^ 0xe7037ed1a0b428dbull);
+  return static_cast<uint64_t>(product >> 64) ^ static_cast<uint64_t>(product);
+}
+
+/// One thread's generator, seeded through splitmix64, and what its bank was drawn from: the bank's countdowns are
+/// those of the generator's next exponential variates of mean 1 (ziggurat.h), drawn in order, at the sparsity of
+/// the refill. A configuration that changes the sparsity draws the same variates again from `bank_start` (the
+/// bank's entries left get the new sparsity's countdowns), so that the countdowns are the very ones drawing each
+/// variate at the time would give (the same SAMPLER_SEED, the same samples) without keeping the variates.
 struct ThreadState {
-  uint64_t s[4];
-  double bank[kBankSize];    ///< sampler_bank.countdowns[i] is countdown_of(bank[i], the scale of bank_generation)
-  uint32_t bank_generation;
+  uint64_t generator;   ///< wyrand's state (next_random_word)
+  uint64_t bank_start;  ///< the generator's state before the bank's variates were drawn
+  uint32_t bank_generation;  ///< the configuration (g_configuration) whose sparsity made the bank's countdowns
   uint32_t parked;  ///< while the configuration draws no variate, the bank's entries left (sampler_bank.banked is 0)
   bool seeded;
   bool entered;  ///< the thread has been through its first entry into the runtime (prepare_thread_for_crashes)

@@ -66,6 +66,20 @@ ParseStatus parse_seed(const char* text, uint64_t& seed) {
   return {true, nullptr};
 }
 
+ParseStatus parse_interval(const char* text, uint32_t& seconds) {
+  static const char kExpected[] = "expected a whole number of seconds from 1 to 1000000000";
+  if (!is_digit(text[0])) return {false, kExpected};
+  uint64_t value = 0;
+  for (const char* p = text; *p != '\0'; ++p) {
+    if (!is_digit(*p)) return {false, kExpected};
+    value = value * 10 + static_cast<uint64_t>(*p - '0');
+    if (value > 1000000000) return {false, kExpected};
+  }
+  if (value == 0) return {false, kExpected};
+  seconds = static_cast<uint32_t>(value);
+  return {true, nullptr};
+}
+
 ParseStatus parse_descriptor(const char* text, int& fd) {
   static const char kExpected[] = "expected a descriptor number >= 0";
   if (!is_digit(text[0])) return {false, kExpected};
@@ -164,8 +178,9 @@ int above_standard_streams(int fd) {
 }
 
 /// Opens the report file `name` by the creation rule of settings.h, or says why not and returns -1 (`verbose`:
-/// SAMPLER_VERBOSE, read but not yet in effect).
-int open_report_file(const char* name, bool verbose) {
+/// SAMPLER_VERBOSE, read but not yet in effect). `regular`: set when it is a regular file.
+int open_report_file(const char* name, bool verbose, bool& regular) {
+  regular = false;
   // O_NOFOLLOW: a symbolic link planted where the report goes (a shared directory) is not followed. No O_TRUNC
   // here: the file may be another process's report, still being written. O_NONBLOCK: a FIFO without a reader
   // fails at once (ENXIO) instead of holding the program before main.
@@ -198,6 +213,7 @@ int open_report_file(const char* name, bool verbose) {
   // Writing blocks again as it does on any descriptor (a FIFO's reader that is slow is waited for).
   fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
   if (S_ISREG(status.st_mode)) {
+    regular = true;
     // A regular file: the report replaces its contents.
     // A report has one name. Another one (a hard link made in a shared directory to a file of the same owner)
     // would make the report replace a file the user never named.
@@ -226,7 +242,7 @@ int open_report_file(const char* name, bool verbose) {
 
 /// Every variable the runtime reads.
 const char* const kVariables[] = {"SAMPLER_SPARSITY", "SAMPLER_SEED", "SAMPLER_FILE", "SAMPLER_REPORT_FD",
-                                  "SAMPLER_SHARED_FD", "SAMPLER_VERBOSE", "SAMPLER_PLAN"};
+                                  "SAMPLER_SHARED_FD", "SAMPLER_INTERVAL", "SAMPLER_VERBOSE", "SAMPLER_PLAN"};
 
 }  // namespace
 
@@ -245,8 +261,9 @@ Settings load_settings(bool secure) {
     return settings;
   }
   static char sparsity_text[256], seed_text[256], file_text[kMaxFileName], fd_text[64], shared_text[64],
-      plan_text[kMaxFileName];
-  bool sparsity_rejected, seed_rejected, file_rejected, fd_rejected, shared_rejected, plan_rejected;
+      interval_text[64], plan_text[kMaxFileName];
+  bool sparsity_rejected, seed_rejected, file_rejected, fd_rejected, shared_rejected, interval_rejected,
+      plan_rejected;
   const char* sparsity =
       take_variable("SAMPLER_SPARSITY", sparsity_text, sizeof sparsity_text, "sampling is off", sparsity_rejected);
   const char* seed = take_variable("SAMPLER_SEED", seed_text, sizeof seed_text, "sampling is off", seed_rejected);
@@ -254,6 +271,8 @@ Settings load_settings(bool secure) {
   const char* fd = take_variable("SAMPLER_REPORT_FD", fd_text, sizeof fd_text, "no report", fd_rejected);
   const char* shared =
       take_variable("SAMPLER_SHARED_FD", shared_text, sizeof shared_text, "no shared counters", shared_rejected);
+  const char* interval =
+      take_variable("SAMPLER_INTERVAL", interval_text, sizeof interval_text, "no interim reports", interval_rejected);
   const char* plan = take_variable("SAMPLER_PLAN", plan_text, sizeof plan_text, "sampling is uniform", plan_rejected);
   const char* verbose = getenv("SAMPLER_VERBOSE");
   settings.verbose = verbose != nullptr;
@@ -327,14 +346,29 @@ Settings load_settings(bool secure) {
     if (!status.ok) {
       say("SAMPLER_FILE: invalid value '", file, "' (", status.error, "); no report");
     } else {
-      int descriptor = open_report_file(name, settings.verbose);
+      bool regular = false;
+      int descriptor = open_report_file(name, settings.verbose, regular);
       if (descriptor >= 0) {
         settings.report_fd = descriptor;
+        if (regular) settings.report_path = name;
         if (settings.verbose) say("writing the report to '", name, "' (SAMPLER_FILE)");
       }
     }
   } else if (settings.verbose) {
     say("neither SAMPLER_FILE nor SAMPLER_REPORT_FD is set: no report");
+  }
+
+  // Interim reports (runtime_state.h, write_interim_report): only with a destination to write them to.
+  if (interval != nullptr) {
+    ParseStatus status = parse_interval(interval, settings.interval_seconds);
+    if (!status.ok) {
+      say("SAMPLER_INTERVAL: invalid value '", interval, "' (", status.error, "); no interim reports");
+    } else if (settings.report_fd < 0) {
+      settings.interval_seconds = 0;
+      if (settings.verbose) say("SAMPLER_INTERVAL ignored: there is no report to write");
+    } else if (settings.verbose) {
+      say("an interim report every ", interval, " s (SAMPLER_INTERVAL), at the first sample or unit's exit after it");
+    }
   }
 
   // The shared counters (shared_counters.h): independent of the report, and optional: without them the runtime

@@ -30,6 +30,10 @@ struct Settings {
   bool seeded = false;     ///< SAMPLER_SEED given: reproducible sampling
   uint64_t seed = 0;
   int report_fd = -1;      ///< open destination of the report, or -1 for no report
+  /// SAMPLER_FILE's name when it names a regular file (static storage), else null: interim reports replace the
+  /// file by this name (runtime_state.h, write_interim_report).
+  const char* report_path = nullptr;
+  uint32_t interval_seconds = 0;  ///< SAMPLER_INTERVAL: seconds between interim reports, 0 for none
   /// SAMPLER_SHARED_FD's mapping (shared_counters.h), mapped read-write and shared; null for none.
   unsigned char* shared_base = nullptr;
   uint64_t shared_size = 0;
@@ -47,6 +51,8 @@ struct ParseStatus {
 ParseStatus parse_sparsity(const char* text, double& sparsity);
 /// SAMPLER_SEED: an integer in decimal, 0x hexadecimal or 0 octal (a leading '-' is allowed), within 64 bits.
 ParseStatus parse_seed(const char* text, uint64_t& seed);
+/// SAMPLER_INTERVAL: a whole number of seconds from 1 to 1000000000, in decimal, nothing else around it.
+ParseStatus parse_interval(const char* text, uint32_t& seconds);
 /// SAMPLER_REPORT_FD: a decimal descriptor number >= 0 (whether it is open is checked separately).
 ParseStatus parse_descriptor(const char* text, int& fd);
 /// What the % sequences of SAMPLER_FILE expand to.

@@ -95,17 +95,23 @@ inline constexpr Tables kTables = make_tables();
 
 }  // namespace ziggurat
 
-/// An exponential variate of mean 1 (>= 0, finite), from the 64-bit words `next()` returns: one word in 97.8 % of
-/// draws, more in the rest.
+/// The draw's common case, from its first word `bits`: true, with the variate in `x`, when the point falls in its
+/// layer's core (97.8 % of draws); otherwise `x` is the point's abscissa, for exponential_beyond_core().
+inline bool exponential_in_core(uint64_t bits, double& x) {
+  using ziggurat::kTables;
+  uint32_t layer = static_cast<uint32_t>(bits & 0xff);
+  uint64_t position = bits >> 11;
+  x = static_cast<double>(position) * kTables.width[layer];
+  return position < kTables.inside[layer];
+}
+
+/// The rest of a draw whose first word `bits` fell outside its layer's core (abscissa `x`), taking further words
+/// from `next()`: the base layer's tail, or the wedge's test, and a new draw if the point is above the curve.
 template <typename Next>
-inline double exponential_variate(Next&& next) {
+double exponential_beyond_core(uint64_t bits, double x, Next&& next) {
   using ziggurat::kTables;
   for (;;) {
-    uint64_t bits = next();
     uint32_t layer = static_cast<uint32_t>(bits & 0xff);
-    uint64_t position = bits >> 11;
-    double x = static_cast<double>(position) * kTables.width[layer];
-    if (__builtin_expect(position < kTables.inside[layer], 1)) return x;
     if (layer == 0) {
       // Beyond the base rectangle: the tail, x > r, is r plus an exponential variate (memoryless).
       double u = static_cast<double>((next() >> 11) + 1) * 0x1.0p-53;  // (0, 1]
@@ -116,7 +122,19 @@ inline double exponential_variate(Next&& next) {
     double u = static_cast<double>((next() >> 11) + 1) * 0x1.0p-53;
     double height = kTables.bottom[layer] + u * (kTables.top[layer] - kTables.bottom[layer]);
     if (natural_log(height) < -x) return x;
+    bits = next();
+    if (exponential_in_core(bits, x)) return x;
   }
+}
+
+/// An exponential variate of mean 1 (>= 0, finite), from the 64-bit words `next()` returns: one word in 97.8 % of
+/// draws, more in the rest.
+template <typename Next>
+inline double exponential_variate(Next&& next) {
+  uint64_t bits = next();
+  double x;
+  if (__builtin_expect(exponential_in_core(bits, x), 1)) return x;
+  return exponential_beyond_core(bits, x, next);
 }
 
 }  // namespace sampler::runtime

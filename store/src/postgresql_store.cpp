@@ -51,6 +51,24 @@ constexpr const char* kMigrations[] = {
     "ALTER TABLE symbols ADD PRIMARY KEY (app, build_id, kind);",
     // 3 -> 4: a run's interim reports (the latest kept until the final one comes): NULL for a final report.
     "ALTER TABLE runs ADD COLUMN interim_sequence BIGINT;",
+    // 4 -> 5: sampling plans, by application and plan id (compressed like bodies), and the current plan of each
+    // application and release.
+    "CREATE TABLE plans ("
+    "  app TEXT NOT NULL,"
+    "  plan_id TEXT NOT NULL,"
+    "  received BIGINT NOT NULL,"
+    "  body_size BIGINT NOT NULL,"
+    "  body BYTEA NOT NULL,"
+    "  PRIMARY KEY (app, plan_id));"
+    "CREATE TABLE current_plans ("
+    "  app TEXT NOT NULL,"
+    "  version TEXT NOT NULL,"
+    "  plan_id TEXT NOT NULL,"
+    "  since BIGINT NOT NULL,"
+    "  PRIMARY KEY (app, version));",
+    // 5 -> 6: each run's summary (store.h, Run::summary); NULL for the runs stored before, until the console
+    // fills it (fill_summaries) the first time it reads them.
+    "ALTER TABLE runs ADD COLUMN summary BYTEA;",
 };
 static_assert(std::size(kMigrations) == kSchemaVersion);
 
@@ -92,8 +110,11 @@ class PostgresqlStore : public Store {
     const char* values[] = {query.app.c_str(), query.version ? query.version->c_str() : nullptr};
     const std::string sql =
         std::string("SELECT run_id, app, version, received, exit_status, signal, failed, crash_signature, body_size, ") +
-        (query.crash_bodies_only ? "CASE WHEN crash_signature <> '' THEN body END" : "body") +
-        ", interim_sequence FROM runs WHERE app = $1" + (query.version ? " AND version = $2" : "") + " ORDER BY id";
+        (query.summaries           ? "CASE WHEN summary IS NULL THEN body END"
+         : query.crash_bodies_only ? "CASE WHEN crash_signature <> '' THEN body END"
+                                   : "body") +
+        ", interim_sequence, " + (query.summaries ? "summary" : "NULL::bytea") + " FROM runs WHERE app = $1" +
+        (query.version ? " AND version = $2" : "") + " ORDER BY id";
     // Binary results: the body arrives as its bytes, not hex text; rows one at a time, never all in memory.
     if (!PQsendQueryParams(c, sql.c_str(), query.version ? 2 : 1, nullptr, values, nullptr, nullptr, 1) ||
         !PQsetSingleRowMode(c)) {
@@ -125,9 +146,11 @@ class PostgresqlStore : public Store {
         run.body.clear();
         run.stored_body.clear();
         run.body_size = int_value(p, 8);
-        const bool absent = PQgetisnull(p, 0, 9);  // not asked for (crash_bodies_only)
-        if (!absent && query.stored_bodies) run.stored_body.assign(stored);
-        if (!absent && !query.stored_bodies && !decompress_body(stored, run.body_size, run.body)) {
+        run.summary.assign(PQgetvalue(p, 0, 11), static_cast<size_t>(PQgetlength(p, 0, 11)));
+        const bool absent = PQgetisnull(p, 0, 9);  // not asked for (crash_bodies_only, or a summary instead)
+        const bool as_stored = query.stored_bodies || query.summaries;
+        if (!absent && as_stored) run.stored_body.assign(stored);
+        if (!absent && !as_stored && !decompress_body(stored, run.body_size, run.body)) {
           error = "run " + run.run_id + ": the stored body is corrupt";
           ok = false;
         } else if (!visit(run)) {
@@ -138,6 +161,46 @@ class PostgresqlStore : public Store {
         trim(error);
         ok = false;
       }
+    }
+    release(c);
+    return ok;
+  }
+
+  bool fill_summaries(std::string_view app, const std::vector<std::pair<std::string, std::string>>& summaries,
+                      std::string& error) override {
+    if (summaries.empty()) return true;
+    PGconn* c = acquire(error);
+    if (c == nullptr) return false;
+    // One statement: the run ids and summaries as two arrays, unnested side by side.
+    std::string ids = "{", blobs = "{";
+    for (size_t i = 0; i < summaries.size(); ++i) {
+      const auto& [run_id, summary] = summaries[i];
+      ids += i == 0 ? "\"" : ",\"";
+      for (char ch : run_id) {
+        if (ch == '"' || ch == '\\') ids += '\\';
+        ids += ch;
+      }
+      ids += "\"";
+      blobs += (i == 0 ? "\"\\\\x" : ",\"\\\\x");
+      static constexpr char kHex[] = "0123456789abcdef";
+      for (unsigned char byte : summary) {
+        blobs += kHex[byte >> 4];
+        blobs += kHex[byte & 15];
+      }
+      blobs += "\"";
+    }
+    ids += "}";
+    blobs += "}";
+    const std::string a(app);
+    const char* values[] = {a.c_str(), ids.c_str(), blobs.c_str()};
+    Result r(PQexecParams(c,
+                          "UPDATE runs SET summary = s.summary FROM unnest($2::text[], $3::bytea[]) AS s(run_id, "
+                          "summary) WHERE runs.app = $1 AND runs.run_id = s.run_id AND runs.summary IS NULL",
+                          3, nullptr, values, nullptr, nullptr, 0));
+    const bool ok = PQresultStatus(r.result) == PGRES_COMMAND_OK;
+    if (!ok) {
+      error = std::string("postgresql: ") + PQresultErrorMessage(r.result);
+      trim(error);
     }
     release(c);
     return ok;
@@ -211,6 +274,93 @@ class PostgresqlStore : public Store {
     return status;
   }
 
+  PutStatus put_plan(const Plan& plan, std::string_view version, std::string& error) override {
+    std::string body = compress_body(plan.text);
+    if (body.empty()) {
+      error = "cannot compress the plan";
+      return PutStatus::kError;
+    }
+    PGconn* c = acquire(error);
+    if (c == nullptr) return PutStatus::kError;
+    const std::string received =
+        std::to_string(plan.received != 0 ? plan.received : static_cast<int64_t>(std::time(nullptr)));
+    const std::string size = std::to_string(plan.text.size()), release_name(version);
+    const char* values[] = {plan.app.c_str(), plan.id.c_str(), received.c_str(), size.c_str(), body.data()};
+    int lengths[5] = {0, 0, 0, 0, static_cast<int>(body.size())};
+    int formats[5] = {0, 0, 0, 0, 1};
+    // A new id is inserted; a stored one is compared under a row lock (collectors storing at once agree), as
+    // put_symbols() does; then the plan becomes the release's current one in the same transaction.
+    PutStatus status = PutStatus::kError;
+    if (exec(c, "BEGIN", error)) {
+      Result inserted(PQexecParams(c,
+                                   "INSERT INTO plans (app, plan_id, received, body_size, body) "
+                                   "VALUES ($1, $2, $3, $4, $5) ON CONFLICT (app, plan_id) DO NOTHING",
+                                   5, nullptr, values, lengths, formats, 0));
+      std::string stored;
+      if (PQresultStatus(inserted.result) != PGRES_COMMAND_OK) {
+        error = std::string("postgresql: ") + PQresultErrorMessage(inserted.result);
+        trim(error);
+      } else if (std::string_view(PQcmdTuples(inserted.result)) != "0") {
+        status = PutStatus::kStored;
+      } else {
+        switch (get_plan(c, plan.app, plan.id, " FOR UPDATE", stored, error)) {
+          case GetStatus::kError: break;
+          case GetStatus::kMissing: error = "postgresql: the plan vanished while being stored"; break;
+          case GetStatus::kFound: status = stored == plan.text ? PutStatus::kDuplicate : PutStatus::kConflict;
+        }
+      }
+      if (status == PutStatus::kStored || status == PutStatus::kDuplicate) {
+        const char* current_values[] = {plan.app.c_str(), release_name.c_str(), plan.id.c_str(), received.c_str()};
+        Result current(PQexecParams(c,
+                                    "INSERT INTO current_plans (app, version, plan_id, since) "
+                                    "VALUES ($1, $2, $3, $4) ON CONFLICT (app, version) DO UPDATE SET "
+                                    "plan_id = excluded.plan_id, since = excluded.since",
+                                    4, nullptr, current_values, nullptr, nullptr, 0));
+        if (PQresultStatus(current.result) != PGRES_COMMAND_OK) {
+          error = std::string("postgresql: ") + PQresultErrorMessage(current.result);
+          trim(error);
+          status = PutStatus::kError;
+        }
+      }
+      if (status == PutStatus::kError || !exec(c, "COMMIT", error)) {
+        rollback(c);
+        status = PutStatus::kError;
+      }
+    }
+    release(c);
+    return status;
+  }
+
+  GetStatus get_plan(std::string_view app, std::string_view id, std::string& text, std::string& error) override {
+    PGconn* c = acquire(error);
+    if (c == nullptr) return GetStatus::kError;
+    GetStatus status = get_plan(c, app, id, "", text, error);
+    release(c);
+    return status;
+  }
+
+  GetStatus current_plan(std::string_view app, std::string_view version, std::string& id,
+                         std::string& error) override {
+    PGconn* c = acquire(error);
+    if (c == nullptr) return GetStatus::kError;
+    const std::string a(app), v(version);
+    const char* values[] = {a.c_str(), v.c_str()};
+    Result r(PQexecParams(c, "SELECT plan_id FROM current_plans WHERE app = $1 AND version = $2", 2, nullptr, values,
+                          nullptr, nullptr, 0));
+    GetStatus status = GetStatus::kError;
+    if (PQresultStatus(r.result) != PGRES_TUPLES_OK) {
+      error = std::string("postgresql: ") + PQresultErrorMessage(r.result);
+      trim(error);
+    } else if (PQntuples(r.result) == 0) {
+      status = GetStatus::kMissing;
+    } else {
+      id.assign(PQgetvalue(r.result, 0, 0), static_cast<size_t>(PQgetlength(r.result, 0, 0)));
+      status = GetStatus::kFound;
+    }
+    release(c);
+    return status;
+  }
+
   int64_t count(std::string& error) override {
     PGconn* c = acquire(error);
     if (c == nullptr) return -1;
@@ -262,6 +412,30 @@ class PostgresqlStore : public Store {
     return status;
   }
 
+  // The plan `app` stored under `id` on connection `c`; `lock` is appended to the query.
+  GetStatus get_plan(PGconn* c, std::string_view app, std::string_view id, const char* lock, std::string& text,
+                     std::string& error) {
+    const std::string a(app), i(id);
+    const char* values[] = {a.c_str(), i.c_str()};
+    const std::string sql = std::string("SELECT body_size, body FROM plans WHERE app = $1 AND plan_id = $2") + lock;
+    Result r(PQexecParams(c, sql.c_str(), 2, nullptr, values, nullptr, nullptr, 1));
+    GetStatus status = GetStatus::kError;
+    if (PQresultStatus(r.result) != PGRES_TUPLES_OK) {
+      error = std::string("postgresql: ") + PQresultErrorMessage(r.result);
+      trim(error);
+    } else if (PQntuples(r.result) == 0) {
+      status = GetStatus::kMissing;
+    } else {
+      std::string_view stored(PQgetvalue(r.result, 0, 1), static_cast<size_t>(PQgetlength(r.result, 0, 1)));
+      if (decompress_body(stored, int_value(r.result, 0), text)) {
+        status = GetStatus::kFound;
+      } else {
+        error = "plan " + i + ": the stored file is corrupt";
+      }
+    }
+    return status;
+  }
+
   // The whole batch is one multi-row INSERT: one statement, one transaction, one round trip and one fsync'd
   // commit. RETURNING names the rows it inserted or replaced; the others were duplicates. One statement may not
   // touch a row twice, so a run id that comes twice in the batch is settled here first, by the rule the statement
@@ -289,11 +463,11 @@ class PostgresqlStore : public Store {
     }
     PGconn* c = acquire(error);
     if (c == nullptr) return fail_all();
-    constexpr int kColumns = 11;
+    constexpr int kColumns = 12;
     const size_t n = rows.size();
     std::string sql =
         "INSERT INTO runs (run_id, app, version, received, exit_status, signal, failed, crash_signature, "
-        "body_size, body, interim_sequence) VALUES ";
+        "body_size, body, interim_sequence, summary) VALUES ";
     std::vector<std::string> numbers(n * 5);  // received, exit_status, signal, body_size, interim_sequence as text
     std::vector<const char*> values(n * kColumns);
     std::vector<int> lengths(n * kColumns, 0), formats(n * kColumns, 0);
@@ -323,8 +497,11 @@ class PostgresqlStore : public Store {
       v[8] = text[3].c_str();
       v[9] = rows[i]->compressed.data();
       v[10] = run.interim_sequence ? text[4].c_str() : nullptr;
+      v[11] = run.summary.empty() ? nullptr : run.summary.data();
       lengths[i * kColumns + 9] = static_cast<int>(rows[i]->compressed.size());
       formats[i * kColumns + 9] = 1;
+      lengths[i * kColumns + 11] = static_cast<int>(run.summary.size());
+      formats[i * kColumns + 11] = 1;
     }
     sql += std::string(" ON CONFLICT (app, run_id) ") + kKeepLatestReport + " RETURNING app, run_id";
     Result r(PQexecParams(c, sql.c_str(), static_cast<int>(n * kColumns), nullptr, values.data(), lengths.data(),

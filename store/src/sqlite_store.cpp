@@ -77,6 +77,24 @@ constexpr const char* kMigrations[] = {
     "ALTER TABLE symbols_v3 RENAME TO symbols;",
     // 3 -> 4: a run's interim reports (the latest kept until the final one comes): NULL for a final report.
     "ALTER TABLE runs ADD COLUMN interim_sequence INTEGER;",
+    // 4 -> 5: sampling plans, by application and plan id (compressed like bodies), and the current plan of each
+    // application and release.
+    "CREATE TABLE plans ("
+    "  app TEXT NOT NULL,"
+    "  plan_id TEXT NOT NULL,"
+    "  received INTEGER NOT NULL,"
+    "  body_size INTEGER NOT NULL,"
+    "  body BLOB NOT NULL,"
+    "  PRIMARY KEY (app, plan_id));"
+    "CREATE TABLE current_plans ("
+    "  app TEXT NOT NULL,"
+    "  version TEXT NOT NULL,"
+    "  plan_id TEXT NOT NULL,"
+    "  since INTEGER NOT NULL,"
+    "  PRIMARY KEY (app, version));",
+    // 5 -> 6: each run's summary (store.h, Run::summary); NULL for the runs stored before, until the console
+    // fills it (fill_summaries) the first time it reads them.
+    "ALTER TABLE runs ADD COLUMN summary BLOB;",
 };
 static_assert(std::size(kMigrations) == kSchemaVersion);
 
@@ -97,6 +115,8 @@ class SqliteStore : public Store {
  public:
   SqliteStore(sqlite3* db, std::string path) : db_(db), path_(std::move(path)) {}
   ~SqliteStore() override {
+    sqlite3_finalize(plan_lookup_);
+    sqlite3_close_v2(plan_lookup_db_);
     sqlite3_finalize(insert_);
     sqlite3_close_v2(db_);
   }
@@ -148,8 +168,11 @@ class SqliteStore : public Store {
     sqlite3_busy_timeout(reader, 10000);
     const std::string sql =
         std::string("SELECT run_id, app, version, received, exit_status, signal, failed, crash_signature, body_size, ") +
-        (query.crash_bodies_only ? "CASE WHEN crash_signature <> '' THEN body END" : "body") +
-        ", interim_sequence FROM runs WHERE app = ?1" + (query.version ? " AND version = ?2" : "") + " ORDER BY id";
+        (query.summaries           ? "CASE WHEN summary IS NULL THEN body END"
+         : query.crash_bodies_only ? "CASE WHEN crash_signature <> '' THEN body END"
+                                   : "body") +
+        ", interim_sequence, " + (query.summaries ? "summary" : "NULL") + " FROM runs WHERE app = ?1" +
+        (query.version ? " AND version = ?2" : "") + " ORDER BY id";
     Statement select(reader, sql.c_str());
     if (!select) return failed();
     sqlite3_stmt* s = select.get();
@@ -179,9 +202,11 @@ class SqliteStore : public Store {
       run.body.clear();
       run.stored_body.clear();
       run.body_size = sqlite3_column_int64(s, 8);
+      run.summary.assign(static_cast<const char*>(sqlite3_column_blob(s, 11)),
+                         static_cast<size_t>(sqlite3_column_bytes(s, 11)));
       if (sqlite3_column_type(s, 9) == SQLITE_NULL) {
-        // not asked for (crash_bodies_only)
-      } else if (query.stored_bodies) {
+        // not asked for (crash_bodies_only, or a summary instead)
+      } else if (query.stored_bodies || query.summaries) {
         run.stored_body.assign(stored);
       } else if (!decompress_body(stored, run.body_size, run.body)) {
         error = "run " + run.run_id + ": the stored body is corrupt";
@@ -189,6 +214,30 @@ class SqliteStore : public Store {
       }
       if (!visit(run)) return true;
     }
+  }
+
+  bool fill_summaries(std::string_view app, const std::vector<std::pair<std::string, std::string>>& summaries,
+                      std::string& error) override {
+    std::lock_guard lock(mutex_);
+    if (!exec("BEGIN IMMEDIATE", error)) return false;
+    Statement update(db_, "UPDATE runs SET summary = ?3 WHERE app = ?1 AND run_id = ?2 AND summary IS NULL");
+    bool ok = static_cast<bool>(update);
+    for (size_t i = 0; ok && i < summaries.size(); ++i) {
+      sqlite3_stmt* s = update.get();
+      sqlite3_reset(s);
+      const auto& [run_id, summary] = summaries[i];
+      sqlite3_bind_text(s, 1, app.data(), static_cast<int>(app.size()), SQLITE_STATIC);
+      sqlite3_bind_text(s, 2, run_id.data(), static_cast<int>(run_id.size()), SQLITE_STATIC);
+      sqlite3_bind_blob(s, 3, summary.data(), static_cast<int>(summary.size()), SQLITE_STATIC);
+      ok = sqlite3_step(s) == SQLITE_DONE;
+    }
+    if (!ok) fail(error);
+    if (!ok || !exec("COMMIT", error)) {
+      std::string ignored;
+      exec("ROLLBACK", ignored);
+      return false;
+    }
+    return true;
   }
 
   PutStatus put_symbols(const SymbolFile& file, bool may_replace, std::string& error) override {
@@ -238,6 +287,102 @@ class SqliteStore : public Store {
     return get_symbols_locked(app, build_id, kind, bytes, error);
   }
 
+  PutStatus put_plan(const Plan& plan, std::string_view version, std::string& error) override {
+    std::string body = compress_body(plan.text);
+    if (body.empty()) {
+      error = "cannot compress the plan";
+      return PutStatus::kError;
+    }
+    const int64_t received = plan.received != 0 ? plan.received : static_cast<int64_t>(std::time(nullptr));
+    std::lock_guard lock(mutex_);
+    // Read, compare and write in one transaction, as put_symbols() does.
+    if (!exec("BEGIN IMMEDIATE", error)) return PutStatus::kError;
+    std::string stored;
+    PutStatus status = PutStatus::kStored;
+    switch (get_plan_locked(plan.app, plan.id, stored, error)) {
+      case GetStatus::kError: status = PutStatus::kError; break;
+      case GetStatus::kMissing: break;
+      case GetStatus::kFound: status = stored == plan.text ? PutStatus::kDuplicate : PutStatus::kConflict;
+    }
+    if (status == PutStatus::kStored) {
+      Statement insert(db_, "INSERT INTO plans (app, plan_id, received, body_size, body) VALUES (?1, ?2, ?3, ?4, ?5)");
+      sqlite3_stmt* s = insert.get();
+      if (s != nullptr) {
+        sqlite3_bind_text(s, 1, plan.app.data(), static_cast<int>(plan.app.size()), SQLITE_STATIC);
+        sqlite3_bind_text(s, 2, plan.id.data(), static_cast<int>(plan.id.size()), SQLITE_STATIC);
+        sqlite3_bind_int64(s, 3, received);
+        sqlite3_bind_int64(s, 4, static_cast<int64_t>(plan.text.size()));
+        sqlite3_bind_blob(s, 5, body.data(), static_cast<int>(body.size()), SQLITE_STATIC);
+      }
+      if (s == nullptr || sqlite3_step(s) != SQLITE_DONE) status = fail(error);
+    }
+    if (status == PutStatus::kStored || status == PutStatus::kDuplicate) {
+      Statement current(db_,
+                        "INSERT INTO current_plans (app, version, plan_id, since) VALUES (?1, ?2, ?3, ?4) "
+                        "ON CONFLICT (app, version) DO UPDATE SET plan_id = excluded.plan_id, since = excluded.since");
+      sqlite3_stmt* s = current.get();
+      if (s != nullptr) {
+        sqlite3_bind_text(s, 1, plan.app.data(), static_cast<int>(plan.app.size()), SQLITE_STATIC);
+        sqlite3_bind_text(s, 2, version.data(), static_cast<int>(version.size()), SQLITE_STATIC);
+        sqlite3_bind_text(s, 3, plan.id.data(), static_cast<int>(plan.id.size()), SQLITE_STATIC);
+        sqlite3_bind_int64(s, 4, received);
+      }
+      if (s == nullptr || sqlite3_step(s) != SQLITE_DONE) status = fail(error);
+    }
+    if (status == PutStatus::kError || !exec("COMMIT", error)) {
+      std::string ignored;
+      exec("ROLLBACK", ignored);
+      return PutStatus::kError;
+    }
+    return status;
+  }
+
+  GetStatus get_plan(std::string_view app, std::string_view id, std::string& text, std::string& error) override {
+    std::lock_guard lock(mutex_);
+    return get_plan_locked(app, id, text, error);
+  }
+
+  GetStatus current_plan(std::string_view app, std::string_view version, std::string& id,
+                         std::string& error) override {
+    // Asked for every report stored: on a read-only connection of its own, with its statement prepared once, so
+    // that the lookup never waits for the writer's batch (WAL: readers and the writer go on side by side).
+    std::lock_guard lock(plan_lookup_mutex_);
+    auto failed = [this, &error] {
+      error = std::string("sqlite: ") +
+              (plan_lookup_db_ != nullptr ? sqlite3_errmsg(plan_lookup_db_) : "cannot open the database");
+      return GetStatus::kError;
+    };
+    if (plan_lookup_ == nullptr) {
+      if (plan_lookup_db_ == nullptr) {
+        if (sqlite3_open_v2(path_.c_str(), &plan_lookup_db_, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, nullptr) !=
+            SQLITE_OK) {
+          failed();
+          sqlite3_close_v2(plan_lookup_db_);  // opened again at the next lookup
+          plan_lookup_db_ = nullptr;
+          return GetStatus::kError;
+        }
+        sqlite3_busy_timeout(plan_lookup_db_, 10000);
+      }
+      if (sqlite3_prepare_v3(plan_lookup_db_, "SELECT plan_id FROM current_plans WHERE app = ?1 AND version = ?2", -1,
+                             SQLITE_PREPARE_PERSISTENT, &plan_lookup_, nullptr) != SQLITE_OK) {
+        return failed();
+      }
+    }
+    sqlite3_stmt* s = plan_lookup_;
+    sqlite3_bind_text(s, 1, app.data(), static_cast<int>(app.size()), SQLITE_STATIC);
+    sqlite3_bind_text(s, 2, version.data(), static_cast<int>(version.size()), SQLITE_STATIC);
+    const int rc = sqlite3_step(s);
+    GetStatus status = GetStatus::kFound;
+    if (rc == SQLITE_ROW) {
+      id = text(s, 0);
+    } else {
+      status = rc == SQLITE_DONE ? GetStatus::kMissing : failed();
+    }
+    sqlite3_reset(s);  // ends the read transaction: the next lookup sees what was committed since
+    sqlite3_clear_bindings(s);
+    return status;
+  }
+
   int64_t count(std::string& error) override {
     std::lock_guard lock(mutex_);
     Statement select(db_, "SELECT COUNT(*) FROM runs");
@@ -284,6 +429,30 @@ class SqliteStore : public Store {
     return GetStatus::kFound;
   }
 
+  GetStatus get_plan_locked(std::string_view app, std::string_view id, std::string& plan, std::string& error) {
+    Statement select(db_, "SELECT body_size, body FROM plans WHERE app = ?1 AND plan_id = ?2");
+    if (!select) {
+      fail(error);
+      return GetStatus::kError;
+    }
+    sqlite3_stmt* s = select.get();
+    sqlite3_bind_text(s, 1, app.data(), static_cast<int>(app.size()), SQLITE_STATIC);
+    sqlite3_bind_text(s, 2, id.data(), static_cast<int>(id.size()), SQLITE_STATIC);
+    int rc = sqlite3_step(s);
+    if (rc == SQLITE_DONE) return GetStatus::kMissing;
+    if (rc != SQLITE_ROW) {
+      fail(error);
+      return GetStatus::kError;
+    }
+    std::string_view stored(static_cast<const char*>(sqlite3_column_blob(s, 1)),
+                            static_cast<size_t>(sqlite3_column_bytes(s, 1)));
+    if (!decompress_body(stored, sqlite3_column_int64(s, 0), plan)) {
+      error = "plan " + std::string(id) + ": the stored file is corrupt";
+      return GetStatus::kError;
+    }
+    return GetStatus::kFound;
+  }
+
   // One transaction for the whole batch; the INSERT prepared once (parsing it cost as much as running it).
   void write_batch(std::vector<PendingPut*>& batch) {
     std::lock_guard lock(mutex_);
@@ -292,8 +461,8 @@ class SqliteStore : public Store {
     if (ok && insert_ == nullptr) {
       const std::string sql =
           std::string("INSERT INTO runs (run_id, app, version, received, exit_status, signal, failed, "
-                      "crash_signature, body_size, body, interim_sequence) "
-                      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11) ON CONFLICT (app, run_id) ") +
+                      "crash_signature, body_size, body, interim_sequence, summary) "
+                      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12) ON CONFLICT (app, run_id) ") +
           kKeepLatestReport;
       ok = sqlite3_prepare_v3(db_, sql.c_str(), -1, SQLITE_PREPARE_PERSISTENT, &insert_, nullptr) == SQLITE_OK;
       if (!ok) fail(error);
@@ -316,6 +485,11 @@ class SqliteStore : public Store {
       sqlite3_bind_int64(s, 9, static_cast<int64_t>(run.body.size()));
       sqlite3_bind_blob(s, 10, body.data(), static_cast<int>(body.size()), SQLITE_STATIC);
       if (run.interim_sequence) sqlite3_bind_int64(s, 11, *run.interim_sequence); else sqlite3_bind_null(s, 11);
+      if (!run.summary.empty()) {
+        sqlite3_bind_blob(s, 12, run.summary.data(), static_cast<int>(run.summary.size()), SQLITE_STATIC);
+      } else {
+        sqlite3_bind_null(s, 12);
+      }
       if (sqlite3_step(s) != SQLITE_DONE) {
         fail(error);
         ok = false;
@@ -361,6 +535,9 @@ class SqliteStore : public Store {
   std::string path_;  // for the readers' connections
   std::mutex mutex_;  // the writing connection: one batch, count or symbol lookup at a time
   sqlite3_stmt* insert_ = nullptr;
+  std::mutex plan_lookup_mutex_;  // current_plan()'s own read-only connection and statement
+  sqlite3* plan_lookup_db_ = nullptr;
+  sqlite3_stmt* plan_lookup_ = nullptr;
   GroupCommit group_{[this](std::vector<PendingPut*>& batch) { write_batch(batch); }};
   int version_ = 0;
 };

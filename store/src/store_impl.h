@@ -15,7 +15,8 @@ namespace sampler::store {
 inline constexpr const char* kKeepLatestReport =
     "DO UPDATE SET version = excluded.version, received = excluded.received, exit_status = excluded.exit_status, "
     "signal = excluded.signal, failed = excluded.failed, crash_signature = excluded.crash_signature, "
-    "body_size = excluded.body_size, body = excluded.body, interim_sequence = excluded.interim_sequence "
+    "body_size = excluded.body_size, body = excluded.body, interim_sequence = excluded.interim_sequence, "
+    "summary = excluded.summary "
     "WHERE runs.interim_sequence IS NOT NULL AND "
     "(excluded.interim_sequence IS NULL OR excluded.interim_sequence > runs.interim_sequence)";
 

@@ -3,6 +3,7 @@
 // each run exactly the observed sites and true predicates that splitting the lines by hand gives.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <random>
@@ -12,6 +13,7 @@
 #include <vector>
 
 #include "analysis/predicates.h"
+#include "analysis/run_summary.h"
 #include "analysis/runs.h"
 #include "sections/sites_index.h"
 
@@ -126,14 +128,59 @@ TEST(ReadRuns, SamplesLinesAgreeWithAPlainReading) {
     expected_sites.push_back(sites);
     expected_predicates.push_back(predicates);
   }
-  for (unsigned jobs : {1u, 3u}) {
+  // Reports that read_runs() names in diagnostics: a section a line short, a unit without site information, and a
+  // crash (a main-backtrace) with no samples section; each still a run, with nothing observed.
+  const std::vector<std::string> odd = {
+      "<report id=\"samples\">\n<samples unit=\"" + units[0].name + "\" scheme=\"branches\">\n" +
+          [] { std::string lines; for (uint32_t i = 1; i < kSites; ++i) lines += "1\t0\n"; return lines; }() +
+          "</samples>\n</report>\n",
+      "<report id=\"samples\">\n<samples unit=\"000000000000000000000000000000ff\" scheme=\"branches\">\n1\t0\n"
+      "</samples>\n</report>\n",
+      "<report id=\"samples\">\n</report>\n<report id=\"main-backtrace\">\nsignal:11:SIGSEGV:0x0\n"
+      "#0 0x1234 in f (/bin/x+0x1234)\n</report>\n",
+  };
+  for (size_t o = 0; o < odd.size(); ++o) {
+    std::string path = (dir / "reports" / ("odd-" + std::to_string(o) + ".txt")).string();
+    FILE* out = std::fopen(path.c_str(), "w");
+    ASSERT_NE(out, nullptr);
+    std::fwrite(odd[o].data(), 1, odd[o].size(), out);
+    std::fclose(out);
+    files.push_back(path);
+    expected_sites.emplace_back();
+    expected_predicates.emplace_back();
+  }
+  // The same runs read from their summaries (analysis/run_summary.h), as the console reads stored runs: the same
+  // lists, crash groups and diagnostics.
+  std::vector<std::string> summaries;
+  for (const std::string& file : files) {
+    std::string text;
+    FILE* in = std::fopen(file.c_str(), "r");
+    ASSERT_NE(in, nullptr);
+    char buffer[4096];
+    for (size_t n; (n = std::fread(buffer, 1, sizeof buffer, in)) > 0;) text.append(buffer, n);
+    std::fclose(in);
+    summaries.push_back(summarize_report(text));
+  }
+  std::vector<std::string> diagnostics[2];
+  std::vector<std::string> crash_groups[2];
+  for (auto [jobs, from_summaries] : {std::pair{1u, false}, std::pair{3u, false}, std::pair{1u, true},
+                                      std::pair{3u, true}}) {
     SitesIndex index;
     DiagnosticList sink;
     ASSERT_TRUE(index.add_path((dir / "app.sites").string(), sink));
     ReadOptions options;
     options.jobs = jobs;
+    if (from_summaries) options.summary_of = [&summaries](size_t i) { return std::string_view(summaries[i]); };
     ReadResult result = read_runs(files, index, options, sink);
     ASSERT_EQ(result.runs.size(), files.size());
+    EXPECT_EQ(result.left_out, 0u);
+    if (jobs == 1) {
+      for (const Diagnostic& d : sink.items) {
+        diagnostics[from_summaries].push_back(d.file + ":" + std::to_string(d.line) + ": " + d.message);
+      }
+      crash_groups[from_summaries] = result.runs.crash_groups;
+    }
+    EXPECT_EQ(result.runs.crashed.back(), 1) << "from summaries: " << from_summaries;
     const Catalogue& catalogue = result.catalogue;
     for (size_t r = 0; r < files.size(); ++r) {
       std::set<SiteKey> sites;
@@ -145,11 +192,61 @@ TEST(ReadRuns, SamplesLinesAgreeWithAPlainReading) {
         const Site& site = catalogue.sites[catalogue.predicate_site[id]];
         predicates.emplace(site.unit, static_cast<uint32_t>(std::stoul(site.line)), id - site.first_predicate);
       }
-      EXPECT_EQ(sites, expected_sites[r]) << files[r] << " -j" << jobs;
-      EXPECT_EQ(predicates, expected_predicates[r]) << files[r] << " -j" << jobs;
+      EXPECT_EQ(sites, expected_sites[r]) << files[r] << " -j" << jobs << " from summaries: " << from_summaries;
+      EXPECT_EQ(predicates, expected_predicates[r])
+          << files[r] << " -j" << jobs << " from summaries: " << from_summaries;
     }
   }
+  // Every kind of diagnostic came, and the same from the summaries (the report's line numbers included).
+  std::sort(diagnostics[0].begin(), diagnostics[0].end());
+  std::sort(diagnostics[1].begin(), diagnostics[1].end());
+  EXPECT_EQ(diagnostics[1], diagnostics[0]);
+  auto said = [&diagnostics](std::string_view what) {
+    return std::any_of(diagnostics[0].begin(), diagnostics[0].end(),
+                       [what](const std::string& d) { return d.find(what) != std::string::npos; });
+  };
+  EXPECT_TRUE(said("malformed samples line")) << ::testing::PrintToString(diagnostics[0]);
+  EXPECT_TRUE(said("39 samples lines, but 40 sites"));
+  EXPECT_TRUE(said("no site information for unit 000000000000000000000000000000ff"));
+  ASSERT_EQ(crash_groups[0].size(), 1u);
+  EXPECT_EQ(crash_groups[1], crash_groups[0]);
   fs::remove_all(dir);
+}
+
+// A stored summary may be corrupt (a disk, a hand-edited database): every truncation and every flipped byte of one
+// reads as a run left out and named, or as some run, never past the bytes' end (the reader checks every length).
+TEST(ReadRuns, CorruptSummariesAreLeftOutOrRead) {
+  const std::string report =
+      "<report id=\"samples\">\n<samples unit=\"000000000000000000000000000000a1\" scheme=\"branches\">\n"
+      "1\t0\n0\t3\n0\t0\n</samples>\n</report>\n<report id=\"main-backtrace\">\nsignal:11:SIGSEGV:0x0\n</report>\n";
+  const std::string summary = summarize_report(report);
+  std::vector<std::string> corrupt;
+  for (size_t n = 0; n < summary.size(); ++n) corrupt.push_back(summary.substr(0, n));
+  for (size_t i = 0; i < summary.size(); ++i) {
+    for (unsigned char flip : {0x01, 0x80, 0xff}) {
+      std::string bytes = summary;
+      bytes[i] = static_cast<char>(static_cast<unsigned char>(bytes[i]) ^ flip);
+      corrupt.push_back(bytes);
+    }
+  }
+  corrupt.push_back(summary + "x");
+  SitesIndex index;
+  DiagnosticList sink;
+  const std::string sites =
+      "<sites unit=\"000000000000000000000000000000a1\" scheme=\"branches\">\nf.c\t1\tf\t1\tx\nf.c\t2\tf\t2\ty\n"
+      "f.c\t3\tf\t3\tz\n</sites>\n";
+  ASSERT_TRUE(index.add_text("app.sites", sites, sink));
+  ReadOptions options;
+  options.jobs = 1;
+  options.summary_of = [&corrupt](size_t i) { return std::string_view(corrupt[i]); };
+  std::vector<std::string> names(corrupt.size(), "run");
+  ReadResult result = read_runs(names, index, options, sink);
+  EXPECT_EQ(result.runs.size() + result.left_out, corrupt.size());
+  EXPECT_GE(result.left_out, summary.size());  // every truncation at least
+  for (size_t r = 0; r < result.runs.size(); ++r) {
+    for (uint32_t id : result.runs.sites(r)) EXPECT_LT(id, result.catalogue.sites.size());
+    for (uint32_t id : result.runs.predicates(r)) EXPECT_LT(id, result.catalogue.predicate_count());
+  }
 }
 
 }  // namespace

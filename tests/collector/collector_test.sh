@@ -363,6 +363,73 @@ print("stopped", flush=True)
     run "$TOOLS/sampler-collector" export --database sqlite:x --app a
     expect 2 '' "sampler-collector export: expected one OUTDIR operand\nTry 'sampler-collector export --help' for more information.\n"
     ;;
+  plans)
+    # Sampling plans: only a key with 'plans' uploads one, checked all or nothing; any key of the application reads
+    # it back; each stored report's answer names its release's current plan; another application reaches none.
+    printf 'wordfreq\tplan-key\tplans\nother\tother-plan-key\tplans\n' >>keys.tsv
+    start_server "$database"
+    upload_plan() {  # upload_plan KEY FILE [QUERY]
+      http=$(curl -s -o answer -w '%{http_code}' -H "Authorization: APIKey $1" --data-binary @"$2" "$url/api/plans$3")
+    }
+    get_plan() {  # get_plan KEY ID: the plan in ./fetched
+      http=$(curl -s -o fetched -w '%{http_code}' -H "Authorization: APIKey $1" "$url/api/plans/$2")
+    }
+    expect_plan_answer() {  # expect_plan_answer ID VERSION ENTRIES
+      [ "$http" = 200 ] && [ "$(cat answer)" = "{\"success\": true, \"status\": 200, \"plan\": \"$1\", \"version\": \"$2\", \"entries\": $3}" ] ||
+        fail "plan upload: $http $(cat answer)"
+    }
+    unit=0123456789abcdef0123456789abcdef
+    printf 'sampler-plan\t1\nid\tplan-a\n# hot loop rarely, error path always\n%s\tbranches\t0\t1e-3\n%s\tbranches\t1\t1\n' \
+      "$unit" "$unit" >plan-a
+    upload_plan good-key plan-a '?version=1.0' && expect_answer 403 not-allowed
+    upload_plan plan-key plan-a && expect_answer 400 missing-version
+    upload_plan plan-key plan-a '?version=1.0' && expect_plan_answer plan-a 1.0 2
+    # A bad plan is refused whole, with its line; a changed plan under a stored id too.
+    { cat plan-a; printf '%s\tbranches\t1\t0.5\n' "$unit"; } >repeated
+    upload_plan plan-key repeated '?version=1.0' && expect_answer 400 bad-plan
+    grep -q '"Text": "line 6: the same unit, scheme and site as line 5"' answer || fail "repeated site: $(cat answer)"
+    printf 'sampler-plan\t1\nid\tplan-b\n%s\tbranches\t0\t1.5\n' "$unit" >out-of-range
+    upload_plan plan-key out-of-range '?version=1.0' && expect_answer 400 bad-plan
+    grep -q '"Text": "line 3: ' answer || fail "probability 1.5: $(cat answer)"
+    printf 'id\tplan-b\n' >headless
+    upload_plan plan-key headless '?version=1.0' && expect_answer 400 bad-plan
+    sed 's/1e-3/2e-3/' plan-a >changed
+    upload_plan plan-key changed '?version=1.0' && expect_answer 409 plan-conflict
+    # Read back by the users' key, byte for byte; an id never stored, or not an id, is unknown.
+    get_plan good-key plan-a
+    [ "$http" = 200 ] && cmp -s plan-a fetched || fail "GET plan-a: $http $(cat fetched)"
+    get_plan good-key plan-b && cp fetched answer && expect_answer 404 no-such-plan
+    get_plan good-key '..%2Fkeys' && cp fetched answer && expect_answer 404 no-such-plan
+    http=$(curl -s -o answer -w '%{http_code}' "$url/api/plans/plan-a") && expect_answer 401 unauthorized
+    http=$(curl -s -o answer -w '%{http_code}' -X POST -H 'Authorization: APIKey plan-key' "$url/api/plans/plan-a") &&
+      expect_answer 405 method-not-allowed
+    # A report of release 1.0 is answered with its plan; one of another release, or none, with null.
+    report run-1 | sed 's/^app\twordfreq$/&\nversion\t1.0/' >r1 && upload good-key r1 && expect_answer 200
+    grep -q '"duplicate": false, "plan": "plan-a"}$' answer || fail "report of 1.0: $(cat answer)"
+    report run-2 >r2 && upload good-key r2 && expect_answer 200
+    grep -q '"duplicate": false, "plan": null}$' answer || fail "report without a version: $(cat answer)"
+    # Another application: no plan of wordfreq's reachable; its own plan under the same id is its own.
+    get_plan other-key plan-a && cp fetched answer && expect_answer 404 no-such-plan
+    get_plan other-plan-key plan-a && cp fetched answer && expect_answer 404 no-such-plan
+    report run-3 | sed 's/^app\twordfreq$/app\tother\nversion\t1.0/' >r3 && upload other-key r3 && expect_answer 200
+    grep -q '"plan": null}$' answer || fail "other's report names a plan: $(cat answer)"
+    printf 'sampler-plan\t1\nid\tplan-a\n' >theirs
+    upload_plan other-plan-key theirs '?version=1.0' && expect_plan_answer plan-a 1.0 0
+    get_plan good-key plan-a
+    cmp -s plan-a fetched || fail "wordfreq's plan-a after other's upload: $(cat fetched)"
+    get_plan other-key plan-a
+    cmp -s theirs fetched || fail "other's plan-a: $(cat fetched)"
+    # The empty release (runs without --version) has a plan of its own; a restart keeps them all.
+    printf 'sampler-plan\t1\nid\tplan-c\n%s\tbranches\t0\t0\n' "$unit" >plan-c
+    upload_plan plan-key plan-c '?version=' && expect_plan_answer plan-c '' 1
+    stop_server
+    start_server "$database"
+    report run-4 >r4 && upload good-key r4 && expect_answer 200
+    grep -q '"plan": "plan-c"}$' answer || fail "after restart, a report without a version: $(cat answer)"
+    report run-5 | sed 's/^app\twordfreq$/&\nversion\t1.0/' >r5 && upload good-key r5 && expect_answer 200
+    grep -q '"plan": "plan-a"}$' answer || fail "after restart, a report of 1.0: $(cat answer)"
+    stop_server
+    ;;
   *) echo "unknown case $case_name" >&2; exit 2 ;;
 esac
 finish

@@ -5,7 +5,8 @@
 #   pages    the demo (examples/wordfreq.c built by sampler-cc, 40 runs): its build ID listed as missing symbols
 #            until they are pushed; sign in through the form; the crash group is count_initials (wordfreq.c:N), new
 #            in 1.0, and its page's top predictors are the planted cause and the state it leaves; the predictor
-#            table is sampler-analyze --html's, row for row
+#            table (ranked from the runs' summaries) is sampler-analyze --database --html's (from the reports), row
+#            for row; runs without summaries (as after the migration) rank the same and get their summaries
 #   access   no key, a report-only key, a symbols-only key and an unknown key get the login page or 403; the cookie's
 #            flags; one application's key never reaches another's pages; keys never reach the log
 #   releases the releases in the order their runs came; a crash new in 1.0, gone in 2.0, regressed in 3.0
@@ -124,6 +125,27 @@ print("%s %s %s %s" % (c[0]["httpOnly"], c[0]["sameSite"], c[0]["path"], c[0]["s
     [ -s console.table ] && cmp -s analyze.table console.table ||
       fail "the console's predictors differ from sampler-analyze's:$(echo; diff analyze.table console.table | head -20)"
     for shot in apps app group release all; do [ -s "$shot.png" ] || fail "no screenshot $shot.png"; done
+    # Runs stored before summaries were kept (a database migrated from schema version 4) have none: the page
+    # summarizes their reports instead, ranks them the same, and stores the summaries it made, the same bytes
+    # as the collector makes at upload.
+    sql() {
+      if [ -n "${SAMPLER_TEST_POSTGRESQL_URL:-}" ]; then psql -qAt "$database" -c "$1"
+      else sqlite3 reports.db "$1"; fi
+    }
+    hex=$([ -n "${SAMPLER_TEST_POSTGRESQL_URL:-}" ] && echo "encode(summary, 'hex')" || echo "hex(summary)")
+    at_upload=$(sql "SELECT run_id, $hex FROM runs WHERE app = 'wordfreq' ORDER BY run_id")
+    [ "$(grep -c . <<<"$at_upload")" = 40 ] && ! grep -q '|$' <<<"$at_upload" ||
+      fail "not every uploaded run has a summary: $(head -3 <<<"$at_upload")"
+    get view-key /ui/app/wordfreq/predictors/
+    section page predictors >from-summaries.table
+    sql "UPDATE runs SET summary = NULL WHERE app = 'wordfreq'" >/dev/null
+    get view-key /ui/app/wordfreq/predictors/
+    [ "$http" = 200 ] || fail "the predictors' page without summaries: $http"
+    section page predictors >from-reports.table
+    [ -s from-reports.table ] && cmp -s from-summaries.table from-reports.table ||
+      fail "the predictors from reports differ from those from summaries:$(echo; diff from-summaries.table from-reports.table | head -20)"
+    filled=$(sql "SELECT run_id, $hex FROM runs WHERE app = 'wordfreq' ORDER BY run_id")
+    [ "$filled" = "$at_upload" ] || fail "the summaries the page stored differ from the upload's"
     stop_server
     ;;
 

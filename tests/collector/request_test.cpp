@@ -72,10 +72,10 @@ TEST(KeyTable, ReportsOnlyUnlessTheLineSaysWhatTheKeyMayUpload) {
   EXPECT_EQ(keys.authenticate("APIKey build\tsymbols"), std::nullopt);  // the column is not part of the key
   EXPECT_FALSE(KeyTable().load("a\tk\tsymbol\n", error));
   EXPECT_EQ(error, "line 1: unknown permission 'symbol' after the key (expected reports, symbols, replace-symbols, "
-                   "read, or several: reports,symbols)");
+                   "read, plans, or several: reports,symbols)");
   EXPECT_FALSE(KeyTable().load("a\tk\t\n", error));
-  EXPECT_EQ(error, "line 1: unknown permission '' after the key (expected reports, symbols, replace-symbols, read, or "
-                   "several: reports,symbols)");
+  EXPECT_EQ(error, "line 1: unknown permission '' after the key (expected reports, symbols, replace-symbols, read, "
+                   "plans, or several: reports,symbols)");
   EXPECT_FALSE(KeyTable().load("a\tk\treports,\n", error));
   EXPECT_FALSE(KeyTable().load("a\t\tsymbols\n", error));
   EXPECT_EQ(error, "line 1: expected APP<TAB>KEY");
@@ -335,6 +335,53 @@ TEST_F(CollectorTest, KeysForSymbolsOnlyMayNotUploadReports) {
   EXPECT_EQ(store_->count(error), 0);
 }
 
+// Sampling plans through the request path: only a key with `plans` uploads one, checked whole; any key of the
+// application reads it; the answer to a report names its release's current plan.
+TEST_F(CollectorTest, PlansUploadedByPlansKeysOnlyAndNamedInReportAnswers) {
+  KeyTable keys;
+  std::string error;
+  ASSERT_TRUE(keys.load("app\tuser\napp\tplanner\tplans\nelse\tstranger\treports,plans\n", error)) << error;
+  Collector collector(*store_, std::move(keys), Limits());
+  auto call = [&](std::string_view method, std::string_view path, std::string_view key, std::string_view body,
+                  std::optional<std::string_view> version) {
+    Request request;
+    request.method = method;
+    request.path = path;
+    request.authorization = key;
+    request.body = body;
+    request.version = version;
+    return collector.handle(request, 0);
+  };
+  const std::string plan = "sampler-plan\t1\nid\tp-1\n0123456789abcdef0123456789abcdef\tbranches\t7\t0.25\n";
+  Response refused = call("POST", "/api/plans", "APIKey user", plan, "2.0");
+  EXPECT_EQ(refused.status, 403) << refused.body;
+  Response stored = call("POST", "/api/plans", "APIKey planner", plan, "2.0");
+  EXPECT_EQ(stored.status, 200) << stored.body;
+  EXPECT_EQ(stored.body,
+            "{\"success\": true, \"status\": 200, \"plan\": \"p-1\", \"version\": \"2.0\", \"entries\": 1}\n");
+  const std::string repeated = plan + "0123456789abcdef0123456789abcdef\tbranches\t7\t1\n";
+  Response bad = call("POST", "/api/plans", "APIKey planner", repeated, "2.0");
+  EXPECT_EQ(bad.status, 400);
+  EXPECT_NE(bad.body.find("\"Code\": \"bad-plan\", \"Text\": \"line 4: the same unit, scheme and site as line 3\""),
+            std::string::npos)
+      << bad.body;
+  Response fetched = call("GET", "/api/plans/p-1", "APIKey user", "", std::nullopt);
+  EXPECT_EQ(fetched.status, 200);
+  EXPECT_EQ(fetched.body, plan);
+  EXPECT_EQ(call("GET", "/api/plans/p-1", "APIKey stranger", "", std::nullopt).status, 404);
+  // A report of release 2.0 is answered with p-1; one of another release with null.
+  Outcome outcome;
+  outcome.run_id = "run-2";
+  outcome.app = "app";
+  outcome.version = "2.0";
+  outcome.exit_status = 0;
+  Response answer = call("POST", "/api/reports", "APIKey user", format_outcome(outcome), std::nullopt);
+  EXPECT_EQ(answer.status, 200) << answer.body;
+  EXPECT_NE(answer.body.find("\"plan\": \"p-1\"}"), std::string::npos) << answer.body;
+  answer = call("POST", "/api/reports", "APIKey user", report("run-1"), std::nullopt);
+  EXPECT_NE(answer.body.find("\"plan\": null}"), std::string::npos) << answer.body;
+}
+
 // The console's login sets the key's cookie (Secure over TLS), and the cookie then opens the pages; a key
 // without `read` is refused and gets no cookie. percent_encode/decode carry any key through the cookie.
 TEST_F(CollectorTest, ConsoleLoginSetsTheKeysCookie) {
@@ -376,7 +423,8 @@ TEST_F(CollectorTest, ConsoleLoginSetsTheKeysCookie) {
 TEST_F(CollectorTest, StoresOnceAndAnswersInJson) {
   Response first = post(report("run1"));
   EXPECT_EQ(first.status, 200);
-  EXPECT_EQ(first.body, "{\"success\": true, \"status\": 200, \"id\": \"run1\", \"duplicate\": false}\n");
+  EXPECT_EQ(first.body,
+            "{\"success\": true, \"status\": 200, \"id\": \"run1\", \"duplicate\": false, \"plan\": null}\n");
   EXPECT_EQ(first.log, "");
   Response again = post(gzip(report("run1")), "APIKey good", 10);
   EXPECT_EQ(again.status, 200);

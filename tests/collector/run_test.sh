@@ -444,6 +444,91 @@ server.handle_request()')
     run "$R" --config bad.conf --app a -- true
     expect 2 '' "sampler-run: 'bad.conf':1: error: bad value for 'interval'\n"
     ;;
+  plans)
+    # The collector's current plan of a release reaches its runs: the first run's upload learns of it and fetches
+    # it, the next runs give it to the program (SAMPLER_PLAN); --plan and --no-plan override it; a bad plan stops
+    # sampler-run before the program runs. On PostgreSQL too (with_postgresql.sh).
+    database=${SAMPLER_TEST_POSTGRESQL_URL:-sqlite:reports.db}
+    printf 'wordfreq\tplan-key\tplans\n' >>keys.tsv
+    start_server "$database"
+    upload_plan() {  # upload_plan FILE VERSION
+      local http
+      http=$(curl -s -o answer -w '%{http_code}' -H 'Authorization: APIKey plan-key' --data-binary @"$1" \
+        "$url/api/plans?version=$2")
+      [ "$http" = 200 ] || fail "plan upload: $http $(cat answer)"
+    }
+    unit=0123456789abcdef0123456789abcdef
+    printf 'sampler-plan\t1\nid\tplan-a\n%s\tbranches\t0\t1e-3\n%s\tbranches\t1\t1\n' "$unit" "$unit" >plan-a
+    sed 's/plan-a/plan-b/; s/1e-3/0.01/' plan-a >plan-b
+    upload_plan plan-a 1.0
+    # The program shows the plan it was given: its path on the first line, then the file.
+    shows_plan=(sh -c 'printf "%s\n" "${SAMPLER_PLAN-none}"; [ -z "${SAMPLER_PLAN-}" ] || cat "$SAMPLER_PLAN"')
+    run_1_0() { run "$R" --app wordfreq --version 1.0 --upload "$url" --api-key good-key "$@" -- "${shows_plan[@]}"; }
+    # given_plan FILE PATH: the last run was given the plan FILE, as PATH.
+    given_plan() {
+      [ "$status" = 0 ] && [ ! -s err ] || fail "$ran: status $status, stderr $(cat err)"
+      [ "$(head -n 1 out)" = "$2" ] || fail "$ran: SAMPLER_PLAN is '$(head -n 1 out)', expected '$2'"
+      tail -n +2 out | cmp -s - "$1" || fail "$ran: the program read $(tail -n +2 out | head -3)"
+    }
+    run_1_0
+    expect 0 'none\n' ''
+    cached=(cache/sampler/plans/*.plan)
+    [ "${#cached[@]}" = 1 ] && cmp -s plan-a "${cached[0]}" || fail "not cached: $(ls -la cache/sampler/plans)"
+    [ "$(stat -c %a "${cached[0]}")" = 600 ] || fail "the cached plan's mode: $(stat -c %a "${cached[0]}")"
+    run_1_0
+    given_plan plan-a "$SCRATCH/${cached[0]}"
+    # A new current plan on the collector: the next upload fetches it, the run after uses it.
+    upload_plan plan-b 1.0
+    run_1_0
+    given_plan plan-a "$SCRATCH/${cached[0]}"
+    run_1_0
+    given_plan plan-b "$SCRATCH/${cached[0]}"
+    # Another release has no plan: its runs get none, and the plan of 1.0 stays cached.
+    run "$R" --app wordfreq --version 2.0 --upload "$url" --api-key good-key -- "${shows_plan[@]}"
+    expect 0 'none\n' ''
+    # --no-plan: none at all; --plan FILE, SAMPLER_PLAN or the configuration's plan: that one, as an absolute path.
+    run_1_0 --no-plan
+    expect 0 'none\n' ''
+    run_1_0 --plan plan-a
+    given_plan plan-a "$SCRATCH/plan-a"
+    SAMPLER_PLAN=plan-a run_1_0
+    given_plan plan-a "$SCRATCH/plan-a"
+    printf 'plan = %s\n' "$SCRATCH/plan-a" >with-plan.conf
+    run_1_0 --config with-plan.conf
+    given_plan plan-a "$SCRATCH/plan-a"
+    # A cached plan that is no plan any more is not given; the next upload fetches the current one again.
+    printf 'sampler-plan\t1\n' >"${cached[0]}"
+    run_1_0
+    expect 0 'none\n' ''
+    run_1_0
+    given_plan plan-b "$SCRATCH/${cached[0]}"
+    # A bad plan given: refused before the program runs, with its file and line, exit status 2.
+    { cat plan-a; printf '%s\tbranches\t1\t0.5\n' "$unit"; } >repeated
+    run "$R" --app wordfreq --plan repeated -- sh -c 'echo ran'
+    expect 2 '' "sampler-run: 'repeated':5: error: the same unit, scheme and site as line 4\n"
+    printf 'plan = repeated\n' >bad-plan.conf
+    run "$R" --config bad-plan.conf --app wordfreq -- sh -c 'echo ran'
+    expect 2 '' "sampler-run: 'repeated':5: error: the same unit, scheme and site as line 4\n"
+    run "$R" --app wordfreq --plan no-such-file -- sh -c 'echo ran'
+    expect 2 '' "sampler-run: 'no-such-file': error: cannot read the plan\n"
+    # A file name with a control character is shown escaped.
+    printf 'sampler-plan\t1\n' >"$(printf 'no\033id')"
+    run "$R" --app wordfreq --plan "$(printf 'no\033id')" -- sh -c 'echo ran'
+    [ "$status" = 2 ] && [ ! -s out ] && grep -q "^sampler-run: 'no\\\\x1bid':1: error: " err ||
+      fail "a plan without an id: status $status, stdout $(cat out), stderr $(od -c err | head -3)"
+    run "$R" --app wordfreq --plan plan-a --no-plan -- true
+    expect 2 '' "sampler-run: --plan and --no-plan exclude each other\nTry 'sampler-run --help' for more information.\n"
+    stop_server
+    # A collector whose release has no plan ("plan": null): the run still gets the cached one, whose file the
+    # upload's answer then drops; the next run gets none. The same address: the cache is per collector URL.
+    LISTEN=$address start_server sqlite:no-plans.db
+    run_1_0
+    given_plan plan-b "$SCRATCH/${cached[0]}"
+    [ ! -e "${cached[0]}" ] || fail "the cached plan stayed after an answer without a plan"
+    run_1_0
+    expect 0 'none\n' ''
+    stop_server
+    ;;
   *) echo "unknown case $case_name" >&2; exit 2 ;;
 esac
 finish

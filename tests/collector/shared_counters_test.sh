@@ -3,6 +3,7 @@
 # under sampler-run to a real collector on 127.0.0.1 and is killed with SIGKILL, which leaves its report unwritten;
 # the stored run still has its samples, read from the shared mapping, and the outcome signal 9.
 #   killed_after_signal   killed once it has said (through a FIFO) that it reached a point: exact counts
+#   killed_with_plan      the same, given a sampling plan: the stored report has the plan subreport after its samples
 #   kill9_instants [RUNS] killed at RUNS (default 50) random points of its loop: every stored counter is at most
 #                         the full run's and the loop's sites agree with one another (none torn, none half-placed)
 #   forked_child          a child the program forks counts in its own copy, not in the parent's shared counters
@@ -14,7 +15,16 @@
 #                         becomes the final one, with its samples and signal 9
 #   interim_alone         sampler-run itself killed after its first interim report: the run stays stored with that
 #                         report, outcome unknown, which sampler-analyze --database leaves out unless
-#                         --include-unfinished
+#                         --include-unfinished; given a plan, that report carries the plan subreport
+#   interval_reports      SAMPLER_INTERVAL=1 without sampler-run: a program that never calls the runtime gets interim
+#                         reports in its report file, each whole, of higher sequences and cumulative counters, while
+#                         three threads sample; its final report replaces the last
+#   interval_kill9        the same program killed with SIGKILL after its third interim report: the file holds the last
+#                         one, whole; uploaded, it is an unfinished run (sampler-analyze --include-unfinished). Then
+#                         killed while strace holds the rename of its second: the file holds the first, whole
+#   oom_killed            a program that allocates until the kernel's OOM killer kills it (a memory cgroup the test
+#                         makes: cgroup v2 or v1, else systemd-run --scope, else the test is skipped with the reason,
+#                         exit 77) under sampler-run: the stored run has its samples and the outcome signal 9
 # usage: shared_counters_test.sh CASE [RUNS]; environment: TOOLS, DRIVERS, SCRATCH, SOURCE_DIR
 set -euo pipefail
 case_name=$1
@@ -62,6 +72,24 @@ export_runs() {
     fail "export failed"
 }
 
+# at_most SMALLER LARGER: nothing when the resolved files have the same lines and fields, each counter of SMALLER
+# no larger than LARGER's; else what differs first.
+at_most() {
+  awk -F'\t' 'NR == FNR { full[FNR] = $0; next }
+    { n = split(full[FNR], f, "\t"); if (n != NF) { print "line " FNR ": fields differ"; failed = 1; exit }
+      for (i = 1; i <= NF; i++) if ($i != f[i] && !($i ~ /^[0-9]+$/ && f[i] ~ /^[0-9]+$/ && $i + 0 <= f[i] + 0)) {
+        print "line " FNR ": " $0 " against " full[FNR]; failed = 1; exit } }
+    END { if (!failed && FNR != length(full)) print FNR " lines, the other has " length(full) }' "$2" "$1"
+}
+
+# runs ANALYZE-OPTIONS...: the runs of the database that sampler-analyze --database analysed (PROGRAM's sites).
+runs() {
+  "$TOOLS/sampler-analyze" --database sqlite:reports.db --app killed --sites "$program_file" --format json "$@" \
+    >analysis.json 2>analysis.err || fail "sampler-analyze $*: $(cat analysis.err)"
+  sed -n 's/^{"runs": \([0-9]*\).*/\1/p' analysis.json
+}
+program_file=until_killed
+
 # counters FUNCTION SCHEME FILE: the counters (the last fields: two for branches, else one) of FUNCTION's sites of
 # SCHEME in a resolved file (unit, scheme, file, line, function, ...), tab-separated.
 counters() {
@@ -86,6 +114,26 @@ case $case_name in
     # 1000 calls of is_third, a third of them (turns 0, 3, ..., 999) true; the loop's 1000 turns.
     [ "$(counters is_third function-entries killed.txt)" = 1000 ] || fail "is_third entries: $(cat killed.txt)"
     [ "$(counters is_third branches killed.txt)" = "666	334" ] || fail "is_third branches: $(cat killed.txt)"
+    ;;
+  killed_with_plan)
+    # Given a plan (here through SAMPLER_PLAN), the program killed outright still reports which plan it ran with:
+    # sampler-run adds the plan subreport after the samples it reads from the shared counters.
+    printf 'sampler-plan\t1\nid\tplan-k\n0123456789abcdef0123456789abcdef\tbranches\t0\t1\n' >plan
+    start_server sqlite:reports.db
+    SAMPLER_PLAN=$SCRATCH/plan launch 1000 0 wait
+    read -r reached <&8
+    [ "$reached" = done ] || fail "the program said '$reached'"
+    kill -KILL "$pid" || fail "the program had ended"
+    ended
+    stop_server
+    export_runs
+    reports=$(find exported -name '*.report')
+    [ "$(echo "$reports" | wc -l)" = 1 ] || fail "stored runs: $reports"
+    subreports=$(sed -n 's/^<report id="\(.*\)">$/\1/p' $reports | tr '\n' ' ')
+    [ "$subreports" = "samples plan outcome " ] || fail "subreports: $subreports"
+    plan=$(sed -n '/^<report id="plan">$/,/^<\/report>$/p' $reports)
+    [ "$plan" = "$(printf '<report id="plan">\nid\tplan-k\nsparsity\t1\n</report>')" ] || fail "plan subreport: $plan"
+    grep -q '^signal	9$' $reports || fail "outcome: $(cat $reports)"
     ;;
   kill9_instants)
     start_server sqlite:reports.db
@@ -113,12 +161,7 @@ case $case_name in
       killed=$((killed + 1))
       resolved "$report" >run.txt || { fail "$report: resolveSamples failed"; continue; }
       # Site by site, field by field: the same static fields, counters no larger than the full run's.
-      problem=$(awk -F'\t' 'NR == FNR { full[FNR] = $0; next }
-        { n = split(full[FNR], f, "\t"); if (n != NF) { print "line " FNR ": fields differ"; failed = 1; exit }
-          for (i = 1; i <= NF; i++) if ($i != f[i] && !($i ~ /^[0-9]+$/ && f[i] ~ /^[0-9]+$/ && $i + 0 <= f[i] + 0)) {
-            print "line " FNR ": " $0 " against " full[FNR]; failed = 1; exit } }
-        END { if (!failed && FNR != length(full)) print FNR " lines, the full run has " length(full) }' \
-        full.txt run.txt)
+      problem=$(at_most run.txt full.txt)
       [ -z "$problem" ] || fail "$report: $problem"
       # One turn at a time: is_third's entries, its branch's counts and their thirds agree (an entry may be
       # counted before its branch).
@@ -212,8 +255,12 @@ case $case_name in
     # that a launcher that dies early never leaves the test waiting.
     rm -f progress said && mkfifo progress said
     exec 8<>progress 6<>said
+    # interim_alone runs under a plan: its interim report, written from the shared counters, carries the plan too.
+    printf 'sampler-plan\t1\nid\tplan-i\n' >plan
+    plan_options=()
+    [ "$case_name" = interim_alone ] && plan_options=(--plan plan)
     ( status=0
-      "$R" --verbose --interval 1 --app killed --sparsity 1 --upload "$url" --api-key good-key -- \
+      "$R" --verbose --interval 1 "${plan_options[@]}" --app killed --sparsity 1 --upload "$url" --api-key good-key -- \
         ./until_killed 1000 0 progress wait 2>&6 || status=$?
       echo ended >&6
       exit "$status" ) &
@@ -274,16 +321,194 @@ case $case_name in
       wait "$launcher" || true
       stop_server
       unknown_outcome 1
-      # runs ANALYZE-OPTIONS...: the runs sampler-analyze --database analysed.
-      runs() {
-        "$TOOLS/sampler-analyze" --database sqlite:reports.db --app killed --sites until_killed --format json "$@" \
-          >analysis.json 2>analysis.err || fail "sampler-analyze $*: $(cat analysis.err)"
-        sed -n 's/^{"runs": \([0-9]*\).*/\1/p' analysis.json
-      }
+      [ "$("$TOOLS/extract-report" plan <$stored)" = "$(printf 'id\tplan-i\nsparsity\t1')" ] ||
+        fail "the interim report's plan subreport: $(cat $stored)"
       [ "$(runs)" = 0 ] || fail "the unfinished run was analysed: $(cat analysis.json)"
       [ "$(runs --include-unfinished)" = 1 ] || fail "--include-unfinished: $(cat analysis.json)"
     fi
     exec 6<&- 8<&-
+    ;;
+  interval_reports | interval_kill9)
+    "$DRIVERS/sampler-cc" -O1 -g -pthread -fsampler-schemes=function-entries,branches \
+      "$SOURCE_DIR/tests/collector/programs/ticking.c" -o ticking
+    program_file=ticking
+    # whole FILE LABEL: FILE (a copy taken at one instant) is one whole report, its samples resolved in FILE.resolved.
+    whole() {
+      "$TOOLS/extract-report" samples <"$1" >samples.txt 2>extract.err || fail "$2: extract-report: $(cat extract.err)"
+      if [ -s extract.err ]; then fail "$2: the report is not whole: $(cat extract.err)"; fi
+      [ "$(grep -c '^<report id="samples">$' "$1")" = 1 ] || fail "$2: samples subreports: $(cat "$1")"
+      "$TOOLS/resolveSamples" ticking <samples.txt | cut -f2- >"$1.resolved" || fail "$2: resolveSamples failed"
+    }
+    # consistent FILE LABEL: in one snapshot, is_third's entries and branches agree (a snapshot taken on the sample
+    # path of an entry has the entry and not yet its branch), its turns counted from 0.
+    consistent() {
+      local entries false true turns
+      entries=$(counters is_third function-entries "$1.resolved")
+      read -r false true <<<"$(counters is_third branches "$1.resolved")"
+      turns=$((false + true))
+      { [ "$turns" = "$entries" ] || [ "$turns" = $((entries - 1)) ]; } && [ "$true" = $(((turns + 2) / 3)) ] ||
+        fail "$2: is_third $entries entries, branches $false $true"
+    }
+    # sequence_of FILE: the interim subreport's sequence, empty when there is none.
+    sequence_of() {
+      local pattern=$'^sequence\t([0-9]+)$' text
+      text=$("$TOOLS/extract-report" interim <"$1" 2>/dev/null || true)
+      if [[ $text =~ $pattern ]]; then echo "${BASH_REMATCH[1]}"; fi
+    }
+    rm -f input && mkfifo input  # not ./answer: upload() writes there
+    # interval_reports: two more threads sample without pause, and race for each interim report.
+    workers=0
+    [ "$case_name" = interval_reports ] && workers=2
+    SAMPLER_SPARSITY=1 SAMPLER_INTERVAL=1 SAMPLER_FILE=report ./ticking $workers <input 2>ticking.err &
+    program=$!
+    exec 9>input
+    # Polls the file's content (a copy taken whole: the runtime replaces the file by rename) until its sequence
+    # advances, three times; each interim report is whole and counts at least what the one before counted.
+    seen=0 previous=
+    while [ "$seen" -lt 3 ]; do
+      kill -0 "$program" || { fail "the program ended: $(cat ticking.err)"; finish; }
+      sequence=
+      if [ -e report ]; then
+        cp report probe.txt
+        sequence=$(sequence_of probe.txt)
+      fi
+      if [ -z "$sequence" ] || [ "$sequence" = "${last:-}" ]; then
+        sleep 0.05
+        continue
+      fi
+      last=$sequence seen=$((seen + 1))
+      cp probe.txt "interim$seen.txt"
+      whole "interim$seen.txt" "interim report $sequence"
+      consistent "interim$seen.txt" "interim report $sequence"
+      if [ -n "$previous" ]; then
+        [ "$sequence" -gt "$(sequence_of "$previous")" ] || fail "sequence $sequence after $(sequence_of "$previous")"
+        problem=$(at_most "$previous.resolved" "interim$seen.txt.resolved")
+        [ -z "$problem" ] || fail "interim report $sequence counts less than the one before: $problem"
+        # Cumulative: the loop never stops, so each report counts more entries of is_third than the last.
+        [ "$(counters is_third function-entries "interim$seen.txt.resolved")" -gt \
+          "$(counters is_third function-entries "$previous.resolved")" ] || fail "interim report $sequence: no more entries"
+      fi
+      previous=interim$seen.txt
+    done
+    if [ "$case_name" = interval_reports ]; then
+      echo quit >&9
+      status=0
+      wait "$program" || status=$?
+      [ "$status" = 0 ] || fail "the program exited $status: $(cat ticking.err)"
+      whole report "the final report"
+      consistent report "the final report"
+      if grep -q '^<report id="interim">$' report; then fail "the final report holds an interim one: $(cat report)"; fi
+      problem=$(at_most "$previous.resolved" report.resolved)
+      [ -z "$problem" ] || fail "the final report counts less than the last interim one: $problem"
+      # (A kill in the middle of an interim report would leave one: not here.)
+      [ ! -e report.new ] || fail "report.new left beside the report"
+    else
+      kill -KILL "$program"
+      wait "$program" || true
+      cp report killed.txt
+      whole killed.txt "the report left by SIGKILL"
+      consistent killed.txt "the report left by SIGKILL"
+      [ "$(sequence_of killed.txt)" -ge "$last" ] || fail "the report left: $(cat killed.txt)"
+      problem=$(at_most "$previous.resolved" killed.txt.resolved)
+      [ -z "$problem" ] || fail "the report left counts less than the last interim one seen: $problem"
+      # Uploaded with an outcome that says nothing of its end, it is an unfinished run.
+      printf '<report id="outcome">\nrun-id\tinterval-kill9\napp\tkilled\n</report>\n' >>killed.txt
+      start_server sqlite:reports.db
+      upload good-key killed.txt
+      [ "$http" = 200 ] || fail "upload: $http $(cat answer)"
+      stop_server
+      [ "$(runs)" = 0 ] || fail "the unfinished run was analysed: $(cat analysis.json)"
+      [ "$(runs --include-unfinished)" = 1 ] || fail "--include-unfinished: $(cat analysis.json)"
+      # Killed between writing its second interim report (report.new, whole) and renaming it over the report (strace
+      # holds the rename): the report is still the first, whole.
+      if command -v strace >/dev/null; then
+        rm -f report report.new
+        exec 9>&-
+        rm -f input && mkfifo input
+        SAMPLER_SPARSITY=1 SAMPLER_INTERVAL=1 SAMPLER_FILE=report strace -f -qq -o /dev/null -e trace=renameat2 \
+          -e inject=renameat2:delay_enter=600000000:when=2 ./ticking <input 2>traced.err &
+        tracer=$!
+        exec 9>input
+        until [ -e report.new ] && [ "$(sequence_of report.new)" = 2 ]; do
+          kill -0 "$tracer" || { fail "the program ended: $(cat traced.err)"; finish; }
+          sleep 0.05
+        done
+        # The program first (its SIGKILL pending aborts the held rename), then strace, which would wait out its delay.
+        kill -KILL "$(pgrep -P "$tracer" ticking)"
+        kill -KILL "$tracer" 2>/dev/null || true
+        wait "$tracer" || true
+        cp report held.txt
+        whole held.txt "the report while the rename was held"
+        [ "$(sequence_of held.txt)" = 1 ] || fail "the report while the rename was held: $(cat held.txt)"
+      else
+        echo "strace not found: the kill between write and rename is not tested"
+      fi
+    fi
+    exec 9>&-
+    [ ! -s ticking.err ] || fail "the program said: $(cat ticking.err)"
+    ;;
+  oom_killed)
+    "$DRIVERS/sampler-cc" -O1 -g -fsampler-schemes=function-entries,branches \
+      "$SOURCE_DIR/tests/collector/programs/allocate.c" -o allocate
+    limit=$((64 << 20))
+    # The memory cgroup the program moves itself into: a child of the test's own cgroup, cgroup v2 where its memory
+    # controller is enabled, else v1's memory hierarchy; else the whole of sampler-run in a systemd scope.
+    cgroup= procs=- wrap=() oom_kills=
+    own_v2=$(sed -n 's/^0:://p' /proc/self/cgroup)
+    own_v1=$(sed -n 's/^[0-9]*:memory:\(.*\)$/\1/p' /proc/self/cgroup)
+    for root in /sys/fs/cgroup /sys/fs/cgroup/unified; do
+      [ -n "$own_v2" ] && [ -f "$root/cgroup.controllers" ] || continue
+      dir=$root${own_v2%/}/sampler-oom-$$
+      mkdir "$dir" 2>/dev/null || continue
+      if [ -f "$dir/memory.max" ] && echo "$limit" >"$dir/memory.max"; then
+        echo 0 >"$dir/memory.swap.max" 2>/dev/null || true
+        cgroup=$dir oom_kills=$dir/memory.events
+        break
+      fi
+      rmdir "$dir"
+    done
+    if [ -z "$cgroup" ] && [ -n "$own_v1" ] && [ -f /sys/fs/cgroup/memory/cgroup.procs ]; then
+      dir=/sys/fs/cgroup/memory${own_v1%/}/sampler-oom-$$
+      if mkdir "$dir" 2>/dev/null; then
+        if echo "$limit" >"$dir/memory.limit_in_bytes"; then
+          echo "$limit" >"$dir/memory.memsw.limit_in_bytes" 2>/dev/null || true
+          cgroup=$dir oom_kills=$dir/memory.oom_control
+        else
+          rmdir "$dir"
+        fi
+      fi
+    fi
+    if [ -n "$cgroup" ]; then
+      procs=$cgroup/cgroup.procs
+      trap 'rmdir "$cgroup" 2>/dev/null || true' EXIT
+    elif command -v systemd-run >/dev/null && systemd-run --scope --quiet -p MemoryMax=$limit true 2>scope.err; then
+      wrap=(systemd-run --scope --quiet -p MemoryMax=$limit -p MemorySwapMax=0)
+    else
+      echo "SKIP ($case_name): no memory cgroup can be made here (cgroup v2 without its memory controller for" \
+        "children, no writable cgroup v1 memory hierarchy, systemd-run --scope: $(head -c 200 scope.err 2>/dev/null))"
+      exit 77
+    fi
+    start_server sqlite:reports.db
+    status=0
+    "${wrap[@]}" "$R" --app killed --sparsity 1 --upload "$url" --api-key good-key -- ./allocate "$procs" \
+      >allocate.out 2>>run.err || status=$?
+    [ "$status" = 137 ] || fail "sampler-run ended with status $status, expected death by signal 9: $(cat run.err)"
+    [ "$(cat allocate.out)" = "allocating 334" ] || fail "the program said: $(cat allocate.out)"
+    # The kernel's OOM killer, not something else, killed it.
+    if [ -n "$oom_kills" ]; then
+      kills=$(sed -n 's/^oom_kill \([0-9]*\)$/\1/p' "$oom_kills")
+      [ "${kills:-0}" -ge 1 ] || fail "no OOM kill in $oom_kills: $(cat "$oom_kills")"
+    fi
+    stop_server
+    export_runs
+    stored=$(find exported -name '*.report')
+    [ "$(echo "$stored" | wc -w)" = 1 ] || { fail "stored runs: '$stored'"; finish; }
+    grep -q '^signal	9$' $stored || fail "outcome: $(cat $stored)"
+    "$TOOLS/extract-report" samples <$stored | "$TOOLS/resolveSamples" allocate | cut -f2- >killed.txt ||
+      fail "resolveSamples: $(cat killed.txt)"
+    [ "$(counters is_third function-entries killed.txt)" = 1000 ] || fail "is_third entries: $(cat killed.txt)"
+    [ "$(counters is_third branches killed.txt)" = "666	334" ] || fail "is_third branches: $(cat killed.txt)"
+    [ "$(counters grow function-entries killed.txt)" -ge 1 ] || fail "grow entries: $(cat killed.txt)"
     ;;
   *)
     fail "unknown case"

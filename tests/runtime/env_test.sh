@@ -90,11 +90,15 @@ check "invalid descriptor does not fall back to the file" \
   "sampler: SAMPLER_REPORT_FD: descriptor 9 is not open for writing; no report" \
   SAMPLER_SPARSITY=1 SAMPLER_REPORT_FD=9 SAMPLER_FILE="$report"
 [ -e "$report" ] && { echo "FAIL: no report may be written"; failures=$((failures + 1)); }
+check "interval not a whole number of seconds" \
+  "sampler: SAMPLER_INTERVAL: invalid value '0.5' (expected a whole number of seconds from 1 to 1000000000); no interim reports" \
+  SAMPLER_SPARSITY=1 SAMPLER_FILE="$report" SAMPLER_INTERVAL=0.5
+[ "$(loop_count "$report")" = 50 ] || { echo "FAIL: the report after a bad SAMPLER_INTERVAL"; failures=$((failures + 1)); }
 [ -e "$work/r.%d" ] && { echo "FAIL: no file may be created for an invalid name"; failures=$((failures + 1)); }
 
 # The variables are removed from the environment once read (exec'd children must not write the same report).
 env -i PATH="$PATH" SAMPLER_SPARSITY=1 SAMPLER_SEED=1 SAMPLER_FILE="$work/e.txt" SAMPLER_VERBOSE=1 \
-  SAMPLER_REPORT_FD=1 SAMPLER_SHARED_FD=1 "$EXAMPLE" env - 2>/dev/null >"$work/env.out"
+  SAMPLER_REPORT_FD=1 SAMPLER_SHARED_FD=1 SAMPLER_INTERVAL=1 "$EXAMPLE" env - 2>/dev/null >"$work/env.out"
 if grep -q '^SAMPLER_' "$work/env.out"; then
   echo "FAIL: variables left in the environment: $(grep '^SAMPLER_' "$work/env.out")"; failures=$((failures + 1))
 else

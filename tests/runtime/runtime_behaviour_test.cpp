@@ -537,6 +537,8 @@ TEST(Privileged, SetuidProgramIgnoresTheEnvironment) {
         {{"SAMPLER_SPARSITY", "1"}, {"SAMPLER_REPORT_FD", "2"}},
         // Not a file it could map: obeyed, it would say so on stderr; ignored, nothing is said.
         {{"SAMPLER_SPARSITY", "1"}, {"SAMPLER_SHARED_FD", "2"}},
+        // An invalid interval: obeyed, it would say so; ignored, nothing is said.
+        {{"SAMPLER_SPARSITY", "1"}, {"SAMPLER_INTERVAL", "0"}},
     };
     for (const auto& env : attempts) {
       RunOptions options;
@@ -549,7 +551,8 @@ TEST(Privileged, SetuidProgramIgnoresTheEnvironment) {
     EXPECT_EQ(read_file(victim), "root's file\n");
     // Under SAMPLER_VERBOSE, the one line that says so, and nothing else.
     RunOptions verbose;
-    verbose.env = {{"SAMPLER_SPARSITY", "1"}, {"SAMPLER_FILE", victim}, {"SAMPLER_VERBOSE", "1"}};
+    verbose.env = {{"SAMPLER_SPARSITY", "1"}, {"SAMPLER_FILE", victim}, {"SAMPLER_INTERVAL", "1"},
+                   {"SAMPLER_VERBOSE", "1"}};
     RunResult r = run(argv, verbose);
     EXPECT_EQ(r.exit_code, 0);
     EXPECT_EQ(r.err,

@@ -88,6 +88,19 @@ TEST(Settings, Seed) {
   }
 }
 
+TEST(Settings, Interval) {
+  uint32_t seconds = 0;
+  EXPECT_TRUE(parse_interval("1", seconds).ok);
+  EXPECT_EQ(seconds, 1u);
+  EXPECT_TRUE(parse_interval("3600", seconds).ok);
+  EXPECT_EQ(seconds, 3600u);
+  EXPECT_TRUE(parse_interval("1000000000", seconds).ok);
+  EXPECT_EQ(seconds, 1000000000u);
+  for (const char* bad : {"", "0", "-1", "1.5", "1000000001", "99999999999999999999", "5s", " 5", "x"}) {
+    EXPECT_FALSE(parse_interval(bad, seconds).ok) << "'" << bad << "'";
+  }
+}
+
 TEST(Settings, Descriptor) {
   int fd = -1;
   EXPECT_TRUE(parse_descriptor("3", fd).ok);
@@ -180,9 +193,9 @@ uint64_t splitmix(uint64_t& x) {
   return z ^ (z >> 31);
 }
 
-/// An exponential variate drawn, as the runtime draws it, from splitmix64's words.
+/// An exponential variate drawn as the runtime draws it, from its generator's words (state `x`).
 double exponential_from(uint64_t& x) {
-  return exponential_variate([&x] { return splitmix(x); });
+  return exponential_variate([&x] { return next_random_word(x); });
 }
 
 TEST(Ziggurat, LayersHaveEqualAreas) {
@@ -214,7 +227,7 @@ TEST(Ziggurat, ExponentialDistribution) {
   for (int i = 0; i < kDraws; ++i) {
     double e = exponential_variate([&] {
       ++words;
-      return splitmix(x);
+      return next_random_word(x);
     });
     ASSERT_GE(e, 0.0);
     ASSERT_TRUE(std::isfinite(e));
@@ -360,28 +373,134 @@ TEST(Sampling, ProbabilityOfTheFirstOpportunity) {
   EXPECT_NEAR(ones, draws / 10.0, 5 * std::sqrt(draws * 0.1 * 0.9));
 }
 
-/// The runtime's generator, written out again: xoshiro256** seeded through splitmix64 as seed_thread seeds the
-/// thread of index `index` under SAMPLER_SEED=`seed`. The reference the banked draws must equal.
+/// The runtime's generator, written out again: wyrand seeded through splitmix64 as seed_thread seeds the thread of
+/// index `index` under SAMPLER_SEED=`seed`. The reference the banked draws must equal.
 struct ReferenceGenerator {
-  uint64_t s[4];
+  uint64_t state;
   ReferenceGenerator(uint64_t seed, uint32_t index) {
     uint64_t x = seed ^ (0xd1b54a32d192ed03ull * (uint64_t{index} + 1));
-    for (uint64_t& word : s) word = splitmix(x);
+    state = splitmix(x);
   }
-  static uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
   uint64_t next() {
-    uint64_t result = rotl(s[1] * 5, 7) * 9;
-    uint64_t shifted = s[1] << 17;
-    s[2] ^= s[0];
-    s[3] ^= s[1];
-    s[1] ^= s[2];
-    s[0] ^= s[3];
-    s[2] ^= shifted;
-    s[3] = rotl(s[3], 45);
-    return result;
+    state += 0xa0761d6478bd642full;
+    __uint128_t product = static_cast<__uint128_t>(state) * (state ^ 0xe7037ed1a0b428dbull);
+    return static_cast<uint64_t>(product >> 64) ^ static_cast<uint64_t>(product);
   }
   double exponential() { return exponential_variate([this] { return next(); }); }
 };
+
+/// The chi-square value exceeded with probability about 10^-5 at `dof` degrees of freedom (Wilson and Hilferty's
+/// approximation, within 1 % there): a statistic above it fails the test.
+double chi_square_bound(int dof) {
+  double h = 2.0 / (9.0 * dof);
+  return dof * std::pow(1.0 - h + 4.265 * std::sqrt(h), 3);
+}
+
+/// What the tests of a generator see of 10^6 countdowns at sparsity 10, drawn as the runtime draws them from the
+/// words `next()` returns (the ziggurat's variates, then the geometric countdown).
+struct CountdownStatistics {
+  double mean_error;      ///< the sample mean's distance from 10, in standard errors
+  double variance_ratio;  ///< the sample variance over the law's, 0.9 / 0.1^2
+  double values;          ///< chi-square of the values 1 to 60 and beyond 60 against the law: 60 degrees of freedom
+  double pairs;           ///< chi-square of successive countdowns' classes (8 x 8) against independence: 63 degrees
+};
+
+template <typename Next>
+CountdownStatistics countdown_statistics(Next next) {
+  constexpr int kDraws = 1000000;
+  constexpr double p = 0.1;
+  constexpr int kLargest = 60;
+  // Classes of about equal probability for the pairs: [1], [2], [3, 4], [5, 6], [7, 9], [10, 13], [14, 20], [21, ...).
+  constexpr int64_t kClassStart[] = {1, 2, 3, 5, 7, 10, 14, 21};
+  constexpr int kClasses = 8;
+  auto class_of = [&](int64_t g) {
+    int c = 0;
+    while (c + 1 < kClasses && g >= kClassStart[c + 1]) ++c;
+    return c;
+  };
+  auto at_least = [&](int64_t k) { return std::pow(1 - p, static_cast<double>(k - 1)); };  // P(G >= k)
+  std::vector<double> values(kLargest + 1), pairs(kClasses * kClasses);
+  double sum = 0, squares = 0;
+  int previous_class = -1;
+  for (int i = 0; i < kDraws; ++i) {
+    int64_t g = geometric_countdown(exponential_variate(next), 1 / p);
+    sum += static_cast<double>(g);
+    squares += static_cast<double>(g) * static_cast<double>(g);
+    ++values[std::min<int64_t>(g, kLargest + 1) - 1];
+    int c = class_of(g);
+    if (previous_class < 0) {
+      previous_class = c;
+    } else {  // disjoint pairs: (first, second), (third, fourth), ...
+      ++pairs[previous_class * kClasses + c];
+      previous_class = -1;
+    }
+  }
+  CountdownStatistics s{};
+  double variance = (1 - p) / (p * p), mean = sum / kDraws;
+  s.mean_error = (mean - 1 / p) / std::sqrt(variance / kDraws);
+  s.variance_ratio = (squares / kDraws - mean * mean) / variance;
+  for (int k = 1; k <= kLargest + 1; ++k) {
+    double probability = k <= kLargest ? at_least(k) - at_least(k + 1) : at_least(k);
+    double expected = kDraws * probability;
+    s.values += (values[k - 1] - expected) * (values[k - 1] - expected) / expected;
+  }
+  std::vector<double> class_probability(kClasses);
+  for (int c = 0; c < kClasses; ++c) {
+    class_probability[c] = at_least(kClassStart[c]) - (c + 1 < kClasses ? at_least(kClassStart[c + 1]) : 0.0);
+  }
+  for (int a = 0; a < kClasses; ++a) {
+    for (int b = 0; b < kClasses; ++b) {
+      double expected = kDraws / 2 * class_probability[a] * class_probability[b];
+      double seen = pairs[a * kClasses + b];
+      s.pairs += (seen - expected) * (seen - expected) / expected;
+    }
+  }
+  return s;
+}
+
+bool passes(const CountdownStatistics& s) {
+  return std::fabs(s.mean_error) < 5 && std::fabs(s.variance_ratio - 1) < 0.02 && s.values < chi_square_bound(60) &&
+         s.pairs < chi_square_bound(63);
+}
+
+TEST(Sampling, CountdownsOfTheRuntimesGeneratorAreGeometric) {
+  // The countdowns drawn from the runtime's generator, at fixed seeds (deterministic), against the geometric law
+  // of p = 1/10: mean and variance, a chi-square over the values and one over successive pairs (independence).
+  for (uint64_t seed : {1ull, 4242ull, 0x9e3779b97f4a7c15ull}) {
+    uint64_t x = seed;
+    uint64_t state = splitmix(x);
+    CountdownStatistics s = countdown_statistics([&state] { return next_random_word(state); });
+    EXPECT_LT(std::fabs(s.mean_error), 5) << seed;
+    EXPECT_NEAR(s.variance_ratio, 1, 0.02) << seed;
+    EXPECT_LT(s.values, chi_square_bound(60)) << seed;
+    EXPECT_LT(s.pairs, chi_square_bound(63)) << seed;
+  }
+}
+
+TEST(Sampling, CountdownTestsRejectWrongGenerators) {
+  // The tests above are strong enough to see generators that would sample wrongly: each of these fails them.
+  uint64_t state = 12345;
+  // The top bit stuck at 0: every position in the lower half of its layer, the countdowns too short.
+  CountdownStatistics stuck = countdown_statistics([&state] { return next_random_word(state) >> 1; });
+  EXPECT_GT(stuck.values, chi_square_bound(60));
+  EXPECT_FALSE(passes(stuck));
+  // A 64-bit linear congruential generator's raw words (Knuth's MMIX constants): the layer, from the low byte,
+  // follows a cycle of 256, so successive variates are tied.
+  uint64_t lcg = 12345;
+  CountdownStatistics congruential = countdown_statistics([&lcg] {
+    lcg = lcg * 6364136223846793005ull + 1442695040888963407ull;
+    return lcg;
+  });
+  EXPECT_FALSE(passes(congruential));
+  // Every word twice: each pair of countdowns equal, the values' law intact.
+  uint64_t repeated = 0, count = 0;
+  CountdownStatistics twice = countdown_statistics([&] {
+    if (count++ % 2 == 0) repeated = next_random_word(state);
+    return repeated;
+  });
+  EXPECT_GT(twice.pairs, chi_square_bound(63));
+  EXPECT_FALSE(passes(twice));
+}
 
 /// Runs `body` on a new thread (a fresh countdown, generator and bank), after the runtime's own initialisation,
 /// so that the configuration the test sets is not replaced by the environment's.

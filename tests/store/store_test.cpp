@@ -2,6 +2,7 @@
 // when SAMPLER_TEST_POSTGRESQL_URL names a server (tests/store/postgresql_test.sh starts one and sets it).
 // Tests share a database on PostgreSQL, so each works on applications of its own and counts differences.
 #include <gtest/gtest.h>
+#include <libpq-fe.h>
 #include <sqlite3.h>
 #include <unistd.h>
 
@@ -259,6 +260,47 @@ TEST_P(StoreTest, SymbolFilesAreStoredByBuildIdAndKind) {
   ASSERT_EQ(store_->put_symbols(ranges, false, error), PutStatus::kStored) << error;
   ASSERT_EQ(store_->get_symbols("app", file.build_id, "ranges", bytes, error), GetStatus::kFound) << error;
   EXPECT_EQ(bytes, "symbfile ranges");
+}
+
+// Plans are kept by application and id; the last one put for a release is its current plan; a stored id keeps its
+// text (a run's plan id names one plan), and another application's plans are out of reach.
+TEST_P(StoreTest, PlansAreKeptByApplicationAndIdWithTheCurrentOnePerRelease) {
+  std::string error, text, id;
+  const std::string app = unique_name("plans"), other = unique_name("plans-other");
+  EXPECT_EQ(store_->current_plan(app, "1.0", id, error), GetStatus::kMissing) << error;
+  Plan first{app, "p1", 0, "sampler-plan\t1\nid\tp1\n" + std::string(3000, '#') + "\n"};
+  ASSERT_EQ(store_->put_plan(first, "1.0", error), PutStatus::kStored) << error;
+  ASSERT_EQ(store_->current_plan(app, "1.0", id, error), GetStatus::kFound) << error;
+  EXPECT_EQ(id, "p1");
+  ASSERT_EQ(store_->get_plan(app, "p1", text, error), GetStatus::kFound) << error;
+  EXPECT_EQ(text, first.text);
+  EXPECT_EQ(store_->current_plan(app, "2.0", id, error), GetStatus::kMissing) << error;
+  EXPECT_EQ(store_->current_plan(app, "", id, error), GetStatus::kMissing) << error;
+  // A second plan becomes current; the first stays readable by its id.
+  Plan second{app, "p2", 0, "sampler-plan\t1\nid\tp2\n"};
+  ASSERT_EQ(store_->put_plan(second, "1.0", error), PutStatus::kStored) << error;
+  ASSERT_EQ(store_->current_plan(app, "1.0", id, error), GetStatus::kFound) << error;
+  EXPECT_EQ(id, "p2");
+  ASSERT_EQ(store_->get_plan(app, "p1", text, error), GetStatus::kFound) << error;
+  EXPECT_EQ(text, first.text);
+  // The same text again is a duplicate, and current once more; another text under a stored id changes nothing.
+  ASSERT_EQ(store_->put_plan(first, "1.0", error), PutStatus::kDuplicate) << error;
+  ASSERT_EQ(store_->current_plan(app, "1.0", id, error), GetStatus::kFound) << error;
+  EXPECT_EQ(id, "p1");
+  Plan changed{app, "p2", 0, "sampler-plan\t1\nid\tp2\n# changed\n"};
+  EXPECT_EQ(store_->put_plan(changed, "", error), PutStatus::kConflict) << error;
+  EXPECT_EQ(store_->current_plan(app, "", id, error), GetStatus::kMissing) << error;
+  ASSERT_EQ(store_->get_plan(app, "p2", text, error), GetStatus::kFound) << error;
+  EXPECT_EQ(text, second.text);
+  // Another application: neither reads these plans nor is hindered by their ids.
+  EXPECT_EQ(store_->get_plan(other, "p1", text, error), GetStatus::kMissing) << error;
+  EXPECT_EQ(store_->current_plan(other, "1.0", id, error), GetStatus::kMissing) << error;
+  Plan theirs{other, "p2", 0, "sampler-plan\t1\nid\tp2\n# theirs\n"};
+  ASSERT_EQ(store_->put_plan(theirs, "1.0", error), PutStatus::kStored) << error;
+  ASSERT_EQ(store_->get_plan(app, "p2", text, error), GetStatus::kFound) << error;
+  EXPECT_EQ(text, second.text);
+  ASSERT_EQ(store_->current_plan(app, "1.0", id, error), GetStatus::kFound) << error;
+  EXPECT_EQ(id, "p1");
 }
 
 // One application's symbols are its own: another's file for the same build ID is stored apart and never read
@@ -710,6 +752,11 @@ TEST(SqliteStore, MigratesAVersionTwoDatabase) {
   ASSERT_EQ(store->get_symbols("old", "ab", "gsym", bytes, error), GetStatus::kFound) << error;
   EXPECT_EQ(bytes, "GSYM");
   EXPECT_EQ(store->get_symbols("new", "ab", "gsym", bytes, error), GetStatus::kMissing) << error;
+  // Migrated through schema 5 (plans) and 6 (summaries): plans can be stored.
+  std::string id;
+  EXPECT_EQ(store->put_plan({"old", "p", 0, "sampler-plan\t1\nid\tp\n"}, "1", error), PutStatus::kStored) << error;
+  ASSERT_EQ(store->current_plan("old", "1", id, error), GetStatus::kFound) << error;
+  EXPECT_EQ(id, "p");
   StoredRun again;
   again.run_id = "r1";
   again.app = "new";
@@ -721,6 +768,123 @@ TEST(SqliteStore, MigratesAVersionTwoDatabase) {
   EXPECT_EQ(store->put_symbols({"ab", "gsym", "new", 0, "other"}, false, error), PutStatus::kStored) << error;
   store.reset();
   std::filesystem::remove_all(dir);
+}
+
+// Schema version 4 exactly as migrations 0 -> ... -> 4 leave it, on either store (the statements both take).
+constexpr const char* kVersionFourRuns =
+    "CREATE TABLE runs (id %ID%, run_id TEXT NOT NULL, app TEXT NOT NULL, version TEXT NOT NULL, received "
+    "%INT% NOT NULL, exit_status INTEGER, signal INTEGER, failed %BOOL% NOT NULL, crash_signature TEXT NOT NULL, "
+    "body_size %INT% NOT NULL, body %BLOB% NOT NULL, interim_sequence %INT%, UNIQUE (app, run_id));"
+    "CREATE INDEX runs_app_version ON runs (app, version); CREATE INDEX runs_app_crash ON runs (app, crash_signature);"
+    "CREATE TABLE symbols (build_id TEXT NOT NULL, kind TEXT NOT NULL, app TEXT NOT NULL, received %INT% NOT NULL, "
+    "body_size %INT% NOT NULL, body %BLOB% NOT NULL, PRIMARY KEY (app, build_id, kind));"
+    "CREATE TABLE schema_version (version INTEGER NOT NULL); INSERT INTO schema_version VALUES (4);";
+
+// A database of schema version 4 with runs in it (a final one and an interim one) is migrated to 5: the runs
+// stay and read with no summary (their bodies instead, for the console to summarize), fill_summaries() gives
+// them one, and a later report of the run brings its own summary, which a late fill does not overwrite.
+TEST_P(StoreTest, MigratesAVersionFourDatabaseWithRuns) {
+  const bool sqlite = GetParam() == "sqlite";
+  std::string schema_sql = kVersionFourRuns;
+  auto substitute = [&schema_sql](std::string_view name, std::string_view value) {
+    for (size_t at; (at = schema_sql.find(name)) != std::string::npos;) schema_sql.replace(at, name.size(), value);
+  };
+  substitute("%ID%", sqlite ? "INTEGER PRIMARY KEY" : "BIGSERIAL PRIMARY KEY");
+  substitute("%INT%", sqlite ? "INTEGER" : "BIGINT");
+  substitute("%BOOL%", sqlite ? "INTEGER" : "BOOLEAN");
+  substitute("%BLOB%", sqlite ? "BLOB" : "BYTEA");
+  const std::string report = "<report id=\"samples\">\n</report>\n", body = compress_body(report);
+  const std::string hex = [&body] {
+    std::string out;
+    for (unsigned char c : body) {
+      out += "0123456789abcdef"[c >> 4];
+      out += "0123456789abcdef"[c & 15];
+    }
+    return out;
+  }();
+  const std::string rows =
+      "INSERT INTO runs (run_id, app, version, received, failed, crash_signature, body_size, body, "
+      "interim_sequence) VALUES ('r1', 'old', '1', 1, " + std::string(sqlite ? "0" : "false") + ", '', " +
+      std::to_string(report.size()) + ", " + (sqlite ? "X'" + hex + "'" : "'\\x" + hex + "'") + ", NULL), " +
+      "('r2', 'old', '1', 2, " + (sqlite ? "0" : "false") + ", '', " + std::to_string(report.size()) + ", " +
+      (sqlite ? "X'" + hex + "'" : "'\\x" + hex + "'") + ", 1);";
+  std::string url;
+  if (sqlite) {
+    url = "sqlite:" + (dir_ / "v4.db").string();
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open((dir_ / "v4.db").c_str(), &db), SQLITE_OK);
+    ASSERT_EQ(sqlite3_exec(db, (schema_sql + rows).c_str(), nullptr, nullptr, nullptr), SQLITE_OK)
+        << sqlite3_errmsg(db);
+    sqlite3_close(db);
+  } else {
+    // A schema of its own in the shared database, made through the store's connection string.
+    const std::string schema = "v4_" + std::to_string(getpid()) + "_" + std::to_string(std::random_device{}());
+    PGconn* c = PQconnectdb(url_.c_str());
+    ASSERT_EQ(PQstatus(c), CONNECTION_OK) << PQerrorMessage(c);
+    const std::string sql = "CREATE SCHEMA " + schema + "; SET search_path TO " + schema + ";" + schema_sql + rows;
+    PGresult* r = PQexec(c, sql.c_str());
+    EXPECT_EQ(PQresultStatus(r), PGRES_COMMAND_OK) << PQresultErrorMessage(r);
+    PQclear(r);
+    PQfinish(c);
+    url = url_ + (url_.find('?') == std::string::npos ? "?" : "&") + "options=-csearch_path%3D" + schema;
+  }
+  std::string error;
+  std::unique_ptr<Store> store = open_store(url, error);
+  ASSERT_NE(store, nullptr) << error;
+  EXPECT_EQ(store->schema_version(), kSchemaVersion);
+  auto summaries = [&store, &error] {
+    std::vector<std::string> found;
+    Query query{"old", std::nullopt};
+    query.summaries = true;
+    EXPECT_TRUE(store->for_each(query, [&](const StoredRun& run) {
+      std::string text;
+      const bool has_body = decompress_body(run.stored_body, run.body_size, text);
+      found.push_back(run.run_id + ":" + run.summary + ":" + (has_body ? text : "no body"));
+      return true;
+    }, error)) << error;
+    return found;
+  };
+  const std::string old_body = "<report id=\"samples\">\n</report>\n";
+  EXPECT_EQ(summaries(), (std::vector<std::string>{"r1::" + old_body, "r2::" + old_body}));
+  ASSERT_TRUE(store->fill_summaries("old", {{"r1", std::string("S1\0x", 4)}}, error)) << error;
+  EXPECT_EQ(summaries(), (std::vector<std::string>{"r1:" + std::string("S1\0x", 4) + ":no body", "r2::" + old_body}));
+  // r2's final report replaces its interim one, with a summary of its own; a fill made from the old body (a page
+  // that read before the report came) leaves it.
+  StoredRun final_report;
+  final_report.run_id = "r2";
+  final_report.app = "old";
+  final_report.version = "1";
+  final_report.exit_status = 0;
+  final_report.body = "final";
+  final_report.summary = "S2";
+  EXPECT_EQ(store->put(final_report, error), PutStatus::kStored) << error;
+  ASSERT_TRUE(store->fill_summaries("old", {{"r2", "stale"}, {"r1", "stale"}}, error)) << error;
+  EXPECT_EQ(summaries(), (std::vector<std::string>{"r1:" + std::string("S1\0x", 4) + ":no body", "r2:S2:no body"}));
+  store.reset();
+}
+
+// A run's summary follows its latest report: a later interim report's replaces it, an earlier one's does not.
+TEST_P(StoreTest, SummariesFollowTheLatestReport) {
+  const std::string app = unique_name("summaries");
+  StoredRun run = make_run(app);
+  run.exit_status.reset();
+  run.interim_sequence = 2;
+  run.summary = "two";
+  std::string error;
+  ASSERT_EQ(store_->put(run, error), PutStatus::kStored) << error;
+  run.interim_sequence = 1;
+  run.summary = "one";
+  EXPECT_EQ(store_->put(run, error), PutStatus::kDuplicate) << error;
+  run.interim_sequence = 3;
+  run.summary = "three";
+  EXPECT_EQ(store_->put(run, error), PutStatus::kStored) << error;
+  Query query{app, std::nullopt};
+  query.summaries = true;
+  std::vector<StoredRun> runs = read(query);
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(runs[0].summary, "three");
+  EXPECT_TRUE(runs[0].stored_body.empty());  // a summary instead of the body
+  EXPECT_TRUE(read({app, std::nullopt})[0].summary.empty());  // asked for bodies: no summary
 }
 
 TEST(Compression, RoundTripsAndRejectsGarbage) {

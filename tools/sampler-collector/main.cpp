@@ -32,8 +32,8 @@ constexpr tool::Option kServeOptions[] = {
     {"listen", 'l', "HOST:PORT", "address to listen on (port 0: any free port; the bound one is printed)"},
     {"database", 'd', "URL", "sqlite:PATH or postgresql://... (required)"},
     {"keys", 'k', "TSV",
-     "API keys: lines APP<TAB>KEY[<TAB>reports,symbols,replace-symbols,read], KEY plain or sha256:HEX; without "
-     "the third column a key may upload reports only (required)"},
+     "API keys: lines APP<TAB>KEY[<TAB>reports,symbols,replace-symbols,read,plans], KEY plain or sha256:HEX; "
+     "without the third column a key may upload reports only (required)"},
     {"max-body", 0, "BYTES", "largest request body accepted (default 4194304; larger: 413)"},
     {"max-report", 0, "BYTES", "largest report after gunzip (default 67108864; larger: 413)"},
     {"max-lines", 0, "N", "most lines in a report (default 16777216; more: 413)"},

@@ -27,6 +27,8 @@ constexpr tool::Option kOptions[] = {
     {"ca-file", 0, "PEM", "trust the certificate authorities in PEM for an https collector (default: the system's)"},
     {"sparsity", 0, "N", "mean opportunities per sample (SAMPLER_SPARSITY; default 100)"},
     {"seed", 0, "N", "sampling seed (SAMPLER_SEED; default: random, recorded in the outcome)"},
+    {"plan", 0, "FILE", "sampling plan: each site its own rate (SAMPLER_PLAN; default: the collector's, if any)"},
+    {"no-plan", 0, nullptr, "no sampling plan, neither given nor the collector's: every site at 1/sparsity"},
     {"config", 0, "FILE", "configuration file (default ~/.config/sampler/run.conf)"},
     {"spool", 0, "DIR", "where reports wait while the collector is unreachable (default ~/.cache/sampler/spool)"},
     {"upload-timeout-ms", 0, "MS", "the most uploading may delay the program's exit (default 2000)"},
@@ -49,7 +51,10 @@ constexpr tool::Usage kUsage = {
     "environment, then the configuration file (KEY = VALUE lines; 'enabled = no' opts out: the program then runs\n"
     "without sampling and nothing is sent). If PROGRAM cannot be run, the exit status is 127 (not found) or 126.\n"
     "With --interval, sampler-run reads the program's counters from outside every SECONDS and sends them as an\n"
-    "interim report of the same run (the collector keeps the latest; the final report replaces it).\n",
+    "interim report of the same run (the collector keeps the latest; the final report replaces it).\n"
+    "A sampling plan (--plan FILE) is checked before the program starts (a bad one: exit status 2) and given to it\n"
+    "as SAMPLER_PLAN. Without --plan or --no-plan, a run gets the collector's current plan of its application and\n"
+    "release, fetched after an earlier upload and cached in ~/.cache/sampler/plans.\n",
 };
 
 }  // namespace
@@ -115,6 +120,7 @@ int main(int argc, char** argv) {
   from_env("SAMPLER_API_KEY", settings.api_key);
   from_env("SAMPLER_SPARSITY", settings.sparsity);
   from_env("SAMPLER_SEED", settings.seed);
+  from_env("SAMPLER_PLAN", settings.plan);
   auto from_option = [&command](const char* name, std::string& value) {
     if (std::optional<std::string> v = command.value(name)) value = *v;
   };
@@ -127,6 +133,11 @@ int main(int argc, char** argv) {
   from_option("sparsity", settings.sparsity);
   from_option("seed", settings.seed);
   from_option("spool", settings.spool_dir);
+  from_option("plan", settings.plan);
+  settings.no_plan = command.has("no-plan");
+  if (settings.no_plan && command.has("plan")) {
+    return tool::usage_error(kUsage, "--plan and --no-plan exclude each other");
+  }
   if (std::optional<std::string> ms = command.value("upload-timeout-ms")) {
     char* end = nullptr;
     settings.upload_timeout_ms = std::strtoull(ms->c_str(), &end, 10);

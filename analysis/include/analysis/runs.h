@@ -76,6 +76,10 @@ struct ReadOptions {
   /// store. Called from the reading threads at once; the text is read before the same thread calls it again (so
   /// it may live in a buffer of that thread's).
   std::function<std::string_view(size_t index)> text_of;
+  /// When set, input i is no report but a run's summary (analysis/run_summary.h): summary_of(i) gives its bytes
+  /// (called as text_of is). Its sections are matched with `sites` and checked, and its crash signed, as the
+  /// report's would be: the same runs, catalogue and diagnostics, without parsing a report.
+  std::function<std::string_view(size_t index)> summary_of;
 };
 
 /// What read_runs() found.

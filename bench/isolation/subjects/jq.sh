@@ -45,6 +45,7 @@ subject_input() {
     '[.. | numbers] | add' 'with_entries(.value |= type)?' '[.[]? | length]' 'del(.a)?' '{k: .}'
     'strings | _strindices("a")' '[.. | strings | _strindices(",")]' 'tostring | _strindices("1")'
     '_strindices("a")' '_strindices(1)'
+    ${jq_more_stages[@]+"${jq_more_stages[@]}"}  # a subject that sources this file may add stages (jq-index)
   )
   RANDOM=$seed
   # gen_value DEPTH: appends one random JSON value to the variable json (no subshell: RANDOM must advance).

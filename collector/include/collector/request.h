@@ -56,7 +56,8 @@ struct Limits {
 /// KEY written as "sha256:HEX" is already one, so the file itself need not hold secrets. WHAT is what the key may
 /// do, comma-separated: "reports" (POST /api/reports), "symbols" (POST /api/symbols-*), "replace-symbols"
 /// (symbols, and different bytes may replace a stored file), "read" (the console, GET /ui/: what is stored for
-/// the line's application); without it, reports only: an application's key reaches all its users, who must not
+/// the line's application), "plans" (POST /api/plans: the sampling plan every run of a release then gets); without
+/// it, reports only: an application's key reaches all its users, who must not
 /// replace its symbols nor read what others sent (docs/decisions.md). One key on several lines holds each line's
 /// rights for that line's application.
 class KeyTable {
@@ -69,6 +70,7 @@ class KeyTable {
     bool symbols = false;
     bool replace_symbols = false;
     bool read = false;
+    bool plans = false;
   };
   /// Parses the file's text; returns false and sets `error` ("line N: ...") on a malformed line.
   bool load(std::string_view text, std::string& error);
@@ -128,6 +130,7 @@ struct ValidReport {
   std::optional<int64_t> interim_sequence;
   size_t subreports = 0;        ///< subreports, as the formats library reads them
   size_t sections = 0;          ///< samples and timestamps sections
+  std::string summary;          ///< what the console ranks the run by (analysis/run_summary.h)
 };
 
 /// Checks `text` with the formats library (subreport structure, samples sections, the outcome subreport).
@@ -149,6 +152,9 @@ struct Request {
   bool body_too_large = false;  ///< the server stopped reading at Limits::max_body_bytes
   std::string_view file_id, file_part, file_parts;  ///< symbol uploads' headers (symbfile format)
   std::string_view cookie;  ///< the Cookie header (the console's key)
+  /// The `version` query argument, decoded (POST /api/plans?version=V: the release a plan is for); unset when the
+  /// request has none.
+  std::optional<std::string_view> version;
   bool secure = false;      ///< served over TLS (directly, or a proxy's X-Forwarded-Proto: https): cookies get Secure
 };
 
@@ -162,7 +168,8 @@ struct Response {
 
 class Console;  // collector/console.h
 
-/// The request path: routes /api/reports, /api/symbols-* (symbols_api.h), /health and /metrics, answered in
+/// The request path: routes /api/reports, /api/symbols-* (symbols_api.h), /api/plans (plans_api.cpp), /health and
+/// /metrics, answered in
 /// the symbfile upload API's JSON, and the console's pages under /ui/ (console.h).
 class Collector {
  public:
@@ -182,8 +189,14 @@ class Collector {
  private:
   Response upload(const Request& request, double now);
   Response upload_symbols(const Request& request, double now);  // collector/src/symbols_api.cpp
-  /// The checks every upload passes first, in order: a known key (else 401), allowed to do this (`may`; else 403
-  /// with `denied`), within its rate (429), a body within the limit (413, `too_large_hint` appended). Sets
+  Response upload_plan(const Request& request, double now);     // collector/src/plans_api.cpp
+  Response download_plan(const Request& request, double now);   // collector/src/plans_api.cpp
+  /// The `"plan"` member of a stored report's answer: the id of the current plan of (app, version), null when it
+  /// has none; "" (no member: the client keeps what it has) when the store cannot say.
+  std::string current_plan_member(const std::string& app, const std::string& version, Response& response);
+  /// The checks every request of the API passes first, in order: a known key (else 401), allowed to do this (`may`,
+  /// nullptr for any key of the application; else 403 with `denied`), within its rate (429), a body within the
+  /// limit (413, `too_large_hint` appended). Sets
   /// `holder` once the key is known.
   std::optional<Response> admit(const Request& request, double now, bool KeyTable::Holder::*may,
                                 std::string_view denied, std::string_view too_large_hint, KeyTable::Holder& holder);

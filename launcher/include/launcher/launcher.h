@@ -12,7 +12,8 @@ namespace sampler::launcher {
 
 /// Runs `argv` (argv[0] looked up in PATH) and does everything around it; returns what main should return
 /// (the program's exit status). When the program died of a signal, this does not return: it dies of the same
-/// signal. Errors of sampler-run itself (the program cannot be run) are reported on stderr: 127 or 126.
+/// signal. Errors of sampler-run itself are reported on stderr: 127 or 126 when the program cannot be run, 2 when
+/// the plan given (settings.plan) is no usable plan.
 int launch(const LaunchSettings& settings, const std::vector<std::string>& argv);
 
 /// --show-last: prints the last report sampler-run sent or spooled, and what became of it. Returns 0, or 1 when

@@ -25,6 +25,8 @@ struct LaunchSettings {
   uint64_t upload_timeout_ms = 2000;          ///< the most the program's exit is delayed by uploading
   uint64_t interval_seconds = 0;  ///< --interval: an interim report from the shared counters this often (0: none)
   std::string ca_file;                        ///< --ca-file: trust this CA (PEM) for an https collector
+  std::string plan;         ///< --plan, SAMPLER_PLAN, `plan`: the sampling plan to give; "": the served one, if any
+  bool no_plan = false;     ///< --no-plan: no plan at all, neither given nor served
   uint64_t spool_max_bytes = 10u << 20;       ///< oldest spooled reports go first beyond this
   uint64_t spool_max_age_seconds = 7 * 86400;  ///< older spooled reports are dropped
   bool enabled = true;      ///< false: the user opted out; the program runs as if sampler-run were not there
@@ -32,7 +34,7 @@ struct LaunchSettings {
 };
 
 /// Reads "KEY = VALUE" lines ('#' comments) of a configuration file into `settings`; keys: enabled, upload,
-/// api-key, app, version, sparsity, seed, spool, keep, upload-timeout-ms, interval, spool-max-bytes,
+/// api-key, app, version, sparsity, seed, spool, keep, ca-file, plan, upload-timeout-ms, interval, spool-max-bytes,
 /// spool-max-age-days.
 /// Returns false with `error` ("line N: ...") on a malformed line or value. A missing file is not an error.
 /// With `private_file` (the default configuration), a file someone else could have written is not read:

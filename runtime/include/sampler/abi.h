@@ -139,8 +139,9 @@ SAMPLER_API void sampler_unregister_unit(struct sampler_unit* unit);
  *  weight and tests the result for <= 0; one of version 2 subtracts 1 and may test for == 0. */
 extern __thread int64_t sampler_countdown __attribute__((tls_model("initial-exec")));
 
-/** The countdowns a thread's bank holds. */
-#define SAMPLER_BANK_SIZE 16
+/** The countdowns a thread's bank holds, at most. Code reads only the entry `banked` names, so a unit built when
+ *  the bank held 16 reads a runtime's bank of 32 (and the reverse) correctly. */
+#define SAMPLER_BANK_SIZE 32
 
 /** The calling thread's next countdowns, drawn ahead by the runtime (since ABI version 2), so that code counting
  *  its own samples draws without a call: where the countdown reached zero, if `banked` is not 0 the opportunity is
@@ -160,7 +161,8 @@ extern __thread struct sampler_countdown_bank sampler_bank __attribute__((tls_mo
  * scheme has them. Out-of-range sites or columns are ignored. */
 
 
-/** The decision alone, for code that counts its own samples: the countdown reached zero (the caller stored it),
+/** The decision alone, for code that counts its own samples: the countdown reached zero (the caller stored it:
+ *  since version 3, the value the site left, <= 0, which tells a new thread's first site its weight),
  *  and this returns 1 if the opportunity is sampled, 0 if not (a new thread's first opportunity whose first
  *  countdown lies further on, or sampling off); either way it has set the next countdown. The caller then adds one
  *  to column `column` of site `site`, values[site * columns + column], with a relaxed atomic load and store (not a

@@ -23,7 +23,9 @@ extern "C" {
  *  report; the report at exit (or a crash) replaces the last one, so the final report holds no interim
  *  subreport and counts nothing twice. Thread-safe (the report's lock), and it returns at once, writing nothing,
  *  when the report is already finished, in a forked child, without a report destination, or when the destination
- *  is not a regular file (a pipe cannot take back what it was given). Sampling goes on meanwhile. */
+ *  is not a regular file (a pipe cannot take back what it was given). Sampling goes on meanwhile. A report file
+ *  named by SAMPLER_FILE is replaced whole (written beside it as NAME.new, then renamed), so that it holds a whole
+ *  report at every instant; SAMPLER_INTERVAL=SECONDS writes the same report every SECONDS without the call. */
 SAMPLER_API void sampler_write_report(void);
 
 #ifdef __cplusplus

@@ -10,6 +10,8 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 namespace sampler::store {
 
@@ -35,6 +37,10 @@ struct Run {
   /// decompressed: decompress_body(stored_body, body_size, text) gives it back.
   std::string stored_body;
   int64_t body_size = 0;
+  /// The run's summary (analysis/run_summary.h), made by the collector from the report and stored beside it as
+  /// bytes the store never reads; replaced with the report. Empty: none (a run stored before summaries were
+  /// kept, until fill_summaries() gives it one).
+  std::string summary;
 };
 
 /// kConflict: put_symbols() found different bytes under the key and was not allowed to replace them.
@@ -53,6 +59,16 @@ struct SymbolFile {
 
 enum class GetStatus { kFound, kMissing, kError };
 
+/// A sampling plan (docs/collection.md, "Sampling plans") as a key with `plans` uploaded it: the file's text, kept
+/// by application and plan id (the plan file's `id` line). The collector checked it with the plan codec before
+/// storing it. An application's plans are its own: another application's key neither reads nor replaces them.
+struct Plan {
+  std::string app;       ///< the application whose API key uploaded it
+  std::string id;        ///< the plan's id (1 to 64 of [0-9A-Za-z_-])
+  int64_t received = 0;  ///< seconds since the epoch, set by the store on insert when 0
+  std::string text;      ///< the whole plan file (stored compressed)
+};
+
 /// Which runs to read.
 struct Query {
   std::string app;
@@ -63,6 +79,9 @@ struct Query {
   /// Bodies come as stored (Run::stored_body), not decompressed: a reader that holds many runs at once keeps
   /// them small, and decompresses each when it reads it.
   bool stored_bodies = false;
+  /// Each run comes with its summary (Run::summary) instead of its body; a run without one comes with its body
+  /// (as stored_bodies gives it) and an empty summary, for the reader to summarize. Ranking reads no report.
+  bool summaries = false;
 };
 
 /// Storage. Every method is safe to call from several threads at once. No exceptions: errors come back as text.
@@ -79,6 +98,10 @@ class Store {
   /// Calls `visit` for each run matching `query`, oldest first; `visit` returns false to stop early.
   /// Returns false (and sets `error`) on a storage error or a body that cannot be decompressed.
   virtual bool for_each(const Query& query, const std::function<bool(const Run&)>& visit, std::string& error) = 0;
+  /// Stores the summaries of `app`'s runs that have none (runs stored before summaries were kept): pairs of run id
+  /// and summary, in one transaction. A run that got a summary meanwhile (its report was replaced) keeps it.
+  virtual bool fill_summaries(std::string_view app, const std::vector<std::pair<std::string, std::string>>& summaries,
+                              std::string& error) = 0;
   /// Stores a symbol file under (app, build_id, kind). kDuplicate: the same bytes were already there. Different
   /// bytes replace the stored ones when `may_replace` (kStored: a newer converter's output wins); else kConflict
   /// and the stored file stays.
@@ -86,6 +109,16 @@ class Store {
   /// The bytes `app` stored under (build_id, kind): kFound fills `bytes`.
   virtual GetStatus get_symbols(std::string_view app, std::string_view build_id, std::string_view kind,
                                 std::string& bytes, std::string& error) = 0;
+  /// Stores `plan` under (app, id) and makes it the current plan of (app, `version`), in one transaction.
+  /// kDuplicate: the same text was already stored under the id (it is made current all the same); kConflict: a
+  /// different text is stored under the id, and nothing changes (a run's plan id must mean one plan).
+  virtual PutStatus put_plan(const Plan& plan, std::string_view version, std::string& error) = 0;
+  /// The text of the plan `app` stored under `id`: kFound fills `text`.
+  virtual GetStatus get_plan(std::string_view app, std::string_view id, std::string& text, std::string& error) = 0;
+  /// The id of the current plan of (app, version), the one last put for them: kFound fills `id`. One lookup by
+  /// primary key: the collector asks it for every report it stores.
+  virtual GetStatus current_plan(std::string_view app, std::string_view version, std::string& id,
+                                 std::string& error) = 0;
   /// Number of runs stored (all applications), or -1 on error. A scan of the runs: not for every request.
   virtual int64_t count(std::string& error) = 0;
   /// Whether the database answers, at the cost of one tiny query (the schema version): for health checks.
@@ -102,7 +135,7 @@ inline bool supersedes(const Run& incoming, const Run& stored) {
 }
 
 /// The schema version this build creates and migrates to.
-constexpr int kSchemaVersion = 4;
+constexpr int kSchemaVersion = 6;
 
 /// Opens (creating and migrating when needed) the store a URL names: "sqlite:PATH" or "postgresql://..."
 /// (also "postgres://..."). Returns nullptr and sets `error` when the URL is malformed or opening fails.

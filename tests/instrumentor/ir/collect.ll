@@ -27,7 +27,7 @@
 ;
 ; LOWERED-LABEL: define dso_local i32 @twice(
 ; LOWERED:         %sampler.weight = load i64, ptr @__sampler_weights
-; LOWERED:         [[LEFT:%.*]] = sub i64 %sampler.countdown, %sampler.weight
+; LOWERED:         [[LEFT:%.*]] = sub nsw i64 %sampler.countdown, %sampler.weight
 ; LOWERED:         %sampler.take = icmp sle i64 [[LEFT]], 0
 ; LOWERED:         call preserve_mostcc i64 @sampler_take_in_unit(ptr @__sampler_schemes, i64 0, i64 0, i64 0, i64 [[LEFT]])
 ; LOWERED-NOT:     call void (...) @__sampler.site
