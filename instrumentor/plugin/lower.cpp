@@ -29,6 +29,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <tuple>
 #include <unordered_map>
 #include <vector>
 
@@ -1063,6 +1064,13 @@ class Lowering {
   // The weight of p's site, loaded from the unit's weights; null for a unit without weights.
   Value* site_weight(IRBuilder<>& b, const Point& p) {
     if (!weights_) return nullptr;
+    return b.CreateLoad(Type::getInt64Ty(context_), b.CreateInBoundsGEP(Type::getInt64Ty(context_), weights_,
+                                                                        weight_ordinal(b, p)),
+                        "sampler.weight");
+  }
+
+  // The index of p's site in the unit's weights (a unit with weights).
+  Value* weight_ordinal(IRBuilder<>& b, const Point& p) {
     Type* i64 = Type::getInt64Ty(context_);
     const DataLayout& layout = m_.getDataLayout();
     uint64_t size = layout.getTypeAllocSize(scheme_struct_type(context_, layout));
@@ -1082,8 +1090,7 @@ class Lowering {
       Value* index = b.CreateExactUDiv(offset_bytes, ConstantInt::get(i64, size));
       base = b.CreateLoad(i64, b.CreateInBoundsGEP(i64, bases_, index));
     }
-    Value* ordinal = b.CreateAdd(base, b.CreateZExtOrTrunc(p.site, i64));
-    return b.CreateLoad(i64, b.CreateInBoundsGEP(i64, weights_, ordinal), "sampler.weight");
+    return b.CreateAdd(base, b.CreateZExtOrTrunc(p.site, i64));
   }
 
   // A check's threshold: `k` (without weights: the immediate), or a load of a new entry of the unit's thresholds
@@ -1195,8 +1202,8 @@ class Lowering {
   // Counting in line (ABI version 2), the call is of the unit's own group function instead (unit_take_group()),
   // with the countdown the check read (`countdown`); it returns the next one, stored where the check reads it.
   bool take_compares(size_t begin, size_t end, Instruction* at, Value* countdown, AllocaInst* local) {
-    // The group functions step one opportunity per site: a unit with weights checks each site on the slow side.
-    if (weights_) return false;
+    // The runtime's group functions step one opportunity per site: with weights, only the unit's weigh them.
+    if (weights_ && !inline_counters_) return false;
     const Point& p = points_[begin];
     auto* first = dyn_cast<ConstantInt>(p.site);
     if (p.kind != Point::Pair || !first) return false;
@@ -1253,8 +1260,9 @@ class Lowering {
           "sampler.values");
       Value* slots = slow.CreateInBoundsGEP(slow.getInt64Ty(), values, slow.getInt64(first->getZExtValue() * 3));
       Function* take = unit_take_group(is_signed ? Classify::Compare : Classify::CompareUnsigned);
-      CallInst* call =
-          slow.CreateCall(take, {slots, slow.getInt64(end - begin), value, variables, table, countdown});
+      Value* sites = slow.getInt64(end - begin);  // and the first site's weight ordinal above bit 32
+      if (weights_) sites = slow.CreateOr(sites, slow.CreateShl(weight_ordinal(slow, p), 32));
+      CallInst* call = slow.CreateCall(take, {slots, sites, value, variables, table, countdown});
       call->setCallingConv(take->getCallingConv());
       slow.CreateStore(call, countdown_address(slow, local));
       return true;
@@ -1403,10 +1411,12 @@ class Lowering {
     return f;
   }
 
-  // The unit's group function for one signedness: (slots, count, value, variables, constants, countdown) -> the next
-  // countdown, for the `count` pairs of one assignment whose check found the countdown not above `count`: the site
-  // the countdown reaches samples (drawing the next countdown), counted in slots[3 * i + column]; if the next one
-  // falls inside the group too, the rest is walked by unit_walk_group(). One call for the group, as before counting
+  // The unit's group function for one signedness: (slots, sites, value, variables, constants, countdown) -> the next
+  // countdown, for the `count` pairs of one assignment (`sites`: count, and in a unit with weights the first pair's
+  // index in them times 2^32) whose check found the countdown not above `count`: the site the countdown reaches
+  // samples (drawing the next countdown), counted in slots[3 * i + column]; if the next one falls inside the group
+  // too, the rest is walked by unit_walk_group(). Under a plan (its thresholds are 2^62: every check fails) each site
+  // weighs its own weight, and unit_weigh_group() walks the group instead. One call for the group, as before counting
   // in line: k checks and k calls per assignment made the code generator's time and the code's size. The first
   // sample in straight code and the rare walk in a function of its own: preserve_most makes a function save every
   // register it writes, and the loop's registers cost 18 pushes and pops a call (docs/decisions.md, "The sample in
@@ -1421,19 +1431,35 @@ class Lowering {
                       {ptr, i64, i64, ptr, ptr, i64});
     Function* walk_rest = unit_walk_group(how);
     BasicBlock* entry = BasicBlock::Create(context_, "", f);
+    if (weights_) {  // thresholds[0] exists: instrument_group() made it
+      BasicBlock* uniform = BasicBlock::Create(context_, "uniform", f);
+      BasicBlock* planned = BasicBlock::Create(context_, "planned", f);
+      IRBuilder<> e(entry);
+      Value* first_threshold = e.CreateLoad(i64, thresholds_placeholder_);
+      e.CreateCondBr(e.CreateICmpEQ(first_threshold, e.getInt64(int64_t{1} << 62)), planned, uniform,
+                     MDBuilder(context_).createUnlikelyBranchWeights());
+      IRBuilder<> p(planned);
+      Function* weigh = unit_weigh_group(how);
+      std::vector<Value*> args;
+      for (Argument& a : f->args()) args.push_back(&a);
+      CallInst* weighed = p.CreateCall(weigh, args);
+      weighed->setCallingConv(weigh->getCallingConv());
+      weighed->setTailCall();
+      p.CreateRet(weighed);
+      entry = uniform;
+    }
     BasicBlock* walk = BasicBlock::Create(context_, "walk", f);
     BasicBlock* done = BasicBlock::Create(context_, "done", f);
     BasicBlock* again = BasicBlock::Create(context_, "again", f);
-    auto [i, next] = emit_group_sample(f, entry, walk, how, /*walks=*/false);
+    auto [i, next, count] = emit_group_sample(f, entry, walk, how, /*walks=*/false);
     IRBuilder<> w(walk);
-    Argument* count = f->getArg(1);
     Value* remaining = w.CreateSub(w.CreateSub(count, w.getInt64(1)), i);  // the sites after i
     w.CreateCondBr(w.CreateICmpSGT(next, remaining), done, again, MDBuilder(context_).createLikelyBranchWeights());
     IRBuilder<> leave(done);
     leave.CreateRet(leave.CreateSub(next, remaining));  // >= 1
     IRBuilder<> g(again);
     // The walk's countdown is that of the next site to sample, i + next, counted from the group's first.
-    CallInst* rest = g.CreateCall(walk_rest, {f->getArg(0), count, f->getArg(2), f->getArg(3), f->getArg(4),
+    CallInst* rest = g.CreateCall(walk_rest, {f->getArg(0), f->getArg(1), f->getArg(2), f->getArg(3), f->getArg(4),
                                               g.CreateAdd(g.CreateAdd(i, next), g.getInt64(1))});
     rest->setCallingConv(walk_rest->getCallingConv());
     rest->setTailCall();
@@ -1452,10 +1478,9 @@ class Lowering {
     BasicBlock* entry = BasicBlock::Create(context_, "", f);
     BasicBlock* walk = BasicBlock::Create(context_, "walk", f);
     BasicBlock* done = BasicBlock::Create(context_, "done", f);
-    auto [i, next] = emit_group_sample(f, entry, walk, how, /*walks=*/true);
+    auto [i, next, count] = emit_group_sample(f, entry, walk, how, /*walks=*/true);
     BasicBlock* loop = cast<PHINode>(i)->getParent();
     IRBuilder<> w(walk);
-    Argument* count = f->getArg(1);
     Value* remaining = w.CreateSub(w.CreateSub(count, w.getInt64(1)), i);
     cast<PHINode>(i)->addIncoming(w.CreateAdd(i, next), walk);
     w.CreateCondBr(w.CreateICmpSGT(next, remaining), done, loop, MDBuilder(context_).createLikelyBranchWeights());
@@ -1464,20 +1489,68 @@ class Lowering {
     return f;
   }
 
+  // The walk of a group under a plan, as a loop (the arguments of unit_take_group()): each site subtracts its
+  // weight, and where the countdown reaches <= 0 the site samples (drawing the next countdown) as a site of its own
+  // would (instrument()); returns the countdown after the group. Exact for any weights, but k loads a call.
+  Function* unit_weigh_group(Classify how) {
+    Type* i64 = Type::getInt64Ty(context_);
+    PointerType* ptr = PointerType::getUnqual(context_);
+    Function* f = unit_function(how == Classify::Compare ? "sampler_weigh_compares_in_unit"
+                                                         : "sampler_weigh_compares_unsigned_in_unit",
+                                {ptr, i64, i64, ptr, ptr, i64});
+    BasicBlock* entry = BasicBlock::Create(context_, "", f);
+    BasicBlock* loop = BasicBlock::Create(context_, "site", f);
+    BasicBlock* reached = BasicBlock::Create(context_, "reached", f);
+    BasicBlock* record = BasicBlock::Create(context_, "record", f);
+    BasicBlock* drawn = BasicBlock::Create(context_, "drawn", f);
+    BasicBlock* step = BasicBlock::Create(context_, "step", f);
+    BasicBlock* done = BasicBlock::Create(context_, "done", f);
+    IRBuilder<> e(entry);
+    Value* sites = f->getArg(1);
+    Value* count = e.CreateAnd(sites, e.getInt64(0xffffffff));
+    Value* weights = e.CreateInBoundsGEP(i64, weights_, e.CreateLShr(sites, 32));
+    e.CreateBr(loop);
+    IRBuilder<> l(loop);
+    PHINode* i = l.CreatePHI(i64, 2, "i");
+    PHINode* countdown = l.CreatePHI(i64, 2, "countdown");
+    i->addIncoming(e.getInt64(0), entry);
+    countdown->addIncoming(f->getArg(5), entry);
+    // No signed overflow: as instrument()'s subtraction.
+    Value* left = l.CreateNSWSub(countdown, l.CreateLoad(i64, l.CreateInBoundsGEP(i64, weights, i)));
+    l.CreateCondBr(l.CreateICmpSLE(left, l.getInt64(0)), reached, step,
+                   MDBuilder(context_).createUnlikelyBranchWeights());
+    IRBuilder<> d(reached);
+    auto [next, from_runtime] = emit_draw(d, record, drawn, left);
+    IRBuilder<> r(record);
+    record_pair(r, f, count, i, how);
+    r.CreateBr(drawn);
+    IRBuilder<> n(drawn);
+    PHINode* after = n.CreatePHI(i64, 2, "next");
+    after->addIncoming(next, record);
+    after->addIncoming(from_runtime, from_runtime->getParent());
+    n.CreateBr(step);
+    IRBuilder<> s(step);
+    PHINode* carried = s.CreatePHI(i64, 2, "carried");
+    carried->addIncoming(left, loop);
+    carried->addIncoming(after, drawn);
+    Value* following = s.CreateAdd(i, s.getInt64(1));
+    i->addIncoming(following, step);
+    countdown->addIncoming(carried, step);
+    s.CreateCondBr(s.CreateICmpULT(following, count), loop, done);
+    IRBuilder<>(done).CreateRet(carried);
+    return f;
+  }
+
   // One sample of a group function `f` (the arguments of unit_take_group()): from `entry`, the site i = countdown - 1
   // samples (when `walks`, a phi in a block of its own, for the loop's edge back), counted if the draw says so; ends
-  // in a jump to `after`. Returns i and the next countdown (a phi in `after`).
-  std::pair<Value*, PHINode*> emit_group_sample(Function* f, BasicBlock* entry, BasicBlock* after, Classify how,
-                                                bool walks) {
+  // in a jump to `after`. Returns i, the next countdown (a phi in `after`) and the group's number of sites.
+  std::tuple<Value*, PHINode*, Value*> emit_group_sample(Function* f, BasicBlock* entry, BasicBlock* after,
+                                                         Classify how, bool walks) {
     Type* i64 = Type::getInt64Ty(context_);
-    Argument* slots = f->getArg(0);
-    Argument* count = f->getArg(1);
-    Argument* value = f->getArg(2);
-    Argument* variables = f->getArg(3);
-    Argument* constants = f->getArg(4);
     Argument* countdown = f->getArg(5);
     BasicBlock* record = BasicBlock::Create(context_, "record", f, after);
     IRBuilder<> e(entry);
+    Value* count = e.CreateAnd(f->getArg(1), e.getInt64(0xffffffff));
     Value* one = e.getInt64(1);
     Value* first_sampled = e.CreateSub(countdown, one);
     Value* i = first_sampled;
@@ -1493,19 +1566,26 @@ class Lowering {
     }
     auto [drawn, from_runtime] = emit_draw(l, record, after, e.getInt64(0));
     IRBuilder<> r(record);
-    // The constants are the last constants[0] sites' others; the variables the first ones'.
-    Value* first_constant = r.CreateSub(count, r.CreateLoad(i64, constants));
-    Value* other_at = r.CreateSelect(
-        r.CreateICmpULT(i, first_constant), r.CreateGEP(i64, variables, i),
-        r.CreateGEP(i64, constants, r.CreateAdd(r.CreateSub(i, first_constant), one)));
-    count_at(r, r.CreateInBoundsGEP(i64, slots, r.CreateMul(i, r.getInt64(3))), how, value,
-             r.CreateLoad(i64, other_at));
+    record_pair(r, f, count, i, how);
     r.CreateBr(after);
     IRBuilder<> w(after);
     PHINode* next = w.CreatePHI(i64, 2, "next");
     next->addIncoming(drawn, record);
     next->addIncoming(from_runtime, from_runtime->getParent());
-    return {i, next};
+    return {i, next, count};
+  }
+
+  // The sample of pair i of a group function `f`'s `count` (the arguments of unit_take_group()), counted.
+  void record_pair(IRBuilder<>& r, Function* f, Value* count, Value* i, Classify how) {
+    Type* i64 = Type::getInt64Ty(context_);
+    Argument* constants = f->getArg(4);
+    // The constants are the last constants[0] sites' others; the variables the first ones'.
+    Value* first_constant = r.CreateSub(count, r.CreateLoad(i64, constants));
+    Value* other_at = r.CreateSelect(
+        r.CreateICmpULT(i, first_constant), r.CreateGEP(i64, f->getArg(3), i),
+        r.CreateGEP(i64, constants, r.CreateAdd(r.CreateSub(i, first_constant), r.getInt64(1))));
+    count_at(r, r.CreateInBoundsGEP(i64, f->getArg(0), r.CreateMul(i, r.getInt64(3))), how, f->getArg(2),
+             r.CreateLoad(i64, other_at));
   }
 
   // An internal function of the unit for unit_take() and unit_take_group(): no unwinding, not inlined (its code

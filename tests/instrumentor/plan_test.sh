@@ -2,7 +2,8 @@
 # Sampling plans (docs/instrumenting.md, "Sampling plans"): a program built by sampler-cc run with SAMPLER_PLAN.
 # Usage: plan_test.sh CASE, CASE one of
 #   uniform      a plan giving every site 1/SPARSITY samples exactly the sites uniform sampling does (same seed),
-#                and so does a plan naming no site; the report's `plan` subreport names the plan
+#                and so does a plan naming no site (the pairs of plan_loop's assignments among them, walked as a
+#                group); the report's `plan` subreport names the plan
 #   certain      a site at p = 1 counts every execution, sites at p = 0 (and unnamed ones without SAMPLER_SPARSITY)
 #                never sample
 #   quarter      a site at p = 0.25 samples within binomial bounds (a fixed seed: deterministic)
@@ -48,6 +49,9 @@ unit=$(unit_of all.report)
 
 case $case_name in
 uniform)
+  # The comparison covers the pairs of an assignment walked as a group under a plan (the unit's group function).
+  symbols=$(nm plan_loop)
+  [[ $symbols == *sampler_weigh_compares_in_unit* ]] || fail "plan_loop has no group of pairs: nothing compares them"
   { plan_header every-site; every_site 0.01 all.report; } >every.plan
   { plan_header no-site; echo "# only the uniform rate"; } >none.plan
   for n in 50 20000; do
