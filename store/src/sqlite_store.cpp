@@ -7,6 +7,7 @@
 #include <sqlite3.h>
 
 #include <ctime>
+#include <initializer_list>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -405,39 +406,29 @@ class SqliteStore : public Store {
  private:
   GetStatus get_symbols_locked(std::string_view app, std::string_view build_id, std::string_view kind,
                                std::string& bytes, std::string& error) {
-    Statement select(db_, "SELECT body_size, body FROM symbols WHERE app = ?1 AND build_id = ?2 AND kind = ?3");
-    if (!select) {
-      fail(error);
-      return GetStatus::kError;
-    }
-    sqlite3_stmt* s = select.get();
-    sqlite3_bind_text(s, 1, app.data(), static_cast<int>(app.size()), SQLITE_STATIC);
-    sqlite3_bind_text(s, 2, build_id.data(), static_cast<int>(build_id.size()), SQLITE_STATIC);
-    sqlite3_bind_text(s, 3, kind.data(), static_cast<int>(kind.size()), SQLITE_STATIC);
-    int rc = sqlite3_step(s);
-    if (rc == SQLITE_DONE) return GetStatus::kMissing;
-    if (rc != SQLITE_ROW) {
-      fail(error);
-      return GetStatus::kError;
-    }
-    std::string_view stored(static_cast<const char*>(sqlite3_column_blob(s, 1)),
-                            static_cast<size_t>(sqlite3_column_bytes(s, 1)));
-    if (!decompress_body(stored, sqlite3_column_int64(s, 0), bytes)) {
-      error = "symbols " + std::string(build_id) + " " + std::string(kind) + ": the stored file is corrupt";
-      return GetStatus::kError;
-    }
-    return GetStatus::kFound;
+    return read_body("SELECT body_size, body FROM symbols WHERE app = ?1 AND build_id = ?2 AND kind = ?3",
+                     {app, build_id, kind}, "symbols " + std::string(build_id) + " " + std::string(kind), bytes,
+                     error);
   }
 
   GetStatus get_plan_locked(std::string_view app, std::string_view id, std::string& plan, std::string& error) {
-    Statement select(db_, "SELECT body_size, body FROM plans WHERE app = ?1 AND plan_id = ?2");
+    return read_body("SELECT body_size, body FROM plans WHERE app = ?1 AND plan_id = ?2", {app, id},
+                     "plan " + std::string(id), plan, error);
+  }
+
+  // One compressed body (symbols, plans): `select` takes `keys` as its text parameters ?1, ?2, ... and answers
+  // (body_size, body); `what` names it in the error of a body that does not decompress.
+  GetStatus read_body(const char* select_sql, std::initializer_list<std::string_view> keys, const std::string& what,
+                      std::string& body, std::string& error) {
+    Statement select(db_, select_sql);
     if (!select) {
       fail(error);
       return GetStatus::kError;
     }
     sqlite3_stmt* s = select.get();
-    sqlite3_bind_text(s, 1, app.data(), static_cast<int>(app.size()), SQLITE_STATIC);
-    sqlite3_bind_text(s, 2, id.data(), static_cast<int>(id.size()), SQLITE_STATIC);
+    int parameter = 1;
+    for (std::string_view key : keys)
+      sqlite3_bind_text(s, parameter++, key.data(), static_cast<int>(key.size()), SQLITE_STATIC);
     int rc = sqlite3_step(s);
     if (rc == SQLITE_DONE) return GetStatus::kMissing;
     if (rc != SQLITE_ROW) {
@@ -446,8 +437,8 @@ class SqliteStore : public Store {
     }
     std::string_view stored(static_cast<const char*>(sqlite3_column_blob(s, 1)),
                             static_cast<size_t>(sqlite3_column_bytes(s, 1)));
-    if (!decompress_body(stored, sqlite3_column_int64(s, 0), plan)) {
-      error = "plan " + std::string(id) + ": the stored file is corrupt";
+    if (!decompress_body(stored, sqlite3_column_int64(s, 0), body)) {
+      error = what + ": the stored file is corrupt";
       return GetStatus::kError;
     }
     return GetStatus::kFound;
