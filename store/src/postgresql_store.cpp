@@ -390,35 +390,27 @@ class PostgresqlStore : public Store {
   // The file `app` stored under (build_id, kind) on connection `c`; `lock` is appended to the query.
   GetStatus get_symbols(PGconn* c, std::string_view app, std::string_view build_id, std::string_view kind,
                         const char* lock, std::string& bytes, std::string& error) {
-    std::string a(app), id(build_id), k(kind);
-    const char* values[] = {a.c_str(), id.c_str(), k.c_str()};
-    std::string sql = std::string("SELECT body_size, body FROM symbols WHERE app = $1 AND build_id = $2 AND "
-                                  "kind = $3") + lock;
-    Result r(PQexecParams(c, sql.c_str(), 3, nullptr, values, nullptr, nullptr, 1));
-    GetStatus status = GetStatus::kError;
-    if (PQresultStatus(r.result) != PGRES_TUPLES_OK) {
-      error = std::string("postgresql: ") + PQresultErrorMessage(r.result);
-      trim(error);
-    } else if (PQntuples(r.result) == 0) {
-      status = GetStatus::kMissing;
-    } else {
-      std::string_view stored(PQgetvalue(r.result, 0, 1), static_cast<size_t>(PQgetlength(r.result, 0, 1)));
-      if (decompress_body(stored, int_value(r.result, 0), bytes)) {
-        status = GetStatus::kFound;
-      } else {
-        error = "symbols " + id + " " + k + ": the stored file is corrupt";
-      }
-    }
-    return status;
+    return read_body(c, std::string("SELECT body_size, body FROM symbols WHERE app = $1 AND build_id = $2 AND "
+                                    "kind = $3") + lock,
+                     {std::string(app), std::string(build_id), std::string(kind)},
+                     "symbols " + std::string(build_id) + " " + std::string(kind), bytes, error);
   }
 
   // The plan `app` stored under `id` on connection `c`; `lock` is appended to the query.
   GetStatus get_plan(PGconn* c, std::string_view app, std::string_view id, const char* lock, std::string& text,
                      std::string& error) {
-    const std::string a(app), i(id);
-    const char* values[] = {a.c_str(), i.c_str()};
-    const std::string sql = std::string("SELECT body_size, body FROM plans WHERE app = $1 AND plan_id = $2") + lock;
-    Result r(PQexecParams(c, sql.c_str(), 2, nullptr, values, nullptr, nullptr, 1));
+    return read_body(c, std::string("SELECT body_size, body FROM plans WHERE app = $1 AND plan_id = $2") + lock,
+                     {std::string(app), std::string(id)}, "plan " + std::string(id), text, error);
+  }
+
+  // One compressed body (symbols, plans) on connection `c`: `sql` takes `keys` as $1, $2, ... and answers
+  // (body_size, body); `what` names it in the error of a body that does not decompress.
+  GetStatus read_body(PGconn* c, const std::string& sql, const std::vector<std::string>& keys, const std::string& what,
+                      std::string& body, std::string& error) {
+    std::vector<const char*> values;
+    for (const std::string& key : keys) values.push_back(key.c_str());
+    Result r(PQexecParams(c, sql.c_str(), static_cast<int>(values.size()), nullptr, values.data(), nullptr, nullptr,
+                          1));
     GetStatus status = GetStatus::kError;
     if (PQresultStatus(r.result) != PGRES_TUPLES_OK) {
       error = std::string("postgresql: ") + PQresultErrorMessage(r.result);
@@ -427,10 +419,10 @@ class PostgresqlStore : public Store {
       status = GetStatus::kMissing;
     } else {
       std::string_view stored(PQgetvalue(r.result, 0, 1), static_cast<size_t>(PQgetlength(r.result, 0, 1)));
-      if (decompress_body(stored, int_value(r.result, 0), text)) {
+      if (decompress_body(stored, int_value(r.result, 0), body)) {
         status = GetStatus::kFound;
       } else {
-        error = "plan " + i + ": the stored file is corrupt";
+        error = what + ": the stored file is corrupt";
       }
     }
     return status;
