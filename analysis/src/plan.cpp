@@ -182,6 +182,13 @@ class UsageReader : public ReportVisitor, public SamplesVisitor {
 
 }  // namespace
 
+double program_seconds(double measured_seconds, uint64_t samples, double sample_seconds, bool& floored) {
+  const double own = measured_seconds - static_cast<double>(samples) * sample_seconds;
+  const double floor = (1 - kSampledShareCeiling) * measured_seconds;
+  floored = own < floor;
+  return floored ? floor : own;
+}
+
 bool read_plan_file(const std::string& path, KnownPlan& known, DiagnosticSink& sink) {
   std::ifstream in(path, std::ios::binary);
   if (!in) {
@@ -302,8 +309,21 @@ Usage read_usage(const std::vector<std::string>& files, const UsageOptions& opti
       leave_out("its outcome's cpu-seconds is 0: too short to measure a cost against");
       continue;
     }
+    // The run's length without its own samples: the budget is a share of the program's time, not of the
+    // sampled run's.
+    uint64_t run_samples = 0;
+    for (const RunSections::Section& section : reader.run.sections) {
+      for (uint64_t samples : section.samples) {
+        run_samples = run_samples + samples < run_samples ? UINT64_MAX : run_samples + samples;
+      }
+    }
+    bool floored = false;
+    const double measured = seconds;
+    seconds = program_seconds(measured, run_samples, options.sample_seconds, floored);
     ++usage.runs;
+    usage.floored += floored;
     usage.seconds += seconds;
+    usage.measured_seconds += measured;
     for (const RunSections::Section& section : reader.run.sections) {
       SectionUsage& target = usage.sections[section.usage_index];
       if (target.sites.empty()) target.sites.resize(section.samples.size());
@@ -463,8 +483,16 @@ std::string plan_summary(const Usage& usage, const Plan& plan, const PlanOptions
   const double samples_per_run = plan.samples_per_second * plan.mean_run_seconds;
   std::string text = "sampler-analyze plan: " + std::to_string(usage.runs) + " runs (" +
                      std::to_string(usage.left_out) + " left out), " + number(plan.mean_run_seconds) +
-                     " CPU seconds a run on average; " + std::to_string(plan.sites) + " sites (" +
-                     std::to_string(plan.unseen) + " never seen executing, taken at their 95% upper bound";
+                     " CPU seconds a run on average without their samples (" +
+                     number(usage.measured_seconds / static_cast<double>(std::max<uint64_t>(usage.runs, 1))) +
+                     " measured)";
+  if (usage.floored > 0) {
+    text += ", " + std::to_string(usage.floored) + " runs taken at " + number((1 - kSampledShareCeiling) * 100) +
+            "% of their length (their samples at " + number(options.sample_seconds * 1e9) + " ns would take over " +
+            number(kSampledShareCeiling * 100) + "% of it: is --sample-cost this machine's?)";
+  }
+  text += "; " + std::to_string(plan.sites) + " sites (" + std::to_string(plan.unseen) +
+          " never seen executing, taken at their 95% upper bound";
   if (plan.unknown > 0) text += "; " + std::to_string(plan.unknown) + " no run could sample: not in the plan";
   text += ")\n";
   text += "sampler-analyze plan: level ";

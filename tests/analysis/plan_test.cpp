@@ -142,6 +142,72 @@ TEST_F(PlanTest, OutcomeOverridesTheOptionsAndSamplingOffIsLeftOut) {
       << text;
 }
 
+TEST_F(PlanTest, ARunsLengthIsItsCpuTimeLessItsOwnSamples) {
+  // At 100 us a sample (large, so that the arithmetic shows): 3000 samples in 1 s leave 0.7 s of the program's
+  // own; 5000 in 2 s leave 1.5 s; 9500 in 1 s would leave 0.05 s, below the floor of 10 % of 1 s: 0.1 s.
+  std::string a = file("a", samples({{1000, 2000}, {0, 0}}) + outcome("100", "1.0"));
+  std::string b = file("b", samples({{0, 4000}, {1000, 0}}) + outcome("100", "2.0"));
+  std::string c = file("c", samples({{9000, 500}, {0, 0}}) + outcome("100", "1.0"));
+  UsageOptions options;
+  options.sample_seconds = 100e-6;
+  Recorder sink;
+  Usage usage = read_usage({a, b, c}, options, sink);
+  EXPECT_EQ(sink.text(), "");
+  EXPECT_EQ(usage.runs, 3u);
+  EXPECT_EQ(usage.samples, 17500u);
+  EXPECT_NEAR(usage.seconds, 0.7 + 1.5 + 0.1, 1e-12);
+  EXPECT_DOUBLE_EQ(usage.measured_seconds, 4.0);
+  EXPECT_EQ(usage.floored, 1u);
+  EXPECT_NEAR(usage.sections[0].sites[0].seconds, 2.3, 1e-12);  // every run could sample it
+  EXPECT_NEAR(usage.sections[0].sites[1].seconds, 2.3, 1e-12);
+
+  // The plan's cost is a share of the program's own time: a 1 % budget at 100 us a sample is 100 samples a second
+  // of it, 230 over the three runs' 2.3 s, 115 for each site: 115 / 3 a run. Site 0 executes 1,650,000 times in
+  // the three runs, site 1 100,000. (Against the 4 s measured it would be 400 samples, 74 % more than the budget.)
+  PlanOptions plan_options;
+  plan_options.budget = 0.01;
+  plan_options.sample_seconds = 100e-6;
+  Plan plan = make_plan(usage, plan_options);
+  ASSERT_EQ(plan.entries.size(), 2u);
+  EXPECT_NEAR(plan.level, 115.0 / 3, 1e-9);
+  EXPECT_NEAR(plan.entries[0].probability, 115 / 1.65e6, 1e-15);
+  EXPECT_NEAR(plan.entries[1].probability, 115 / 1e5, 1e-15);
+  EXPECT_NEAR(plan.mean_run_seconds, 2.3 / 3, 1e-12);
+  EXPECT_NEAR(plan.cost, 0.01, 1e-12);
+  EXPECT_NEAR(plan.uniform_cost, 17500 * 100e-6 / 2.3, 1e-12);
+  std::string summary = plan_summary(usage, plan, plan_options, "p");
+  EXPECT_NE(summary.find("0.767 CPU seconds a run on average without their samples (1.33 measured), 1 runs taken "
+                         "at 10% of their length"),
+            std::string::npos)
+      << summary;
+
+  // Bare reports: --run-seconds is a measured length too, and so is corrected alike.
+  std::string bare = file("bare", samples({{100, 100}}));
+  UsageOptions bare_options;
+  bare_options.sparsity = 10;
+  bare_options.run_seconds = 0.5;
+  bare_options.sample_seconds = 1e-3;
+  Recorder bare_sink;
+  Usage bare_usage = read_usage({bare}, bare_options, bare_sink);
+  EXPECT_EQ(bare_sink.text(), "");
+  EXPECT_NEAR(bare_usage.seconds, 0.3, 1e-12);
+  EXPECT_EQ(bare_usage.floored, 0u);
+}
+
+TEST(ProgramSeconds, TheMeasuredTimeLessTheSamplesNeverBelowTheFloor) {
+  bool floored = true;
+  EXPECT_DOUBLE_EQ(program_seconds(2.0, 0, 30e-9, floored), 2.0);
+  EXPECT_FALSE(floored);
+  EXPECT_NEAR(program_seconds(2.0, 10'000'000, 30e-9, floored), 1.7, 1e-12);
+  EXPECT_FALSE(floored);
+  EXPECT_NEAR(program_seconds(2.0, 60'000'000, 30e-9, floored), 0.2, 1e-12);  // exactly the floor: 10 %
+  EXPECT_FALSE(floored);
+  EXPECT_NEAR(program_seconds(2.0, 70'000'000, 30e-9, floored), 0.2, 1e-12);
+  EXPECT_TRUE(floored);
+  EXPECT_NEAR(program_seconds(2.0, UINT64_MAX, 30e-9, floored), 0.2, 1e-12);
+  EXPECT_TRUE(floored);
+}
+
 TEST_F(PlanTest, RunsOfAPlanTakeItsEntriesAndItsUniformRate) {
   std::string given = file("given.plan", std::string("sampler-plan\t1\nid\tp1\n") + kUnit + "\tbranches\t0\t0.5\n" +
                                              kUnit + "\tbranches\t2\t0\n");

@@ -164,18 +164,20 @@ EOF
     awk -v p="$hot_p" 'BEGIN { exit !(p > 0 && p < 0.01) }' || fail "the hot branch's probability $hot_p >= 1/100"
     awk -v p="$rare_p" 'BEGIN { exit !(p > 0.01 && p <= 1) }' || fail "the rare branch's probability $rare_p <= 1/100"
     # The predicted cost, recomputed from the reports: per site, its samples over the 20 runs times 100 is its
-    # executions; times its probability, 30 ns each, over 20 runs of 1 ms. Sites never sampled are planned at
-    # their upper bound, -ln(0.05) / (20 / 100) executions a run.
+    # executions (sites never sampled are planned at their upper bound, -ln(0.05) / (20 / 100) executions a run);
+    # times its probability, 30 ns each, over the runs' own time: 1 ms each, less its samples at 30 ns (never
+    # below 10 % of it).
     cost=$(for f in reports/*; do
-        awk '/^<samples / { match($0, /unit="[0-9a-f]+"/); unit = substr($0, RSTART + 6, RLENGTH - 7);
+        awk -v run="$f" '/^<samples / { match($0, /unit="[0-9a-f]+"/); unit = substr($0, RSTART + 6, RLENGTH - 7);
                match($0, /scheme="[^"]+"/); scheme = substr($0, RSTART + 8, RLENGTH - 9); n = 0; next }
              /^<\/samples>/ { scheme = ""; next }
              scheme != "" && scheme != "bounds" { s = 0; for (i = 1; i <= NF; i++) s += $i;
-               print unit "\t" scheme "\t" n "\t" s; n++ }' "$f"
+               print unit "\t" scheme "\t" n "\t" s "\t" run; n++ }' "$f"
       done | awk -F'\t' 'FNR == NR { if (FNR > 2 && $0 !~ /^#/) p[$1 "\t" $2 "\t" $3] = $4; next }
-        { k = $1 "\t" $2 "\t" $3; samples[k] += $4 }
-        END { for (k in p) { e = samples[k] > 0 ? samples[k] * 100 / 20 : -log(0.05) / 0.2;
-                             total += p[k] * e * 30e-9 / 0.001 }
+        { k = $1 "\t" $2 "\t" $3; samples[k] += $4; in_run[$5] += $4 }
+        END { for (r in in_run) { own = 0.001 - in_run[r] * 30e-9; seconds += own < 0.0001 ? 0.0001 : own }
+              for (k in p) { e = samples[k] > 0 ? samples[k] * 100 : -log(0.05) / 0.2 * 20;
+                             total += p[k] * e * 30e-9 / seconds }
               printf "%.6f\n", total }' app.plan -)
     awk -v c="$cost" 'BEGIN { exit !(c > 0.0199 && c <= 0.020001) }' || fail "the plan's cost is $cost, not 2%"
     grep -q "predicted cost 2% of a run's CPU time (budget 2%)" err || fail "summary: $(cat err)"

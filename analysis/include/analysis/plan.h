@@ -36,7 +36,7 @@ struct SiteUsage {
   double executions = 0;   ///< sum over the runs that could sample it of (samples / probability)
   double runs = 0;         ///< the runs that could sample it (probability above 0)
   double probability = 0;  ///< sum of its probability over those runs
-  double seconds = 0;      ///< sum of those runs' lengths (CPU seconds)
+  double seconds = 0;      ///< sum of those runs' lengths (the program's own CPU seconds, see UsageOptions)
   uint64_t samples = 0;    ///< samples taken, over those runs
 };
 
@@ -51,16 +51,32 @@ struct Usage {
   std::vector<SectionUsage> sections;
   uint64_t runs = 0;       ///< runs taken in
   uint64_t left_out = 0;   ///< runs left out (named on the sink)
-  double seconds = 0;      ///< their lengths summed
-  uint64_t samples = 0;    ///< their samples summed (every site of every section taken in)
+  double seconds = 0;           ///< their lengths summed: the program's own CPU time (UsageOptions::sample_seconds)
+  double measured_seconds = 0;  ///< their lengths as measured, their own samples included
+  uint64_t samples = 0;         ///< their samples summed (every site of every section taken in)
+  uint64_t floored = 0;         ///< runs whose samples' predicted cost reached kSampledShareCeiling of their length
 };
+
+/// A training run's own samples take part of its measured CPU time. Its length as the plan needs it, the
+/// program's own time, is the measured time less samples × sample cost, but never below
+/// (1 - kSampledShareCeiling) of the measured time: a larger correction says the sample cost given is above this
+/// machine's, or the run was sampled so densely that its time says little of the program's.
+inline constexpr double kSampledShareCeiling = 0.9;
+
+/// The program's own CPU time of a run measured at `measured_seconds` that took `samples` samples of
+/// `sample_seconds` each (docs/analysis.md, "Cost, in clearly stated units"); `floored` tells whether the floor
+/// applied.
+double program_seconds(double measured_seconds, uint64_t samples, double sample_seconds, bool& floored);
 
 /// How read_usage() learns what it cannot read from a run.
 struct UsageOptions {
   /// The uniform sparsity of runs whose report has neither an `outcome` with a sparsity nor a `plan` subreport.
   std::optional<double> sparsity;
-  /// The length (CPU seconds) of runs whose report has no `outcome` with cpu-seconds.
+  /// The length (CPU seconds, measured: their samples included) of runs whose report has no `outcome`.
   std::optional<double> run_seconds;
+  /// The CPU time of one sample in the training runs (PlanOptions::sample_seconds): each run's length is taken
+  /// less its samples' predicted cost (program_seconds). 0: lengths as measured.
+  double sample_seconds = 0;
   /// The plans runs may name in their `plan` subreport, by id.
   const std::vector<KnownPlan>* plans = nullptr;
   Progress* progress = nullptr;
