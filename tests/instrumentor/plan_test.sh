@@ -8,6 +8,9 @@
 #                never sample
 #   quarter      a site at p = 0.25 samples within binomial bounds (a fixed seed: deterministic)
 #   malformed    a malformed plan is refused with its file and line, and the run samples uniformly
+#   plugin       a plan naming the sites of a dlopen()ed library: loaded, used and closed twice by a host built
+#                without instrumentation (the library brings the runtime in) and by an instrumented one, the site
+#                at p = 1 counts every execution in both loads, the site at p = 0 none; the plan subreport is there
 # Environment: DRIVERS (the build tree's instrumentor/), TOOLS, SCRATCH, SOURCE_DIR.
 set -euo pipefail
 case_name=$1
@@ -112,6 +115,51 @@ malformed)
   SAMPLER_PLAN=twice.plan SAMPLER_SPARSITY=7 SAMPLER_FILE=twice.report ./plan_loop 10 >/dev/null 2>twice.err
   expected="sampler: SAMPLER_PLAN: twice.plan:5: the same unit, scheme and site twice; the plan is not used, sampling is uniform"
   [ "$(cat twice.err)" = "$expected" ] || fail "the message for a repeated entry: $(cat twice.err)"
+  ;;
+plugin)
+  cp "$SOURCE_DIR/tests/instrumentor/programs/plan_plugin.c" "$SOURCE_DIR/tests/instrumentor/programs/plan_host.c" .
+  "$DRIVERS/sampler-cc" -O2 -g -fPIC -shared plan_plugin.c -o libplan_plugin.so
+  "$DRIVERS/sampler-cc" -O2 -g plan_host.c -o plan_host_instrumented
+  clang -O2 plan_host.c -o plan_host_plain
+  plugin=$PWD/libplan_plugin.so
+  # The library's unit and sites, from a run at sparsity 1 (the only unit: the host is not instrumented).
+  SAMPLER_SPARSITY=1 SAMPLER_FILE=plugin_all.report ./plan_host_plain "$plugin" 1 10 >/dev/null
+  plugin_unit=$(unit_of plugin_all.report)
+  # in_plugin REPORT: the library's sections of REPORT resolved against it (both loads' sections merged).
+  in_plugin() {
+    samples "$1" | awk -v unit="$plugin_unit" '/^<(samples|timestamps) / { keep = index($0, "unit=\"" unit "\"") > 0 }
+      keep { print } /^<\/(samples|timestamps)>/ { keep = 0 }' | "$TOOLS/resolveSamples" "$plugin" | cut -f3-
+  }
+  # plugin_site REPORT FUNCTION: the index of the branches site in FUNCTION; plugin_counters REPORT INDEX: its
+  # counters summed.
+  plugin_site() { in_plugin "$1" | awk -F'\t' -v fn="$2" '$1 == "branches" { if ($4 == fn) { print n + 0; exit } ++n }'; }
+  plugin_counters() {
+    in_plugin "$1" | awk -F'\t' -v i="$2" '$1 == "branches" { if (n == i) { print $(NF - 1) + $NF; exit } ++n }'
+  }
+  third=$(plugin_site plugin_all.report plugin_is_third)
+  fifth=$(plugin_site plugin_all.report plugin_is_fifth)
+  [ -n "$third" ] && [ -n "$fifth" ] || fail "the library's branches are not in its report: $(in_plugin plugin_all.report)"
+  { plan_header plugin; printf '%s\tbranches\t%s\t1\n%s\tbranches\t%s\t0\n' "$plugin_unit" "$third" "$plugin_unit" "$fifth"; } >plugin.plan
+  # Two loads of 3000 calls: 6000 executions of each branch.
+  for host in plain instrumented; do
+    sparsity=() uniform=
+    # The instrumented host at a uniform rate: its sites, and the library's sites the plan does not name, sample too.
+    [ $host = instrumented ] && sparsity=(SAMPLER_SPARSITY=10) uniform=10
+    env "${sparsity[@]}" SAMPLER_PLAN=plugin.plan SAMPLER_SEED=4 SAMPLER_FILE=$host.report \
+      ./plan_host_$host "$plugin" 2 3000 >$host.out 2>$host.err
+    [ ! -s $host.err ] || fail "$host host: the runtime said: $(cat $host.err)"
+    [ "$(cat $host.out)" = "$(./plan_host_plain "$plugin" 2 3000)" ] || fail "$host host: the output differs"
+    [ "$(grep -c "^<samples unit=\"$plugin_unit\" scheme=\"branches\">" $host.report)" = 2 ] ||
+      fail "$host host: the library's branches are not written once per load: $(cat $host.report)"
+    [ "$(plugin_counters $host.report "$third")" = 6000 ] ||
+      fail "$host host: the branch at p = 1 counted $(plugin_counters $host.report "$third") of 6000 executions"
+    [ "$(plugin_counters $host.report "$fifth")" = 0 ] || fail "$host host: the branch at p = 0 sampled"
+    plan_subreport=$("$TOOLS/extract-report" plan <$host.report)
+    [ "$plan_subreport" = "$(printf 'id\tplugin\nsparsity\t%s' "$uniform")" ] ||
+      fail "$host host: the plan subreport: $plan_subreport"
+  done
+  [ "$(total plain.report)" = 6000 ] || fail "sites the plan does not name sampled: $(total plain.report) counts"
+  [ "$(total instrumented.report)" -gt 6000 ] || fail "at SAMPLER_SPARSITY=10 the unnamed sites never sampled"
   ;;
 *)
   echo "unknown case $case_name" >&2
