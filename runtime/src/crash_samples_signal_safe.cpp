@@ -11,8 +11,6 @@ namespace {
 /// How long the crash path waits for another thread to finish a report write before writing anyway.
 constexpr int kLockWaitSteps = 2000;
 constexpr long kLockWaitStepNanoseconds = 1000000;  // 1 ms: 2 s in all
-/// Bound on the registry walk: a list the program corrupted into a cycle must not hang the crash path.
-constexpr size_t kMaxUnits = size_t{1} << 20;
 
 }  // namespace
 
@@ -54,14 +52,19 @@ bool write_crash_samples(ReportWriter& out) {
     if (locked) store_release(&g_report.lock_owner, pid_t{0});
     return !load_acquire(&g_report.closed);
   }
+  // Over a whole interim report, the report is written beside the file and renamed over it, as at exit: a kill in
+  // the middle (SIGKILL after SIGTERM) leaves the interim report. Only with the lock taken here: a writer this
+  // thread interrupted may be using the same buffers; it left the file as it was, and the crash goes on in place.
+  if (locked && write_report_aside(out, kFinalReport)) {
+    store_release(&g_report.lock_owner, pid_t{0});
+    return true;  // the samples are finished; the main-backtrace follows them in the new file
+  }
   // An interim report (perhaps interrupted) is taken back: the stream is again between two sections, or (a file
   // someone wrote to after it) goes on with a new samples subreport.
   const bool interim = load_acquire(&g_report.interim_written);
   discard_interim_report();
   if (!g_report.samples_open) {
-    out.append("<report id=\"samples\">");
-    out.end_line();
-    g_report.samples_open = 1;
+    open_samples_subreport(out);
   } else if (!interim) {
     // Close what an interrupted writer left open, so the report stays well formed (sampler manual).
     const ReportWriter& normal = *g_report.writer;

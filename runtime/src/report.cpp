@@ -49,13 +49,6 @@ bool report_is_open() {
   return true;
 }
 
-void open_samples_subreport(ReportWriter& out) {
-  if (g_report.samples_open) return;
-  out.append("<report id=\"samples\">");
-  out.end_line();
-  g_report.samples_open = 1;
-}
-
 void unlink(sampler_unit* unit) {
   sampler_unit* previous = nullptr;
   for (sampler_unit* u = g_report.head; u != nullptr; previous = u, u = u->next) {
@@ -160,11 +153,16 @@ void unregister_unit(sampler_unit* unit) {
   bool written = false;
   if (known && report_is_open()) {
     sys::SigpipeGuard guard;
-    discard_interim_report();
-    store_release(&unit->state, uintptr_t{kUnitWriting});
-    open_samples_subreport(g_writer);
-    write_unit(g_writer, *unit);
-    g_writer.flush();
+    // Over an interim report, beside the file and renamed over it with a new interim report of the other units: a
+    // kill while writing leaves the last one. The unit is still registered meanwhile: a crash on this thread writes
+    // it in place, into the file the name still holds.
+    if (!write_report_aside(g_writer, g_report.interim_sequence + 1, unit)) {
+      discard_interim_report();
+      store_release(&unit->state, uintptr_t{kUnitWriting});
+      open_samples_subreport(g_writer);
+      write_unit(g_writer, *unit);
+      g_writer.flush();
+    }
     raise_deferred_signal();
     written = true;
   }
@@ -198,24 +196,29 @@ void finish_report() {
     unlock();
     return;
   }
-  bool ok;
+  bool ok, replaced;
   {
     sys::SigpipeGuard guard;
-    discard_interim_report();
-    open_samples_subreport(g_writer);
-    // One flush per unit, so that a crash in the middle knows exactly which units are out.
-    for (sampler_unit* u = g_report.head; u != nullptr; u = u->next) {
-      store_release(&u->state, uintptr_t{kUnitWriting});
-      write_unit(g_writer, *u);
-      g_writer.flush();
-      store_release(&u->state, uintptr_t{kUnitReported});
-      raise_deferred_signal();
-      if (yield_to_crash()) return;
+    // Over an interim report, beside the file and renamed over it: a kill while writing leaves the interim report.
+    replaced = ok = write_report_aside(g_writer, kFinalReport);
+    if (!replaced) {
+      if (yield_to_crash()) return;  // the aside report was left to a crash on another thread
+      discard_interim_report();
+      open_samples_subreport(g_writer);
+      // One flush per unit, so that a crash in the middle knows exactly which units are out.
+      for (sampler_unit* u = g_report.head; u != nullptr; u = u->next) {
+        store_release(&u->state, uintptr_t{kUnitWriting});
+        write_unit(g_writer, *u);
+        g_writer.flush();
+        store_release(&u->state, uintptr_t{kUnitReported});
+        raise_deferred_signal();
+        if (yield_to_crash()) return;
+      }
+      g_writer.append("</report>");
+      g_writer.end_line();
+      write_plan_subreport(g_writer);
+      ok = g_writer.flush();
     }
-    g_writer.append("</report>");
-    g_writer.end_line();
-    write_plan_subreport(g_writer);
-    ok = g_writer.flush();
     raise_deferred_signal();
   }
   // Sequentially consistent with the crash handler's taking of the crash (crash_handler_signal_safe.cpp): either
@@ -227,7 +230,7 @@ void finish_report() {
   unlock();
   if (verbose()) {
     if (ok) {
-      say("report written");
+      say(replaced ? "report written (the report file replaced)" : "report written");
     } else {
       say("the report could not be written completely");
     }
@@ -237,120 +240,6 @@ void finish_report() {
 namespace {
 
 constexpr long kMaxOffset = 0x7fffffffffffffffL;
-
-/// The rest of an interim report after the stream's permanent part: every unit's sections, the end of the samples
-/// subreport, the `interim` subreport.
-void write_snapshot(ReportWriter& out, uint64_t sequence) {
-  for (sampler_unit* u = g_report.head; u != nullptr; u = u->next) write_unit(out, *u);
-  out.append("</report>");
-  out.end_line();
-  write_plan_subreport(out);
-  out.append("<report id=\"interim\">");
-  out.end_line();
-  out.append("sequence\t");
-  out.append_decimal(sequence);
-  out.end_line();
-  out.append("</report>");
-  out.end_line();
-}
-
-/// The interim report written beside the report's file (under the registry lock).
-char g_aside_buffer[16 * 1024];
-constexpr char kAsideSuffix[] = ".new";
-char g_aside_name[4096 + sizeof kAsideSuffix];
-
-/// Opens NAME.new for a report written aside, by the rules of the report file itself (settings.h): not through
-/// a symbolic link, the user's own, a regular file of one name, locked by this process, emptied. -1 if it cannot.
-/// A NAME.new left by a process killed while writing one is taken over.
-int open_aside(const char* name) {
-  long fd = sys::call(SYS_openat, AT_FDCWD, reinterpret_cast<long>(name),
-                      O_RDWR | O_CREAT | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC, 0600);
-  if (fd < 0) return -1;
-  struct stat status {};
-  if (sys::fstat(static_cast<int>(fd), &status) != 0 || !S_ISREG(status.st_mode) ||
-      status.st_uid != static_cast<uid_t>(sys::call(SYS_geteuid)) || status.st_nlink != 1 ||
-      sys::call(SYS_flock, fd, LOCK_EX | LOCK_NB) != 0 || sys::ftruncate(static_cast<int>(fd), 0) != 0) {
-    sys::close(static_cast<int>(fd));
-    return -1;
-  }
-  return static_cast<int>(fd);
-}
-
-/// Copies the first `size` bytes of `from` (read from its start) to `to`.
-bool copy_prefix(int from, int to, long size) {
-  while (size > 0) {
-    long chunk = size < static_cast<long>(sizeof g_aside_buffer) ? size : static_cast<long>(sizeof g_aside_buffer);
-    long got = sys::read(from, g_aside_buffer, static_cast<size_t>(chunk));
-    if (got == -EINTR) continue;
-    if (got <= 0 || !sys::write_all(to, g_aside_buffer, static_cast<size_t>(got))) return false;
-    size -= got;
-  }
-  return true;
-}
-
-/// Replaces the file named by SAMPLER_FILE with a new one: the stream's permanent part (its first `base` bytes)
-/// and the snapshot, written to NAME.new and renamed over NAME; the report's descriptor then refers to the new
-/// file, and the snapshot in it is taken back before the stream goes on (discard_interim_report), as in place.
-/// False, with nothing changed but a NAME.new removed, when it cannot (the name no longer refers to the report's
-/// file, NAME.new cannot be made, a write fails): the caller then writes the snapshot in place.
-bool replace_report_file(long base, uint64_t sequence) {
-  const char* name = g_report.path;
-  size_t length = __builtin_strlen(name);
-  if (length + sizeof kAsideSuffix > sizeof g_aside_name) return false;
-  __builtin_memcpy(g_aside_name, name, length);
-  __builtin_memcpy(g_aside_name + length, kAsideSuffix, sizeof kAsideSuffix);
-  // The permanent part is read through the name, O_WRONLY as the report's descriptor is: which also makes sure the
-  // name still refers to the report's file (a program may have moved it away: then it is not replaced).
-  long source = sys::call(SYS_openat, AT_FDCWD, reinterpret_cast<long>(name), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-  if (source < 0) return false;
-  struct stat status {};
-  if (sys::fstat(static_cast<int>(source), &status) != 0 || status.st_dev != g_report.device ||
-      status.st_ino != g_report.inode) {
-    sys::close(static_cast<int>(source));
-    return false;
-  }
-  int aside = open_aside(g_aside_name);
-  if (aside < 0) {
-    sys::close(static_cast<int>(source));
-    return false;
-  }
-  bool written = copy_prefix(static_cast<int>(source), aside, base);
-  sys::close(static_cast<int>(source));
-  ReportWriter out(g_aside_buffer, sizeof g_aside_buffer, descriptor_sink(&aside));
-  if (written) {
-    write_snapshot(out, sequence);
-    written = out.flush();
-  }
-  long end = sys::lseek(aside, 0, 1 /* SEEK_CUR */);
-  if (!written || end < base || sys::fstat(aside, &status) != 0) {
-    sys::call(SYS_unlinkat, AT_FDCWD, reinterpret_cast<long>(g_aside_name), 0);
-    sys::close(aside);
-    return false;
-  }
-  // Signals held from the rename until the descriptor and its bookkeeping follow: a SIGTERM in between would
-  // have the crash path write into the file the name has just left.
-  uint64_t all = ~uint64_t{0}, old = 0;
-  sys::call(SYS_rt_sigprocmask, 0 /* SIG_BLOCK */, reinterpret_cast<long>(&all), reinterpret_cast<long>(&old), 8);
-  // renameat2 with no flags: AArch64 has no plain renameat. A kernel without it (before 3.15) gets in-place reports.
-  bool renamed = sys::call6(SYS_renameat2, AT_FDCWD, reinterpret_cast<long>(g_aside_name), AT_FDCWD,
-                            reinterpret_cast<long>(name), 0, 0) == 0;
-  if (renamed) {
-    // The new file takes the report's descriptor number (the old file, now nameless, is closed with it): the
-    // stream's permanent part is there too, with the snapshot past it.
-    sys::call(SYS_dup3, aside, g_report.fd, O_CLOEXEC);
-    g_report.device = status.st_dev;
-    g_report.inode = status.st_ino;
-    g_report.interim_base = base;
-    g_report.interim_end = end;
-    store_release(&g_report.interim_written, 1);
-    g_report.interim_sequence = sequence;
-  } else {
-    sys::call(SYS_unlinkat, AT_FDCWD, reinterpret_cast<long>(g_aside_name), 0);
-  }
-  sys::call(SYS_rt_sigprocmask, 2 /* SIG_SETMASK */, reinterpret_cast<long>(&old), 0, 8);
-  sys::close(aside);
-  return renamed;
-}
 
 /// Writes the snapshot into the destination itself, past the stream's permanent part (a memfd, a file given as
 /// SAMPLER_REPORT_FD): a reader sees it grow, a kill in the middle leaves it cut short.
@@ -387,17 +276,9 @@ void write_interim_report() {
   uint64_t sequence = g_report.interim_sequence + 1;
   if (regular) {
     sys::SigpipeGuard guard;
-    // By its name when it has one, and the last interim report (if any) is still where it was written.
-    if (g_report.path != nullptr &&
-        (!load_relaxed(&g_report.interim_written) || status.st_size <= g_report.interim_end)) {
-      long base = g_report.interim_base;
-      if (!load_relaxed(&g_report.interim_written)) {
-        open_samples_subreport(g_writer);
-        g_writer.flush();
-        base = g_writer.failed() ? -1 : sys::lseek(g_report.fd, 0, 1 /* SEEK_CUR */);
-      }
-      replaced = base >= 0 && replace_report_file(base, sequence);
-      if (!replaced && verbose()) say("cannot write the interim report beside the report file: writing it in place");
+    replaced = write_report_aside(g_writer, sequence);
+    if (!replaced && g_report.path != nullptr && verbose()) {
+      say("cannot write the interim report beside the report file: writing it in place");
     }
     written = replaced || write_interim_report_in_place(sequence);
     raise_deferred_signal();

@@ -65,6 +65,35 @@ void open_shared_counters(unsigned char* base, uint64_t size);
 /// samples never reach the parent's counters (as without the mapping) and every `values` pointer stays valid.
 void detach_shared_counters();
 
+/// Bound on a walk of the registry: a list the program corrupted into a cycle must not hang the crash path.
+inline constexpr size_t kMaxUnits = size_t{1} << 20;
+
+/// Writes `<report id="samples">` with `out` unless the stream has it already (g_report.samples_open).
+void open_samples_subreport(ReportWriter& out);
+
+/// The sequence number write_snapshot() and write_report_aside() take for the final report (interim reports count
+/// from 1).
+inline constexpr uint64_t kFinalReport = 0;
+
+/// The rest of a report after the stream's permanent part: every registered unit's sections but `leaving`'s, the end
+/// of the samples subreport, the `plan` subreport, and for an interim report (sequence > 0) the `interim` subreport.
+/// Signal-safe.
+void write_snapshot(ReportWriter& out, uint64_t sequence, const sampler_unit* leaving = nullptr);
+
+/// The report written whole beside the file SAMPLER_FILE names and renamed over it, so that the name holds a whole
+/// report at every instant: the stream's permanent part and write_snapshot(sequence) go to NAME.new, renamed over
+/// NAME, and the report's descriptor then refers to the new file (an interim report in it is taken back before the
+/// stream goes on, as in place; after the final report the samples subreport is finished). A unit `leaving` (its
+/// unregistration: dlclose, or the exit's destructors) has its sections join the permanent part, before an interim
+/// report `sequence` of the others. The final report (kFinalReport) and a leaving unit are written so only when the
+/// file holds an interim report, which writing in place would take back first (docs/decisions.md, "Interim reports
+/// by the runtime's own clock"). `stream` writes to the report's descriptor: the first interim report opens the
+/// samples subreport there. False, with nothing changed, when the report cannot be written so (no name, not a
+/// regular file, someone wrote after the interim report, NAME.new cannot be made, a write fails, the final report
+/// while a crash is under way on another thread): the caller writes in place. Called under the registry lock; the
+/// crash path calls it only when it took the lock itself (the static buffers are the lock holder's). Signal-safe.
+bool write_report_aside(ReportWriter& stream, uint64_t sequence, sampler_unit* leaving = nullptr);
+
 /// sampler_write_report() and SAMPLER_INTERVAL: under the registry lock, replaces the last interim report (if any)
 /// with the samples counted so far, a whole samples subreport and an `interim` subreport with its sequence number,
 /// written past the stream's permanent part. A report file named by SAMPLER_FILE is replaced whole: the stream's
@@ -102,7 +131,8 @@ void discard_interim_report();
 void register_unit(sampler_unit* unit);
 /// Writes the unit's sections (if the report is still open in this process) and removes it from the registry.
 void unregister_unit(sampler_unit* unit);
-/// Writes every registered unit, closes the samples subreport and the destination. Idempotent.
+/// Writes every registered unit, closes the samples subreport and the destination (over an interim report, the
+/// report is written aside and renamed: write_report_aside). Idempotent.
 void finish_report();
 
 /// SIGTERM or SIGINT that arrived while this process's normal writer (exit, dlclose) was in the middle of a flush

@@ -10,6 +10,11 @@
 #   interim_reports       sampler_write_report(): each call replaces the last interim report in the report file,
 #                         the final report (here written on SIGTERM) replaces the last; under sampler-run, a program
 #                         killed after one is reported from the shared counters, not from its stale interim report
+#   final_kill9           after one sampler_write_report(), the program ends and strace holds the rename of what
+#                         it writes beside the file: its unit's sections at exit (with a new interim report of the
+#                         rest), its final report at exit, its final report from SIGTERM's crash path; killed then
+#                         with SIGKILL, the file holds the interim report, whole, and the held one is whole beside
+#                         it (report.new). Skipped (exit 77) without strace
 #   interval_then_kill9   sampler-run --interval 1: once the collector has stored the third interim report (the
 #                         stored run then says outcome unknown), the program is killed with SIGKILL; the stored run
 #                         becomes the final one, with its samples and signal 9
@@ -185,7 +190,7 @@ case $case_name in
     resolved $stored >killed.txt || fail "resolveSamples: $(cat killed.txt)"
     [ "$(counters is_third function-entries killed.txt)" = 1000 ] || fail "is_third entries: $(cat killed.txt)"
     ;;
-  interim_reports)
+  interim_reports | final_kill9)
     "$DRIVERS/sampler-cc" -O1 -g -fsampler-schemes=function-entries,branches \
       -I "$SOURCE_DIR/runtime/include" "$SOURCE_DIR/tests/collector/programs/interim.c" -o interim
     # check_report FILE ENTRIES SEQUENCE: one whole samples subreport with ENTRIES calls of is_third, and the
@@ -205,6 +210,57 @@ case $case_name in
         [ "$("$TOOLS/extract-report" interim <now.txt)" = "sequence	$3" ] || fail "interim $3: $(cat now.txt)"
       fi
     }
+    if [ "$case_name" = final_kill9 ]; then
+      command -v strace >/dev/null || { echo "SKIP: strace not found: the held rename cannot be made"; exit 77; }
+      # ready SEQUENCE: report.new holds a whole report, with the interim subreport SEQUENCE (none: none, and it
+      # ends at the samples' or the plan's end).
+      ready() {
+        local problem
+        [ -e report.new ] || return 1
+        problem=$("$TOOLS/extract-report" samples <report.new 2>&1 >/dev/null) && [ -z "$problem" ] || return 1
+        if [ "$1" = none ]; then
+          [ "$(tail -n 1 report.new)" = '</report>' ] && ! grep -q '^<report id="interim">$' report.new
+        else
+          [ "$("$TOOLS/extract-report" interim <report.new 2>/dev/null)" = "sequence	$1" ]
+        fi
+      }
+      # held END RENAME LEFT HELD: after interim report 1, the program ends by END (exit: a line on its input;
+      # term: SIGTERM) while strace holds its renames from the RENAME-th on; once report.new is whole (interim
+      # report HELD, or none: the final one), SIGKILL: the file must hold interim report LEFT, whole. Renames: 1
+      # interim report 1; at exit 2 the unit's leaving (interim report 2), 3 the final report; from SIGTERM, 2 the
+      # crash path's final report.
+      held() {
+        rm -f report report.new progress answer && mkfifo progress answer
+        SAMPLER_SPARSITY=1 SAMPLER_FILE=report strace -f -qq -o /dev/null -e trace=renameat2 \
+          -e inject=renameat2:delay_enter=600000000:when=$2+ ./interim 1 progress <answer 2>traced.err &
+        tracer=$!
+        exec 9>answer 8<progress
+        read -r round <&8 && [ "$round" = 1 ] || fail "$1 $2: round '$round': $(cat traced.err)"
+        check_report report 1000 1
+        echo >&9
+        read -r thirds <&8 && [ "$thirds" = 334 ] || fail "$1 $2: thirds '$thirds'"
+        traced=$(pgrep -P "$tracer" interim)
+        if [ "$1" = exit ]; then echo exit >&9; else kill -TERM "$traced"; fi
+        until ready "$4"; do
+          kill -0 "$tracer" || { fail "$1 $2: the program ended: $(cat traced.err)"; finish; }
+          sleep 0.05
+        done
+        # The program first (its SIGKILL pending aborts the held rename), then strace, which would wait out its delay.
+        kill -KILL "$traced"
+        kill -KILL "$tracer" 2>/dev/null || true
+        wait "$tracer" || true
+        exec 8<&- 9>&-
+        check_report report 1000 "$3"
+        check_report report.new 1000 "$4"
+        # (strace may say something of the signal that met its delayed rename: not the program.)
+        said=$(grep -v '^strace: ' traced.err || true)
+        [ -z "$said" ] || fail "$1 $2: the program said: $said"
+      }
+      held exit 2 1 2
+      held exit 3 2 none
+      held term 2 1 none
+      finish
+    fi
     rm -f progress answer && mkfifo progress answer
     SAMPLER_SPARSITY=1 SAMPLER_FILE=report ./interim 2 progress <answer &
     program=$!

@@ -1,7 +1,7 @@
 /* A program for the interim reports' test (tests/collector/shared_counters_test.sh), built by sampler-cc: ROUNDS
  * rounds of 1000 calls of is_third, each followed by sampler_write_report() and a line "ROUND" on the file PROGRESS
  * (a FIFO the test reads); then it waits for the test to read the report and send a line on its stdin, and
- * finally for a signal.
+ * finally exits with status 0 at a line "exit" on its stdin, or waits for a signal.
  * usage: interim ROUNDS PROGRESS */
 #include <sampler/sampler.h>
 #include <stdio.h>
@@ -29,5 +29,6 @@ int main(int argc, char** argv) {
   }
   fprintf(progress, "%ld\n", thirds);
   fclose(progress);
+  if (fgets(line, sizeof line, stdin) != NULL && line[0] == 'e') return 0;
   for (;;) pause();
 }

@@ -1,0 +1,184 @@
+// Reports written whole beside the report file and renamed over it (see runtime_state.h, write_report_aside): the
+// interim reports, and the final one from the exit-time writer and from the crash path. Signal-safe: raw system
+// calls and static buffers, used only by the holder of the registry lock.
+#include <fcntl.h>
+#include <sys/file.h>
+
+#include "atomic.h"
+#include "crash_handler.h"
+#include "plan.h"
+#include "raw_syscall.h"
+#include "runtime_state.h"
+
+namespace sampler::runtime {
+
+void open_samples_subreport(ReportWriter& out) {
+  if (g_report.samples_open) return;
+  out.append("<report id=\"samples\">");
+  out.end_line();
+  g_report.samples_open = 1;
+}
+
+void write_snapshot(ReportWriter& out, uint64_t sequence, const sampler_unit* leaving) {
+  size_t visited = 0;
+  for (sampler_unit* u = load_acquire(&g_report.head); u != nullptr && visited < kMaxUnits;
+       u = load_acquire(&u->next), ++visited) {
+    if (u != leaving && load_acquire(&u->state) == kUnitRegistered) write_unit(out, *u);
+  }
+  out.append("</report>");
+  out.end_line();
+  write_plan_subreport(out);
+  if (sequence == kFinalReport) return;
+  out.append("<report id=\"interim\">");
+  out.end_line();
+  out.append("sequence\t");
+  out.append_decimal(sequence);
+  out.end_line();
+  out.append("</report>");
+  out.end_line();
+}
+
+namespace {
+
+/// The report written beside the report's file (under the registry lock).
+char g_aside_buffer[16 * 1024];
+constexpr char kAsideSuffix[] = ".new";
+char g_aside_name[4096 + sizeof kAsideSuffix];
+
+/// Opens NAME.new for a report written aside, by the rules of the report file itself (settings.h): not through
+/// a symbolic link, the user's own, a regular file of one name, locked by this process, emptied. -1 if it cannot.
+/// A NAME.new left by a process killed while writing one is taken over.
+int open_aside(const char* name) {
+  long fd = sys::call(SYS_openat, AT_FDCWD, reinterpret_cast<long>(name),
+                      O_RDWR | O_CREAT | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC, 0600);
+  if (fd < 0) return -1;
+  struct stat status {};
+  if (sys::fstat(static_cast<int>(fd), &status) != 0 || !S_ISREG(status.st_mode) ||
+      status.st_uid != static_cast<uid_t>(sys::call(SYS_geteuid)) || status.st_nlink != 1 ||
+      sys::call(SYS_flock, fd, LOCK_EX | LOCK_NB) != 0 || sys::ftruncate(static_cast<int>(fd), 0) != 0) {
+    sys::close(static_cast<int>(fd));
+    return -1;
+  }
+  return static_cast<int>(fd);
+}
+
+/// Copies the first `size` bytes of `from` (read from its start) to `to`.
+bool copy_prefix(int from, int to, long size) {
+  while (size > 0) {
+    long chunk = size < static_cast<long>(sizeof g_aside_buffer) ? size : static_cast<long>(sizeof g_aside_buffer);
+    long got = sys::read(from, g_aside_buffer, static_cast<size_t>(chunk));
+    if (got == -EINTR) continue;
+    if (got <= 0 || !sys::write_all(to, g_aside_buffer, static_cast<size_t>(got))) return false;
+    size -= got;
+  }
+  return true;
+}
+
+/// Replaces the file named by SAMPLER_FILE with a new one: the stream's permanent part (its first `base` bytes,
+/// then the sections of the unit `leaving`, if any, which join it) and the snapshot, written to NAME.new and renamed
+/// over NAME; the report's descriptor then refers to the new file. An interim report in it is taken back before the
+/// stream goes on (discard_interim_report), as in place; after the final one the samples subreport is finished.
+/// False, with nothing changed but a NAME.new removed, when it cannot (the name no longer refers to the report's
+/// file, NAME.new cannot be made, a write fails; for the final report, a crash under way on another thread, which
+/// writes the report itself).
+bool replace_report_file(long base, uint64_t sequence, sampler_unit* leaving) {
+  const char* name = g_report.path;
+  size_t length = __builtin_strlen(name);
+  if (length + sizeof kAsideSuffix > sizeof g_aside_name) return false;
+  __builtin_memcpy(g_aside_name, name, length);
+  __builtin_memcpy(g_aside_name + length, kAsideSuffix, sizeof kAsideSuffix);
+  // The permanent part is read through the name, O_WRONLY as the report's descriptor is: which also makes sure the
+  // name still refers to the report's file (a program may have moved it away: then it is not replaced).
+  long source = sys::call(SYS_openat, AT_FDCWD, reinterpret_cast<long>(name), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  if (source < 0) return false;
+  struct stat status {};
+  if (sys::fstat(static_cast<int>(source), &status) != 0 || status.st_dev != g_report.device ||
+      status.st_ino != g_report.inode) {
+    sys::close(static_cast<int>(source));
+    return false;
+  }
+  int aside = open_aside(g_aside_name);
+  if (aside < 0) {
+    sys::close(static_cast<int>(source));
+    return false;
+  }
+  bool written = copy_prefix(static_cast<int>(source), aside, base);
+  sys::close(static_cast<int>(source));
+  ReportWriter out(g_aside_buffer, sizeof g_aside_buffer, descriptor_sink(&aside));
+  long permanent = base;  // where the permanent part ends in the new file
+  if (written && leaving != nullptr) {
+    write_unit(out, *leaving);
+    written = out.flush();
+    permanent = sys::lseek(aside, 0, 1 /* SEEK_CUR */);
+  }
+  if (written) {
+    write_snapshot(out, sequence, leaving);
+    written = out.flush();
+  }
+  long end = sys::lseek(aside, 0, 1 /* SEEK_CUR */);
+  // A crash on another thread waits for the registry lock to write the rest of the report into the file the name
+  // holds: the final report is then left to it (the caller yields to it).
+  const bool final_report = sequence == kFinalReport;
+  if (!written || permanent < base || end < permanent || sys::fstat(aside, &status) != 0 ||
+      (final_report && crash_under_way_elsewhere())) {
+    sys::call(SYS_unlinkat, AT_FDCWD, reinterpret_cast<long>(g_aside_name), 0);
+    sys::close(aside);
+    return false;
+  }
+  // Signals held from the rename until the descriptor and its bookkeeping follow: a SIGTERM in between would
+  // have the crash path write into the file the name has just left, or (the final report) write the samples again.
+  uint64_t all = ~uint64_t{0}, old = 0;
+  sys::call(SYS_rt_sigprocmask, 0 /* SIG_BLOCK */, reinterpret_cast<long>(&all), reinterpret_cast<long>(&old), 8);
+  // renameat2 with no flags: AArch64 has no plain renameat. A kernel without it (before 3.15) gets in-place reports.
+  bool renamed = sys::call6(SYS_renameat2, AT_FDCWD, reinterpret_cast<long>(g_aside_name), AT_FDCWD,
+                            reinterpret_cast<long>(name), 0, 0) == 0;
+  if (renamed) {
+    // The new file takes the report's descriptor number (the old file, now nameless, is closed with it): the
+    // stream's permanent part is there too, with the snapshot past it.
+    sys::call(SYS_dup3, aside, g_report.fd, O_CLOEXEC);
+    g_report.device = status.st_dev;
+    g_report.inode = status.st_ino;
+    if (final_report) {
+      store_release(&g_report.interim_written, 0);  // nothing to take back: the report is whole
+      // Sequentially consistent, as finish_report's own store (report.cpp): a crash from now on writes only its
+      // main-backtrace, after the samples.
+      __atomic_store_n(&g_report.finished, 1, __ATOMIC_SEQ_CST);
+    } else {
+      // The leaving unit's sections are in the permanent part now: a crash must not write them again.
+      if (leaving != nullptr) store_release(&leaving->state, uintptr_t{kUnitReported});
+      g_report.interim_base = permanent;
+      g_report.interim_end = end;
+      store_release(&g_report.interim_written, 1);
+      g_report.interim_sequence = sequence;
+    }
+  } else {
+    sys::call(SYS_unlinkat, AT_FDCWD, reinterpret_cast<long>(g_aside_name), 0);
+  }
+  sys::call(SYS_rt_sigprocmask, 2 /* SIG_SETMASK */, reinterpret_cast<long>(&old), 0, 8);
+  sys::close(aside);
+  return renamed;
+}
+
+}  // namespace
+
+bool write_report_aside(ReportWriter& stream, uint64_t sequence, sampler_unit* leaving) {
+  if (g_report.path == nullptr) return false;
+  struct stat status {};
+  if (sys::fstat(g_report.fd, &status) != 0 || !S_ISREG(status.st_mode)) return false;
+  long base = g_report.interim_base;
+  if (load_acquire(&g_report.interim_written)) {
+    // Someone wrote into the file after the interim report: it is no longer the last thing there.
+    if (status.st_size > g_report.interim_end) return false;
+  } else if (sequence == kFinalReport || leaving != nullptr) {
+    return false;  // no whole report to keep: in place, where a kill leaves more of this one (docs/decisions.md)
+  } else {
+    // The first interim report: the samples subreport is opened in the stream, its permanent part from then on.
+    open_samples_subreport(stream);
+    stream.flush();
+    base = stream.failed() ? -1 : sys::lseek(g_report.fd, 0, 1 /* SEEK_CUR */);
+    if (base < 0) return false;
+  }
+  return replace_report_file(base, sequence, leaving);
+}
+
+}  // namespace sampler::runtime
