@@ -297,8 +297,10 @@ Usage read_usage(const std::vector<std::string>& files, const UsageOptions& opti
       uniform = 1 / *options.sparsity;
     }
     double seconds = 0;
+    bool measured = false;  // the run's own CPU time, its samples included
     if (reader.outcome) {
       seconds = reader.outcome->cpu_seconds;
+      measured = true;
     } else if (options.run_seconds) {
       seconds = *options.run_seconds;
     } else {
@@ -309,21 +311,22 @@ Usage read_usage(const std::vector<std::string>& files, const UsageOptions& opti
       leave_out("its outcome's cpu-seconds is 0: too short to measure a cost against");
       continue;
     }
-    // The run's length without its own samples: the budget is a share of the program's time, not of the
-    // sampled run's.
-    uint64_t run_samples = 0;
-    for (const RunSections::Section& section : reader.run.sections) {
-      for (uint64_t samples : section.samples) {
-        run_samples = run_samples + samples < run_samples ? UINT64_MAX : run_samples + samples;
+    // A measured length without the run's own samples: the budget is a share of the program's time, not of the
+    // sampled run's (--run-seconds is the program's already).
+    usage.measured_seconds += seconds;
+    if (measured) {
+      uint64_t run_samples = 0;
+      for (const RunSections::Section& section : reader.run.sections) {
+        for (uint64_t samples : section.samples) {
+          run_samples = run_samples + samples < run_samples ? UINT64_MAX : run_samples + samples;
+        }
       }
+      bool floored = false;
+      seconds = program_seconds(seconds, run_samples, options.sample_seconds, floored);
+      usage.floored += floored;
     }
-    bool floored = false;
-    const double measured = seconds;
-    seconds = program_seconds(measured, run_samples, options.sample_seconds, floored);
     ++usage.runs;
-    usage.floored += floored;
     usage.seconds += seconds;
-    usage.measured_seconds += measured;
     for (const RunSections::Section& section : reader.run.sections) {
       SectionUsage& target = usage.sections[section.usage_index];
       if (target.sites.empty()) target.sites.resize(section.samples.size());
@@ -483,9 +486,11 @@ std::string plan_summary(const Usage& usage, const Plan& plan, const PlanOptions
   const double samples_per_run = plan.samples_per_second * plan.mean_run_seconds;
   std::string text = "sampler-analyze plan: " + std::to_string(usage.runs) + " runs (" +
                      std::to_string(usage.left_out) + " left out), " + number(plan.mean_run_seconds) +
-                     " CPU seconds a run on average without their samples (" +
-                     number(usage.measured_seconds / static_cast<double>(std::max<uint64_t>(usage.runs, 1))) +
-                     " measured)";
+                     " CPU seconds a run on average";
+  if (usage.measured_seconds != usage.seconds) {
+    text += " without their own samples (" +
+            number(usage.measured_seconds / static_cast<double>(std::max<uint64_t>(usage.runs, 1))) + " measured)";
+  }
   if (usage.floored > 0) {
     text += ", " + std::to_string(usage.floored) + " runs taken at " + number((1 - kSampledShareCeiling) * 100) +
             "% of their length (their samples at " + number(options.sample_seconds * 1e9) + " ns would take over " +

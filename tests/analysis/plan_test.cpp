@@ -176,12 +176,13 @@ TEST_F(PlanTest, ARunsLengthIsItsCpuTimeLessItsOwnSamples) {
   EXPECT_NEAR(plan.cost, 0.01, 1e-12);
   EXPECT_NEAR(plan.uniform_cost, 17500 * 100e-6 / 2.3, 1e-12);
   std::string summary = plan_summary(usage, plan, plan_options, "p");
-  EXPECT_NE(summary.find("0.767 CPU seconds a run on average without their samples (1.33 measured), 1 runs taken "
-                         "at 10% of their length"),
+  EXPECT_NE(summary.find("0.767 CPU seconds a run on average without their own samples (1.33 measured), 1 runs "
+                         "taken at 10% of their length"),
             std::string::npos)
       << summary;
 
-  // Bare reports: --run-seconds is a measured length too, and so is corrected alike.
+  // Bare reports: --run-seconds is the program's own time already, taken as it is (and the summary says nothing
+  // of a correction).
   std::string bare = file("bare", samples({{100, 100}}));
   UsageOptions bare_options;
   bare_options.sparsity = 10;
@@ -190,8 +191,10 @@ TEST_F(PlanTest, ARunsLengthIsItsCpuTimeLessItsOwnSamples) {
   Recorder bare_sink;
   Usage bare_usage = read_usage({bare}, bare_options, bare_sink);
   EXPECT_EQ(bare_sink.text(), "");
-  EXPECT_NEAR(bare_usage.seconds, 0.3, 1e-12);
-  EXPECT_EQ(bare_usage.floored, 0u);
+  EXPECT_DOUBLE_EQ(bare_usage.seconds, 0.5);
+  EXPECT_DOUBLE_EQ(bare_usage.measured_seconds, 0.5);
+  std::string bare_summary = plan_summary(bare_usage, make_plan(bare_usage, plan_options), plan_options, "p");
+  EXPECT_NE(bare_summary.find("0.5 CPU seconds a run on average; "), std::string::npos) << bare_summary;
 }
 
 TEST(ProgramSeconds, TheMeasuredTimeLessTheSamplesNeverBelowTheFloor) {

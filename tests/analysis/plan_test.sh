@@ -3,6 +3,8 @@
 #   usage_errors  every usage error: exit status 2 and its exact message
 #   progress      on a terminal, a progress line while reading, then the summary; nothing of it elsewhere
 #   bad_input     bad reports and bad given plans: exit status 1, FILE:LINE messages; runs left out with warnings
+#   own_time      runs' lengths are their outcomes' CPU seconds less their own samples at --sample-cost, never below
+#                 10 % of them: three reports of known samples and seconds give the plan worked out by hand
 #   end_to_end    a program built here by sampler-cc (argument 2), run 20 times at SAMPLER_SPARSITY=100 with
 #                 SAMPLER_FILE; the plan at a 2% budget lowers the hot branch below 1/100, raises the branch taken
 #                 once a run, predicts a cost within the budget (recomputed here from the reports), and reads back
@@ -34,6 +36,25 @@ report() {
 }
 
 case $case_name in
+  own_time)
+    # At 100 us a sample: 3000 samples in 1 s leave 0.7 s of the program's own, 5000 in 2 s 1.5 s, 9500 in 1 s
+    # the floor, 0.1 s. A 1 % budget is then 230 samples over the 2.3 s, 115 for each site: site 0 executes
+    # 1,650,000 times in the three runs (at 1/100), site 1 100,000.
+    mkdir reports
+    report reports/a 100 1.0 $'1000\t2000' $'0\t0'
+    report reports/b 100 2.0 $'0\t4000' $'1000\t0'
+    report reports/c 100 1.0 $'9000\t500' $'0\t0'
+    run --budget 1% --sample-cost 100000 -o p reports
+    [ "$status" = 0 ] || fail "$ran: status $status: $(cat err)"
+    summary=$(cat err)
+    [[ $summary == *"3 runs (0 left out), 0.767 CPU seconds a run on average without their own samples (1.33 measured), 1 runs taken at 10% of their length"* ]] ||
+      fail "the summary: $summary"
+    [[ $summary == *"predicted cost 1% of a run's CPU time (budget 1%)"* ]] || fail "the summary: $summary"
+    entries=$(awk -F'\t' 'NF == 4 { printf "%s %s\n", $3, $4 }' p)
+    awk -v e="$entries" 'BEGIN { split(e, l, "\n"); split(l[1], a, " "); split(l[2], b, " ");
+      exit !(a[1] == 0 && b[1] == 1 && (a[2] - 115 / 1.65e6) ^ 2 < 1e-24 && (b[2] - 115 / 1e5) ^ 2 < 1e-24) }' ||
+      fail "the plan's entries: $entries"
+    ;;
   usage_errors)
     try="Try 'sampler-analyze plan --help' for more information.\n"
     mkdir reports
@@ -164,20 +185,18 @@ EOF
     awk -v p="$hot_p" 'BEGIN { exit !(p > 0 && p < 0.01) }' || fail "the hot branch's probability $hot_p >= 1/100"
     awk -v p="$rare_p" 'BEGIN { exit !(p > 0.01 && p <= 1) }' || fail "the rare branch's probability $rare_p <= 1/100"
     # The predicted cost, recomputed from the reports: per site, its samples over the 20 runs times 100 is its
-    # executions (sites never sampled are planned at their upper bound, -ln(0.05) / (20 / 100) executions a run);
-    # times its probability, 30 ns each, over the runs' own time: 1 ms each, less its samples at 30 ns (never
-    # below 10 % of it).
+    # executions; times its probability, 30 ns each, over 20 runs of 1 ms. Sites never sampled are planned at
+    # their upper bound, -ln(0.05) / (20 / 100) executions a run.
     cost=$(for f in reports/*; do
-        awk -v run="$f" '/^<samples / { match($0, /unit="[0-9a-f]+"/); unit = substr($0, RSTART + 6, RLENGTH - 7);
+        awk '/^<samples / { match($0, /unit="[0-9a-f]+"/); unit = substr($0, RSTART + 6, RLENGTH - 7);
                match($0, /scheme="[^"]+"/); scheme = substr($0, RSTART + 8, RLENGTH - 9); n = 0; next }
              /^<\/samples>/ { scheme = ""; next }
              scheme != "" && scheme != "bounds" { s = 0; for (i = 1; i <= NF; i++) s += $i;
-               print unit "\t" scheme "\t" n "\t" s "\t" run; n++ }' "$f"
+               print unit "\t" scheme "\t" n "\t" s; n++ }' "$f"
       done | awk -F'\t' 'FNR == NR { if (FNR > 2 && $0 !~ /^#/) p[$1 "\t" $2 "\t" $3] = $4; next }
-        { k = $1 "\t" $2 "\t" $3; samples[k] += $4; in_run[$5] += $4 }
-        END { for (r in in_run) { own = 0.001 - in_run[r] * 30e-9; seconds += own < 0.0001 ? 0.0001 : own }
-              for (k in p) { e = samples[k] > 0 ? samples[k] * 100 : -log(0.05) / 0.2 * 20;
-                             total += p[k] * e * 30e-9 / seconds }
+        { k = $1 "\t" $2 "\t" $3; samples[k] += $4 }
+        END { for (k in p) { e = samples[k] > 0 ? samples[k] * 100 / 20 : -log(0.05) / 0.2;
+                             total += p[k] * e * 30e-9 / 0.001 }
               printf "%.6f\n", total }' app.plan -)
     awk -v c="$cost" 'BEGIN { exit !(c > 0.0199 && c <= 0.020001) }' || fail "the plan's cost is $cost, not 2%"
     grep -q "predicted cost 2% of a run's CPU time (budget 2%)" err || fail "summary: $(cat err)"

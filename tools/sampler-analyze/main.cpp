@@ -121,7 +121,7 @@ constexpr tool::Option kPlanOptions[] = {
     {"sample-cost", 0, "NANOSECONDS", "the CPU time of one sample (default 30: docs/analysis.md)"},
     {"given-plan", 0, "FILE", "a plan some runs used (their plan subreport names its id); repeatable"},
     {"sparsity", 0, "N", "the uniform rate 1/N of runs whose report has no outcome subreport"},
-    {"run-seconds", 0, "S", "the CPU seconds (samples included) of runs whose report has no outcome"},
+    {"run-seconds", 0, "S", "the program's own CPU seconds a run, for reports with no outcome subreport"},
     {"database", 0, "URL", "learn from the runs a collector stored (sqlite:PATH or postgresql://...)"},
     {"app", 0, "NAME", "with --database: the application whose runs to learn from"},
     {"version", 0, "V", "with --database: only the runs of this version of the application"},
@@ -229,7 +229,7 @@ int run_plan(int argc, char** argv) {
   analysis::UsageOptions usage_options;
   if (command.has("sparsity")) usage_options.sparsity = sparsity;
   if (command.has("run-seconds")) usage_options.run_seconds = run_seconds;
-  usage_options.sample_seconds = options.sample_seconds;  // the runs' lengths without their own samples
+  usage_options.sample_seconds = options.sample_seconds;  // the outcomes' lengths without the runs' own samples
   usage_options.plans = &plans;
   bool ok = true;
   std::vector<std::string> files = analysis::list_reports(command.operands, sink, ok);

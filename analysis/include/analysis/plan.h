@@ -52,7 +52,7 @@ struct Usage {
   uint64_t runs = 0;       ///< runs taken in
   uint64_t left_out = 0;   ///< runs left out (named on the sink)
   double seconds = 0;           ///< their lengths summed: the program's own CPU time (UsageOptions::sample_seconds)
-  double measured_seconds = 0;  ///< their lengths as measured, their own samples included
+  double measured_seconds = 0;  ///< their lengths as the outcomes said (their samples included) or as given
   uint64_t samples = 0;         ///< their samples summed (every site of every section taken in)
   uint64_t floored = 0;         ///< runs whose samples' predicted cost reached kSampledShareCeiling of their length
 };
@@ -72,10 +72,10 @@ double program_seconds(double measured_seconds, uint64_t samples, double sample_
 struct UsageOptions {
   /// The uniform sparsity of runs whose report has neither an `outcome` with a sparsity nor a `plan` subreport.
   std::optional<double> sparsity;
-  /// The length (CPU seconds, measured: their samples included) of runs whose report has no `outcome`.
+  /// The length (CPU seconds) of runs whose report has no `outcome`: the program's own, taken as it is.
   std::optional<double> run_seconds;
-  /// The CPU time of one sample in the training runs (PlanOptions::sample_seconds): each run's length is taken
-  /// less its samples' predicted cost (program_seconds). 0: lengths as measured.
+  /// The CPU time of one sample in the training runs (PlanOptions::sample_seconds): a run's length measured by its
+  /// outcome is taken less its samples' predicted cost (program_seconds). 0: lengths as measured.
   double sample_seconds = 0;
   /// The plans runs may name in their `plan` subreport, by id.
   const std::vector<KnownPlan>* plans = nullptr;
