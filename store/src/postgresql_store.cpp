@@ -69,6 +69,13 @@ constexpr const char* kMigrations[] = {
     // 5 -> 6: each run's summary (store.h, Run::summary); NULL for the runs stored before, until the console
     // fills it (fill_summaries) the first time it reads them.
     "ALTER TABLE runs ADD COLUMN summary BYTEA;",
+    // 6 -> 7: the reports' bodies in a table of their own, by the run's row id, so that a scan of the runs'
+    // columns and summaries (the console's pages) reads no report: bodies of a few KB sit inline in a row, below
+    // the size at which PostgreSQL moves a value out of it (TOAST). The old rows' space in runs is reused as
+    // rows are replaced; VACUUM FULL runs gives it back at once (docs/collection.md, "Storage").
+    "CREATE TABLE run_bodies (run BIGINT PRIMARY KEY, body BYTEA NOT NULL);"
+    "INSERT INTO run_bodies (run, body) SELECT id, body FROM runs;"
+    "ALTER TABLE runs DROP COLUMN body;",
 };
 static_assert(std::size(kMigrations) == kSchemaVersion);
 
@@ -108,11 +115,14 @@ class PostgresqlStore : public Store {
     PGconn* c = acquire(error);
     if (c == nullptr) return false;
     const char* values[] = {query.app.c_str(), query.version ? query.version->c_str() : nullptr};
+    // A body is fetched from run_bodies by the run's row id only where it is wanted: the other rows' scan reads
+    // the narrow runs table alone.
+    constexpr const char* kBody = "(SELECT body FROM run_bodies WHERE run = runs.id)";
     const std::string sql =
         std::string("SELECT run_id, app, version, received, exit_status, signal, failed, crash_signature, body_size, ") +
-        (query.summaries           ? "CASE WHEN summary IS NULL THEN body END"
-         : query.crash_bodies_only ? "CASE WHEN crash_signature <> '' THEN body END"
-                                   : "body") +
+        (query.summaries           ? "CASE WHEN summary IS NULL THEN " + std::string(kBody) + " END"
+         : query.crash_bodies_only ? "CASE WHEN crash_signature <> '' THEN " + std::string(kBody) + " END"
+                                   : std::string(kBody)) +
         ", interim_sequence, " + (query.summaries ? "summary" : "NULL::bytea") + " FROM runs WHERE app = $1" +
         (query.version ? " AND version = $2" : "") + " ORDER BY id";
     // Binary results: the body arrives as its bytes, not hex text; rows one at a time, never all in memory.
@@ -428,8 +438,9 @@ class PostgresqlStore : public Store {
     return status;
   }
 
-  // The whole batch is one multi-row INSERT: one statement, one transaction, one round trip and one fsync'd
-  // commit. RETURNING names the rows it inserted or replaced; the others were duplicates. One statement may not
+  // The whole batch is one statement: a multi-row INSERT into runs and, for the rows it inserted or replaced, their
+  // bodies into run_bodies (a data-modifying WITH): one transaction, one round trip and one fsync'd commit.
+  // RETURNING names the rows written; the others were duplicates. One statement may not
   // touch a row twice, so a run id that comes twice in the batch is settled here first, by the rule the statement
   // applies to stored rows (supersedes()): the same result as one put after the other.
   void write_batch(std::vector<PendingPut*>& batch) {
@@ -458,19 +469,25 @@ class PostgresqlStore : public Store {
     constexpr int kColumns = 12;
     const size_t n = rows.size();
     std::string sql =
-        "INSERT INTO runs (run_id, app, version, received, exit_status, signal, failed, crash_signature, "
-        "body_size, body, interim_sequence, summary) VALUES ";
+        "WITH written AS (INSERT INTO runs (run_id, app, version, received, exit_status, signal, failed, "
+        "crash_signature, body_size, interim_sequence, summary) VALUES ";
+    std::string bodies = "bodies (app, run_id, body) AS (VALUES ";
     std::vector<std::string> numbers(n * 5);  // received, exit_status, signal, body_size, interim_sequence as text
     std::vector<const char*> values(n * kColumns);
     std::vector<int> lengths(n * kColumns, 0), formats(n * kColumns, 0);
     const int64_t now = static_cast<int64_t>(std::time(nullptr));
     for (size_t i = 0; i < n; ++i) {
       const Run& run = *rows[i]->run;
+      // Parameter k of row i is $(i * kColumns + k + 1); the body (k = 9) goes to run_bodies, with the row's
+      // application and run id (k = 1, 0) to find the row id the INSERT gave it.
+      auto parameter = [i](int k) { return "$" + std::to_string(i * kColumns + static_cast<size_t>(k) + 1); };
       sql += i == 0 ? "(" : ", (";
       for (int k = 0; k < kColumns; ++k) {
-        sql += (k == 0 ? "$" : ", $") + std::to_string(i * kColumns + static_cast<size_t>(k) + 1);
+        if (k != 9) sql += (k == 0 ? "" : ", ") + parameter(k);
       }
       sql += ")";
+      bodies += (i == 0 ? "(" : ", (") + parameter(1) + "::text, " + parameter(0) + "::text, " + parameter(9) +
+                "::bytea)";
       std::string* text = &numbers[i * 5];
       text[0] = std::to_string(run.received != 0 ? run.received : now);
       text[1] = run.exit_status ? std::to_string(*run.exit_status) : "";
@@ -495,7 +512,10 @@ class PostgresqlStore : public Store {
       lengths[i * kColumns + 11] = static_cast<int>(run.summary.size());
       formats[i * kColumns + 11] = 1;
     }
-    sql += std::string(" ON CONFLICT (app, run_id) ") + kKeepLatestReport + " RETURNING app, run_id";
+    sql += " ON CONFLICT (app, run_id) " + keep_latest_report("") + " RETURNING id, app, run_id), " + bodies +
+           "), stored AS (INSERT INTO run_bodies (run, body) SELECT written.id, bodies.body FROM written JOIN bodies "
+           "ON bodies.app = written.app AND bodies.run_id = written.run_id "
+           "ON CONFLICT (run) DO UPDATE SET body = excluded.body) SELECT app, run_id FROM written";
     Result r(PQexecParams(c, sql.c_str(), static_cast<int>(n * kColumns), nullptr, values.data(), lengths.data(),
                           formats.data(), 0));
     if (PQresultStatus(r.result) != PGRES_TUPLES_OK) {

@@ -863,6 +863,91 @@ TEST_P(StoreTest, MigratesAVersionFourDatabaseWithRuns) {
   store.reset();
 }
 
+// A database of schema version 6 (bodies in the runs table, summaries beside them) is migrated to 7: on PostgreSQL
+// the bodies move to run_bodies and the runs table loses its body column; every run reads back with its body and
+// summary, and a later report of a migrated run replaces its body there.
+TEST_P(StoreTest, MigratesAVersionSixDatabaseWithRuns) {
+  const bool sqlite = GetParam() == "sqlite";
+  std::string schema_sql = std::string(kVersionFourRuns) +
+                           "CREATE TABLE plans (app TEXT NOT NULL, plan_id TEXT NOT NULL, received %INT% NOT NULL, "
+                           "body_size %INT% NOT NULL, body %BLOB% NOT NULL, PRIMARY KEY (app, plan_id));"
+                           "CREATE TABLE current_plans (app TEXT NOT NULL, version TEXT NOT NULL, plan_id TEXT NOT "
+                           "NULL, since %INT% NOT NULL, PRIMARY KEY (app, version));"
+                           "ALTER TABLE runs ADD COLUMN summary %BLOB%; UPDATE schema_version SET version = 6;";
+  auto substitute = [&schema_sql](std::string_view name, std::string_view value) {
+    for (size_t at; (at = schema_sql.find(name)) != std::string::npos;) schema_sql.replace(at, name.size(), value);
+  };
+  substitute("%ID%", sqlite ? "INTEGER PRIMARY KEY" : "BIGSERIAL PRIMARY KEY");
+  substitute("%INT%", sqlite ? "INTEGER" : "BIGINT");
+  substitute("%BOOL%", sqlite ? "INTEGER" : "BOOLEAN");
+  substitute("%BLOB%", sqlite ? "BLOB" : "BYTEA");
+  auto blob = [sqlite](std::string_view bytes) {
+    std::string out = sqlite ? "X'" : "'\\x";
+    for (unsigned char c : bytes) {
+      out += "0123456789abcdef"[c >> 4];
+      out += "0123456789abcdef"[c & 15];
+    }
+    return out + "'";
+  };
+  const std::string first = "<report id=\"samples\">\n1\n</report>\n", second = "<report id=\"samples\">\n2\n</report>\n";
+  const std::string rows =
+      "INSERT INTO runs (run_id, app, version, received, failed, crash_signature, body_size, body, "
+      "interim_sequence, summary) VALUES ('r1', 'old', '1', 1, " + std::string(sqlite ? "0" : "false") + ", '', " +
+      std::to_string(first.size()) + ", " + blob(compress_body(first)) + ", NULL, " + blob("S1") + "), ('r2', " +
+      "'old', '1', 2, " + (sqlite ? "0" : "false") + ", '', " + std::to_string(second.size()) + ", " +
+      blob(compress_body(second)) + ", 1, NULL);";
+  std::string url;
+  if (sqlite) {
+    url = "sqlite:" + (dir_ / "v6.db").string();
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open((dir_ / "v6.db").c_str(), &db), SQLITE_OK);
+    ASSERT_EQ(sqlite3_exec(db, (schema_sql + rows).c_str(), nullptr, nullptr, nullptr), SQLITE_OK)
+        << sqlite3_errmsg(db);
+    sqlite3_close(db);
+  } else {
+    const std::string schema = "v6_" + std::to_string(getpid()) + "_" + std::to_string(std::random_device{}());
+    PGconn* c = PQconnectdb(url_.c_str());
+    ASSERT_EQ(PQstatus(c), CONNECTION_OK) << PQerrorMessage(c);
+    const std::string sql = "CREATE SCHEMA " + schema + "; SET search_path TO " + schema + ";" + schema_sql + rows;
+    PGresult* r = PQexec(c, sql.c_str());
+    EXPECT_EQ(PQresultStatus(r), PGRES_COMMAND_OK) << PQresultErrorMessage(r);
+    PQclear(r);
+    PQfinish(c);
+    url = url_ + (url_.find('?') == std::string::npos ? "?" : "&") + "options=-csearch_path%3D" + schema;
+  }
+  std::string error;
+  std::unique_ptr<Store> store = open_store(url, error);
+  ASSERT_NE(store, nullptr) << error;
+  EXPECT_EQ(store->schema_version(), kSchemaVersion);
+  auto runs = [&store, &error](bool summaries) {
+    std::vector<std::string> found;
+    Query query{"old", std::nullopt};
+    query.summaries = summaries;
+    query.stored_bodies = true;
+    EXPECT_TRUE(store->for_each(query, [&](const StoredRun& run) {
+      std::string text;
+      const bool has_body = decompress_body(run.stored_body, run.body_size, text);
+      found.push_back(run.run_id + ":" + run.summary + ":" + (has_body ? text : "no body"));
+      return true;
+    }, error)) << error;
+    return found;
+  };
+  EXPECT_EQ(runs(false), (std::vector<std::string>{"r1::" + first, "r2::" + second}));
+  EXPECT_EQ(runs(true), (std::vector<std::string>{"r1:S1:no body", "r2::" + second}));
+  // r2's final report replaces its interim one, body and summary.
+  StoredRun final_report;
+  final_report.run_id = "r2";
+  final_report.app = "old";
+  final_report.version = "1";
+  final_report.exit_status = 0;
+  final_report.body = "final";
+  final_report.summary = "S2";
+  EXPECT_EQ(store->put(final_report, error), PutStatus::kStored) << error;
+  EXPECT_EQ(runs(false), (std::vector<std::string>{"r1::" + first, "r2::final"}));
+  EXPECT_EQ(runs(true), (std::vector<std::string>{"r1:S1:no body", "r2:S2:no body"}));
+  store.reset();
+}
+
 // A run's summary follows its latest report: a later interim report's replaces it, an earlier one's does not.
 TEST_P(StoreTest, SummariesFollowTheLatestReport) {
   const std::string app = unique_name("summaries");
