@@ -11,13 +11,14 @@ namespace sampler::store {
 
 /// The conflict clause of both stores' INSERT INTO runs: the stored row takes the incoming report's columns when
 /// the report supersedes it (store.h, supersedes(): the same rule in SQL); otherwise the row stays as it is and
-/// the report is a duplicate (no row changed, none returned). `body` names the body's column in SQLite's runs;
-/// PostgreSQL keeps bodies in a table of their own (run_bodies), replaced by the same statement.
-inline std::string keep_latest_report(std::string_view body) {
+/// the report is a duplicate (no row changed, none returned). `more` names the store's own columns of runs,
+/// replaced with the others: SQLite's body; PostgreSQL's counted (its bodies are in run_bodies, replaced by the
+/// same statement).
+inline std::string keep_latest_report(std::string_view more) {
   return "DO UPDATE SET version = excluded.version, received = excluded.received, "
          "exit_status = excluded.exit_status, signal = excluded.signal, failed = excluded.failed, "
          "crash_signature = excluded.crash_signature, body_size = excluded.body_size, " +
-         (body.empty() ? std::string() : std::string(body) + " = excluded." + std::string(body) + ", ") +
+         std::string(more) + " = excluded." + std::string(more) + ", " +
          "interim_sequence = excluded.interim_sequence, summary = excluded.summary "
          "WHERE runs.interim_sequence IS NOT NULL AND "
          "(excluded.interim_sequence IS NULL OR excluded.interim_sequence > runs.interim_sequence)";

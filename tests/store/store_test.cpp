@@ -972,6 +972,91 @@ TEST_P(StoreTest, SummariesFollowTheLatestReport) {
   EXPECT_TRUE(read({app, std::nullopt})[0].summary.empty());  // asked for bodies: no summary
 }
 
+// Counts summed in the database (PostgreSQL): a final report is counted once, when it is stored; an interim one
+// not, until its final report replaces it; a duplicate or a late interim report changes nothing; a release, the
+// failing runs of some crash signatures, and runs stored uncounted (add_counts()) are summed as they should be.
+TEST_P(StoreTest, CountsFollowTheFinalReports) {
+  if (!store_->keeps_counts()) {
+    std::string error;
+    std::vector<SectionTotals> totals;
+    EXPECT_FALSE(store_->sum_counts({"any"}, totals, error));
+    return;
+  }
+  const std::string app = unique_name("counts");
+  auto with_counts = [&](std::string version, std::vector<uint32_t> sites, std::vector<uint32_t> predicates) {
+    StoredRun run = make_run(app, std::move(version));
+    run.counts = std::vector<SectionCounts>{{"", {}, {}}, {"unit", std::move(sites), std::move(predicates)}};
+    return run;
+  };
+  std::string error;
+  StoredRun a = with_counts("1", {0, 1}, {1});
+  ASSERT_EQ(store_->put(a, error), PutStatus::kStored) << error;
+  EXPECT_EQ(store_->put(a, error), PutStatus::kDuplicate) << error;  // not counted again
+  StoredRun b = with_counts("2", {1, 2}, {3, 4});
+  b.exit_status.reset();
+  b.signal = 11;
+  b.failed = true;
+  b.crash_signature = "SIGSEGV:1";
+  ASSERT_EQ(store_->put(b, error), PutStatus::kStored) << error;
+  // c: an interim report (not counted), a later one, then its final report (counted once).
+  StoredRun c = with_counts("2", {0}, {0});
+  c.exit_status.reset();
+  c.interim_sequence = 1;
+  ASSERT_EQ(store_->put(c, error), PutStatus::kStored) << error;
+  c.interim_sequence = 2;
+  c.counts = std::vector<SectionCounts>{{"", {}, {}}, {"unit", {2}, {5}}};
+  ASSERT_EQ(store_->put(c, error), PutStatus::kStored) << error;
+  auto sum = [&](CountsQuery query) {
+    query.app = app;
+    std::vector<SectionTotals> totals;
+    EXPECT_TRUE(store_->sum_counts(query, totals, error)) << error;
+    std::vector<std::string> out;
+    auto list = [](const std::vector<uint64_t>& v) {
+      std::string text;
+      for (uint64_t x : v) text += std::to_string(x);
+      return text;
+    };
+    for (const SectionTotals& t : totals) {
+      out.push_back(std::string(t.failed ? "F " : "S ") + (t.key.empty() ? "run" : t.key) + " " +
+                    std::to_string(t.runs) + " " + list(t.sites) + " " + list(t.predicates));
+    }
+    return out;
+  };
+  EXPECT_EQ(sum({}), (std::vector<std::string>{"S run 1  ", "S unit 1 11 01", "F run 1  ", "F unit 1 011 00011"}))
+      << "a counted once, b, and c not yet";
+  c.interim_sequence = 1;  // older than the stored one: a duplicate
+  EXPECT_EQ(store_->put(c, error), PutStatus::kDuplicate) << error;
+  c.interim_sequence.reset();
+  c.exit_status = 1;
+  c.failed = true;
+  c.counts = std::vector<SectionCounts>{{"", {}, {}}, {"unit", {0, 2}, {0, 5}}};
+  ASSERT_EQ(store_->put(c, error), PutStatus::kStored) << error;
+  EXPECT_EQ(store_->put(c, error), PutStatus::kDuplicate) << error;
+  const std::vector<std::string> all = {"S run 1  ", "S unit 1 11 01", "F run 2  ", "F unit 2 112 100111"};
+  EXPECT_EQ(sum({}), all);
+  CountsQuery release;
+  release.version = "2";
+  EXPECT_EQ(sum(release), (std::vector<std::string>{"F run 2  ", "F unit 2 112 100111"}));
+  CountsQuery group;
+  group.failing_signatures = std::vector<std::string>{"SIGSEGV:1"};
+  EXPECT_EQ(sum(group), (std::vector<std::string>{"S run 1  ", "S unit 1 11 01", "F run 1  ", "F unit 1 011 00011"}));
+  Query query{app, std::nullopt};
+  query.summaries = true;
+  for (const StoredRun& run : read(query)) EXPECT_TRUE(run.counted) << run.run_id;
+  // A final run stored without counts (as before they were kept) is added once by add_counts().
+  StoredRun d = make_run(app, "1");
+  ASSERT_EQ(store_->put(d, error), PutStatus::kStored) << error;
+  std::vector<StoredRun> runs = read(query);
+  ASSERT_EQ(runs.size(), 4u);
+  EXPECT_FALSE(runs[3].counted);
+  const std::vector<std::pair<std::string, std::vector<SectionCounts>>> late = {
+      {d.run_id, {{"", {}, {}}, {"unit", {1}, {2}}}}, {a.run_id, {{"", {}, {}}}}};
+  ASSERT_TRUE(store_->add_counts(app, late, error)) << error;
+  ASSERT_TRUE(store_->add_counts(app, late, error)) << error;  // counted already: nothing added
+  EXPECT_EQ(sum({}), (std::vector<std::string>{"S run 2  ", "S unit 2 12 011", "F run 2  ", "F unit 2 112 100111"}));
+  EXPECT_TRUE(read(query)[3].counted);
+}
+
 TEST(Compression, RoundTripsAndRejectsGarbage) {
   std::string text = "hello\n" + std::string(5000, 'z');
   std::string stored = compress_body(text), back;
