@@ -81,7 +81,8 @@ constexpr const char* kMigrations[] = {
     // And the counts a ranking needs, summed at ingest in the transaction that stores a final report: per
     // application, release, crash signature, outcome and samples section (its key: the collector's, see
     // store.h, SectionCounts), the runs, and per line and per predicate of the section the runs that observed
-    // it or found it true (array element i: id i). `counted` says which runs are in them: not the interim
+    // it or found it true (array element i: id i), in kCountShards rows whose sum is the count (below).
+    // `counted` says which runs are in them: not the interim
     // reports, nor the runs stored before, until a console page adds theirs (add_counts()).
     "CREATE TABLE run_counts ("
     "  app TEXT NOT NULL,"
@@ -92,16 +93,22 @@ constexpr const char* kMigrations[] = {
     "  runs BIGINT NOT NULL,"
     "  sites BIGINT[] NOT NULL,"
     "  predicates BIGINT[] NOT NULL,"
-    "  PRIMARY KEY (app, version, crash_signature, failed, section));"
+    "  shard INTEGER NOT NULL,"
+    "  PRIMARY KEY (app, version, crash_signature, failed, section, shard));"
     "ALTER TABLE runs ADD COLUMN counted BOOLEAN NOT NULL DEFAULT false;"
-    // Element-wise sum of two count arrays (the shorter one taken as padded with zeros).
-    "CREATE FUNCTION sampler_add_counts(a BIGINT[], b BIGINT[]) RETURNS BIGINT[] LANGUAGE sql IMMUTABLE AS "
-    "$$ SELECT coalesce(array_agg(coalesce(x, 0) + coalesce(y, 0) ORDER BY n), '{}') "
-    "FROM unnest(a, b) WITH ORDINALITY AS t(x, y, n) $$;",
+    // Element-wise sum of two count arrays (the shorter one taken as padded with zeros). PL/pgSQL changes its
+    // local array in place: 0.18 ms for 670 elements here, against 0.5 ms for unnest() and array_agg() in SQL.
+    "CREATE FUNCTION sampler_add_counts(a BIGINT[], b BIGINT[]) RETURNS BIGINT[] LANGUAGE plpgsql IMMUTABLE AS "
+    "$$ DECLARE sum BIGINT[] := a; BEGIN "
+    "FOR i IN 1 .. cardinality(b) LOOP sum[i] := coalesce(sum[i], 0) + b[i]; END LOOP; RETURN sum; END $$;",
 };
 static_assert(std::size(kMigrations) == kSchemaVersion);
 
 constexpr size_t kPoolSize = 16;
+// Rows of run_counts per key, added to by transactions on different connections: a transaction holds the rows it
+// added to until its commit (an fsync), so transactions adding to one row take turns, one commit each; on rows
+// of their own (the shard is the server process's id modulo this), concurrent batches commit together.
+constexpr int kCountShards = 64;
 // Batches in flight at once: while one waits for its commit's fsync, the next is already on its way (the server
 // flushes concurrent commits together). More gives smaller batches and no more throughput (bench/collector).
 constexpr size_t kConcurrentBatches = 4;
@@ -571,8 +578,9 @@ class PostgresqlStore : public Store {
   bool write_counts(PGconn* c, const CountRows& rows, std::string& error) {
     if (rows.empty()) return true;
     constexpr int kColumns = 8;
+    const std::string shard = std::to_string(PQbackendPID(c) % kCountShards);
     std::string sql = "INSERT INTO run_counts (app, version, crash_signature, failed, section, runs, sites, "
-                      "predicates) VALUES ";
+                      "predicates, shard) VALUES ";
     std::vector<std::string> texts;  // runs, sites, predicates per row
     texts.reserve(rows.size() * 3);
     std::vector<const char*> values;
@@ -590,7 +598,7 @@ class PostgresqlStore : public Store {
         sql += (k == 0 ? "$" : ", $") + std::to_string(i * kColumns + static_cast<size_t>(k) + 1);
         if (k >= 6) sql += "::bigint[]";
       }
-      sql += ")";
+      sql += ", " + shard + ")";
       texts.push_back(std::to_string(sums.runs));
       texts.push_back(array(sums.sites));
       texts.push_back(array(sums.predicates));
@@ -605,7 +613,7 @@ class PostgresqlStore : public Store {
       }
       ++i;
     }
-    sql += " ON CONFLICT (app, version, crash_signature, failed, section) DO UPDATE SET "
+    sql += " ON CONFLICT (app, version, crash_signature, failed, section, shard) DO UPDATE SET "
            "runs = run_counts.runs + excluded.runs, "
            "sites = sampler_add_counts(run_counts.sites, excluded.sites), "
            "predicates = sampler_add_counts(run_counts.predicates, excluded.predicates)";
