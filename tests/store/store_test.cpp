@@ -942,9 +942,26 @@ TEST_P(StoreTest, MigratesAVersionSixDatabaseWithRuns) {
   final_report.exit_status = 0;
   final_report.body = "final";
   final_report.summary = "S2";
+  final_report.counts = std::vector<SectionCounts>{{"", {}, {}}};
   EXPECT_EQ(store->put(final_report, error), PutStatus::kStored) << error;
   EXPECT_EQ(runs(false), (std::vector<std::string>{"r1::" + first, "r2::final"}));
   EXPECT_EQ(runs(true), (std::vector<std::string>{"r1:S1:no body", "r2:S2:no body"}));
+  if (store->keeps_counts()) {
+    // The migrated runs are not counted; the final report that replaced r2's interim one is.
+    std::vector<std::string> counted;
+    Query query{"old", std::nullopt};
+    query.summaries = true;
+    EXPECT_TRUE(store->for_each(query, [&](const StoredRun& run) {
+      counted.push_back(run.run_id + (run.counted ? " counted" : " not counted"));
+      return true;
+    }, error)) << error;
+    EXPECT_EQ(counted, (std::vector<std::string>{"r1 not counted", "r2 counted"}));
+    std::vector<SectionTotals> totals;
+    ASSERT_TRUE(store->sum_counts({"old"}, totals, error)) << error;
+    ASSERT_EQ(totals.size(), 1u);
+    EXPECT_EQ(totals[0].runs, 1u);
+    EXPECT_FALSE(totals[0].failed);
+  }
   store.reset();
 }
 
