@@ -314,8 +314,9 @@ class PostgresqlStore : public Store {
       // The row lock of UPDATE: a run counted by another page (or replaced by its final report) meanwhile is
       // left out here, so no run is counted twice.
       Result r(PQexecParams(c,
-                            "UPDATE runs SET counted = true WHERE app = $1 AND run_id = ANY($2::text[]) AND NOT "
-                            "counted AND interim_sequence IS NULL RETURNING run_id, version, crash_signature, failed",
+                            "UPDATE runs SET counted = true FROM unnest($2::text[]) AS u(run_id) WHERE runs.app = "
+                            "$1 AND runs.run_id = u.run_id AND NOT counted AND interim_sequence IS NULL "
+                            "RETURNING runs.run_id, version, crash_signature, failed",
                             2, nullptr, values, nullptr, nullptr, 0));
       ok = PQresultStatus(r.result) == PGRES_TUPLES_OK;
       if (!ok) {
