@@ -469,8 +469,6 @@ std::string app_body(const std::string& app, const AppRuns& runs) {
   return body;
 }
 
-// The predictor sections over the runs `keep` selects (by read run), ranked as sampler-analyze ranks them and
-// shown by its renderer.
 // The first round's counts of `subset`'s runs as the store summed them for `query` (PostgreSQL: store.h,
 // Store::sum_counts()), with the catalogue's ids. False when the store keeps none, or when they are not the
 // subset's: their runs are not the subset's runs (a run stored or counted after the page read the runs, one whose
@@ -527,6 +525,9 @@ bool store_counts(store::Store& store, const store::CountsQuery& query, const Ap
   return counts.num_failing == failing && counts.num_succeeding == subset.size() - failing;
 }
 
+// The predictor sections over the runs `keep` selects (by read run), ranked as sampler-analyze ranks them and
+// shown by its renderer; the first round's counts are the store's (`query`) where it keeps them and they are the
+// runs' (store_counts()).
 template <class Keep>
 std::string predictors_body(store::Store& store, const store::CountsQuery* query, const std::string& app,
                             const AppRuns& runs, std::string_view heading, Keep keep) {
@@ -553,7 +554,9 @@ std::string predictors_body(store::Store& store, const store::CountsQuery* query
             "instrumented binaries).</p>\n";
   }
   body += analysis::html_predictors(analysis, SIZE_MAX, "");
-  if (in_store) body += "<p class=\"note\" id=\"counted-by-store\">The ranking's counts were summed by the database.</p>\n";
+  if (in_store) {
+    body += "<p class=\"note\" id=\"counted-by-store\">The ranking's counts were summed by the database.</p>\n";
+  }
   return body;
 }
 

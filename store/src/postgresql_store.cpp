@@ -566,7 +566,8 @@ class PostgresqlStore : public Store {
     for (const SectionCounts& section : sections) {
       CountSums& sums = rows[{app, version, crash_signature, failed, section.key}];
       ++sums.runs;
-      for (auto [ids, into] : {std::pair{&section.sites, &sums.sites}, std::pair{&section.predicates, &sums.predicates}}) {
+      for (auto [ids, into] :
+           {std::pair{&section.sites, &sums.sites}, std::pair{&section.predicates, &sums.predicates}}) {
         for (uint32_t id : *ids) {
           if (into->size() <= id) into->resize(id + 1, 0);
           ++(*into)[id];

@@ -889,7 +889,8 @@ TEST_P(StoreTest, MigratesAVersionSixDatabaseWithRuns) {
     }
     return out + "'";
   };
-  const std::string first = "<report id=\"samples\">\n1\n</report>\n", second = "<report id=\"samples\">\n2\n</report>\n";
+  const std::string first = "<report id=\"samples\">\n1\n</report>\n";
+  const std::string second = "<report id=\"samples\">\n2\n</report>\n";
   const std::string rows =
       "INSERT INTO runs (run_id, app, version, received, failed, crash_signature, body_size, body, "
       "interim_sequence, summary) VALUES ('r1', 'old', '1', 1, " + std::string(sqlite ? "0" : "false") + ", '', " +
