@@ -33,11 +33,7 @@ bool ranks_before(const RankedPredicate& a, const RankedPredicate& b) {
 namespace {
 
 // The counts over the runs still in play.
-struct Tally {
-  std::vector<uint64_t> f, s;                    // per predicate
-  std::vector<uint64_t> f_observed, s_observed;  // per site
-  uint64_t num_failing = 0, num_succeeding = 0;
-
+struct Tally : RunCounts {
   void apply(const RunSet& runs, size_t run, int64_t sign) {
     bool failing = runs.failed[run] != 0;
     auto bump = [sign](uint64_t& value) { value = static_cast<uint64_t>(static_cast<int64_t>(value) + sign); };
@@ -145,14 +141,18 @@ std::vector<RankedPredicate> scored(const Tally& tally, const std::vector<uint32
 }  // namespace
 
 Ranking rank(const RunSet& runs, const std::vector<uint32_t>& predicate_site, size_t site_count,
-             const RankOptions& options) {
+             const RankOptions& options, const RunCounts* counted) {
   Ranking ranking;
   Tally tally;
-  tally.f.assign(predicate_site.size(), 0);
-  tally.s.assign(predicate_site.size(), 0);
-  tally.f_observed.assign(site_count, 0);
-  tally.s_observed.assign(site_count, 0);
-  count_all(runs, tally);
+  if (counted != nullptr) {
+    static_cast<RunCounts&>(tally) = *counted;
+  } else {
+    tally.f.assign(predicate_site.size(), 0);
+    tally.s.assign(predicate_site.size(), 0);
+    tally.f_observed.assign(site_count, 0);
+    tally.s_observed.assign(site_count, 0);
+    count_all(runs, tally);
+  }
   ranking.num_failing = tally.num_failing;
   ranking.num_succeeding = tally.num_succeeding;
 

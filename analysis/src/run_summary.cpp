@@ -17,6 +17,57 @@ namespace {
 // As read_runs() keeps it: beyond this, main-backtrace text is not kept (a signature needs its first lines).
 constexpr size_t kMaxBacktraceText = 1u << 20;
 
+// Reads a summary's bytes, every length checked against the end (a stored summary may be corrupt).
+struct SummaryCursor {
+  const uint8_t* p;
+  const uint8_t* end;
+  bool ok = true;
+
+  uint64_t varint() {
+    uint64_t value = 0;
+    for (int shift = 0; ok; shift += 7) {
+      if (p == end || shift > 63) break;
+      const uint8_t byte = *p++;
+      value |= static_cast<uint64_t>(byte & 0x7f) << shift;
+      if (!(byte & 0x80)) return value;
+    }
+    ok = false;
+    return 0;
+  }
+  std::string_view text() {
+    const uint64_t size = varint();
+    if (!ok || size > static_cast<uint64_t>(end - p)) {
+      ok = false;
+      return {};
+    }
+    std::string_view value(reinterpret_cast<const char*>(p), static_cast<size_t>(size));
+    p += size;
+    return value;
+  }
+  // An id list (id_list.h) of ids below `limit`: where it starts, once its whole length was checked.
+  const uint8_t* list(uint64_t limit) {
+    const uint8_t* start = p;
+    const uint64_t header = varint();
+    const uint64_t count = header >> 1;
+    if (count == 0) return start;
+    if (header & 1) {
+      const uint64_t first = varint(), bytes = varint();
+      if (!ok || first >= limit || bytes > static_cast<uint64_t>(end - p) || bytes > ((limit - first) >> 3) + 1) {
+        ok = false;
+      } else {
+        p += bytes;
+      }
+    } else {
+      uint64_t id = 0;
+      for (uint64_t i = 0; ok && i < count; ++i) {
+        id += varint();
+        if (id >= limit) ok = false;
+      }
+    }
+    return ok ? start : nullptr;
+  }
+};
+
 void put_string(std::vector<uint8_t>& out, std::string_view text) {
   id_list::put_varint(out, text.size());
   out.insert(out.end(), text.begin(), text.end());
@@ -191,6 +242,40 @@ std::string summarize_report(std::string_view text) {
   RunSummarizer summarizer;
   read_report(input, summarizer, summarizer);
   return summarizer.bytes();
+}
+
+bool read_summary(std::string_view bytes, bool& have_samples, std::optional<std::string_view>& backtrace,
+                  const std::function<void(const SummarySection&)>& section) {
+  SummaryCursor in{reinterpret_cast<const uint8_t*>(bytes.data()),
+                   reinterpret_cast<const uint8_t*>(bytes.data()) + bytes.size()};
+  const uint64_t format = in.varint(), flags = in.varint();
+  if (!in.ok || format != 1) return false;
+  have_samples = (flags & 1) != 0;
+  backtrace.reset();
+  if ((flags & 2) != 0) backtrace = in.text();
+  const uint64_t sections = in.varint();
+  for (uint64_t i = 0; in.ok && i < sections; ++i) {
+    SummarySection s;
+    s.line = in.varint();
+    s.unit = in.text();
+    s.scheme = in.text();
+    s.lines = in.varint();
+    const uint64_t state = in.varint();
+    s.complete = (state & 1) != 0;
+    s.malformed = (state & 2) != 0;
+    if (s.malformed) {
+      s.malformed_index = in.varint();
+      s.malformed_line = in.varint();
+    }
+    const uint64_t counters = in.varint();
+    if (!in.ok || counters > kMaxCounters) return false;
+    s.counters = static_cast<uint32_t>(counters);
+    const uint64_t per_site = predicate_count(scheme_kind(s.scheme), s.counters);
+    s.sites = in.list(s.lines);
+    s.predicates = in.list(s.lines * per_site);
+    if (in.ok) section(s);
+  }
+  return in.ok && in.p == in.end;
 }
 
 }  // namespace sampler::analysis

@@ -23,6 +23,7 @@
 #include <utility>
 
 #include "analysis/crash_signature.h"
+#include "analysis/run_summary.h"
 #include "samples_line.h"
 #include "sections/line_reader.h"
 #include "sections/lines.h"
@@ -256,69 +257,6 @@ struct BitWriter {
   void flush() {
     words[word] = low;
     words[word + 1] = high;
-  }
-};
-
-// One samples section of a run's summary (analysis/run_summary.h), its id lists checked.
-struct SummarySection {
-  uint64_t line = 0;
-  std::string_view unit, scheme;
-  uint64_t lines = 0;
-  bool complete = false, malformed = false;
-  uint64_t malformed_index = 0, malformed_line = 0;
-  uint32_t counters = 0;
-  const uint8_t* sites = nullptr;       // id lists: line indices, line * predicates per site + predicate
-  const uint8_t* predicates = nullptr;
-};
-
-// Reads a summary's bytes, every length checked against the end (a stored summary may be corrupt).
-struct SummaryCursor {
-  const uint8_t* p;
-  const uint8_t* end;
-  bool ok = true;
-
-  uint64_t varint() {
-    uint64_t value = 0;
-    for (int shift = 0; ok; shift += 7) {
-      if (p == end || shift > 63) break;
-      const uint8_t byte = *p++;
-      value |= static_cast<uint64_t>(byte & 0x7f) << shift;
-      if (!(byte & 0x80)) return value;
-    }
-    ok = false;
-    return 0;
-  }
-  std::string_view text() {
-    const uint64_t size = varint();
-    if (!ok || size > static_cast<uint64_t>(end - p)) {
-      ok = false;
-      return {};
-    }
-    std::string_view value(reinterpret_cast<const char*>(p), static_cast<size_t>(size));
-    p += size;
-    return value;
-  }
-  // An id list (id_list.h) of ids below `limit`: where it starts, once its whole length was checked.
-  const uint8_t* list(uint64_t limit) {
-    const uint8_t* start = p;
-    const uint64_t header = varint();
-    const uint64_t count = header >> 1;
-    if (count == 0) return start;
-    if (header & 1) {
-      const uint64_t first = varint(), bytes = varint();
-      if (!ok || first >= limit || bytes > static_cast<uint64_t>(end - p) || bytes > ((limit - first) >> 3) + 1) {
-        ok = false;
-      } else {
-        p += bytes;
-      }
-    } else {
-      uint64_t id = 0;
-      for (uint64_t i = 0; ok && i < count; ++i) {
-        id += varint();
-        if (id >= limit) ok = false;
-      }
-    }
-    return ok ? start : nullptr;
   }
 };
 
@@ -619,36 +557,14 @@ class ReportCollector : public ReportVisitor {
 
   // Reads a run's summary (analysis/run_summary.h) instead of its report: false if its bytes are not one.
   bool read_summary(std::string_view bytes) {
-    SummaryCursor in{reinterpret_cast<const uint8_t*>(bytes.data()),
-                     reinterpret_cast<const uint8_t*>(bytes.data()) + bytes.size()};
-    const uint64_t format = in.varint(), flags = in.varint();
-    if (!in.ok || format != 1) return false;
-    have_samples_ = (flags & 1) != 0;
-    crashed_ = (flags & 2) != 0;
-    if (crashed_) signature = in.text();
-    const uint64_t sections = in.varint();
-    for (uint64_t i = 0; in.ok && i < sections; ++i) {
-      SummarySection section;
-      section.line = in.varint();
-      section.unit = in.text();
-      section.scheme = in.text();
-      section.lines = in.varint();
-      const uint64_t state = in.varint();
-      section.complete = (state & 1) != 0;
-      section.malformed = (state & 2) != 0;
-      if (section.malformed) {
-        section.malformed_index = in.varint();
-        section.malformed_line = in.varint();
-      }
-      const uint64_t counters = in.varint();
-      if (!in.ok || counters > kMaxCounters) return false;
-      section.counters = static_cast<uint32_t>(counters);
-      const uint64_t per_site = predicate_count(scheme_kind(section.scheme), section.counters);
-      section.sites = in.list(section.lines);
-      section.predicates = in.list(section.lines * per_site);
-      if (in.ok) samples_.add_summary_section(section);
-    }
-    return in.ok && in.p == in.end;
+    std::optional<std::string_view> backtrace;
+    const bool ok = analysis::read_summary(bytes, have_samples_, backtrace,
+                                           [this](const SummarySection& section) {
+                                             samples_.add_summary_section(section);
+                                           });
+    crashed_ = backtrace.has_value();
+    if (crashed_) signature = *backtrace;
+    return ok;
   }
 
   bool crashed() const { return crashed_; }

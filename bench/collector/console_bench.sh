@@ -67,6 +67,12 @@ page_time() {
 }
 three_times() { echo "$1 (wall/CPU): $(page_time "$1") $(page_time "$1") $(page_time "$1") s"; }
 three_times /ui/app/load/predictors/
+counted_by=SQLite
+if [ -n "${SAMPLER_TEST_POSTGRESQL_URL:-}" ]; then
+  page=$(cat page.html)
+  case $page in *counted-by-store*) counted_by="the database (PostgreSQL)" ;; *) counted_by="the collector" ;; esac
+fi
+echo "the predictors' first-round counts were summed by: $counted_by"
 three_times /ui/app/load/
 grep -c '^<tr' page.html >/dev/null || { echo "the application's page has no rows" >&2; exit 1; }
 rss() { awk '/VmRSS/ { print $2 / 1024 " MB" }' "/proc/$server_pid/status"; }
@@ -76,14 +82,21 @@ sql() {
   if [ -n "${SAMPLER_TEST_POSTGRESQL_URL:-}" ]; then psql -qAt "$database" -c "$1"; else sqlite3 reports.db "$1"; fi
 }
 if [ -n "${SAMPLER_TEST_POSTGRESQL_URL:-}" ]; then
-  echo "bytes per run (summary, body, the runs table with its indexes and TOAST): $(sql "SELECT avg(length(summary))::int,
-    avg(length(body))::int, pg_total_relation_size('runs') / count(*) FROM runs")"
+  echo "bytes per run (summary, body; runs, run_bodies and run_counts with their indexes and TOAST): $(sql "SELECT
+    avg(length(summary))::int, (SELECT avg(length(body))::int FROM run_bodies), pg_total_relation_size('runs') /
+    count(*), pg_total_relation_size('run_bodies') / count(*), pg_total_relation_size('run_counts') / count(*)
+    FROM runs")"
 else
   echo "bytes per run (summary, body, the database file): $(sql "SELECT CAST(avg(length(summary)) AS INT),
     CAST(avg(length(body)) AS INT) FROM runs")|$(($(stat -c %s reports.db) / runs))"
 fi
 
-sql "UPDATE runs SET summary = NULL" >/dev/null
+if [ -n "${SAMPLER_TEST_POSTGRESQL_URL:-}" ]; then
+  # As a database migrated from schema version 5: no summaries, no counts.
+  sql "UPDATE runs SET summary = NULL, counted = false; DELETE FROM run_counts" >/dev/null
+else
+  sql "UPDATE runs SET summary = NULL" >/dev/null
+fi
 echo "predictors without summaries (summarized and stored), then with (wall/CPU): $(
   page_time /ui/app/load/predictors/) $(page_time /ui/app/load/predictors/) s"
 

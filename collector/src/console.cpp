@@ -19,6 +19,7 @@
 #include "analysis/crash_signature.h"
 #include "analysis/crash_symbols.h"
 #include "analysis/html.h"
+#include "analysis/id_list.h"
 #include "analysis/ranking.h"
 #include "analysis/run_summary.h"
 #include "analysis/runs.h"
@@ -64,6 +65,42 @@ std::string html_link(std::string_view href, std::string_view text_html) {
 }
 
 std::string app_path(std::string_view app) { return "/ui/app/" + percent_encode(app) + "/"; }
+
+// A samples section's key in the store's counts (store.h, SectionCounts): what decides whether a page's site
+// information takes the section (read_runs()'s checks of a summary's section), then the scheme, length first,
+// and the unit: "LINES STATE MALFORMED-INDEX COUNTERS SCHEME-LENGTH:SCHEMEUNIT".
+struct SectionShape {
+  uint64_t lines = 0, state = 0, malformed_index = 0, counters = 0;
+  std::string scheme, unit;
+};
+
+std::string section_key(const analysis::SummarySection& section) {
+  return std::to_string(section.lines) + " " +
+         std::to_string((section.complete ? 1 : 0) | (section.malformed ? 2 : 0)) + " " +
+         std::to_string(section.malformed_index) + " " + std::to_string(section.counters) + " " +
+         std::to_string(section.scheme.size()) + ":" + std::string(section.scheme) + std::string(section.unit);
+}
+
+bool parse_section_key(std::string_view key, SectionShape& shape) {
+  auto number = [&key](uint64_t& value, char end) {
+    const size_t at = key.find(end);
+    if (at == std::string_view::npos || at == 0) return false;
+    value = 0;
+    for (char ch : key.substr(0, at)) {
+      if (ch < '0' || ch > '9' || value > (UINT64_MAX - 9) / 10) return false;
+      value = value * 10 + static_cast<uint64_t>(ch - '0');
+    }
+    key.remove_prefix(at + 1);
+    return true;
+  };
+  uint64_t scheme_size = 0;
+  if (!number(shape.lines, ' ') || !number(shape.state, ' ') || !number(shape.malformed_index, ' ') ||
+      !number(shape.counters, ' ') || !number(scheme_size, ':') || scheme_size > key.size())
+    return false;
+  shape.scheme = key.substr(0, scheme_size);
+  shape.unit = key.substr(scheme_size);
+  return true;
+}
 
 // One application's stored runs, read for the statistics by the analysis library.
 struct AppRuns {
@@ -170,6 +207,26 @@ bool load_app(store::Store& store, const std::string& app, const std::string& si
         runs.problems.error("store", 0, "cannot store the runs' summaries: " + fill_error);
       }
       batch.clear();
+    }
+  }
+
+  // The final runs the store keeps no counts of yet (stored before it kept them), added from their summaries.
+  if (!crashes_only && store.keeps_counts()) {
+    std::vector<std::pair<std::string, std::vector<store::SectionCounts>>> uncounted;
+    for (size_t s = 0; s < runs.stored.size(); ++s) {
+      const store::Run& run = runs.stored[s];
+      if (!run.counted && !run.interim_sequence && !run.summary.empty()) {
+        if (std::optional<std::vector<store::SectionCounts>> counts = summary_counts(run.summary)) {
+          uncounted.emplace_back(run.run_id, std::move(*counts));
+        }
+      }
+      if (uncounted.size() == kSummariesPerTransaction || (s + 1 == runs.stored.size() && !uncounted.empty())) {
+        std::string count_error;
+        if (!store.add_counts(app, uncounted, count_error)) {
+          runs.problems.error("store", 0, "cannot store the runs' counts: " + count_error);
+        }
+        uncounted.clear();
+      }
     }
   }
 
@@ -412,18 +469,82 @@ std::string app_body(const std::string& app, const AppRuns& runs) {
   return body;
 }
 
+// The first round's counts of `subset`'s runs as the store summed them for `query` (PostgreSQL: store.h,
+// Store::sum_counts()), with the catalogue's ids. False when the store keeps none, or when they are not the
+// subset's: their runs are not the subset's runs (a run stored or counted after the page read the runs, one whose
+// summary gives no counts), or a section key does not read. Each section is taken or left out by the checks
+// read_runs() applies to a summary's section (analysis/src/runs.cpp, add_summary_section()), on its key.
+bool store_counts(store::Store& store, const store::CountsQuery& query, const AppRuns& runs,
+                  const analysis::RunSet& subset, analysis::RunCounts& counts) {
+  if (!store.keeps_counts()) return false;
+  std::vector<store::SectionTotals> totals;
+  std::string error;
+  if (!store.sum_counts(query, totals, error)) return false;
+  const analysis::Catalogue& catalogue = runs.read.catalogue;
+  struct Entry {
+    size_t first_site = 0, site_count = 0;
+  };
+  std::map<std::pair<std::string_view, std::string_view>, Entry> entries;  // (unit, scheme) -> its sites
+  for (size_t i = 0; i < catalogue.sites.size(); ++i) {
+    Entry& entry = entries[{catalogue.sites[i].unit, catalogue.sites[i].scheme}];
+    if (entry.site_count == 0) entry.first_site = i;
+    ++entry.site_count;
+  }
+  counts.f.assign(catalogue.predicate_site.size(), 0);
+  counts.s.assign(catalogue.predicate_site.size(), 0);
+  counts.f_observed.assign(catalogue.sites.size(), 0);
+  counts.s_observed.assign(catalogue.sites.size(), 0);
+  counts.num_failing = counts.num_succeeding = 0;
+  for (const store::SectionTotals& t : totals) {
+    if (t.key.empty()) {
+      (t.failed ? counts.num_failing : counts.num_succeeding) += t.runs;
+      continue;
+    }
+    SectionShape shape;
+    if (!parse_section_key(t.key, shape)) return false;
+    auto found = entries.find({shape.unit, shape.scheme});
+    if (found == entries.end()) continue;  // no site information, or no run's section was taken
+    const Entry& entry = found->second;
+    const analysis::Site& first = catalogue.sites[entry.first_site];
+    const bool malformed = (shape.state & 2) != 0, complete = (shape.state & 1) != 0;
+    if ((malformed && shape.malformed_index < entry.site_count) || shape.lines > entry.site_count ||
+        (complete && shape.lines != entry.site_count) || shape.counters == 0 || shape.counters != first.counters)
+      continue;
+    std::vector<uint64_t>& observed = t.failed ? counts.f_observed : counts.s_observed;
+    std::vector<uint64_t>& truths = t.failed ? counts.f : counts.s;
+    for (size_t line = 0; line < t.sites.size() && line < entry.site_count; ++line) {
+      observed[entry.first_site + line] += t.sites[line];
+    }
+    const size_t per_site = first.predicates;
+    for (size_t id = 0; per_site > 0 && id < t.predicates.size() && id / per_site < entry.site_count; ++id) {
+      truths[catalogue.sites[entry.first_site + id / per_site].first_predicate + id % per_site] += t.predicates[id];
+    }
+  }
+  uint64_t failing = 0;
+  for (uint8_t f : subset.failed) failing += f;
+  return counts.num_failing == failing && counts.num_succeeding == subset.size() - failing;
+}
+
 // The predictor sections over the runs `keep` selects (by read run), ranked as sampler-analyze ranks them and
-// shown by its renderer.
+// shown by its renderer; the first round's counts are the store's (`query`) where it keeps them and they are the
+// runs' (store_counts()).
 template <class Keep>
-std::string predictors_body(const std::string& app, const AppRuns& runs, std::string_view heading, Keep keep) {
+std::string predictors_body(store::Store& store, const store::CountsQuery* query, const std::string& app,
+                            const AppRuns& runs, std::string_view heading, Keep keep) {
+  // Unfinished runs (their last report interim) are left out, as sampler-analyze --database leaves them out.
   analysis::RunSet subset;
   subset.crash_groups = runs.read.runs.crash_groups;
   for (size_t r = 0; r < runs.read.runs.size(); ++r) {
-    if (keep(r)) subset.add_from(runs.read.runs, r, runs.read.runs.crash_group[r]);
+    if (keep(r) && !runs.stored[runs.stored_of[r]].interim_sequence) {
+      subset.add_from(runs.read.runs, r, runs.read.runs.crash_group[r]);
+    }
   }
   analysis::RankOptions options;
-  const analysis::Ranking ranking =
-      analysis::rank(subset, runs.read.catalogue.predicate_site, runs.read.catalogue.sites.size(), options);
+  analysis::RunCounts counted;
+  const bool in_store = query != nullptr && store_counts(store, *query, runs, subset, counted);
+  const analysis::Ranking ranking = analysis::rank(subset, runs.read.catalogue.predicate_site,
+                                                   runs.read.catalogue.sites.size(), options,
+                                                   in_store ? &counted : nullptr);
   const analysis::Analysis analysis{&runs.read.catalogue, &subset, &ranking, options, runs.read.left_out};
   std::string body = "<h1>" + html_link(app_path(app), html_escape(app)) + ": bug predictors, " + std::string(heading) +
                      "</h1>\n" + problems_note(runs.problems);
@@ -432,7 +553,11 @@ std::string predictors_body(const std::string& app, const AppRuns& runs, std::st
             "<code>--site-dir DIR</code> as <code>DIR/" + html_escape(app) + "/</code> (*.sites files or the "
             "instrumented binaries).</p>\n";
   }
-  return body + analysis::html_predictors(analysis, SIZE_MAX, "");
+  body += analysis::html_predictors(analysis, SIZE_MAX, "");
+  if (in_store) {
+    body += "<p class=\"note\" id=\"counted-by-store\">The ranking's counts were summed by the database.</p>\n";
+  }
+  return body;
 }
 
 }  // namespace
@@ -464,6 +589,24 @@ std::string percent_decode(std::string_view text, bool plus_is_space) {
     }
   }
   return out;
+}
+
+std::optional<std::vector<store::SectionCounts>> summary_counts(std::string_view summary) {
+  bool have_samples = false;
+  std::optional<std::string_view> backtrace;
+  std::vector<store::SectionCounts> counts(1);  // the run itself first (an empty key)
+  std::set<std::pair<std::string_view, std::string_view>> units;
+  bool twice = false;
+  const bool read = analysis::read_summary(summary, have_samples, backtrace, [&](const analysis::SummarySection& s) {
+    twice = twice || !units.emplace(s.unit, s.scheme).second;
+    store::SectionCounts& section = counts.emplace_back();
+    section.key = section_key(s);
+    analysis::id_list::for_each(s.sites, [&section](uint32_t id) { section.sites.push_back(id); });
+    analysis::id_list::for_each(s.predicates, [&section](uint32_t id) { section.predicates.push_back(id); });
+  });
+  if (!read || twice) return std::nullopt;
+  if (!have_samples) counts.clear();  // not ranked: read_runs() leaves such a run out
+  return counts;
 }
 
 std::string presented_key(const Request& request) {
@@ -619,14 +762,16 @@ Response Console::handle(const Request& request) {
   }
   if (tail.empty()) return page(200, *app, app_body(*app, runs), true);
   if (tail == "predictors/") {
-    return page(200, *app + ": predictors", predictors_body(*app, runs, "all releases", [](size_t) { return true; }),
-                true);
+    const store::CountsQuery query{*app};
+    return page(200, *app + ": predictors",
+                predictors_body(store_, &query, *app, runs, "all releases", [](size_t) { return true; }), true);
   }
   if (tail.starts_with("release/") && tail.ends_with("/")) {
     const std::string version(tail.substr(8, tail.size() - 9));
     if (std::find(runs.releases.begin(), runs.releases.end(), version) == runs.releases.end()) return not_found();
+    const store::CountsQuery query{*app, version};
     return page(200, *app + " " + version + ": predictors",
-                predictors_body(*app, runs, "release " + html_escape(version),
+                predictors_body(store_, &query, *app, runs, "release " + html_escape(version),
                                 [&](size_t r) { return runs.stored[runs.stored_of[r]].version == version; }),
                 true);
   }
@@ -636,9 +781,23 @@ Response Console::handle(const Request& request) {
     const unsigned long group = std::strtoul(number.c_str(), &end, 10);
     if (number.empty() || *end != '\0' || group == 0 || group > runs.read.runs.crash_groups.size()) return not_found();
     const int32_t g = static_cast<int32_t>(group - 1);
+    // The store's counts of the group are those of its runs' crash signatures (as the collector hashed the stack
+    // at upload), when no such signature is also another group's (or no group's) run's: symbols pushed since
+    // name frames that the hash told apart, never the other way round; else the page counts the runs itself.
+    std::map<std::string_view, std::set<int32_t>> groups_of;
+    for (size_t s = 0; s < runs.stored.size(); ++s) {
+      if (!runs.stored[s].crash_signature.empty()) groups_of[runs.stored[s].crash_signature].insert(runs.group_of[s]);
+    }
+    store::CountsQuery query{*app, std::nullopt, std::vector<std::string>()};
+    bool shared = false;
+    for (const auto& [signature, groups] : groups_of) {
+      if (groups.count(g) == 0) continue;
+      query.failing_signatures->emplace_back(signature);
+      shared = shared || groups.size() > 1;
+    }
     // The group's failing runs against the successful ones (the other failures left out).
     return page(200, *app + ": crash group #" + number,
-                predictors_body(*app, runs,
+                predictors_body(store_, shared ? nullptr : &query, *app, runs,
                                 "crash group #" + number + " <code>" +
                                     html_escape(runs.read.runs.crash_groups[static_cast<size_t>(g)]) +
                                     "</code> against the successful runs",

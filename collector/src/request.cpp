@@ -476,6 +476,7 @@ Response Collector::upload(const Request& request, double now) {
   run.crash_signature = report.crash_signature;
   run.interim_sequence = report.interim_sequence;
   run.summary = std::move(report.summary);
+  if (store_.keeps_counts() && !run.summary.empty()) run.counts = summary_counts(run.summary);
   run.body = std::move(text);
   // The upload's gzip is stored as it came: compressing the report again cost more than all the rest.
   if (one_gzip_member) run.gzip_body = request.body;

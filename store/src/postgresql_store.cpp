@@ -6,7 +6,9 @@
 
 #include <condition_variable>
 #include <ctime>
+#include <map>
 #include <mutex>
+#include <tuple>
 #include <string_view>
 #include <unordered_map>
 #include <unordered_set>
@@ -69,10 +71,44 @@ constexpr const char* kMigrations[] = {
     // 5 -> 6: each run's summary (store.h, Run::summary); NULL for the runs stored before, until the console
     // fills it (fill_summaries) the first time it reads them.
     "ALTER TABLE runs ADD COLUMN summary BYTEA;",
+    // 6 -> 7: the reports' bodies in a table of their own, by the run's row id, so that a scan of the runs'
+    // columns and summaries (the console's pages) reads no report: bodies of a few KB sit inline in a row, below
+    // the size at which PostgreSQL moves a value out of it (TOAST). The old rows' space in runs is reused as
+    // rows are replaced; VACUUM FULL runs gives it back at once (docs/collection.md, "Storage").
+    "CREATE TABLE run_bodies (run BIGINT PRIMARY KEY, body BYTEA NOT NULL);"
+    "INSERT INTO run_bodies (run, body) SELECT id, body FROM runs;"
+    "ALTER TABLE runs DROP COLUMN body;"
+    // And the counts a ranking needs, summed at ingest in the transaction that stores a final report: per
+    // application, release, crash signature, outcome and samples section (its key: the collector's, see
+    // store.h, SectionCounts), the runs, and per line and per predicate of the section the runs that observed
+    // it or found it true (array element i: id i), in kCountShards rows whose sum is the count (below).
+    // `counted` says which runs are in them: not the interim
+    // reports, nor the runs stored before, until a console page adds theirs (add_counts()).
+    "CREATE TABLE run_counts ("
+    "  app TEXT NOT NULL,"
+    "  version TEXT NOT NULL,"
+    "  crash_signature TEXT NOT NULL,"
+    "  failed BOOLEAN NOT NULL,"
+    "  section BYTEA NOT NULL,"
+    "  runs BIGINT NOT NULL,"
+    "  sites BIGINT[] NOT NULL,"
+    "  predicates BIGINT[] NOT NULL,"
+    "  shard INTEGER NOT NULL,"
+    "  PRIMARY KEY (app, version, crash_signature, failed, section, shard));"
+    "ALTER TABLE runs ADD COLUMN counted BOOLEAN NOT NULL DEFAULT false;"
+    // Element-wise sum of two count arrays (the shorter one taken as padded with zeros). PL/pgSQL changes its
+    // local array in place: 0.18 ms for 670 elements here, against 0.5 ms for unnest() and array_agg() in SQL.
+    "CREATE FUNCTION sampler_add_counts(a BIGINT[], b BIGINT[]) RETURNS BIGINT[] LANGUAGE plpgsql IMMUTABLE AS "
+    "$$ DECLARE sum BIGINT[] := a; BEGIN "
+    "FOR i IN 1 .. cardinality(b) LOOP sum[i] := coalesce(sum[i], 0) + b[i]; END LOOP; RETURN sum; END $$;",
 };
 static_assert(std::size(kMigrations) == kSchemaVersion);
 
 constexpr size_t kPoolSize = 16;
+// Rows of run_counts per key, added to by transactions on different connections: a transaction holds the rows it
+// added to until its commit (an fsync), so transactions adding to one row take turns, one commit each; on rows
+// of their own (the shard is the server process's id modulo this), concurrent batches commit together.
+constexpr int kCountShards = 64;
 // Batches in flight at once: while one waits for its commit's fsync, the next is already on its way (the server
 // flushes concurrent commits together). More gives smaller batches and no more throughput (bench/collector).
 constexpr size_t kConcurrentBatches = 4;
@@ -108,12 +144,15 @@ class PostgresqlStore : public Store {
     PGconn* c = acquire(error);
     if (c == nullptr) return false;
     const char* values[] = {query.app.c_str(), query.version ? query.version->c_str() : nullptr};
+    // A body is fetched from run_bodies by the run's row id only where it is wanted: the other rows' scan reads
+    // the narrow runs table alone.
+    constexpr const char* kBody = "(SELECT body FROM run_bodies WHERE run = runs.id)";
     const std::string sql =
         std::string("SELECT run_id, app, version, received, exit_status, signal, failed, crash_signature, body_size, ") +
-        (query.summaries           ? "CASE WHEN summary IS NULL THEN body END"
-         : query.crash_bodies_only ? "CASE WHEN crash_signature <> '' THEN body END"
-                                   : "body") +
-        ", interim_sequence, " + (query.summaries ? "summary" : "NULL::bytea") + " FROM runs WHERE app = $1" +
+        (query.summaries           ? "CASE WHEN summary IS NULL THEN " + std::string(kBody) + " END"
+         : query.crash_bodies_only ? "CASE WHEN crash_signature <> '' THEN " + std::string(kBody) + " END"
+                                   : std::string(kBody)) +
+        ", interim_sequence, " + (query.summaries ? "summary" : "NULL::bytea") + ", counted FROM runs WHERE app = $1" +
         (query.version ? " AND version = $2" : "") + " ORDER BY id";
     // Binary results: the body arrives as its bytes, not hex text; rows one at a time, never all in memory.
     if (!PQsendQueryParams(c, sql.c_str(), query.version ? 2 : 1, nullptr, values, nullptr, nullptr, 1) ||
@@ -147,6 +186,7 @@ class PostgresqlStore : public Store {
         run.stored_body.clear();
         run.body_size = int_value(p, 8);
         run.summary.assign(PQgetvalue(p, 0, 11), static_cast<size_t>(PQgetlength(p, 0, 11)));
+        run.counted = PQgetvalue(p, 0, 12)[0] != 0;
         const bool absent = PQgetisnull(p, 0, 9);  // not asked for (crash_bodies_only, or a summary instead)
         const bool as_stored = query.stored_bodies || query.summaries;
         if (!absent && as_stored) run.stored_body.assign(stored);
@@ -172,15 +212,12 @@ class PostgresqlStore : public Store {
     PGconn* c = acquire(error);
     if (c == nullptr) return false;
     // One statement: the run ids and summaries as two arrays, unnested side by side.
-    std::string ids = "{", blobs = "{";
+    std::vector<std::string> run_ids;
+    for (const auto& pair : summaries) run_ids.push_back(pair.first);
+    const std::string ids = text_array(run_ids);
+    std::string blobs = "{";
     for (size_t i = 0; i < summaries.size(); ++i) {
-      const auto& [run_id, summary] = summaries[i];
-      ids += i == 0 ? "\"" : ",\"";
-      for (char ch : run_id) {
-        if (ch == '"' || ch == '\\') ids += '\\';
-        ids += ch;
-      }
-      ids += "\"";
+      const std::string& summary = summaries[i].second;
       blobs += (i == 0 ? "\"\\\\x" : ",\"\\\\x");
       static constexpr char kHex[] = "0123456789abcdef";
       for (unsigned char byte : summary) {
@@ -189,7 +226,6 @@ class PostgresqlStore : public Store {
       }
       blobs += "\"";
     }
-    ids += "}";
     blobs += "}";
     const std::string a(app);
     const char* values[] = {a.c_str(), ids.c_str(), blobs.c_str()};
@@ -201,6 +237,105 @@ class PostgresqlStore : public Store {
     if (!ok) {
       error = std::string("postgresql: ") + PQresultErrorMessage(r.result);
       trim(error);
+    }
+    release(c);
+    return ok;
+  }
+
+  bool keeps_counts() const override { return true; }
+
+  bool sum_counts(const CountsQuery& query, std::vector<SectionTotals>& totals, std::string& error) override {
+    PGconn* c = acquire(error);
+    if (c == nullptr) return false;
+    std::string signatures;
+    if (query.failing_signatures) signatures = text_array(*query.failing_signatures);
+    const char* values[] = {query.app.c_str(), query.version ? query.version->c_str() : nullptr,
+                            query.failing_signatures ? signatures.c_str() : nullptr};
+    // One scan of the application's count rows, summed per outcome and section: the runs, then element by
+    // element the sites' and the predicates' arrays (ids whose sum is 0 left out).
+    Result r(PQexecParams(
+        c,
+        "WITH selected AS (SELECT failed, section, runs, sites, predicates FROM run_counts WHERE app = $1 AND "
+        "($2::text IS NULL OR version = $2) AND ($3::text[] IS NULL OR NOT failed OR crash_signature = ANY($3))) "
+        "SELECT failed, encode(section, 'hex'), 0, 0, sum(runs) FROM selected GROUP BY failed, section "
+        "UNION ALL SELECT failed, encode(section, 'hex'), 1, n - 1, sum(x) FROM selected, "
+        "unnest(sites) WITH ORDINALITY AS u(x, n) GROUP BY failed, section, n HAVING sum(x) > 0 "
+        "UNION ALL SELECT failed, encode(section, 'hex'), 2, n - 1, sum(x) FROM selected, "
+        "unnest(predicates) WITH ORDINALITY AS u(x, n) GROUP BY failed, section, n HAVING sum(x) > 0",
+        3, nullptr, values, nullptr, nullptr, 0));
+    const bool ok = PQresultStatus(r.result) == PGRES_TUPLES_OK;
+    if (!ok) {
+      error = std::string("postgresql: ") + PQresultErrorMessage(r.result);
+      trim(error);
+    } else {
+      std::map<std::pair<bool, std::string>, SectionTotals> found;
+      for (int row = 0; row < PQntuples(r.result); ++row) {
+        const bool failed = PQgetvalue(r.result, row, 0)[0] == 't';
+        const std::string_view hex(PQgetvalue(r.result, row, 1), static_cast<size_t>(PQgetlength(r.result, row, 1)));
+        std::string key;  // encode()'s hex: lower-case digits
+        auto digit = [](char ch) { return ch <= '9' ? ch - '0' : ch - 'a' + 10; };
+        for (size_t i = 0; i + 1 < hex.size(); i += 2) key += static_cast<char>(digit(hex[i]) * 16 + digit(hex[i + 1]));
+        const int what = std::atoi(PQgetvalue(r.result, row, 2));
+        const size_t id = std::strtoull(PQgetvalue(r.result, row, 3), nullptr, 10);
+        const uint64_t sum = std::strtoull(PQgetvalue(r.result, row, 4), nullptr, 10);
+        SectionTotals& t = found[{failed, key}];
+        t.failed = failed;
+        t.key = key;
+        if (what == 0) {
+          t.runs = sum;
+        } else {
+          std::vector<uint64_t>& counts = what == 1 ? t.sites : t.predicates;
+          if (counts.size() <= id) counts.resize(id + 1, 0);
+          counts[id] = sum;
+        }
+      }
+      totals.clear();
+      for (auto& entry : found) totals.push_back(std::move(entry.second));
+    }
+    release(c);
+    return ok;
+  }
+
+  bool add_counts(std::string_view app, const std::vector<std::pair<std::string, std::vector<SectionCounts>>>& counts,
+                  std::string& error) override {
+    if (counts.empty()) return true;
+    PGconn* c = acquire(error);
+    if (c == nullptr) return false;
+    std::unordered_map<std::string, const std::vector<SectionCounts>*> of;
+    std::vector<std::string> run_ids;
+    for (const auto& [run_id, sections] : counts) {
+      of.emplace(run_id, &sections);
+      run_ids.push_back(run_id);
+    }
+    const std::string a(app), ids = text_array(run_ids);
+    const char* values[] = {a.c_str(), ids.c_str()};
+    bool ok = exec(c, "BEGIN", error);
+    if (ok) {
+      // The row lock of UPDATE: a run counted by another page (or replaced by its final report) meanwhile is
+      // left out here, so no run is counted twice.
+      Result r(PQexecParams(c,
+                            "UPDATE runs SET counted = true FROM unnest($2::text[]) AS u(run_id) WHERE runs.app = "
+                            "$1 AND runs.run_id = u.run_id AND NOT counted AND interim_sequence IS NULL "
+                            "RETURNING runs.run_id, version, crash_signature, failed",
+                            2, nullptr, values, nullptr, nullptr, 0));
+      ok = PQresultStatus(r.result) == PGRES_TUPLES_OK;
+      if (!ok) {
+        error = std::string("postgresql: ") + PQresultErrorMessage(r.result);
+        trim(error);
+      } else {
+        CountRows rows;
+        for (int row = 0; row < PQntuples(r.result); ++row) {
+          auto found = of.find(PQgetvalue(r.result, row, 0));
+          if (found == of.end()) continue;
+          add_run_counts(rows, a, PQgetvalue(r.result, row, 1), PQgetvalue(r.result, row, 2),
+                         PQgetvalue(r.result, row, 3)[0] == 't', *found->second);
+        }
+        ok = write_counts(c, rows, error);
+      }
+    }
+    if (!ok || !exec(c, "COMMIT", error)) {
+      rollback(c);
+      ok = false;
     }
     release(c);
     return ok;
@@ -403,6 +538,95 @@ class PostgresqlStore : public Store {
                      {std::string(app), std::string(id)}, "plan " + std::string(id), text, error);
   }
 
+  // A text[] literal of `items`, each quoted.
+  static std::string text_array(const std::vector<std::string>& items) {
+    std::string out = "{";
+    for (size_t i = 0; i < items.size(); ++i) {
+      out += i == 0 ? "\"" : ",\"";
+      for (char ch : items[i]) {
+        if (ch == '"' || ch == '\\') out += '\\';
+        out += ch;
+      }
+      out += "\"";
+    }
+    return out + "}";
+  }
+
+  // Counts to add to run_counts, by its key (application, release, crash signature, failed, section), in the
+  // key's order: every transaction locks the rows it adds to in the same order, so two never wait on each other.
+  struct CountSums {
+    uint64_t runs = 0;
+    std::vector<uint64_t> sites, predicates;
+  };
+  using CountRows = std::map<std::tuple<std::string, std::string, std::string, bool, std::string>, CountSums>;
+
+  static void add_run_counts(CountRows& rows, const std::string& app, const std::string& version,
+                             const std::string& crash_signature, bool failed,
+                             const std::vector<SectionCounts>& sections) {
+    for (const SectionCounts& section : sections) {
+      CountSums& sums = rows[{app, version, crash_signature, failed, section.key}];
+      ++sums.runs;
+      for (auto [ids, into] :
+           {std::pair{&section.sites, &sums.sites}, std::pair{&section.predicates, &sums.predicates}}) {
+        for (uint32_t id : *ids) {
+          if (into->size() <= id) into->resize(id + 1, 0);
+          ++(*into)[id];
+        }
+      }
+    }
+  }
+
+  // Adds `rows` to run_counts on `c`, inside the caller's transaction: one multi-row upsert.
+  bool write_counts(PGconn* c, const CountRows& rows, std::string& error) {
+    if (rows.empty()) return true;
+    constexpr int kColumns = 8;
+    const std::string shard = std::to_string(PQbackendPID(c) % kCountShards);
+    std::string sql = "INSERT INTO run_counts (app, version, crash_signature, failed, section, runs, sites, "
+                      "predicates, shard) VALUES ";
+    std::vector<std::string> texts;  // runs, sites, predicates per row
+    texts.reserve(rows.size() * 3);
+    std::vector<const char*> values;
+    std::vector<int> lengths, formats;
+    auto array = [](const std::vector<uint64_t>& counts) {
+      std::string out = "{";
+      for (size_t i = 0; i < counts.size(); ++i) out += (i == 0 ? "" : ",") + std::to_string(counts[i]);
+      return out + "}";
+    };
+    size_t i = 0;
+    for (const auto& [key, sums] : rows) {
+      const auto& [app, version, crash_signature, failed, section] = key;
+      sql += i == 0 ? "(" : ", (";
+      for (int k = 0; k < kColumns; ++k) {
+        sql += (k == 0 ? "$" : ", $") + std::to_string(i * kColumns + static_cast<size_t>(k) + 1);
+        if (k >= 6) sql += "::bigint[]";
+      }
+      sql += ", " + shard + ")";
+      texts.push_back(std::to_string(sums.runs));
+      texts.push_back(array(sums.sites));
+      texts.push_back(array(sums.predicates));
+      const std::string* t = &texts[texts.size() - 3];
+      for (const char* v : {app.c_str(), version.c_str(), crash_signature.c_str(), failed ? "true" : "false",
+                            section.data(), t[0].c_str(), t[1].c_str(), t[2].c_str()}) {
+        values.push_back(v);
+      }
+      for (int k = 0; k < kColumns; ++k) {
+        lengths.push_back(k == 4 ? static_cast<int>(section.size()) : 0);
+        formats.push_back(k == 4 ? 1 : 0);
+      }
+      ++i;
+    }
+    sql += " ON CONFLICT (app, version, crash_signature, failed, section, shard) DO UPDATE SET "
+           "runs = run_counts.runs + excluded.runs, "
+           "sites = sampler_add_counts(run_counts.sites, excluded.sites), "
+           "predicates = sampler_add_counts(run_counts.predicates, excluded.predicates)";
+    Result r(PQexecParams(c, sql.c_str(), static_cast<int>(values.size()), nullptr, values.data(), lengths.data(),
+                          formats.data(), 0));
+    if (PQresultStatus(r.result) == PGRES_COMMAND_OK) return true;
+    error = std::string("postgresql: ") + PQresultErrorMessage(r.result);
+    trim(error);
+    return false;
+  }
+
   // One compressed body (symbols, plans) on connection `c`: `sql` takes `keys` as $1, $2, ... and answers
   // (body_size, body); `what` names it in the error of a body that does not decompress.
   GetStatus read_body(PGconn* c, const std::string& sql, const std::vector<std::string>& keys, const std::string& what,
@@ -428,8 +652,9 @@ class PostgresqlStore : public Store {
     return status;
   }
 
-  // The whole batch is one multi-row INSERT: one statement, one transaction, one round trip and one fsync'd
-  // commit. RETURNING names the rows it inserted or replaced; the others were duplicates. One statement may not
+  // The whole batch is one statement: a multi-row INSERT into runs and, for the rows it inserted or replaced, their
+  // bodies into run_bodies (a data-modifying WITH): one transaction, one round trip and one fsync'd commit.
+  // RETURNING names the rows written; the others were duplicates. One statement may not
   // touch a row twice, so a run id that comes twice in the batch is settled here first, by the rule the statement
   // applies to stored rows (supersedes()): the same result as one put after the other.
   void write_batch(std::vector<PendingPut*>& batch) {
@@ -458,19 +683,30 @@ class PostgresqlStore : public Store {
     constexpr int kColumns = 12;
     const size_t n = rows.size();
     std::string sql =
-        "INSERT INTO runs (run_id, app, version, received, exit_status, signal, failed, crash_signature, "
-        "body_size, body, interim_sequence, summary) VALUES ";
+        "WITH written AS (INSERT INTO runs (run_id, app, version, received, exit_status, signal, failed, "
+        "crash_signature, body_size, interim_sequence, summary, counted) VALUES ";
+    std::string bodies = "bodies (app, run_id, body) AS (VALUES ";
+    // A final report with counts is counted in this transaction (store.h, Run::counts): the counts of the rows
+    // written are added after the INSERT, before the commit.
+    auto counted = [](const Run& run) { return run.counts.has_value() && !run.interim_sequence; };
+    bool any_counted = false;
     std::vector<std::string> numbers(n * 5);  // received, exit_status, signal, body_size, interim_sequence as text
     std::vector<const char*> values(n * kColumns);
     std::vector<int> lengths(n * kColumns, 0), formats(n * kColumns, 0);
     const int64_t now = static_cast<int64_t>(std::time(nullptr));
     for (size_t i = 0; i < n; ++i) {
       const Run& run = *rows[i]->run;
+      // Parameter k of row i is $(i * kColumns + k + 1); the body (k = 9) goes to run_bodies, with the row's
+      // application and run id (k = 1, 0) to find the row id the INSERT gave it.
+      auto parameter = [i](int k) { return "$" + std::to_string(i * kColumns + static_cast<size_t>(k) + 1); };
       sql += i == 0 ? "(" : ", (";
       for (int k = 0; k < kColumns; ++k) {
-        sql += (k == 0 ? "$" : ", $") + std::to_string(i * kColumns + static_cast<size_t>(k) + 1);
+        if (k != 9) sql += (k == 0 ? "" : ", ") + parameter(k);
       }
-      sql += ")";
+      sql += counted(run) ? ", true)" : ", false)";
+      any_counted = any_counted || counted(run);
+      bodies += (i == 0 ? "(" : ", (") + parameter(1) + "::text, " + parameter(0) + "::text, " + parameter(9) +
+                "::bytea)";
       std::string* text = &numbers[i * 5];
       text[0] = std::to_string(run.received != 0 ? run.received : now);
       text[1] = run.exit_status ? std::to_string(*run.exit_status) : "";
@@ -495,12 +731,20 @@ class PostgresqlStore : public Store {
       lengths[i * kColumns + 11] = static_cast<int>(run.summary.size());
       formats[i * kColumns + 11] = 1;
     }
-    sql += std::string(" ON CONFLICT (app, run_id) ") + kKeepLatestReport + " RETURNING app, run_id";
+    sql += " ON CONFLICT (app, run_id) " + keep_latest_report("counted") + " RETURNING id, app, run_id), " + bodies +
+           "), stored AS (INSERT INTO run_bodies (run, body) SELECT written.id, bodies.body FROM written JOIN bodies "
+           "ON bodies.app = written.app AND bodies.run_id = written.run_id "
+           "ON CONFLICT (run) DO UPDATE SET body = excluded.body) SELECT app, run_id FROM written";
+    if (any_counted && !exec(c, "BEGIN", error)) {
+      release(c);
+      return fail_all();
+    }
     Result r(PQexecParams(c, sql.c_str(), static_cast<int>(n * kColumns), nullptr, values.data(), lengths.data(),
                           formats.data(), 0));
     if (PQresultStatus(r.result) != PGRES_TUPLES_OK) {
       error = std::string("postgresql: ") + PQresultErrorMessage(r.result);
       trim(error);
+      if (any_counted) rollback(c);
       release(c);
       return fail_all();
     }
@@ -511,8 +755,17 @@ class PostgresqlStore : public Store {
                       '\n' +
                       std::string(PQgetvalue(r.result, row, 1), static_cast<size_t>(PQgetlength(r.result, row, 1))));
     }
+    CountRows counts;
     for (PendingPut* p : rows) {
-      if (written.contains(p->run->app + '\n' + p->run->run_id)) p->status = PutStatus::kStored;
+      if (!written.contains(p->run->app + '\n' + p->run->run_id)) continue;
+      p->status = PutStatus::kStored;
+      const Run& run = *p->run;
+      if (counted(run)) add_run_counts(counts, run.app, run.version, run.crash_signature, run.failed, *run.counts);
+    }
+    if (any_counted && (!write_counts(c, counts, error) || !exec(c, "COMMIT", error))) {
+      rollback(c);
+      release(c);
+      return fail_all();
     }
     release(c);
   }

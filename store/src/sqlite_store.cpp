@@ -96,6 +96,10 @@ constexpr const char* kMigrations[] = {
     // 5 -> 6: each run's summary (store.h, Run::summary); NULL for the runs stored before, until the console
     // fills it (fill_summaries) the first time it reads them.
     "ALTER TABLE runs ADD COLUMN summary BLOB;",
+    // 6 -> 7: PostgreSQL's move of the bodies out of its runs table (a scan of the runs' columns then reads no
+    // report); SQLite keeps them in place (its console reads on a connection of its own, beside the writer) and
+    // takes the version number only, so that both stores' versions mean the same build.
+    "",
 };
 static_assert(std::size(kMigrations) == kSchemaVersion);
 
@@ -454,7 +458,7 @@ class SqliteStore : public Store {
           std::string("INSERT INTO runs (run_id, app, version, received, exit_status, signal, failed, "
                       "crash_signature, body_size, body, interim_sequence, summary) "
                       "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12) ON CONFLICT (app, run_id) ") +
-          kKeepLatestReport;
+          keep_latest_report("body");
       ok = sqlite3_prepare_v3(db_, sql.c_str(), -1, SQLITE_PREPARE_PERSISTENT, &insert_, nullptr) == SQLITE_OK;
       if (!ok) fail(error);
     }

@@ -11,14 +11,18 @@ namespace sampler::store {
 
 /// The conflict clause of both stores' INSERT INTO runs: the stored row takes the incoming report's columns when
 /// the report supersedes it (store.h, supersedes(): the same rule in SQL); otherwise the row stays as it is and
-/// the report is a duplicate (no row changed, none returned).
-inline constexpr const char* kKeepLatestReport =
-    "DO UPDATE SET version = excluded.version, received = excluded.received, exit_status = excluded.exit_status, "
-    "signal = excluded.signal, failed = excluded.failed, crash_signature = excluded.crash_signature, "
-    "body_size = excluded.body_size, body = excluded.body, interim_sequence = excluded.interim_sequence, "
-    "summary = excluded.summary "
-    "WHERE runs.interim_sequence IS NOT NULL AND "
-    "(excluded.interim_sequence IS NULL OR excluded.interim_sequence > runs.interim_sequence)";
+/// the report is a duplicate (no row changed, none returned). `more` names the store's own columns of runs,
+/// replaced with the others: SQLite's body; PostgreSQL's counted (its bodies are in run_bodies, replaced by the
+/// same statement).
+inline std::string keep_latest_report(std::string_view more) {
+  return "DO UPDATE SET version = excluded.version, received = excluded.received, "
+         "exit_status = excluded.exit_status, signal = excluded.signal, failed = excluded.failed, "
+         "crash_signature = excluded.crash_signature, body_size = excluded.body_size, " +
+         std::string(more) + " = excluded." + std::string(more) + ", " +
+         "interim_sequence = excluded.interim_sequence, summary = excluded.summary "
+         "WHERE runs.interim_sequence IS NOT NULL AND "
+         "(excluded.interim_sequence IS NULL OR excluded.interim_sequence > runs.interim_sequence)";
+}
 
 std::unique_ptr<Store> open_sqlite(const std::string& path, std::string& error);
 std::unique_ptr<Store> open_postgresql(std::string_view url, std::string& error);

@@ -125,6 +125,12 @@ print("%s %s %s %s" % (c[0]["httpOnly"], c[0]["sameSite"], c[0]["path"], c[0]["s
     [ -s console.table ] && cmp -s analyze.table console.table ||
       fail "the console's predictors differ from sampler-analyze's:$(echo; diff analyze.table console.table | head -20)"
     for shot in apps app group release all; do [ -s "$shot.png" ] || fail "no screenshot $shot.png"; done
+    # On PostgreSQL the first round's counts of every predictor page were summed by the database (run_counts).
+    if [ -n "${SAMPLER_TEST_POSTGRESQL_URL:-}" ]; then
+      for shot in group release all; do
+        grep -q 'id="counted-by-store"' "$shot.html" || fail "the $shot page's counts were not the database's"
+      done
+    fi
     # Runs stored before summaries were kept (a database migrated from schema version 4) have none: the page
     # summarizes their reports instead, ranks them the same, and stores the summaries it made, the same bytes
     # as the collector makes at upload.
@@ -138,10 +144,26 @@ print("%s %s %s %s" % (c[0]["httpOnly"], c[0]["sameSite"], c[0]["path"], c[0]["s
       fail "not every uploaded run has a summary: $(head -3 <<<"$at_upload")"
     get view-key /ui/app/wordfreq/predictors/
     section page predictors >from-summaries.table
-    sql "UPDATE runs SET summary = NULL WHERE app = 'wordfreq'" >/dev/null
+    if [ -n "${SAMPLER_TEST_POSTGRESQL_URL:-}" ]; then
+      # Nor counts (schema version 5 or 6): the page adds them, once, and ranks from them.
+      counts=$(sql "SELECT version, crash_signature, failed, encode(section, 'hex'), runs, sites, predicates
+                    FROM run_counts WHERE app = 'wordfreq' ORDER BY 1, 2, 3, 4")
+      sql "UPDATE runs SET summary = NULL, counted = false WHERE app = 'wordfreq';
+           DELETE FROM run_counts WHERE app = 'wordfreq'" >/dev/null
+    else
+      sql "UPDATE runs SET summary = NULL WHERE app = 'wordfreq'" >/dev/null
+    fi
     get view-key /ui/app/wordfreq/predictors/
     [ "$http" = 200 ] || fail "the predictors' page without summaries: $http"
     section page predictors >from-reports.table
+    if [ -n "${SAMPLER_TEST_POSTGRESQL_URL:-}" ]; then
+      get view-key /ui/app/wordfreq/predictors/
+      grep -q 'id="counted-by-store"' page || fail "the counts the page added were not used"
+      added=$(sql "SELECT version, crash_signature, failed, encode(section, 'hex'), runs, sites, predicates
+                   FROM run_counts WHERE app = 'wordfreq' ORDER BY 1, 2, 3, 4")
+      [ -n "$counts" ] && [ "$added" = "$counts" ] ||
+        fail "the counts the page added differ from the upload's:$(echo; diff <(echo "$counts") <(echo "$added") | head -5)"
+    fi
     [ -s from-reports.table ] && cmp -s from-summaries.table from-reports.table ||
       fail "the predictors from reports differ from those from summaries:$(echo; diff from-summaries.table from-reports.table | head -20)"
     filled=$(sql "SELECT run_id, $hex FROM runs WHERE app = 'wordfreq' ORDER BY run_id")

@@ -863,6 +863,109 @@ TEST_P(StoreTest, MigratesAVersionFourDatabaseWithRuns) {
   store.reset();
 }
 
+// A database of schema version 6 (bodies in the runs table, summaries beside them) is migrated to 7: on PostgreSQL
+// the bodies move to run_bodies and the runs table loses its body column; every run reads back with its body and
+// summary, and a later report of a migrated run replaces its body there.
+TEST_P(StoreTest, MigratesAVersionSixDatabaseWithRuns) {
+  const bool sqlite = GetParam() == "sqlite";
+  std::string schema_sql = std::string(kVersionFourRuns) +
+                           "CREATE TABLE plans (app TEXT NOT NULL, plan_id TEXT NOT NULL, received %INT% NOT NULL, "
+                           "body_size %INT% NOT NULL, body %BLOB% NOT NULL, PRIMARY KEY (app, plan_id));"
+                           "CREATE TABLE current_plans (app TEXT NOT NULL, version TEXT NOT NULL, plan_id TEXT NOT "
+                           "NULL, since %INT% NOT NULL, PRIMARY KEY (app, version));"
+                           "ALTER TABLE runs ADD COLUMN summary %BLOB%; UPDATE schema_version SET version = 6;";
+  auto substitute = [&schema_sql](std::string_view name, std::string_view value) {
+    for (size_t at; (at = schema_sql.find(name)) != std::string::npos;) schema_sql.replace(at, name.size(), value);
+  };
+  substitute("%ID%", sqlite ? "INTEGER PRIMARY KEY" : "BIGSERIAL PRIMARY KEY");
+  substitute("%INT%", sqlite ? "INTEGER" : "BIGINT");
+  substitute("%BOOL%", sqlite ? "INTEGER" : "BOOLEAN");
+  substitute("%BLOB%", sqlite ? "BLOB" : "BYTEA");
+  auto blob = [sqlite](std::string_view bytes) {
+    std::string out = sqlite ? "X'" : "'\\x";
+    for (unsigned char c : bytes) {
+      out += "0123456789abcdef"[c >> 4];
+      out += "0123456789abcdef"[c & 15];
+    }
+    return out + "'";
+  };
+  const std::string first = "<report id=\"samples\">\n1\n</report>\n";
+  const std::string second = "<report id=\"samples\">\n2\n</report>\n";
+  const std::string rows =
+      "INSERT INTO runs (run_id, app, version, received, failed, crash_signature, body_size, body, "
+      "interim_sequence, summary) VALUES ('r1', 'old', '1', 1, " + std::string(sqlite ? "0" : "false") + ", '', " +
+      std::to_string(first.size()) + ", " + blob(compress_body(first)) + ", NULL, " + blob("S1") + "), ('r2', " +
+      "'old', '1', 2, " + (sqlite ? "0" : "false") + ", '', " + std::to_string(second.size()) + ", " +
+      blob(compress_body(second)) + ", 1, NULL);";
+  std::string url;
+  if (sqlite) {
+    url = "sqlite:" + (dir_ / "v6.db").string();
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open((dir_ / "v6.db").c_str(), &db), SQLITE_OK);
+    ASSERT_EQ(sqlite3_exec(db, (schema_sql + rows).c_str(), nullptr, nullptr, nullptr), SQLITE_OK)
+        << sqlite3_errmsg(db);
+    sqlite3_close(db);
+  } else {
+    const std::string schema = "v6_" + std::to_string(getpid()) + "_" + std::to_string(std::random_device{}());
+    PGconn* c = PQconnectdb(url_.c_str());
+    ASSERT_EQ(PQstatus(c), CONNECTION_OK) << PQerrorMessage(c);
+    const std::string sql = "CREATE SCHEMA " + schema + "; SET search_path TO " + schema + ";" + schema_sql + rows;
+    PGresult* r = PQexec(c, sql.c_str());
+    EXPECT_EQ(PQresultStatus(r), PGRES_COMMAND_OK) << PQresultErrorMessage(r);
+    PQclear(r);
+    PQfinish(c);
+    url = url_ + (url_.find('?') == std::string::npos ? "?" : "&") + "options=-csearch_path%3D" + schema;
+  }
+  std::string error;
+  std::unique_ptr<Store> store = open_store(url, error);
+  ASSERT_NE(store, nullptr) << error;
+  EXPECT_EQ(store->schema_version(), kSchemaVersion);
+  auto runs = [&store, &error](bool summaries) {
+    std::vector<std::string> found;
+    Query query{"old", std::nullopt};
+    query.summaries = summaries;
+    query.stored_bodies = true;
+    EXPECT_TRUE(store->for_each(query, [&](const StoredRun& run) {
+      std::string text;
+      const bool has_body = decompress_body(run.stored_body, run.body_size, text);
+      found.push_back(run.run_id + ":" + run.summary + ":" + (has_body ? text : "no body"));
+      return true;
+    }, error)) << error;
+    return found;
+  };
+  EXPECT_EQ(runs(false), (std::vector<std::string>{"r1::" + first, "r2::" + second}));
+  EXPECT_EQ(runs(true), (std::vector<std::string>{"r1:S1:no body", "r2::" + second}));
+  // r2's final report replaces its interim one, body and summary.
+  StoredRun final_report;
+  final_report.run_id = "r2";
+  final_report.app = "old";
+  final_report.version = "1";
+  final_report.exit_status = 0;
+  final_report.body = "final";
+  final_report.summary = "S2";
+  final_report.counts = std::vector<SectionCounts>{{"", {}, {}}};
+  EXPECT_EQ(store->put(final_report, error), PutStatus::kStored) << error;
+  EXPECT_EQ(runs(false), (std::vector<std::string>{"r1::" + first, "r2::final"}));
+  EXPECT_EQ(runs(true), (std::vector<std::string>{"r1:S1:no body", "r2:S2:no body"}));
+  if (store->keeps_counts()) {
+    // The migrated runs are not counted; the final report that replaced r2's interim one is.
+    std::vector<std::string> counted;
+    Query query{"old", std::nullopt};
+    query.summaries = true;
+    EXPECT_TRUE(store->for_each(query, [&](const StoredRun& run) {
+      counted.push_back(run.run_id + (run.counted ? " counted" : " not counted"));
+      return true;
+    }, error)) << error;
+    EXPECT_EQ(counted, (std::vector<std::string>{"r1 not counted", "r2 counted"}));
+    std::vector<SectionTotals> totals;
+    ASSERT_TRUE(store->sum_counts({"old"}, totals, error)) << error;
+    ASSERT_EQ(totals.size(), 1u);
+    EXPECT_EQ(totals[0].runs, 1u);
+    EXPECT_FALSE(totals[0].failed);
+  }
+  store.reset();
+}
+
 // A run's summary follows its latest report: a later interim report's replaces it, an earlier one's does not.
 TEST_P(StoreTest, SummariesFollowTheLatestReport) {
   const std::string app = unique_name("summaries");
@@ -885,6 +988,91 @@ TEST_P(StoreTest, SummariesFollowTheLatestReport) {
   EXPECT_EQ(runs[0].summary, "three");
   EXPECT_TRUE(runs[0].stored_body.empty());  // a summary instead of the body
   EXPECT_TRUE(read({app, std::nullopt})[0].summary.empty());  // asked for bodies: no summary
+}
+
+// Counts summed in the database (PostgreSQL): a final report is counted once, when it is stored; an interim one
+// not, until its final report replaces it; a duplicate or a late interim report changes nothing; a release, the
+// failing runs of some crash signatures, and runs stored uncounted (add_counts()) are summed as they should be.
+TEST_P(StoreTest, CountsFollowTheFinalReports) {
+  if (!store_->keeps_counts()) {
+    std::string error;
+    std::vector<SectionTotals> totals;
+    EXPECT_FALSE(store_->sum_counts({"any"}, totals, error));
+    return;
+  }
+  const std::string app = unique_name("counts");
+  auto with_counts = [&](std::string version, std::vector<uint32_t> sites, std::vector<uint32_t> predicates) {
+    StoredRun run = make_run(app, std::move(version));
+    run.counts = std::vector<SectionCounts>{{"", {}, {}}, {"unit", std::move(sites), std::move(predicates)}};
+    return run;
+  };
+  std::string error;
+  StoredRun a = with_counts("1", {0, 1}, {1});
+  ASSERT_EQ(store_->put(a, error), PutStatus::kStored) << error;
+  EXPECT_EQ(store_->put(a, error), PutStatus::kDuplicate) << error;  // not counted again
+  StoredRun b = with_counts("2", {1, 2}, {3, 4});
+  b.exit_status.reset();
+  b.signal = 11;
+  b.failed = true;
+  b.crash_signature = "SIGSEGV:1";
+  ASSERT_EQ(store_->put(b, error), PutStatus::kStored) << error;
+  // c: an interim report (not counted), a later one, then its final report (counted once).
+  StoredRun c = with_counts("2", {0}, {0});
+  c.exit_status.reset();
+  c.interim_sequence = 1;
+  ASSERT_EQ(store_->put(c, error), PutStatus::kStored) << error;
+  c.interim_sequence = 2;
+  c.counts = std::vector<SectionCounts>{{"", {}, {}}, {"unit", {2}, {5}}};
+  ASSERT_EQ(store_->put(c, error), PutStatus::kStored) << error;
+  auto sum = [&](CountsQuery query) {
+    query.app = app;
+    std::vector<SectionTotals> totals;
+    EXPECT_TRUE(store_->sum_counts(query, totals, error)) << error;
+    std::vector<std::string> out;
+    auto list = [](const std::vector<uint64_t>& v) {
+      std::string text;
+      for (uint64_t x : v) text += std::to_string(x);
+      return text;
+    };
+    for (const SectionTotals& t : totals) {
+      out.push_back(std::string(t.failed ? "F " : "S ") + (t.key.empty() ? "run" : t.key) + " " +
+                    std::to_string(t.runs) + " " + list(t.sites) + " " + list(t.predicates));
+    }
+    return out;
+  };
+  EXPECT_EQ(sum({}), (std::vector<std::string>{"S run 1  ", "S unit 1 11 01", "F run 1  ", "F unit 1 011 00011"}))
+      << "a counted once, b, and c not yet";
+  c.interim_sequence = 1;  // older than the stored one: a duplicate
+  EXPECT_EQ(store_->put(c, error), PutStatus::kDuplicate) << error;
+  c.interim_sequence.reset();
+  c.exit_status = 1;
+  c.failed = true;
+  c.counts = std::vector<SectionCounts>{{"", {}, {}}, {"unit", {0, 2}, {0, 5}}};
+  ASSERT_EQ(store_->put(c, error), PutStatus::kStored) << error;
+  EXPECT_EQ(store_->put(c, error), PutStatus::kDuplicate) << error;
+  const std::vector<std::string> all = {"S run 1  ", "S unit 1 11 01", "F run 2  ", "F unit 2 112 100111"};
+  EXPECT_EQ(sum({}), all);
+  CountsQuery release;
+  release.version = "2";
+  EXPECT_EQ(sum(release), (std::vector<std::string>{"F run 2  ", "F unit 2 112 100111"}));
+  CountsQuery group;
+  group.failing_signatures = std::vector<std::string>{"SIGSEGV:1"};
+  EXPECT_EQ(sum(group), (std::vector<std::string>{"S run 1  ", "S unit 1 11 01", "F run 1  ", "F unit 1 011 00011"}));
+  Query query{app, std::nullopt};
+  query.summaries = true;
+  for (const StoredRun& run : read(query)) EXPECT_TRUE(run.counted) << run.run_id;
+  // A final run stored without counts (as before they were kept) is added once by add_counts().
+  StoredRun d = make_run(app, "1");
+  ASSERT_EQ(store_->put(d, error), PutStatus::kStored) << error;
+  std::vector<StoredRun> runs = read(query);
+  ASSERT_EQ(runs.size(), 4u);
+  EXPECT_FALSE(runs[3].counted);
+  const std::vector<std::pair<std::string, std::vector<SectionCounts>>> late = {
+      {d.run_id, {{"", {}, {}}, {"unit", {1}, {2}}}}, {a.run_id, {{"", {}, {}}}}};
+  ASSERT_TRUE(store_->add_counts(app, late, error)) << error;
+  ASSERT_TRUE(store_->add_counts(app, late, error)) << error;  // counted already: nothing added
+  EXPECT_EQ(sum({}), (std::vector<std::string>{"S run 2  ", "S unit 2 12 011", "F run 2  ", "F unit 2 112 100111"}));
+  EXPECT_TRUE(read(query)[3].counted);
 }
 
 TEST(Compression, RoundTripsAndRejectsGarbage) {

@@ -65,8 +65,18 @@ RankedPredicate score_predicate(uint32_t predicate, const Counts& counts, uint64
 /// True if a ranks before b: higher score, then higher F(P), then lower predicate id (site order).
 bool ranks_before(const RankedPredicate& a, const RankedPredicate& b);
 
-/// Ranks and eliminates. `predicate_site` maps predicate ids to site ids (Catalogue::predicate_site).
+/// The first round's counts: per predicate the failing (f) and successful (s) runs where it was true, per site the
+/// failing and successful runs that observed it, and the failing and successful runs.
+struct RunCounts {
+  std::vector<uint64_t> f, s;                    ///< per predicate
+  std::vector<uint64_t> f_observed, s_observed;  ///< per site
+  uint64_t num_failing = 0, num_succeeding = 0;
+};
+
+/// Ranks and eliminates. `predicate_site` maps predicate ids to site ids (Catalogue::predicate_site). `counted`,
+/// when given, is the first round's counts over `runs` made elsewhere (the console sums them in PostgreSQL); they
+/// must be what counting `runs` gives: the elimination subtracts the runs it discards from them.
 Ranking rank(const RunSet& runs, const std::vector<uint32_t>& predicate_site, size_t site_count,
-             const RankOptions& options);
+             const RankOptions& options, const RunCounts* counted = nullptr);
 
 }  // namespace sampler::analysis

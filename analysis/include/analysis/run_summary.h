@@ -16,7 +16,9 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -53,5 +55,23 @@ class RunSummarizer : public ReportVisitor, public SamplesVisitor {
 
 /// The summary of a whole report's text, in one pass (a stored run without one).
 std::string summarize_report(std::string_view text);
+
+/// One samples section of a summary, its id lists checked against its lines (analysis/id_list.h lists).
+struct SummarySection {
+  uint64_t line = 0;  ///< the section's start tag's line in the report
+  std::string_view unit, scheme;
+  uint64_t lines = 0;  ///< samples lines read
+  bool complete = false, malformed = false;
+  uint64_t malformed_index = 0, malformed_line = 0;
+  uint32_t counters = 0;               ///< counters per line (0: no line was read)
+  const uint8_t* sites = nullptr;      ///< observed line indices
+  const uint8_t* predicates = nullptr; ///< true predicates: line * predicates per site + predicate
+};
+
+/// Reads a summary's bytes, every length checked against the end (a stored summary may be corrupt): whether the
+/// run has a samples subreport, its first main-backtrace body (none: nullopt), and each samples section in turn.
+/// False if the bytes are not a whole summary (sections met before the fault were given to `section`).
+bool read_summary(std::string_view bytes, bool& have_samples, std::optional<std::string_view>& backtrace,
+                  const std::function<void(const SummarySection&)>& section);
 
 }  // namespace sampler::analysis

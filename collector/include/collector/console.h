@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -45,6 +46,12 @@ class Console {
   std::string site_dir_;
   std::string content_security_policy_;
 };
+
+/// What a run adds to the counts a store keeps (store.h, SectionCounts), from its summary (analysis/run_summary.h):
+/// the run itself when it has a samples subreport, and each samples section under a key of its unit, scheme and
+/// shape. Unset when the summary does not read, or names a unit and scheme twice (the page counts such a run
+/// itself, as read_runs() merges the sections).
+std::optional<std::vector<store::SectionCounts>> summary_counts(std::string_view summary);
 
 /// The key a request presents: the Authorization header's "APIKey KEY", else the console's cookie; "" if none.
 std::string presented_key(const Request& request);

@@ -15,6 +15,16 @@
 
 namespace sampler::store {
 
+/// One section's part of what a run adds to its application's counts, which the PostgreSQL store keeps summed in
+/// SQL (docs/collection.md, "The console"). Made by the collector from the run's summary; the store only adds.
+struct SectionCounts {
+  /// The samples section: its unit, scheme and shape, as the collector writes it (collector/console.h,
+  /// summary_counts()); empty for the run itself (a run with a samples subreport, ranked).
+  std::string key;
+  std::vector<uint32_t> sites;       ///< the section's lines the run observed
+  std::vector<uint32_t> predicates;  ///< its true predicates (line * predicates per site + predicate)
+};
+
 /// One run of an application: the report's text and the columns queries need.
 struct Run {
   std::string run_id;           ///< the launcher's random run id; a second run of the app with it is a duplicate
@@ -41,6 +51,13 @@ struct Run {
   /// bytes the store never reads; replaced with the report. Empty: none (a run stored before summaries were
   /// kept, until fill_summaries() gives it one).
   std::string summary;
+  /// For put(), on a store that keeps counts (Store::keeps_counts()): what the run adds to them, made from its
+  /// summary; unset when there is none. Counted only for a final report (an interim one is not ranked, and a
+  /// final report is never replaced), in the transaction that stores it.
+  std::optional<std::vector<SectionCounts>> counts;
+  /// From for_each() with Query::summaries on a store that keeps counts: the run's counts are in them (false for
+  /// interim reports and for runs stored before counts were kept: add_counts() adds theirs).
+  bool counted = false;
 };
 
 /// kConflict: put_symbols() found different bytes under the key and was not allowed to replace them.
@@ -84,6 +101,24 @@ struct Query {
   bool summaries = false;
 };
 
+/// Which runs' counts to sum (Store::sum_counts()): one application, one release or all, and either every run or
+/// the successful runs with the failing runs of some crash signatures (a crash group's page).
+struct CountsQuery {
+  std::string app;
+  std::optional<std::string> version;
+  std::optional<std::vector<std::string>> failing_signatures;
+};
+
+/// The counts of one section key (SectionCounts::key) over the failing or the successful runs a CountsQuery
+/// selects: how many runs had the section (for the empty key: how many runs), and per line and per predicate the
+/// runs that observed it or found it true (index = id; shorter than the section where the rest are 0).
+struct SectionTotals {
+  bool failed = false;
+  std::string key;
+  uint64_t runs = 0;
+  std::vector<uint64_t> sites, predicates;
+};
+
 /// Storage. Every method is safe to call from several threads at once. No exceptions: errors come back as text.
 class Store {
  public:
@@ -102,6 +137,26 @@ class Store {
   /// and summary, in one transaction. A run that got a summary meanwhile (its report was replaced) keeps it.
   virtual bool fill_summaries(std::string_view app, const std::vector<std::pair<std::string, std::string>>& summaries,
                               std::string& error) = 0;
+  /// Whether the store keeps each application's counts (PostgreSQL): put() adds a final run's Run::counts and
+  /// sum_counts() answers; otherwise the console counts the runs itself.
+  virtual bool keeps_counts() const { return false; }
+  /// The counts of the runs `query` selects, summed by the database (kept only for final reports: Run::counts).
+  virtual bool sum_counts(const CountsQuery& query, std::vector<SectionTotals>& totals, std::string& error) {
+    (void)query;
+    (void)totals;
+    error = "this store keeps no counts";
+    return false;
+  }
+  /// Adds the counts of `app`'s final runs stored before counts were kept (Run::counted false): pairs of run id
+  /// and counts, in one transaction; a run counted meanwhile is not counted again.
+  virtual bool add_counts(std::string_view app,
+                          const std::vector<std::pair<std::string, std::vector<SectionCounts>>>& counts,
+                          std::string& error) {
+    (void)app;
+    (void)counts;
+    error = "this store keeps no counts";
+    return false;
+  }
   /// Stores a symbol file under (app, build_id, kind). kDuplicate: the same bytes were already there. Different
   /// bytes replace the stored ones when `may_replace` (kStored: a newer converter's output wins); else kConflict
   /// and the stored file stays.
@@ -135,7 +190,7 @@ inline bool supersedes(const Run& incoming, const Run& stored) {
 }
 
 /// The schema version this build creates and migrates to.
-constexpr int kSchemaVersion = 6;
+constexpr int kSchemaVersion = 7;
 
 /// Opens (creating and migrating when needed) the store a URL names: "sqlite:PATH" or "postgresql://..."
 /// (also "postgres://..."). Returns nullptr and sets `error` when the URL is malformed or opening fails.
