@@ -109,6 +109,19 @@ void for_each_line(const char* text, size_t size, OnLine&& on_line) {
   }
 }
 
+/// a + b, at most kCertainWeight (both in [0, kCertainWeight]).
+uint64_t add_saturated(uint64_t a, uint64_t b) {
+  return a + b > static_cast<uint64_t>(kCertainWeight) ? static_cast<uint64_t>(kCertainWeight) : a + b;
+}
+
+/// a * b, at most kCertainWeight.
+uint64_t multiply_saturated(uint64_t a, uint64_t b) {
+  uint64_t product = 0;
+  if (__builtin_mul_overflow(a, b, &product) || product > static_cast<uint64_t>(kCertainWeight))
+    return static_cast<uint64_t>(kCertainWeight);
+  return product;
+}
+
 }  // namespace
 
 int64_t weight_of_probability(double p) {
@@ -256,6 +269,35 @@ bool load_plan(const char* path, const char* sparsity_text, double sparsity, boo
 
 bool plan_in_force() { return g_plan_identity.in_force; }
 
+void compute_thresholds(sampler_unit& unit) {
+  if (unit.thresholds == nullptr) return;
+  uint32_t i = 0;
+  if (unit.abi_version >= 4 && unit.threshold_bounds != nullptr) {
+    const uint32_t* words = unit.threshold_bounds;
+    uint64_t size = unit.threshold_bounds_size, at = 0;
+    for (; i < unit.threshold_count && at + 3 <= size; ++i) {
+      uint64_t n = words[at], multiplier = words[at + 1] | uint64_t{words[at + 2]} << 32;
+      if (at + 3 + 2 * n > size) break;
+      const uint32_t* pairs = words + at + 3;
+      at += 3 + 2 * n;
+      uint64_t sum = 0;
+      bool known = true;
+      for (uint64_t e = 0; e < n && known; ++e) {
+        known = pairs[2 * e] < unit.weight_count;
+        if (known)
+          sum = add_saturated(sum, multiply_saturated(static_cast<uint64_t>(load_relaxed(&unit.weights[pairs[2 * e]])),
+                                                      pairs[2 * e + 1]));
+      }
+      if (!known) break;
+      uint64_t threshold = multiplier == UINT64_MAX ? static_cast<uint64_t>(kCertainWeight)
+                                                    : multiply_saturated(sum, multiplier);
+      store_relaxed(&unit.thresholds[i], static_cast<int64_t>(threshold));
+    }
+  }
+  for (; i < unit.threshold_count; ++i) store_relaxed(&unit.thresholds[i], kCertainWeight);
+}
+
+
 void apply_plan(sampler_unit& unit) {
   if (!g_plan_identity.in_force || unit.abi_version < 3 || unit.weights == nullptr) return;
   uint64_t sites = 0;
@@ -289,9 +331,8 @@ void apply_plan(sampler_unit& unit) {
     }
     base += scheme.site_count;
   }
-  // Every amortized check goes site by site (docs/decisions.md, "Per-site weights").
-  for (uint32_t i = 0; unit.thresholds != nullptr && i < unit.threshold_count; ++i)
-    store_relaxed(&unit.thresholds[i], kCertainWeight);
+  compute_thresholds(unit);
+  if (unit.abi_version >= 4) store_relaxed(&unit.planned, uint32_t{1});
 }
 
 }  // namespace sampler::runtime
