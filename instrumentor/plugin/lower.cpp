@@ -676,7 +676,7 @@ class Lowering {
       for (Instruction& inst : *block)
         if (auto found = points.at.find(&inst); found != points.at.end())
           for (size_t i : found->second) passed.emplace_back(i, cast<Instruction>(map[&inst]));
-    subtract_passed(passed, local_countdown_, map);
+    subtract_passed(passed, local_countdown_, map, /*by_block=*/false);
     erase_markers(clones);
     forget_variables(blocks);
   }
@@ -970,7 +970,7 @@ class Lowering {
     std::vector<std::pair<size_t, Instruction*>> passed;
     for (size_t i : indices)
       if (inside.count(points_[i].before->getParent())) passed.emplace_back(i, cast<Instruction>(map[points_[i].before]));
-    subtract_passed(passed, local, map);
+    subtract_passed(passed, local, map, /*by_block=*/true);
 
     // Where the copy leaves the loop, the countdown goes back to the thread's variable.
     for (size_t i = 0; i < v.blocks.size(); ++i) {
@@ -1213,21 +1213,26 @@ class Lowering {
   // weights. Without weights by their number, at each marker, as before; with weights, the sites whose weight is
   // known at compile time in one subtraction per block, of an entry of the thresholds that is exactly their sum
   // (their number without a plan: the same value as the immediate), each other site by its own weight loaded.
-  // `at`: each point's marker in the copy; `map`: the original's values to the copy's.
+  // `passed`: each point with its marker in the copy; `map`: the original's values to the copy's; `by_block`:
+  // without weights, one subtraction where each block begins (a loop's copy) rather than one a marker.
   void subtract_passed(const std::vector<std::pair<size_t, Instruction*>>& passed, AllocaInst* local,
-                       ValueToValueMapTy& map) {
+                       ValueToValueMapTy& map, bool by_block) {
     Type* i64 = Type::getInt64Ty(context_);
     auto subtract = [&](Instruction* at, Value* amount) {
       IRBuilder<> d(at);
       d.CreateStore(d.CreateSub(d.CreateLoad(i64, local), amount), local);
     };
     if (!weights_) {
-      for (size_t i = 0; i < passed.size();) {
-        size_t end = i + 1;
-        while (end < passed.size() && passed[end].second == passed[i].second) ++end;
-        subtract(passed[i].second, ConstantInt::get(i64, end - i));
-        i = end;
+      std::vector<std::pair<Instruction*, uint64_t>> counts;  // where, how many
+      for (auto [i, at] : passed) {
+        Instruction* where = by_block ? &*at->getParent()->getFirstInsertionPt() : at;
+        auto known = std::find_if(counts.begin(), counts.end(), [where](auto& c) { return c.first == where; });
+        if (known == counts.end())
+          counts.emplace_back(where, 1);
+        else
+          ++known->second;
       }
+      for (auto [where, count] : counts) subtract(where, ConstantInt::get(i64, count));
       return;
     }
     std::map<BasicBlock*, std::pair<Instruction*, ThresholdBound>> blocks;  // the block's first marker, its sum
