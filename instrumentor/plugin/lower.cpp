@@ -942,12 +942,14 @@ class Lowering {
     if (weights_) {  // a threshold of 0; under a plan B + 1 at most times the most weight of one iteration
       ThresholdBound bound;
       bound.multiplier = v.most_trips;
-      for (size_t i : indices)
-        if (auto at = std::find(v.blocks.begin(), v.blocks.end(), points_[i].before->getParent()); at != v.blocks.end()) {
+      for (size_t i : indices) {
+        auto at = std::find(v.blocks.begin(), v.blocks.end(), points_[i].before->getParent());
+        if (at != v.blocks.end()) {
           uint64_t times = v.block_times[at - v.blocks.begin()];
           if (times == 0) bound.unknown = true;
           bound_sites(bound, points_[i], times);
         }
+      }
       size_t slot = 0;
       out_of_reach = b.CreateAnd(b.CreateICmpSGT(count, threshold(b, 0, slot, std::move(bound))), out_of_reach);
     }
@@ -969,7 +971,8 @@ class Lowering {
     // where it leaves the loop).
     std::vector<std::pair<size_t, Instruction*>> passed;
     for (size_t i : indices)
-      if (inside.count(points_[i].before->getParent())) passed.emplace_back(i, cast<Instruction>(map[points_[i].before]));
+      if (inside.count(points_[i].before->getParent()))
+        passed.emplace_back(i, cast<Instruction>(map[points_[i].before]));
     subtract_passed(passed, local, map, /*by_block=*/true);
 
     // Where the copy leaves the loop, the countdown goes back to the thread's variable.
@@ -1302,17 +1305,27 @@ class Lowering {
       uint64_t multiplier = threshold_bounds_[slot].multiplier;
       if (sites)
         for (auto [ordinal, times] : *sites)
-          if (times > UINT32_MAX || ordinal > UINT32_MAX) sites.reset();
+          if (times >= SAMPLER_THRESHOLD_RUN || ordinal > UINT32_MAX) sites.reset();
       if (!sites) {
         sites.emplace();
         multiplier = UINT64_MAX;  // 2^62 under any plan
       }
-      words.push_back(static_cast<uint32_t>(sites->size()));
+      // Sites counted once each that follow one another (a group's pairs, a block's sites of one scheme) as runs.
+      constexpr uint32_t kRun = SAMPLER_THRESHOLD_RUN;
+      std::vector<std::pair<uint32_t, uint32_t>> pairs;
+      for (auto [ordinal, times] : *sites) {
+        if (times == 1 && !pairs.empty() && (pairs.back().second & kRun) && pairs.back().second + 1 != 0 &&
+            pairs.back().first + (pairs.back().second & ~kRun) == ordinal)
+          ++pairs.back().second;
+        else
+          pairs.emplace_back(static_cast<uint32_t>(ordinal), times == 1 ? kRun | 1 : static_cast<uint32_t>(times));
+      }
+      words.push_back(static_cast<uint32_t>(pairs.size()));
       words.push_back(static_cast<uint32_t>(multiplier));
       words.push_back(static_cast<uint32_t>(multiplier >> 32));
-      for (auto [ordinal, times] : *sites) {
-        words.push_back(static_cast<uint32_t>(ordinal));
-        words.push_back(static_cast<uint32_t>(times));
+      for (auto [first, second] : pairs) {
+        words.push_back(first);
+        words.push_back(second);
       }
     }
     Constant* bounds_data = ConstantDataArray::get(context_, ArrayRef<uint32_t>(words));

@@ -37,7 +37,8 @@ Plan g_plan;
 /// 16 lower-case hex digits (checked by the codec, or a registered unit's) as a number.
 uint64_t hex_word(const char* text) {
   uint64_t word = 0;
-  for (int i = 0; i < 16; ++i) word = word << 4 | static_cast<uint64_t>(text[i] <= '9' ? text[i] - '0' : text[i] - 'a' + 10);
+  for (int i = 0; i < 16; ++i)
+    word = word << 4 | static_cast<uint64_t>(text[i] <= '9' ? text[i] - '0' : text[i] - 'a' + 10);
   return word;
 }
 
@@ -297,6 +298,7 @@ bool load_plan(const char* path, const char* sparsity_text, double sparsity, boo
 bool plan_in_force() { return g_plan_identity.in_force; }
 
 void compute_thresholds(sampler_unit& unit) {
+  constexpr uint64_t kRun = SAMPLER_THRESHOLD_RUN;
   if (unit.thresholds == nullptr) return;
   uint32_t i = 0;
   if (unit.abi_version >= 4 && unit.threshold_bounds != nullptr) {
@@ -310,10 +312,16 @@ void compute_thresholds(sampler_unit& unit) {
       uint64_t sum = 0;
       bool known = true;
       for (uint64_t e = 0; e < n && known; ++e) {
-        known = pairs[2 * e] < unit.weight_count;
-        if (known)
-          sum = add_saturated(sum, multiply_saturated(static_cast<uint64_t>(load_relaxed(&unit.weights[pairs[2 * e]])),
-                                                      pairs[2 * e + 1]));
+        uint64_t site = pairs[2 * e], times = pairs[2 * e + 1], run = 1;
+        if (times & kRun) {  // a run of sites, once each
+          run = times & ~kRun;
+          times = 1;
+        }
+        known = site + run <= unit.weight_count;
+        for (uint64_t r = 0; known && r < run; ++r) {
+          uint64_t weight = static_cast<uint64_t>(load_relaxed(&unit.weights[site + r]));
+          sum = add_saturated(sum, multiply_saturated(weight, times));
+        }
       }
       if (!known) break;
       uint64_t threshold = multiplier == UINT64_MAX ? static_cast<uint64_t>(kCertainWeight)

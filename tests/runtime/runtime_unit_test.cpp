@@ -179,8 +179,9 @@ TEST(Plan, WeightsOnTheFixedPointClock) {
 }
 
 // Thresholds from a plan's weights (plan.h, compute_thresholds()): multiplier * sum of times * weight, saturated at
-// 2^62 without overflowing; the multiplier UINT64_MAX (a site the compiler could not name) and malformed bounds
-// (a site past the weights, words missing) give 2^62 from there on; a unit of ABI version 3 gets 2^62 throughout.
+// 2^62 without overflowing, runs of sites counted once each; the multiplier UINT64_MAX (a site the compiler could
+// not name) gives 2^62, and malformed bounds (a site or a run past the weights, words missing) 2^62 from there on;
+// a unit of ABI version 3 gets 2^62 throughout.
 TEST(Plan, ThresholdsFromTheWeights) {
   using namespace sampler::runtime;
   int64_t weights[4] = {5, 7, int64_t{1} << 40, kCertainWeight};
@@ -191,15 +192,16 @@ TEST(Plan, ThresholdsFromTheWeights) {
       1, 0, 1 << 24, 2, 1,            // 2^56 * weights[2]: saturated
       2, 1, 0, 3, 1, 0, 1,            // weights[3] + weights[0]: saturated
       1, 7, 0, 1, 0,                  // times 0: 0
-      1, 1, 0, 4, 1,                  // a site past the weights: 2^62 from here on
+      1, 2, 0, 1, SAMPLER_THRESHOLD_RUN | 2,  // 2 * (weights[1] + weights[2]): a run of two sites
+      1, 1, 0, 3, SAMPLER_THRESHOLD_RUN | 2,  // a run past the weights: 2^62 from here on
       1, 1, 0, 0, 1};
-  int64_t thresholds[8] = {};
+  int64_t thresholds[9] = {};
   sampler_unit unit{};
   unit.abi_version = SAMPLER_ABI_VERSION;
   unit.weights = weights;
   unit.weight_count = 4;
   unit.thresholds = thresholds;
-  unit.threshold_count = 8;
+  unit.threshold_count = 9;
   unit.threshold_bounds = bounds;
   unit.threshold_bounds_size = sizeof bounds / sizeof bounds[0];
   compute_thresholds(unit);
@@ -209,8 +211,9 @@ TEST(Plan, ThresholdsFromTheWeights) {
   EXPECT_EQ(thresholds[3], kCertainWeight);
   EXPECT_EQ(thresholds[4], kCertainWeight);
   EXPECT_EQ(thresholds[5], 0);
-  EXPECT_EQ(thresholds[6], kCertainWeight);
+  EXPECT_EQ(thresholds[6], 2 * (7 + (int64_t{1} << 40)));
   EXPECT_EQ(thresholds[7], kCertainWeight);
+  EXPECT_EQ(thresholds[8], kCertainWeight);
   // Words missing at the end: the thresholds they would describe get 2^62.
   int64_t two[2] = {};
   unit.thresholds = two;

@@ -106,8 +106,10 @@ enum sampler_bound_type {
  *    weight_count, threshold_count  the entries of those arrays
  *  Since version 4:
  *    threshold_bounds  NULL, or what each threshold bounds, threshold_bounds_size 32-bit words: for each threshold
- *                     in order, n, then a multiplier as two words (low, high), then n pairs (site, times): the
- *                     threshold under a plan is multiplier * the sum of times * weights[site], saturated at 2^62.
+ *                     in order, n, then a multiplier as two words (low, high), then n pairs (site, times), where
+ *                     times with bit 31 set stands for the sites site, site + 1, ... (times - 2^31 of them) once
+ *                     each: the threshold under a plan is multiplier * the sum of times * weights[site], saturated
+ *                     at 2^62 (a multiplier of 2^64 - 1: 2^62 whatever the weights).
  *                     A check's threshold is at least the weight of any path its stretch of sites can take (a
  *                     safe bound: docs/decisions.md, "Thresholds from the weights"); the lowering also subtracts some
  *                     entries as the exact weight of the sites a stretch passed without checking them.
@@ -127,6 +129,9 @@ enum sampler_bound_type {
   FIELD(POINTER, const uint32_t*, threshold_bounds) \
   FIELD(U32, uint32_t, threshold_bounds_size)      \
   FIELD(U32, uint32_t, planned)
+
+/** In a pair of `threshold_bounds`, the bit of the second word that makes the pair a run of sites. */
+#define SAMPLER_THRESHOLD_RUN 0x80000000u
 
 #define SAMPLER_I_C_FIELD(ir_kind, c_type, field_name) c_type field_name;
 struct sampler_scheme {
