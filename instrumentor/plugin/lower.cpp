@@ -770,9 +770,7 @@ class Lowering {
     BasicBlock* entering = nullptr;  // the one block outside the loop that enters it
     Value* trips = nullptr;  // B, computed before the loop's one way in
     uint64_t per_iteration = 0;  // w
-    // Under a plan (the guard's threshold, sampler/abi.h): B + 1 at most, as compiled (SCEV's constant maximum, or
-    // what the guard's test of B's width allows), and per block the trips of the loops inside that hold it.
-    uint64_t most_trips = 0;
+    // Under a plan (the guard's shift, sampler/abi.h): per block the trips of the loops inside that hold it.
     std::vector<uint64_t> block_times;  // 0: not known
   };
 
@@ -812,10 +810,6 @@ class Lowering {
           continue;
         Instruction* at = v.entering->getTerminator();
         if (!expander.isSafeToExpandAt(trips, at)) continue;
-        v.most_trips = trips->getType()->getIntegerBitWidth() > 32 ? kMaxTripsChecked : uint64_t{1} << 32;
-        if (auto* most = dyn_cast<SCEVConstant>(evolution.getConstantMaxBackedgeTakenCount(loop));
-            most && most->getAPInt().getActiveBits() < 63)
-          v.most_trips = std::min(v.most_trips, most->getAPInt().getZExtValue() + 1);
         for (BasicBlock* block : v.blocks) {
           uint64_t times = 1;
           for (Loop* inner = info.getLoopFor(block); inner != loop && times != 0; inner = inner->getParentLoop()) {
@@ -939,9 +933,12 @@ class Lowering {
     Value* out_of_reach = b.CreateICmpSGT(count, most, "sampler.loop_fast");
     if (v.trips->getType()->getIntegerBitWidth() > 32)  // else B + 1 < 2^33
       out_of_reach = b.CreateAnd(b.CreateICmpULT(trips, b.getInt64(kMaxTripsChecked)), out_of_reach);
-    if (weights_) {  // a threshold of 0; under a plan B + 1 at most times the most weight of one iteration
+    if (weights_) {
+      // Under a plan the loop may run (B + 1) * S clock units, S the weight of the sites of one iteration: with
+      // S <= w * 2^s, (countdown >> s) > (B + 1) * w keeps every site out of reach. The runtime computes s from the
+      // plan's weights (the slot's bound, the shift kind: sampler/abi.h); 0 without a plan, the test above.
       ThresholdBound bound;
-      bound.multiplier = v.most_trips;
+      bound.multiplier = SAMPLER_THRESHOLD_SHIFT | v.per_iteration;
       for (size_t i : indices) {
         auto at = std::find(v.blocks.begin(), v.blocks.end(), points_[i].before->getParent());
         if (at != v.blocks.end()) {
@@ -951,7 +948,8 @@ class Lowering {
         }
       }
       size_t slot = 0;
-      out_of_reach = b.CreateAnd(b.CreateICmpSGT(count, threshold(b, 0, slot, std::move(bound))), out_of_reach);
+      Value* shifted = b.CreateLShr(count, threshold(b, 0, slot, std::move(bound)), "sampler.loop_scaled");
+      out_of_reach = b.CreateAnd(b.CreateICmpSGT(shifted, most), out_of_reach);
     }
     // No branch weights: which loop runs depends on the sparsity, which the compiler does not know. Weighted
     // likely, the code generator took the checked loop for cold and spilled in it, and gzip's longest_match
@@ -1308,7 +1306,8 @@ class Lowering {
           if (times >= SAMPLER_THRESHOLD_RUN || ordinal > UINT32_MAX) sites.reset();
       if (!sites) {
         sites.emplace();
-        multiplier = UINT64_MAX;  // 2^62 under any plan
+        // 2^62 under any plan; a shift of 63 (w of 0)
+        multiplier = multiplier & SAMPLER_THRESHOLD_SHIFT ? SAMPLER_THRESHOLD_SHIFT : UINT64_MAX;
       }
       // Sites counted once each that follow one another (a group's pairs, a block's sites of one scheme) as runs.
       constexpr uint32_t kRun = SAMPLER_THRESHOLD_RUN;

@@ -324,12 +324,23 @@ void compute_thresholds(sampler_unit& unit) {
         }
       }
       if (!known) break;
-      uint64_t threshold = multiplier == UINT64_MAX ? static_cast<uint64_t>(kCertainWeight)
-                                                    : multiply_saturated(sum, multiplier);
+      uint64_t threshold = 0;
+      if (multiplier == UINT64_MAX) {
+        threshold = static_cast<uint64_t>(kCertainWeight);
+      } else if (multiplier & SAMPLER_THRESHOLD_SHIFT) {  // sum <= w * 2^s (no overflow: sum <= 2^62, s <= 62)
+        uint64_t w = multiplier & ~SAMPLER_THRESHOLD_SHIFT;
+        threshold = w == 0 ? 63 : 0;
+        while (threshold < 63 && ((sum + (uint64_t{1} << threshold) - 1) >> threshold) > w) ++threshold;
+      } else {
+        threshold = multiply_saturated(sum, multiplier);
+      }
       store_relaxed(&unit.thresholds[i], static_cast<int64_t>(threshold));
     }
   }
-  for (; i < unit.threshold_count; ++i) store_relaxed(&unit.thresholds[i], kCertainWeight);
+  // Past a malformed bound the entry may be a threshold or a loop's shift: 2^62 + 63 is safe as both (no countdown
+  // passes it; the shift instruction takes its low 6 bits, 63). A unit of version 3 expects 2^62 exactly.
+  int64_t unknown = unit.abi_version >= 4 ? kCertainWeight + 63 : kCertainWeight;
+  for (; i < unit.threshold_count; ++i) store_relaxed(&unit.thresholds[i], unknown);
 }
 
 

@@ -212,8 +212,24 @@ TEST(Plan, ThresholdsFromTheWeights) {
   EXPECT_EQ(thresholds[4], kCertainWeight);
   EXPECT_EQ(thresholds[5], 0);
   EXPECT_EQ(thresholds[6], 2 * (7 + (int64_t{1} << 40)));
-  EXPECT_EQ(thresholds[7], kCertainWeight);
-  EXPECT_EQ(thresholds[8], kCertainWeight);
+  EXPECT_EQ(thresholds[7], kCertainWeight + 63);  // safe as a threshold and as a loop's shift (its low 6 bits)
+  EXPECT_EQ(thresholds[8], kCertainWeight + 63);
+  // A loop's shift: the least s with w * 2^s >= the sum; 63 for w = 0 (a site the compiler could not name).
+  const uint32_t shifts[] = {1, 3, 0x80000000u, 1, 1,   // w 3, sum 7: s 2 (3 * 4 >= 7)
+                             1, 3, 0x80000000u, 2, 1,   // w 3, sum 2^40: s 39
+                             0, 0, 0x80000000u,         // w 0: 63
+                             1, 1, 0x80000000u, 3, 1};  // w 1, sum 2^62: s 62
+  int64_t shifted[4] = {};
+  unit.thresholds = shifted;
+  unit.threshold_count = 4;
+  unit.threshold_bounds = shifts;
+  unit.threshold_bounds_size = sizeof shifts / sizeof shifts[0];
+  compute_thresholds(unit);
+  EXPECT_EQ(shifted[0], 2);
+  EXPECT_EQ(shifted[1], 39);
+  EXPECT_EQ(shifted[2], 63);
+  EXPECT_EQ(shifted[3], 62);
+  unit.threshold_bounds = bounds;
   // Words missing at the end: the thresholds they would describe get 2^62.
   int64_t two[2] = {};
   unit.thresholds = two;
@@ -221,7 +237,7 @@ TEST(Plan, ThresholdsFromTheWeights) {
   unit.threshold_bounds_size = 7 + 3;
   compute_thresholds(unit);
   EXPECT_EQ(two[0], 5 + (int64_t{1} << 40));
-  EXPECT_EQ(two[1], kCertainWeight);
+  EXPECT_EQ(two[1], kCertainWeight + 63);
   // Version 3: no bounds read.
   unit.abi_version = 3;
   two[0] = 0;
