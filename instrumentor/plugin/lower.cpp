@@ -770,8 +770,6 @@ class Lowering {
     BasicBlock* entering = nullptr;  // the one block outside the loop that enters it
     Value* trips = nullptr;  // B, computed before the loop's one way in
     uint64_t per_iteration = 0;  // w
-    // Under a plan (the guard's shift, sampler/abi.h): per block the trips of the loops inside that hold it.
-    std::vector<uint64_t> block_times;  // 0: not known
   };
 
   void version_loops(Function& f, const std::vector<size_t>& indices) {
@@ -810,14 +808,6 @@ class Lowering {
           continue;
         Instruction* at = v.entering->getTerminator();
         if (!expander.isSafeToExpandAt(trips, at)) continue;
-        for (BasicBlock* block : v.blocks) {
-          uint64_t times = 1;
-          for (Loop* inner = info.getLoopFor(block); inner != loop && times != 0; inner = inner->getParentLoop()) {
-            auto* most = dyn_cast<SCEVConstant>(evolution.getConstantMaxBackedgeTakenCount(inner));
-            times = most && most->getAPInt().getActiveBits() <= 32 ? times * (most->getAPInt().getZExtValue() + 1) : 0;
-          }
-          v.block_times.push_back(times);
-        }
         v.trips = expander.expandCodeFor(trips, trips->getType(), at);
         versioned.insert(loop);
         loops.push_back(std::move(v));
@@ -934,19 +924,15 @@ class Lowering {
     if (v.trips->getType()->getIntegerBitWidth() > 32)  // else B + 1 < 2^33
       out_of_reach = b.CreateAnd(b.CreateICmpULT(trips, b.getInt64(kMaxTripsChecked)), out_of_reach);
     if (weights_) {
-      // Under a plan the loop may run (B + 1) * S clock units, S the weight of the sites of one iteration: with
-      // S <= w * 2^s, (countdown >> s) > (B + 1) * w keeps every site out of reach. The runtime computes s from the
-      // plan's weights (the slot's bound, the shift kind: sampler/abi.h); 0 without a plan, the test above.
+      // The copy subtracts immediates (its countdown an induction variable that indvars and the vectorizer turn
+      // into its value where the loop leaves: a loaded weight cost bc 16 % of its instructions without a plan), so
+      // under a plan it must not run: a shift of 63 (the shift kind with w = 0, sampler/abi.h) fails the test below,
+      // and the loop runs its checked copy, each region with its weights; without a plan the shift is 0, the test
+      // above again. (With a shift from the iteration's weights, S <= w * 2^s, the copy would be exact under a plan
+      // if it subtracted the weights: docs/decisions.md, "Per-site weights".)
       ThresholdBound bound;
-      bound.multiplier = SAMPLER_THRESHOLD_SHIFT | v.per_iteration;
-      for (size_t i : indices) {
-        auto at = std::find(v.blocks.begin(), v.blocks.end(), points_[i].before->getParent());
-        if (at != v.blocks.end()) {
-          uint64_t times = v.block_times[at - v.blocks.begin()];
-          if (times == 0) bound.unknown = true;
-          bound_sites(bound, points_[i], times);
-        }
-      }
+      bound.multiplier = SAMPLER_THRESHOLD_SHIFT;
+      bound.unknown = true;
       size_t slot = 0;
       Value* shifted = b.CreateLShr(count, threshold(b, 0, slot, std::move(bound)), "sampler.loop_scaled");
       out_of_reach = b.CreateAnd(b.CreateICmpSGT(shifted, most), out_of_reach);
@@ -971,7 +957,7 @@ class Lowering {
     for (size_t i : indices)
       if (inside.count(points_[i].before->getParent()))
         passed.emplace_back(i, cast<Instruction>(map[points_[i].before]));
-    subtract_passed(passed, local, map, /*by_block=*/true);
+    subtract_passed(passed, local, map, /*by_block=*/true, /*immediates=*/true);
 
     // Where the copy leaves the loop, the countdown goes back to the thread's variable.
     for (size_t i = 0; i < v.blocks.size(); ++i) {
@@ -1215,15 +1201,16 @@ class Lowering {
   // known at compile time in one subtraction per block, of an entry of the thresholds that is exactly their sum
   // (their number without a plan: the same value as the immediate), each other site by its own weight loaded.
   // `passed`: each point with its marker in the copy; `map`: the original's values to the copy's; `by_block`:
-  // without weights, one subtraction where each block begins (a loop's copy) rather than one a marker.
+  // without weights, one subtraction where each block begins (a loop's copy) rather than one a marker;
+  // `immediates`: the numbers of sites even with weights (a copy that only runs without a plan).
   void subtract_passed(const std::vector<std::pair<size_t, Instruction*>>& passed, AllocaInst* local,
-                       ValueToValueMapTy& map, bool by_block) {
+                       ValueToValueMapTy& map, bool by_block, bool immediates = false) {
     Type* i64 = Type::getInt64Ty(context_);
     auto subtract = [&](Instruction* at, Value* amount) {
       IRBuilder<> d(at);
       d.CreateStore(d.CreateSub(d.CreateLoad(i64, local), amount), local);
     };
-    if (!weights_) {
+    if (!weights_ || immediates) {
       std::vector<std::pair<Instruction*, uint64_t>> counts;  // where, how many
       for (auto [i, at] : passed) {
         Instruction* where = by_block ? &*at->getParent()->getFirstInsertionPt() : at;
