@@ -59,6 +59,16 @@ struct Point {
   AllocaInst* local = nullptr;  // on a region's slow side: the function's countdown, which its check uses
 };
 
+// What an amortized check's threshold bounds (sampler/abi.h, `threshold_bounds`), for the runtime to compute it
+// from a plan's weights: multiplier * (the sum of times * weight over `sites`, plus the bounds of the thresholds
+// `slots` name). `unknown`: a site whose weight the compiler cannot name (2^62 under a plan).
+struct ThresholdBound {
+  uint64_t multiplier = 1;
+  std::vector<std::pair<uint64_t, uint64_t>> sites;  // (weight ordinal, times)
+  std::vector<size_t> slots;
+  bool unknown = false;
+};
+
 class Lowering {
  public:
   Lowering(Module& module, bool amortized, bool inline_counters)
@@ -514,6 +524,11 @@ class Lowering {
       for (auto [block, h] : edges) {
         target[h] = true;
         entering[h].push_back(block);
+        // Under a plan, the sum of every region it may enter (at least the largest of them).
+        if (!weights_) continue;
+        std::vector<size_t>& slots = threshold_bounds_.at(cloned_regions_[r].slot).slots;
+        if (std::find(slots.begin(), slots.end(), cloned_regions_[h].slot) == slots.end())
+          slots.push_back(cloned_regions_[h].slot);
       }
     }
     if (entering.empty()) return;
@@ -609,7 +624,12 @@ class Lowering {
     reloads_.emplace_back(dispatch, reload_local(b, local_countdown_));
     Value* count = b.CreateLoad(i64, local_countdown_, "sampler.countdown");
     size_t slot = 0;
-    Value* fast = b.CreateICmpSGT(count, threshold(b, k, slot), "sampler.region_fast");
+    ThresholdBound bound;  // every site of the region: at least the weight of any path through it
+    for (BasicBlock* block : blocks)
+      for (Instruction& inst : *block)
+        if (auto found = points.at.find(&inst); found != points.at.end())
+          for (size_t i : found->second) bound_sites(bound, points_[i]);
+    Value* fast = b.CreateICmpSGT(count, threshold(b, k, slot, std::move(bound)), "sampler.region_fast");
     b.CreateCondBr(fast, clones[0], body, MDBuilder(context_).createLikelyBranchWeights());
     cloned_regions_.push_back({dispatch, cast<ICmpInst>(fast), k, slot, clones});
     old_branch->eraseFromParent();
@@ -650,14 +670,13 @@ class Lowering {
       }
     }
 
-    // The clone's sites: the local countdown drops by one each; its markers go.
+    // The clone's sites: the local countdown drops by their weights; its markers go.
+    std::vector<std::pair<size_t, Instruction*>> passed;
     for (BasicBlock* block : blocks)
       for (Instruction& inst : *block)
-        if (auto found = points.at.find(&inst); found != points.at.end()) {
-          IRBuilder<> d(cast<Instruction>(map[&inst]));
-          Value* passed = d.CreateSub(d.CreateLoad(i64, local_countdown_), ConstantInt::get(i64, found->second.size()));
-          d.CreateStore(passed, local_countdown_);
-        }
+        if (auto found = points.at.find(&inst); found != points.at.end())
+          for (size_t i : found->second) passed.emplace_back(i, cast<Instruction>(map[&inst]));
+    subtract_passed(passed, local_countdown_, map, /*by_block=*/false);
     erase_markers(clones);
     forget_variables(blocks);
   }
@@ -794,7 +813,7 @@ class Lowering {
         loops.push_back(std::move(v));
       }
     }
-    for (VersionedLoop& v : loops) version_loop(f, v, indices, sites);
+    for (VersionedLoop& v : loops) version_loop(f, v, indices);
   }
 
   // A loop version_loop() can copy: one way in, a latch, no call that may run sites, no token or EH pad, no edge
@@ -875,8 +894,7 @@ class Lowering {
 
   // The guard, the copy without sites, the countdown written back where the copy leaves, and the values the loop
   // makes, now made in two places, merged after it (SSAUpdater), the points' operands too.
-  void version_loop(Function& f, VersionedLoop& v, const std::vector<size_t>& indices,
-                    const std::unordered_map<const BasicBlock*, uint64_t>& sites) {
+  void version_loop(Function& f, VersionedLoop& v, const std::vector<size_t>& indices) {
     BasicBlock* header = v.blocks[0];
     std::set<BasicBlock*> inside(v.blocks.begin(), v.blocks.end());
     for (BasicBlock* pred : predecessors(header))  // an earlier loop's copy may have left into this header
@@ -905,9 +923,19 @@ class Lowering {
     Value* out_of_reach = b.CreateICmpSGT(count, most, "sampler.loop_fast");
     if (v.trips->getType()->getIntegerBitWidth() > 32)  // else B + 1 < 2^33
       out_of_reach = b.CreateAnd(b.CreateICmpULT(trips, b.getInt64(kMaxTripsChecked)), out_of_reach);
-    if (weights_) {  // a threshold of 0, which a plan raises above any countdown (sampler/abi.h)
+    if (weights_) {
+      // The copy subtracts immediates (its countdown an induction variable that indvars and the vectorizer turn
+      // into its value where the loop leaves: a loaded weight cost bc 16 % of its instructions without a plan), so
+      // under a plan it must not run: a shift of 63 (the shift kind with w = 0, sampler/abi.h) fails the test below,
+      // and the loop runs its checked copy, each region with its weights; without a plan the shift is 0, the test
+      // above again. (With a shift from the iteration's weights, S <= w * 2^s, the copy would be exact under a plan
+      // if it subtracted the weights: docs/decisions.md, "Per-site weights".)
+      ThresholdBound bound;
+      bound.multiplier = SAMPLER_THRESHOLD_SHIFT;
+      bound.unknown = true;
       size_t slot = 0;
-      out_of_reach = b.CreateAnd(b.CreateICmpSGT(count, threshold(b, 0, slot)), out_of_reach);
+      Value* shifted = b.CreateLShr(count, threshold(b, 0, slot, std::move(bound)), "sampler.loop_scaled");
+      out_of_reach = b.CreateAnd(b.CreateICmpSGT(shifted, most), out_of_reach);
     }
     // No branch weights: which loop runs depends on the sparsity, which the compiler does not know. Weighted
     // likely, the code generator took the checked loop for cold and spilled in it, and gzip's longest_match
@@ -923,14 +951,13 @@ class Lowering {
         if (auto* inst = dyn_cast_or_null<Instruction>(*operand); inst && inside.count(inst->getParent()))
           operands[inst].emplace_back(operand, p.before->getParent());
     }
-    // The copy's sites (`sites`, counted before any loop was copied: no block of this loop has changed since): the
-    // local drops by a block's sites where the block begins (nothing in the copy samples, so only the sum matters
+    // The copy's sites: the local drops by their weights (nothing in the copy samples, so only the sum matters
     // where it leaves the loop).
-    for (size_t i = 0; i < v.blocks.size(); ++i)
-      if (auto found = sites.find(v.blocks[i]); found != sites.end()) {
-        IRBuilder<> d(&*fast[i]->getFirstInsertionPt());
-        d.CreateStore(d.CreateSub(d.CreateLoad(i64, local), d.getInt64(found->second)), local);
-      }
+    std::vector<std::pair<size_t, Instruction*>> passed;
+    for (size_t i : indices)
+      if (inside.count(points_[i].before->getParent()))
+        passed.emplace_back(i, cast<Instruction>(map[points_[i].before]));
+    subtract_passed(passed, local, map, /*by_block=*/true, /*immediates=*/true);
 
     // Where the copy leaves the loop, the countdown goes back to the thread's variable.
     for (size_t i = 0; i < v.blocks.size(); ++i) {
@@ -1033,9 +1060,10 @@ class Lowering {
   // ---- Weights and thresholds (ABI version 3, sampler/abi.h) ----
   //
   // Each site subtracts its weight, read from the unit's writable data (1 until a plan sets it at registration),
-  // and each amortized check compares with its threshold, read there too (its number of sites, or 2^62 under a
-  // plan: then every site checks its own weight). The fast sides' subtractions stay immediates: they run only
-  // where a threshold let them, which is only without a plan (docs/decisions.md, "Per-site weights").
+  // and each amortized check compares with its threshold, read there too: its number of sites, or under a plan
+  // what the runtime computes from the plan's weights and what the threshold bounds (emit_thresholds()), and the
+  // fast sides subtract the weight of the sites they pass, read there too (subtract_passed()): docs/decisions.md,
+  // "Thresholds from the weights".
 
   // The collector's weights (pass.cpp) and each scheme's first entry in them. None in a unit of the hand macros.
   void find_weights() {
@@ -1094,16 +1122,130 @@ class Lowering {
   }
 
   // A check's threshold: `k` (without weights: the immediate), or a load of a new entry of the unit's thresholds
-  // (initially k), whose index goes to `slot`.
-  Value* threshold(IRBuilder<>& b, uint64_t k, size_t& slot) {
-    Type* i64 = Type::getInt64Ty(context_);
-    if (!weights_) return ConstantInt::get(i64, k);
+  // (initially k; under a plan computed from `bound`), whose index goes to `slot`.
+  Value* threshold(IRBuilder<>& b, uint64_t k, size_t& slot, ThresholdBound bound) {
+    if (!weights_) return ConstantInt::get(Type::getInt64Ty(context_), k);
+    slot = new_threshold(k, std::move(bound));
+    return load_threshold(b, slot);
+  }
+
+  size_t new_threshold(uint64_t k, ThresholdBound bound) {
     if (!thresholds_placeholder_)
-      thresholds_placeholder_ = new GlobalVariable(m_, ArrayType::get(i64, 0), false, GlobalValue::InternalLinkage,
-                                                   nullptr, "sampler.thresholds.placeholder");
-    slot = threshold_values_.size();
+      thresholds_placeholder_ = new GlobalVariable(m_, ArrayType::get(Type::getInt64Ty(context_), 0), false,
+                                                   GlobalValue::InternalLinkage, nullptr,
+                                                   "sampler.thresholds.placeholder");
     threshold_values_.push_back(k);
+    threshold_bounds_.push_back(std::move(bound));
+    return threshold_values_.size() - 1;
+  }
+
+  Value* load_threshold(IRBuilder<>& b, size_t slot) {
+    Type* i64 = Type::getInt64Ty(context_);
     return b.CreateLoad(i64, b.CreateConstInBoundsGEP1_64(i64, thresholds_placeholder_, slot), "sampler.threshold");
+  }
+
+  // The weight ordinals p's site may have: one for a marker the optimiser left alone, each of a choice's otherwise
+  // (enough for a bound: their sum is at least the one taken); none if they cannot be told at compile time.
+  std::optional<std::vector<uint64_t>> ordinals(const Point& p) {
+    std::vector<Value*> schemes, sites;
+    if (!choices(p.scheme, schemes) || !choices(p.site, sites) || schemes.size() * sites.size() > 64)
+      return std::nullopt;
+    const DataLayout& layout = m_.getDataLayout();
+    uint64_t size = layout.getTypeAllocSize(scheme_struct_type(context_, layout));
+    std::vector<uint64_t> result;
+    for (Value* scheme : schemes) {
+      APInt offset(layout.getIndexTypeSizeInBits(scheme->getType()), 0);
+      if (scheme->stripAndAccumulateConstantOffsets(layout, offset, /*AllowNonInbounds=*/true) != schemes_table_ ||
+          offset.getZExtValue() % size != 0 || offset.getZExtValue() / size >= scheme_bases_.size())
+        return std::nullopt;
+      for (Value* site : sites) {
+        auto* number = dyn_cast<ConstantInt>(site);
+        if (!number || number->getValue().getActiveBits() > 32) return std::nullopt;
+        result.push_back(scheme_bases_[offset.getZExtValue() / size] + number->getZExtValue());
+      }
+    }
+    std::sort(result.begin(), result.end());
+    result.erase(std::unique(result.begin(), result.end()), result.end());
+    return result;
+  }
+
+  // The constants `v` may be, through phis and selects; false if it may be anything else.
+  static bool choices(Value* v, std::vector<Value*>& out, unsigned depth = 0) {
+    if (isa<Constant>(v)) {
+      if (std::find(out.begin(), out.end(), v) == out.end()) out.push_back(v);
+      return out.size() <= 64;
+    }
+    if (depth > 4) return false;
+    if (auto* select = dyn_cast<SelectInst>(v))
+      return choices(select->getTrueValue(), out, depth + 1) && choices(select->getFalseValue(), out, depth + 1);
+    if (auto* phi = dyn_cast<PHINode>(v)) {
+      for (Value* incoming : phi->incoming_values())
+        if (incoming != phi && !choices(incoming, out, depth + 1)) return false;
+      return true;
+    }
+    return false;
+  }
+
+  // p's sites in `bound`, `times` each.
+  void bound_sites(ThresholdBound& bound, const Point& p, uint64_t times = 1) {
+    std::optional<std::vector<uint64_t>> known = ordinals(p);
+    if (!known) {
+      bound.unknown = true;
+      return;
+    }
+    for (uint64_t ordinal : *known) bound.sites.emplace_back(ordinal, times);
+  }
+
+  // A stretch of sites passed without their checks (a region's or a loop's copy): the countdown drops by their
+  // weights. Without weights by their number, at each marker, as before; with weights, the sites whose weight is
+  // known at compile time in one subtraction per block, of an entry of the thresholds that is exactly their sum
+  // (their number without a plan: the same value as the immediate), each other site by its own weight loaded.
+  // `passed`: each point with its marker in the copy; `map`: the original's values to the copy's; `by_block`:
+  // without weights, one subtraction where each block begins (a loop's copy) rather than one a marker;
+  // `immediates`: the numbers of sites even with weights (a copy that only runs without a plan).
+  void subtract_passed(const std::vector<std::pair<size_t, Instruction*>>& passed, AllocaInst* local,
+                       ValueToValueMapTy& map, bool by_block, bool immediates = false) {
+    Type* i64 = Type::getInt64Ty(context_);
+    auto subtract = [&](Instruction* at, Value* amount) {
+      IRBuilder<> d(at);
+      d.CreateStore(d.CreateSub(d.CreateLoad(i64, local), amount), local);
+    };
+    if (!weights_ || immediates) {
+      std::vector<std::pair<Instruction*, uint64_t>> counts;  // where, how many
+      for (auto [i, at] : passed) {
+        Instruction* where = by_block ? &*at->getParent()->getFirstInsertionPt() : at;
+        auto known = std::find_if(counts.begin(), counts.end(), [where](auto& c) { return c.first == where; });
+        if (known == counts.end())
+          counts.emplace_back(where, 1);
+        else
+          ++known->second;
+      }
+      for (auto [where, count] : counts) subtract(where, ConstantInt::get(i64, count));
+      return;
+    }
+    std::map<BasicBlock*, std::pair<Instruction*, ThresholdBound>> blocks;  // the block's first marker, its sum
+    std::vector<BasicBlock*> order;
+    for (auto [i, at] : passed) {
+      Point copy = points_[i];
+      for (Value** operand : {&copy.scheme, &copy.site})
+        if (auto mapped = map.find(*operand); mapped != map.end()) *operand = mapped->second;
+      std::optional<std::vector<uint64_t>> known = ordinals(copy);
+      if (!known || known->size() != 1) {
+        IRBuilder<> d(at);
+        subtract(at, site_weight(d, copy));
+        continue;
+      }
+      auto [entry, added] = blocks.try_emplace(at->getParent(), at, ThresholdBound{});
+      if (added) order.push_back(at->getParent());
+      entry->second.second.sites.emplace_back(known->front(), 1);
+    }
+    for (BasicBlock* block : order) {
+      auto& [at, sum] = blocks[block];
+      uint64_t count = sum.sites.size();
+      size_t slot = new_threshold(count, std::move(sum));
+      IRBuilder<> d(at);
+      subtract(at, load_threshold(d, slot));
+    }
   }
 
   // A region's check asks for more (look_ahead()): its threshold's initial value, or its immediate.
@@ -1114,10 +1256,67 @@ class Lowering {
       check->setOperand(1, ConstantInt::get(check->getOperand(1)->getType(), k));
   }
 
-  // The unit's thresholds, with their values under uniform sampling, in its descriptor.
+  // A threshold's bound as (ordinal, times) pairs, the thresholds it refers to included, multiplied by their
+  // multipliers; none if unknown (then a plan sets the threshold to 2^62).
+  std::optional<std::map<uint64_t, uint64_t>> flatten(size_t slot) {
+    const ThresholdBound& bound = threshold_bounds_.at(slot);
+    if (bound.unknown) return std::nullopt;
+    std::map<uint64_t, uint64_t> sites;
+    auto add = [&sites](uint64_t ordinal, uint64_t times) {
+      uint64_t& t = sites[ordinal];
+      t = t + times < t ? UINT64_MAX : t + times;
+    };
+    for (auto [ordinal, times] : bound.sites) add(ordinal, times);
+    for (size_t other : bound.slots) {
+      std::optional<std::map<uint64_t, uint64_t>> inner = flatten(other);
+      if (!inner) return std::nullopt;
+      uint64_t multiplier = threshold_bounds_[other].multiplier;
+      for (auto [ordinal, times] : *inner) {
+        if (multiplier != 0 && times > UINT64_MAX / multiplier) return std::nullopt;
+        add(ordinal, times * multiplier);
+      }
+    }
+    return sites;
+  }
+
+  // The unit's thresholds, with their values under uniform sampling, and what each bounds (sampler/abi.h,
+  // `threshold_bounds`), in its descriptor.
   void emit_thresholds() {
     if (!thresholds_placeholder_) return;
     Type* i64 = Type::getInt64Ty(context_);
+    std::vector<uint32_t> words;
+    for (size_t slot = 0; slot < threshold_bounds_.size(); ++slot) {
+      std::optional<std::map<uint64_t, uint64_t>> sites = flatten(slot);
+      uint64_t multiplier = threshold_bounds_[slot].multiplier;
+      if (sites)
+        for (auto [ordinal, times] : *sites)
+          if (times >= SAMPLER_THRESHOLD_RUN || ordinal > UINT32_MAX) sites.reset();
+      if (!sites) {
+        sites.emplace();
+        // 2^62 under any plan; a shift of 63 (w of 0)
+        multiplier = multiplier & SAMPLER_THRESHOLD_SHIFT ? SAMPLER_THRESHOLD_SHIFT : UINT64_MAX;
+      }
+      // Sites counted once each that follow one another (a group's pairs, a block's sites of one scheme) as runs.
+      constexpr uint32_t kRun = SAMPLER_THRESHOLD_RUN;
+      std::vector<std::pair<uint32_t, uint32_t>> pairs;
+      for (auto [ordinal, times] : *sites) {
+        if (times == 1 && !pairs.empty() && (pairs.back().second & kRun) && pairs.back().second + 1 != 0 &&
+            pairs.back().first + (pairs.back().second & ~kRun) == ordinal)
+          ++pairs.back().second;
+        else
+          pairs.emplace_back(static_cast<uint32_t>(ordinal), times == 1 ? kRun | 1 : static_cast<uint32_t>(times));
+      }
+      words.push_back(static_cast<uint32_t>(pairs.size()));
+      words.push_back(static_cast<uint32_t>(multiplier));
+      words.push_back(static_cast<uint32_t>(multiplier >> 32));
+      for (auto [first, second] : pairs) {
+        words.push_back(first);
+        words.push_back(second);
+      }
+    }
+    Constant* bounds_data = ConstantDataArray::get(context_, ArrayRef<uint32_t>(words));
+    auto* bounds = new GlobalVariable(m_, bounds_data->getType(), true, GlobalValue::PrivateLinkage, bounds_data,
+                                      "__sampler_threshold_bounds");
     Constant* data = ConstantDataArray::get(context_, ArrayRef<uint64_t>(threshold_values_));
     auto* thresholds = new GlobalVariable(m_, data->getType(), false, GlobalValue::InternalLinkage, data,
                                           "__sampler_thresholds");
@@ -1131,6 +1330,9 @@ class Lowering {
     values[static_cast<unsigned>(UnitField::thresholds)] = thresholds;
     values[static_cast<unsigned>(UnitField::threshold_count)] =
         ConstantInt::get(Type::getInt32Ty(context_), threshold_values_.size());
+    values[static_cast<unsigned>(UnitField::threshold_bounds)] = bounds;
+    values[static_cast<unsigned>(UnitField::threshold_bounds_size)] =
+        ConstantInt::get(Type::getInt32Ty(context_), words.size());
     unit->setInitializer(ConstantStruct::get(fields->getType(), values));
     (void)i64;
   }
@@ -1159,16 +1361,28 @@ class Lowering {
     Type* i64 = Type::getInt64Ty(context_);
     AllocaInst* local = points_[begin].local;
     Value* count = b.CreateLoad(i64, countdown_address(b, local), "sampler.countdown");
-    Constant* k = ConstantInt::get(i64, end - begin);
     size_t slot = 0;
-    Value* skip = b.CreateICmpSGT(count, threshold(b, end - begin, slot), "sampler.skip");
+    ThresholdBound bound;  // the group's sites, one path: their sum is exact (unknown for a choice of sites)
+    for (size_t i = begin; i < end; ++i)
+      if (std::optional<std::vector<uint64_t>> known = ordinals(points_[i]); known && known->size() == 1)
+        bound.sites.emplace_back(known->front(), 1);
+      else
+        bound.unknown = true;
+    Value* limit = threshold(b, end - begin, slot, std::move(bound));
+    // With weights the countdown drops by the threshold itself, the group's weight (exact but for a site of
+    // unknown weight, whose threshold under a plan, 2^62, never lets the group skip); the subtraction's own flags
+    // answer the check (no signed overflow: both in [0, 2^62]).
+    Value* left = weights_ ? b.CreateSub(count, limit, "sampler.left", false, true) : nullptr;
+    Value* skip = weights_ ? b.CreateICmpSGT(left, ConstantInt::get(i64, 0), "sampler.skip")
+                           : b.CreateICmpSGT(count, limit, "sampler.skip");
     Instruction* skip_term = nullptr;
     Instruction* sites_term = nullptr;
     SplitBlockAndInsertIfThenElse(skip, before, &skip_term, &sites_term,
                                   MDBuilder(context_).createLikelyBranchWeights());
     IRBuilder<> fast(skip_term);
     fast.SetCurrentDebugLocation(before->getDebugLoc());
-    fast.CreateStore(fast.CreateSub(count, k), countdown_address(fast, local));
+    fast.CreateStore(left ? left : fast.CreateSub(count, ConstantInt::get(i64, end - begin)),
+                     countdown_address(fast, local));
     if (!take_compares(begin, end, sites_term, count, local)) {
       for (size_t i = begin; i < end; ++i) instrument(points_[i], sites_term);
     } else if (local && !inline_counters_) {
@@ -1415,7 +1629,7 @@ class Lowering {
   // countdown, for the `count` pairs of one assignment (`sites`: count, and in a unit with weights the first pair's
   // index in them times 2^32) whose check found the countdown not above `count`: the site the countdown reaches
   // samples (drawing the next countdown), counted in slots[3 * i + column]; if the next one falls inside the group
-  // too, the rest is walked by unit_walk_group(). Under a plan (its thresholds are 2^62: every check fails) each site
+  // too, the rest is walked by unit_walk_group(). Under a plan (the unit's `planned`) each site
   // weighs its own weight, and unit_weigh_group() walks the group instead. One call for the group, as before counting
   // in line: k checks and k calls per assignment made the code generator's time and the code's size. The first
   // sample in straight code and the rare walk in a function of its own: preserve_most makes a function save every
@@ -1431,12 +1645,14 @@ class Lowering {
                       {ptr, i64, i64, ptr, ptr, i64});
     Function* walk_rest = unit_walk_group(how);
     BasicBlock* entry = BasicBlock::Create(context_, "", f);
-    if (weights_) {  // thresholds[0] exists: instrument_group() made it
+    if (weights_) {  // the unit's `planned`, which the runtime sets with the weights of a plan
       BasicBlock* uniform = BasicBlock::Create(context_, "uniform", f);
       BasicBlock* planned = BasicBlock::Create(context_, "planned", f);
       IRBuilder<> e(entry);
-      Value* first_threshold = e.CreateLoad(i64, thresholds_placeholder_);
-      e.CreateCondBr(e.CreateICmpEQ(first_threshold, e.getInt64(int64_t{1} << 62)), planned, uniform,
+      GlobalVariable* unit = m_.getGlobalVariable(kUnitName, /*AllowInternal=*/true);
+      Value* flag = e.CreateLoad(e.getInt32Ty(), e.CreateStructGEP(unit->getValueType(), unit,
+                                                                   static_cast<unsigned>(UnitField::planned)));
+      e.CreateCondBr(e.CreateICmpNE(flag, e.getInt32(0)), planned, uniform,
                      MDBuilder(context_).createUnlikelyBranchWeights());
       IRBuilder<> p(planned);
       Function* weigh = unit_weigh_group(how);
@@ -1715,6 +1931,7 @@ class Lowering {
   GlobalVariable* bases_ = nullptr;          // the same, for sites whose scheme is a choice
   GlobalVariable* thresholds_placeholder_ = nullptr;  // the thresholds, until their number is known
   std::vector<uint64_t> threshold_values_;  // their values under uniform sampling
+  std::vector<ThresholdBound> threshold_bounds_;  // what each bounds, from which a plan's runtime computes it
   std::map<Function*, AllocaInst*> loop_countdowns_;  // the function's, for its loops' copies (version_loop())
   std::set<BasicBlock*> loop_guards_;  // their guards, each a region's head (it reads the thread's countdown)
 };

@@ -427,6 +427,9 @@ class Collector {
     set(UnitField::weight_count, ConstantInt::get(i32, site_total));
     set(UnitField::thresholds, null);
     set(UnitField::threshold_count, ConstantInt::get(i32, 0));
+    set(UnitField::threshold_bounds, null);
+    set(UnitField::threshold_bounds_size, ConstantInt::get(i32, 0));
+    set(UnitField::planned, ConstantInt::get(i32, 0));
     auto* unit = new GlobalVariable(m_, unit_type, false, GlobalValue::InternalLinkage,
                                     ConstantStruct::get(unit_type, fields), kUnitName);
 

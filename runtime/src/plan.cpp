@@ -20,10 +20,10 @@
 namespace sampler::runtime {
 namespace {
 
+/// One entry, its key in three integers so that sorting and searching compare words, not bytes.
 struct PlanEntry {
-  uint8_t unit[16];
-  uint32_t scheme;  ///< its index in the scheme table (sections/scheme_table.h)
-  uint32_t site;
+  uint64_t unit_high, unit_low;  ///< the unit signature's 32 hex digits, the first 16 and the last 16
+  uint64_t scheme_site;          ///< the scheme's index in the scheme table (sections/scheme_table.h) << 32 | site
   int64_t weight;
 };
 
@@ -34,26 +34,50 @@ struct Plan {
 };
 Plan g_plan;
 
-int hex_value(char c) { return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1; }
-
-/// 32 lower-case hex digits to 16 bytes; false if `text` is not such.
-bool signature_bytes(const char* text, size_t length, uint8_t (&bytes)[16]) {
-  if (length != 32) return false;
-  for (size_t i = 0; i < 16; ++i) {
-    int high = hex_value(text[2 * i]), low = hex_value(text[2 * i + 1]);
-    if (high < 0 || low < 0) return false;
-    bytes[i] = static_cast<uint8_t>(high * 16 + low);
-  }
-  return true;
+/// 16 lower-case hex digits (checked by the codec, or a registered unit's) as a number.
+uint64_t hex_word(const char* text) {
+  uint64_t word = 0;
+  for (int i = 0; i < 16; ++i)
+    word = word << 4 | static_cast<uint64_t>(text[i] <= '9' ? text[i] - '0' : text[i] - 'a' + 10);
+  return word;
 }
+
+/// An entry's key: its unit (32 hex digits), scheme and site. Consecutive entries mostly name the same unit and
+/// scheme (sampler-analyze writes them so): `previous` keeps the last conversion.
+struct KeyReader {
+  const char* unit_text = nullptr;
+  uint64_t unit_high = 0, unit_low = 0;
+  std::string_view scheme_text;
+  uint32_t scheme = 0;
+
+  void read(const plan::Line& line, PlanEntry& e) {
+    if (unit_text == nullptr || memcmp(unit_text, line.unit.data(), 32) != 0) {
+      unit_text = line.unit.data();
+      unit_high = hex_word(unit_text);
+      unit_low = hex_word(unit_text + 16);
+    }
+    if (scheme_text.data() == nullptr || scheme_text.size() != line.scheme.size() ||
+        memcmp(scheme_text.data(), line.scheme.data(), line.scheme.size()) != 0) {
+      scheme_text = line.scheme;
+      SchemeId id{};
+      find_scheme_id(line.scheme, id);
+      scheme = static_cast<uint32_t>(id);
+    }
+    e.unit_high = unit_high;
+    e.unit_low = unit_low;
+    e.scheme_site = uint64_t{scheme} << 32 | line.site;
+  }
+};
 
 int compare(const PlanEntry& a, const PlanEntry& b) {
-  int c = memcmp(a.unit, b.unit, sizeof a.unit);
-  if (c != 0) return c;
-  if (a.scheme != b.scheme) return a.scheme < b.scheme ? -1 : 1;
-  if (a.site != b.site) return a.site < b.site ? -1 : 1;
+  if (a.unit_high != b.unit_high) return a.unit_high < b.unit_high ? -1 : 1;
+  if (a.unit_low != b.unit_low) return a.unit_low < b.unit_low ? -1 : 1;
+  if (a.scheme_site != b.scheme_site) return a.scheme_site < b.scheme_site ? -1 : 1;
   return 0;
 }
+
+/// The entries' order: sorted as they come (sampler-analyze writes them in order), else heapsorted.
+void order_entries(PlanEntry* e, size_t n);
 
 /// Heapsort: in place, no allocation, n log n whatever the order of the file.
 void sort_entries(PlanEntry* e, size_t n) {
@@ -75,6 +99,14 @@ void sort_entries(PlanEntry* e, size_t n) {
     e[end - 1] = t;
     sift(0, end - 1);
   }
+}
+
+void order_entries(PlanEntry* e, size_t n) {
+  for (size_t i = 1; i < n; ++i)
+    if (compare(e[i - 1], e[i]) > 0) {
+      sort_entries(e, n);
+      return;
+    }
 }
 
 /// The file name as it may be printed: control characters become '?' (the name comes from the environment).
@@ -107,6 +139,19 @@ void for_each_line(const char* text, size_t size, OnLine&& on_line) {
     if (!on_line(std::string_view(text + start, end - start))) return;
     start = end + 1;
   }
+}
+
+/// a + b, at most kCertainWeight (both in [0, kCertainWeight]).
+uint64_t add_saturated(uint64_t a, uint64_t b) {
+  return a + b > static_cast<uint64_t>(kCertainWeight) ? static_cast<uint64_t>(kCertainWeight) : a + b;
+}
+
+/// a * b, at most kCertainWeight.
+uint64_t multiply_saturated(uint64_t a, uint64_t b) {
+  uint64_t product = 0;
+  if (__builtin_mul_overflow(a, b, &product) || product > static_cast<uint64_t>(kCertainWeight))
+    return static_cast<uint64_t>(kCertainWeight);
+  return product;
 }
 
 }  // namespace
@@ -151,81 +196,77 @@ bool load_plan(const char* path, const char* sparsity_text, double sparsity, boo
   }
   close(fd);
 
-  // First pass: every line checked, the id kept, the entries counted.
+  // One pass: every line checked, the id kept, the entries with their weights into memory of their own, enough
+  // for the most entries the file's size can hold (an entry's line has at least 38 bytes).
   plan::Reader reader;
   const char* error = nullptr;
-  size_t entries = 0;
+  uint32_t error_line = 0;
+  PlanEntry* kept = nullptr;
+  size_t capacity = size / 38 + 1, entries = 0;
+  KeyReader keys;
   for_each_line(text, size, [&](std::string_view line) {
     plan::Line parsed = reader.next(line);
     if (parsed.kind == plan::LineKind::malformed) {
       error = parsed.error;
+      error_line = reader.line_number();
       return false;
     }
     if (parsed.kind == plan::LineKind::id) {
       memcpy(g_plan_identity.id, parsed.id.data(), parsed.id.size());
       g_plan_identity.id[parsed.id.size()] = '\0';
     }
-    entries += parsed.kind == plan::LineKind::entry;
+    if (parsed.kind != plan::LineKind::entry) return true;
+    if (kept == nullptr) {
+      void* memory = mmap(nullptr, capacity * sizeof(PlanEntry), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+                          -1, 0);
+      if (memory == MAP_FAILED) {
+        error = "no memory for its entries";
+        return false;
+      }
+      kept = static_cast<PlanEntry*>(memory);
+    }
+    if (entries == capacity) {  // cannot happen: the codec's entries are never that short
+      error = "more entries than its size can hold";
+      error_line = reader.line_number();
+      return false;
+    }
+    PlanEntry& e = kept[entries++];
+    keys.read(parsed, e);
+    e.weight = weight_of_probability(parsed.probability);
     return true;
   });
-  uint32_t error_line = reader.line_number();
   if (error == nullptr) {
     error = reader.finish();
-    if (error != nullptr && reader.line_number() == 0) error_line = 1;
+    error_line = error != nullptr && reader.line_number() == 0 ? 1 : reader.line_number();
   }
-  // Second pass: the entries, with their weights, into memory of their own.
-  PlanEntry* kept = nullptr;
   if (error == nullptr && entries > 0) {
-    void* memory = mmap(nullptr, entries * sizeof(PlanEntry), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-                        -1, 0);
-    if (memory == MAP_FAILED) {
-      error = "no memory for its entries";
+    order_entries(kept, entries);
+    const PlanEntry* twice = nullptr;
+    for (size_t i = 1; i < entries && twice == nullptr; ++i)
+      if (compare(kept[i - 1], kept[i]) == 0) twice = &kept[i];
+    if (twice != nullptr) {
+      // Which line: the second occurrence in the file's order.
+      error = "the same unit, scheme and site twice";
+      uint32_t number = 0, seen = 0;
       error_line = 0;
-    } else {
-      kept = static_cast<PlanEntry*>(memory);
-      size_t n = 0;
+      KeyReader again;
       for_each_line(text, size, [&](std::string_view line) {
+        ++number;
         plan::Line parsed = plan::parse_line(line);
         if (parsed.kind != plan::LineKind::entry) return true;
-        PlanEntry& e = kept[n++];
-        signature_bytes(parsed.unit.data(), parsed.unit.size(), e.unit);
-        SchemeId id{};
-        find_scheme_id(parsed.scheme, id);
-        e.scheme = static_cast<uint32_t>(id);
-        e.site = parsed.site;
-        e.weight = weight_of_probability(parsed.probability);
+        PlanEntry e{};
+        again.read(parsed, e);
+        if (compare(e, *twice) == 0 && ++seen == 2) {
+          error_line = number;
+          return false;
+        }
         return true;
       });
-      sort_entries(kept, entries);
-      for (size_t i = 1; i < entries && error == nullptr; ++i)
-        if (compare(kept[i - 1], kept[i]) == 0) error = "the same unit, scheme and site twice";
-      if (error != nullptr) {
-        // Which line: the second occurrence in the file's order.
-        const PlanEntry* twice = nullptr;
-        for (size_t i = 1; i < entries && !twice; ++i)
-          if (compare(kept[i - 1], kept[i]) == 0) twice = &kept[i];
-        uint32_t number = 0, seen = 0;
-        error_line = 0;
-        for_each_line(text, size, [&](std::string_view line) {
-          ++number;
-          plan::Line parsed = plan::parse_line(line);
-          if (parsed.kind != plan::LineKind::entry) return true;
-          PlanEntry e{};
-          signature_bytes(parsed.unit.data(), parsed.unit.size(), e.unit);
-          SchemeId id{};
-          find_scheme_id(parsed.scheme, id);
-          e.scheme = static_cast<uint32_t>(id);
-          e.site = parsed.site;
-          if (compare(e, *twice) == 0 && ++seen == 2) {
-            error_line = number;
-            return false;
-          }
-          return true;
-        });
-        munmap(kept, entries * sizeof(PlanEntry));
-        kept = nullptr;
-      }
     }
+  }
+  if (error != nullptr && kept != nullptr) {
+    munmap(kept, capacity * sizeof(PlanEntry));
+    kept = nullptr;
   }
   if (mapping != MAP_FAILED) munmap(mapping, size);
   if (error != nullptr) {
@@ -256,6 +297,53 @@ bool load_plan(const char* path, const char* sparsity_text, double sparsity, boo
 
 bool plan_in_force() { return g_plan_identity.in_force; }
 
+void compute_thresholds(sampler_unit& unit) {
+  constexpr uint64_t kRun = SAMPLER_THRESHOLD_RUN;
+  if (unit.thresholds == nullptr) return;
+  uint32_t i = 0;
+  if (unit.abi_version >= 4 && unit.threshold_bounds != nullptr) {
+    const uint32_t* words = unit.threshold_bounds;
+    uint64_t size = unit.threshold_bounds_size, at = 0;
+    for (; i < unit.threshold_count && at + 3 <= size; ++i) {
+      uint64_t n = words[at], multiplier = words[at + 1] | uint64_t{words[at + 2]} << 32;
+      if (at + 3 + 2 * n > size) break;
+      const uint32_t* pairs = words + at + 3;
+      at += 3 + 2 * n;
+      uint64_t sum = 0;
+      bool known = true;
+      for (uint64_t e = 0; e < n && known; ++e) {
+        uint64_t site = pairs[2 * e], times = pairs[2 * e + 1], run = 1;
+        if (times & kRun) {  // a run of sites, once each
+          run = times & ~kRun;
+          times = 1;
+        }
+        known = site + run <= unit.weight_count;
+        for (uint64_t r = 0; known && r < run; ++r) {
+          uint64_t weight = static_cast<uint64_t>(load_relaxed(&unit.weights[site + r]));
+          sum = add_saturated(sum, multiply_saturated(weight, times));
+        }
+      }
+      if (!known) break;
+      uint64_t threshold = 0;
+      if (multiplier == UINT64_MAX) {
+        threshold = static_cast<uint64_t>(kCertainWeight);
+      } else if (multiplier & SAMPLER_THRESHOLD_SHIFT) {  // sum <= w * 2^s (no overflow: sum <= 2^62, s <= 62)
+        uint64_t w = multiplier & ~SAMPLER_THRESHOLD_SHIFT;
+        threshold = w == 0 ? 63 : 0;
+        while (threshold < 63 && ((sum + (uint64_t{1} << threshold) - 1) >> threshold) > w) ++threshold;
+      } else {
+        threshold = multiply_saturated(sum, multiplier);
+      }
+      store_relaxed(&unit.thresholds[i], static_cast<int64_t>(threshold));
+    }
+  }
+  // Past a malformed bound the entry may be a threshold or a loop's shift: 2^62 + 63 is safe as both (no countdown
+  // passes it; the shift instruction takes its low 6 bits, 63). A unit of version 3 expects 2^62 exactly.
+  int64_t unknown = unit.abi_version >= 4 ? kCertainWeight + 63 : kCertainWeight;
+  for (; i < unit.threshold_count; ++i) store_relaxed(&unit.thresholds[i], unknown);
+}
+
+
 void apply_plan(sampler_unit& unit) {
   if (!g_plan_identity.in_force || unit.abi_version < 3 || unit.weights == nullptr) return;
   uint64_t sites = 0;
@@ -265,33 +353,39 @@ void apply_plan(sampler_unit& unit) {
     return;
   }
   for (uint64_t i = 0; i < sites; ++i) store_relaxed(&unit.weights[i], g_plan.uniform_weight);
-  // The plan's entries for this unit: a range of the sorted entries.
-  PlanEntry key{};
-  signature_bytes(unit.signature, 32, key.unit);
+  // The plan's entries for this unit: a range of the sorted entries, walked once; each names its scheme by its
+  // index in the scheme table, which leads to the scheme's first weight in the unit.
+  PlanEntry key{hex_word(unit.signature), hex_word(unit.signature + 16), 0, 0};
   size_t low = 0, high = g_plan.entry_count;
   while (low < high) {
     size_t middle = low + (high - low) / 2;
-    if (memcmp(g_plan.entries[middle].unit, key.unit, sizeof key.unit) < 0)
+    if (compare(g_plan.entries[middle], key) < 0)
       low = middle + 1;
     else
       high = middle;
   }
+  uint64_t first_weight[kSchemeCount];  // UINT64_MAX: a scheme the unit does not have
+  uint32_t site_count[kSchemeCount] = {};
+  for (uint64_t& first : first_weight) first = UINT64_MAX;
   uint64_t base = 0;
   for (uint32_t i = 0; i < unit.scheme_count; ++i) {
-    const sampler_scheme& scheme = unit.schemes[i];
     SchemeId id{};
-    bool known = find_scheme_id(scheme.name, id);
-    for (size_t e = low; known && e < g_plan.entry_count; ++e) {
-      const PlanEntry& entry = g_plan.entries[e];
-      if (memcmp(entry.unit, key.unit, sizeof key.unit) != 0) break;
-      if (entry.scheme == static_cast<uint32_t>(id) && entry.site < scheme.site_count)
-        store_relaxed(&unit.weights[base + entry.site], entry.weight);
+    if (find_scheme_id(unit.schemes[i].name, id) && first_weight[static_cast<size_t>(id)] == UINT64_MAX) {
+      first_weight[static_cast<size_t>(id)] = base;
+      site_count[static_cast<size_t>(id)] = unit.schemes[i].site_count;
     }
-    base += scheme.site_count;
+    base += unit.schemes[i].site_count;
   }
-  // Every amortized check goes site by site (docs/decisions.md, "Per-site weights").
-  for (uint32_t i = 0; unit.thresholds != nullptr && i < unit.threshold_count; ++i)
-    store_relaxed(&unit.thresholds[i], kCertainWeight);
+  for (size_t e = low; e < g_plan.entry_count; ++e) {
+    const PlanEntry& entry = g_plan.entries[e];
+    if (entry.unit_high != key.unit_high || entry.unit_low != key.unit_low) break;
+    uint64_t scheme = entry.scheme_site >> 32;
+    uint32_t site = static_cast<uint32_t>(entry.scheme_site);
+    if (scheme < kSchemeCount && first_weight[scheme] != UINT64_MAX && site < site_count[scheme])
+      store_relaxed(&unit.weights[first_weight[scheme] + site], entry.weight);
+  }
+  compute_thresholds(unit);
+  if (unit.abi_version >= 4) store_relaxed(&unit.planned, uint32_t{1});
 }
 
 }  // namespace sampler::runtime

@@ -50,6 +50,12 @@ bool plan_in_force();
 /// does nothing without a plan or for an older unit (whose sites then weigh one clock unit each).
 void apply_plan(sampler_unit& unit);
 
+/// The unit's thresholds from its weights (set) and what each bounds (sampler/abi.h, `threshold_bounds`): each is
+/// at least the weight of any path its check covers, saturated at 2^62 (above any countdown under a plan). A unit of
+/// version 3, or one whose bounds are malformed from some threshold on, gets 2^62 there: its sites then each check
+/// their own weight, as the code of version 3 expects under a plan. Part of apply_plan().
+void compute_thresholds(sampler_unit& unit);
+
 /// Writes the `plan` subreport (docs/formats.md section 3) when a plan is in force. Async-signal-safe.
 void write_plan_subreport(ReportWriter& out);
 

@@ -7,6 +7,10 @@
 #   certain      a site at p = 1 counts every execution, sites at p = 0 (and unnamed ones without SAMPLER_SPARSITY)
 #                never sample
 #   quarter      a site at p = 0.25 samples within binomial bounds (a fixed seed: deterministic)
+#   mixed        hot sites near p = 0, the cold sites of rare() at p = 1, some at p = 0: each cold site counts
+#                every execution (its region's threshold under the plan keeps it checked), a p = 0 site never samples
+#   branches     arms()'s region, whose paths weigh differently, at rates of its own per site: each site samples
+#                within binomial bounds (the region's fast side subtracts the weights of the path it took)
 #   malformed    a malformed plan is refused with its file and line, and the run samples uniformly
 #   plugin       a plan naming the sites of a dlopen()ed library: loaded, used and closed twice by a host built
 #                without instrumentation (the library brings the runtime in) and by an instrumented one, the site
@@ -43,6 +47,20 @@ counters() {
 }
 # total REPORT: every counter of every site, summed.
 total() { samples "$1" | awk -F'\t' '!/^</ { for (i = 1; i <= NF; ++i) s += $i } END { print s + 0 }'; }
+# count_at REPORT SCHEME LINE [NTH]: the sum of the counters of the NTH (default 1st) SCHEME site on LINE.
+count_at() {
+  resolved "$1" | awk -F'\t' -v scheme="$2" -v line="$3" -v nth="${4:-1}" '
+    BEGIN { split("branches 2 returns 3 scalar-pairs 3 function-entries 1", c, " "); for (i = 1; i < 8; i += 2) k[c[i]] = c[i + 1] }
+    $1 == scheme && $3 == line && ++seen == nth { for (i = NF - k[scheme] + 1; i <= NF; ++i) s += $i; print s + 0; exit }'
+}
+# plan_at REPORT P [SCHEME LINE NTH Q]...: every site at P, but the NTH SCHEME site on LINE at Q.
+plan_at() {
+  local report=$1 default=$2
+  shift 2
+  resolved "$report" | awk -F'\t' -v unit="$unit" -v p="$default" -v given="$*" '
+    BEGIN { n = split(given, g, /[[:space:]]+/); for (i = 1; i <= n; i += 4) q[g[i] SUBSEP g[i + 1] SUBSEP g[i + 2]] = g[i + 3] }
+    { seen = ++nth[$1 SUBSEP $3]; key = $1 SUBSEP $3 SUBSEP seen; printf "%s\t%s\t%d\t%s\n", unit, $1, index_[$1]++, (key in q) ? q[key] : p }'
+}
 unit_of() { samples "$1" | awk -F'"' '/^<samples / { print $2; exit }'; }
 plan_header() { printf 'sampler-plan\t1\nid\t%s\n' "$1"; }
 
@@ -98,6 +116,40 @@ quarter)
   # Binomial(40000, 0.25): mean 10000, standard deviation 86.6; five of them either side.
   [ "$count" -ge 9567 ] && [ "$count" -le 10433 ] || fail "the branch at p = 0.25 sampled $count of 40000 executions"
   [ "$(total quarter.report)" = "$count" ] || fail "sites the plan does not name sampled"
+  ;;
+mixed)
+  { plan_header mixed
+    plan_at all.report 0.000001 branches 25 1 1 function-entries 24 1 1 returns 37 1 1 \
+      function-entries 7 1 0 branches 17 1 0 scalar-pairs 19 1 0; } >mixed.plan
+  SAMPLER_PLAN=mixed.plan SAMPLER_SEED=3 SAMPLER_FILE=mixed.report ./plan_loop 30000 >/dev/null
+  for cold in "branches 25" "function-entries 24" "returns 37"; do
+    # shellcheck disable=SC2086 # two words: the scheme and the line
+    [ "$(count_at mixed.report $cold)" = 30 ] || fail "the cold site $cold counted $(count_at mixed.report $cold) of 30 executions"
+  done
+  for never in "function-entries 7" "branches 17" "scalar-pairs 19"; do
+    # shellcheck disable=SC2086
+    [ "$(count_at mixed.report $never)" = 0 ] || fail "the site $never at p = 0 sampled"
+  done
+  ;;
+branches)
+  { plan_header branches
+    plan_at all.report 0 branches 15 1 0.3 branches 17 1 0.05 scalar-pairs 16 1 0.5 scalar-pairs 16 2 0.5 \
+      scalar-pairs 19 1 0.1 scalar-pairs 19 2 0.1; } >branches.plan
+  SAMPLER_PLAN=branches.plan SAMPLER_SEED=5 SAMPLER_FILE=branches.report ./plan_loop 40000 >/dev/null
+  # within_bounds SCHEME LINE NTH EXECUTIONS P: Binomial(EXECUTIONS, P), five standard deviations either side.
+  within_bounds() {
+    local count
+    count=$(count_at branches.report "$1" "$2" "$3")
+    awk -v c="$count" -v n="$4" -v p="$5" 'BEGIN { d = 5 * sqrt(n * p * (1 - p)); exit !(c >= n * p - d && c <= n * p + d) }' ||
+      fail "$1 at line $2 ($3) at p = $5 sampled $count of $4 executions"
+  }
+  within_bounds branches 15 1 40000 0.3
+  within_bounds branches 17 1 16000 0.05
+  within_bounds scalar-pairs 16 1 16000 0.5
+  within_bounds scalar-pairs 16 2 16000 0.5
+  within_bounds scalar-pairs 19 1 24000 0.1
+  within_bounds scalar-pairs 19 2 24000 0.1
+  [ "$(count_at branches.report branches 10)" = 0 ] || fail "step()'s branch at p = 0 sampled"
   ;;
 malformed)
   { plan_header bad; printf '%s\tbranches\t0\t0.5\n%s\tbranches\t1\t1.5\n' "$unit" "$unit"; } >bad.plan

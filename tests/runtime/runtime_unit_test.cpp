@@ -178,6 +178,73 @@ TEST(Plan, WeightsOnTheFixedPointClock) {
   EXPECT_GT(weight_of_probability(1 - 0x1p-53), int64_t{1} << 53);
 }
 
+// Thresholds from a plan's weights (plan.h, compute_thresholds()): multiplier * sum of times * weight, saturated at
+// 2^62 without overflowing, runs of sites counted once each; the multiplier UINT64_MAX (a site the compiler could
+// not name) gives 2^62, and malformed bounds (a site or a run past the weights, words missing) 2^62 from there on;
+// a unit of ABI version 3 gets 2^62 throughout.
+TEST(Plan, ThresholdsFromTheWeights) {
+  using namespace sampler::runtime;
+  int64_t weights[4] = {5, 7, int64_t{1} << 40, kCertainWeight};
+  const uint32_t bounds[] = {
+      2, 1, 0, 0, 1, 2, 1,            // weights[0] + weights[2]
+      1, 10, 0, 1, 3,                 // 10 * 3 * weights[1]
+      0, 0xffffffffu, 0xffffffffu,    // unknown: 2^62
+      1, 0, 1 << 24, 2, 1,            // 2^56 * weights[2]: saturated
+      2, 1, 0, 3, 1, 0, 1,            // weights[3] + weights[0]: saturated
+      1, 7, 0, 1, 0,                  // times 0: 0
+      1, 2, 0, 1, SAMPLER_THRESHOLD_RUN | 2,  // 2 * (weights[1] + weights[2]): a run of two sites
+      1, 1, 0, 3, SAMPLER_THRESHOLD_RUN | 2,  // a run past the weights: 2^62 from here on
+      1, 1, 0, 0, 1};
+  int64_t thresholds[9] = {};
+  sampler_unit unit{};
+  unit.abi_version = SAMPLER_ABI_VERSION;
+  unit.weights = weights;
+  unit.weight_count = 4;
+  unit.thresholds = thresholds;
+  unit.threshold_count = 9;
+  unit.threshold_bounds = bounds;
+  unit.threshold_bounds_size = sizeof bounds / sizeof bounds[0];
+  compute_thresholds(unit);
+  EXPECT_EQ(thresholds[0], 5 + (int64_t{1} << 40));
+  EXPECT_EQ(thresholds[1], 210);
+  EXPECT_EQ(thresholds[2], kCertainWeight);
+  EXPECT_EQ(thresholds[3], kCertainWeight);
+  EXPECT_EQ(thresholds[4], kCertainWeight);
+  EXPECT_EQ(thresholds[5], 0);
+  EXPECT_EQ(thresholds[6], 2 * (7 + (int64_t{1} << 40)));
+  EXPECT_EQ(thresholds[7], kCertainWeight + 63);  // safe as a threshold and as a loop's shift (its low 6 bits)
+  EXPECT_EQ(thresholds[8], kCertainWeight + 63);
+  // A loop's shift: the least s with w * 2^s >= the sum; 63 for w = 0 (a site the compiler could not name).
+  const uint32_t shifts[] = {1, 3, 0x80000000u, 1, 1,   // w 3, sum 7: s 2 (3 * 4 >= 7)
+                             1, 3, 0x80000000u, 2, 1,   // w 3, sum 2^40: s 39
+                             0, 0, 0x80000000u,         // w 0: 63
+                             1, 1, 0x80000000u, 3, 1};  // w 1, sum 2^62: s 62
+  int64_t shifted[4] = {};
+  unit.thresholds = shifted;
+  unit.threshold_count = 4;
+  unit.threshold_bounds = shifts;
+  unit.threshold_bounds_size = sizeof shifts / sizeof shifts[0];
+  compute_thresholds(unit);
+  EXPECT_EQ(shifted[0], 2);
+  EXPECT_EQ(shifted[1], 39);
+  EXPECT_EQ(shifted[2], 63);
+  EXPECT_EQ(shifted[3], 62);
+  unit.threshold_bounds = bounds;
+  // Words missing at the end: the thresholds they would describe get 2^62.
+  int64_t two[2] = {};
+  unit.thresholds = two;
+  unit.threshold_count = 2;
+  unit.threshold_bounds_size = 7 + 3;
+  compute_thresholds(unit);
+  EXPECT_EQ(two[0], 5 + (int64_t{1} << 40));
+  EXPECT_EQ(two[1], kCertainWeight + 63);
+  // Version 3: no bounds read.
+  unit.abi_version = 3;
+  two[0] = 0;
+  compute_thresholds(unit);
+  EXPECT_EQ(two[0], kCertainWeight);
+}
+
 TEST(Sampling, NaturalLog) {
   for (double x : {1.0, 0.5, 0.25, 0.999999, 1e-5, 1e-300, 0x1.0p-53, 0.7071067811865476, 0.123456789, 2.0, 10.0,
                    1e300}) {

@@ -31,8 +31,10 @@ extern "C" {
  *  version 1 only calls the sampler_take_*() functions, which version 2 keeps, and is accepted too. Version 3 adds
  *  the per-site weights and the thresholds of the amortized checks (struct sampler_unit's last four fields), which
  *  a sampling plan sets at registration (docs/instrumenting.md, "Sampling plans"); units of versions 1 and 2 are
- *  accepted, and under a plan their sites weigh one clock unit each. */
-#define SAMPLER_ABI_VERSION 3
+ *  accepted, and under a plan their sites weigh one clock unit each. Version 4 adds what each threshold bounds
+ *  (`threshold_bounds`), from which the runtime computes the thresholds under a plan, and the `planned` flag; under a
+ *  plan the thresholds of a unit of version 3 are all 2^62, as that version's code expects. */
+#define SAMPLER_ABI_VERSION 4
 /** The oldest version a runtime of this version still accepts. */
 #define SAMPLER_ABI_OLDEST_VERSION 1
 
@@ -98,9 +100,21 @@ enum sampler_bound_type {
  *    thresholds       NULL, or threshold_count values: each amortized check of the unit (a stretch of sites that
  *                     runs without checking them when the countdown is above its threshold) reads its threshold
  *                     here. Initialise each to the check's value under uniform sampling (its number of sites); under
- *                     a plan the runtime sets every one to 2^62 (above any countdown), so every site checks its own
+ *                     a plan the runtime computes each from `threshold_bounds` (version 4), or sets every one to
+ *                     2^62 (above any countdown) in a unit of version 3, whose sites then each check their own
  *                     weight (docs/decisions.md, "Per-site weights").
- *    weight_count, threshold_count  the entries of those arrays */
+ *    weight_count, threshold_count  the entries of those arrays
+ *  Since version 4:
+ *    threshold_bounds  NULL, or what each threshold bounds, threshold_bounds_size 32-bit words: for each threshold
+ *                     in order, n, then a multiplier as two words (low, high), then n pairs (site, times), where
+ *                     times with bit 31 set stands for the sites site, site + 1, ... (times - 2^31 of them) once
+ *                     each: the threshold under a plan is multiplier * the sum of times * weights[site], saturated
+ *                     at 2^62 (a multiplier of 2^64 - 1: 2^62 whatever the weights).
+ *                     A check's threshold is at least the weight of any path its stretch of sites can take (a
+ *                     safe bound: docs/decisions.md, "Thresholds from the weights"); the lowering also subtracts some
+ *                     entries as the exact weight of the sites a stretch passed without checking them.
+ *    threshold_bounds_size  the words of threshold_bounds
+ *    planned          zero-initialise: the runtime sets it to 1 when a plan gives the unit its weights */
 #define SAMPLER_UNIT_FIELDS(FIELD)                 \
   FIELD(U32, uint32_t, abi_version)                \
   FIELD(U32, uint32_t, scheme_count)               \
@@ -111,7 +125,17 @@ enum sampler_bound_type {
   FIELD(POINTER, int64_t*, weights)                \
   FIELD(POINTER, int64_t*, thresholds)             \
   FIELD(U32, uint32_t, weight_count)               \
-  FIELD(U32, uint32_t, threshold_count)
+  FIELD(U32, uint32_t, threshold_count)            \
+  FIELD(POINTER, const uint32_t*, threshold_bounds) \
+  FIELD(U32, uint32_t, threshold_bounds_size)      \
+  FIELD(U32, uint32_t, planned)
+
+/** In a pair of `threshold_bounds`, the bit of the second word that makes the pair a run of sites. */
+#define SAMPLER_THRESHOLD_RUN 0x80000000u
+/** In the multiplier of `threshold_bounds`, the bit that makes the entry a shift: the least s in [0, 63] such that
+ *  w * 2^s is at least the sum, w the multiplier's other bits (63 when w is 0). A loop checked at its entry shifts
+ *  the countdown by it before comparing with its trips times w, its sites an iteration. */
+#define SAMPLER_THRESHOLD_SHIFT 0x8000000000000000ull
 
 #define SAMPLER_I_C_FIELD(ir_kind, c_type, field_name) c_type field_name;
 struct sampler_scheme {

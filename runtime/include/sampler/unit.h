@@ -168,7 +168,7 @@
                                                                                           0, 0, 0, 0}}; \
   static struct sampler_unit sampler_unit_descriptor = {SAMPLER_ABI_VERSION, sampler_unit_scheme_count, \
                                                         SAMPLER_UNIT_SIGNATURE, sampler_unit_schemes, 0, 0, \
-                                                        0, 0, 0, 0}; \
+                                                        0, 0, 0, 0, 0, 0, 0}; \
   __asm__(".pushsection .debug_site_info,\"\",@progbits\n" SITES(                                       \
       SAMPLER_I_TEXT_SCHEME, SAMPLER_I_TEXT_SITE, SAMPLER_I_TEXT_BOUND, SAMPLER_I_TEXT_END) ".popsection\n"); \
   /* Priority 101, the earliest allowed: registered before any other constructor of the object runs its sites,  \

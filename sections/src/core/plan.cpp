@@ -148,7 +148,7 @@ Line parse_line(std::string_view text) {
   if (text.size() > kMaxLineBytes) return malformed("line longer than 4096 bytes");
   if (text.empty() || text.data()[0] == '#') return of_kind(LineKind::comment_or_blank);
   bool blank = true;
-  for (char c : text) blank = blank && (c == ' ' || c == '\t');
+  for (size_t i = 0; blank && i < text.size(); ++i) blank = text.data()[i] == ' ' || text.data()[i] == '\t';
   if (blank) return of_kind(LineKind::comment_or_blank);
 
   std::string_view rest = text;
