@@ -902,13 +902,16 @@ class Lowering {
     b.CreateStore(count, local);
     Value* trips = b.CreateZExtOrTrunc(v.trips, i64);
     Value* most = b.CreateMul(b.CreateAdd(trips, b.getInt64(1)), b.getInt64(v.per_iteration), "sampler.loop_sites");
+    if (weights_) {  // a threshold of 0, which a plan raises above any countdown (sampler/abi.h)
+      // The larger of the two, not a second comparison: the guard's second branch changed the register allocation
+      // of gzip's longest_match, one reload more an iteration in its copy (docs/performance.md, "Fast sides at
+      // plain speed").
+      size_t slot = 0;
+      most = b.CreateBinaryIntrinsic(Intrinsic::smax, most, threshold(b, 0, slot), nullptr, "sampler.loop_bound");
+    }
     Value* out_of_reach = b.CreateICmpSGT(count, most, "sampler.loop_fast");
     if (v.trips->getType()->getIntegerBitWidth() > 32)  // else B + 1 < 2^33
       out_of_reach = b.CreateAnd(b.CreateICmpULT(trips, b.getInt64(kMaxTripsChecked)), out_of_reach);
-    if (weights_) {  // a threshold of 0, which a plan raises above any countdown (sampler/abi.h)
-      size_t slot = 0;
-      out_of_reach = b.CreateAnd(b.CreateICmpSGT(count, threshold(b, 0, slot)), out_of_reach);
-    }
     // No branch weights: which loop runs depends on the sparsity, which the compiler does not know. Weighted
     // likely, the code generator took the checked loop for cold and spilled in it, and gzip's longest_match
     // ran 13 % more instructions at 1/1000 (docs/performance.md, "Fast sides: loops around loops").
