@@ -751,6 +751,7 @@ class Lowering {
     BasicBlock* entering = nullptr;  // the one block outside the loop that enters it
     Value* trips = nullptr;  // B, computed before the loop's one way in
     uint64_t per_iteration = 0;  // w
+    bool around_loops = false;  // not innermost: its copy is of the whole nest
   };
 
   void version_loops(Function& f, const std::vector<size_t>& indices) {
@@ -790,6 +791,7 @@ class Lowering {
         Instruction* at = v.entering->getTerminator();
         if (!expander.isSafeToExpandAt(trips, at)) continue;
         v.trips = expander.expandCodeFor(trips, trips->getType(), at);
+        v.around_loops = !loop->isInnermost();
         versioned.insert(loop);
         loops.push_back(std::move(v));
       }
@@ -902,16 +904,19 @@ class Lowering {
     b.CreateStore(count, local);
     Value* trips = b.CreateZExtOrTrunc(v.trips, i64);
     Value* most = b.CreateMul(b.CreateAdd(trips, b.getInt64(1)), b.getInt64(v.per_iteration), "sampler.loop_sites");
-    if (weights_) {  // a threshold of 0, which a plan raises above any countdown (sampler/abi.h)
-      // The larger of the two, not a second comparison: the guard's second branch changed the register allocation
-      // of gzip's longest_match, one reload more an iteration in its copy (docs/performance.md, "Fast sides at
-      // plain speed").
-      size_t slot = 0;
+    // A unit with weights: a threshold of 0 too, which a plan raises above any countdown (sampler/abi.h). A nest's
+    // guard compares once, with the larger of the two: as a second comparison its branch changed the register
+    // allocation of gzip's longest_match (one reload more an iteration in its copy); an innermost loop's keeps the
+    // second comparison, the cheaper where the guard runs often for short loops (bzip2's mainQSort3). Measured
+    // both ways: docs/performance.md, "Fast sides at plain speed".
+    size_t slot = 0;
+    if (weights_ && v.around_loops)
       most = b.CreateBinaryIntrinsic(Intrinsic::smax, most, threshold(b, 0, slot), nullptr, "sampler.loop_bound");
-    }
     Value* out_of_reach = b.CreateICmpSGT(count, most, "sampler.loop_fast");
     if (v.trips->getType()->getIntegerBitWidth() > 32)  // else B + 1 < 2^33
       out_of_reach = b.CreateAnd(b.CreateICmpULT(trips, b.getInt64(kMaxTripsChecked)), out_of_reach);
+    if (weights_ && !v.around_loops)
+      out_of_reach = b.CreateAnd(b.CreateICmpSGT(count, threshold(b, 0, slot)), out_of_reach);
     // No branch weights: which loop runs depends on the sparsity, which the compiler does not know. Weighted
     // likely, the code generator took the checked loop for cold and spilled in it, and gzip's longest_match
     // ran 13 % more instructions at 1/1000 (docs/performance.md, "Fast sides: loops around loops").
