@@ -376,7 +376,7 @@ for program in "${programs[@]}"; do
     "") label="sampling off" ;;
     SAMPLER_SPARSITY=1e15) label="none in reach" ;;
     SAMPLER_SPARSITY=*) label="1/${environment#SAMPLER_SPARSITY=}" ;;
-    SAMPLER_PLAN="$checks_plan") label="plan, every p = 0"; predicted="+0%" ;;
+    SAMPLER_PLAN="${checks_plan-}") label="plan, every p = 0"; predicted="+0%" ;;
     SAMPLER_PLAN=*)
       budget=${environment##*/plan-}
       budget=${budget%.plan}

@@ -770,6 +770,7 @@ class Lowering {
     BasicBlock* entering = nullptr;  // the one block outside the loop that enters it
     Value* trips = nullptr;  // B, computed before the loop's one way in
     uint64_t per_iteration = 0;  // w
+    bool around_loops = false;  // not innermost: its copy is of the whole nest
   };
 
   void version_loops(Function& f, const std::vector<size_t>& indices) {
@@ -809,6 +810,7 @@ class Lowering {
         Instruction* at = v.entering->getTerminator();
         if (!expander.isSafeToExpandAt(trips, at)) continue;
         v.trips = expander.expandCodeFor(trips, trips->getType(), at);
+        v.around_loops = !loop->isInnermost();
         versioned.insert(loop);
         loops.push_back(std::move(v));
       }
@@ -921,22 +923,26 @@ class Lowering {
     Value* trips = b.CreateZExtOrTrunc(v.trips, i64);
     Value* most = b.CreateMul(b.CreateAdd(trips, b.getInt64(1)), b.getInt64(v.per_iteration), "sampler.loop_sites");
     Value* out_of_reach = b.CreateICmpSGT(count, most, "sampler.loop_fast");
-    if (v.trips->getType()->getIntegerBitWidth() > 32)  // else B + 1 < 2^33
-      out_of_reach = b.CreateAnd(b.CreateICmpULT(trips, b.getInt64(kMaxTripsChecked)), out_of_reach);
     if (weights_) {
       // The copy subtracts immediates (its countdown an induction variable that indvars and the vectorizer turn
       // into its value where the loop leaves: a loaded weight cost bc 16 % of its instructions without a plan), so
-      // under a plan it must not run: a shift of 63 (the shift kind with w = 0, sampler/abi.h) fails the test below,
-      // and the loop runs its checked copy, each region with its weights; without a plan the shift is 0, the test
-      // above again. (With a shift from the iteration's weights, S <= w * 2^s, the copy would be exact under a plan
-      // if it subtracted the weights: docs/decisions.md, "Per-site weights".)
+      // under a plan it must not run: a shift of 63 (the shift kind with w = 0, sampler/abi.h) makes the test
+      // fail, and the loop runs its checked copy, each region with its weights; without a plan the shift is 0.
+      // A nest's guard makes it its one comparison: as a second comparison its branch changed the register
+      // allocation of gzip's longest_match (a reload more an iteration in its copy); an innermost loop's keeps two,
+      // the cheaper where short counted loops run their guards often (bzip2's mainQSort3; docs/performance.md,
+      // "Fast sides at plain speed"). (With a shift from the iteration's weights, S <= w * 2^s, the copy would be
+      // exact under a plan if it subtracted the weights: docs/decisions.md, "Per-site weights".)
       ThresholdBound bound;
       bound.multiplier = SAMPLER_THRESHOLD_SHIFT;
       bound.unknown = true;
       size_t slot = 0;
       Value* shifted = b.CreateLShr(count, threshold(b, 0, slot, std::move(bound)), "sampler.loop_scaled");
-      out_of_reach = b.CreateAnd(b.CreateICmpSGT(shifted, most), out_of_reach);
+      Value* in_shift = b.CreateICmpSGT(shifted, most, "sampler.loop_fast");
+      out_of_reach = v.around_loops ? in_shift : b.CreateAnd(in_shift, out_of_reach);
     }
+    if (v.trips->getType()->getIntegerBitWidth() > 32)  // else B + 1 < 2^33
+      out_of_reach = b.CreateAnd(b.CreateICmpULT(trips, b.getInt64(kMaxTripsChecked)), out_of_reach);
     // No branch weights: which loop runs depends on the sparsity, which the compiler does not know. Weighted
     // likely, the code generator took the checked loop for cold and spilled in it, and gzip's longest_match
     // ran 13 % more instructions at 1/1000 (docs/performance.md, "Fast sides: loops around loops").
