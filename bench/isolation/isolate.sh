@@ -212,11 +212,11 @@ run_one() {
   local seed=$1 scratch status=0 label report
   scratch=$(mktemp -d "$run_dir/scratch.XXXXXX")
   mkdir -p "$scratch/run" && cp -a "$subject_dir/inputs/$seed/." "$scratch/run/"
-  local args=()
+  local args=() plan_args=(--no-plan)  # not the collector's plan either
+  [ -z "$plan_file" ] || plan_args=(--plan "$plan_file")
   mapfile -t args <"$subject_dir/inputs/$seed.args"
   (cd "$scratch/run" && { "$tools/sampler-run" --app "$app" --version "$version" --upload "$url" \
-    --api-key "$key" --keep "$scratch/keep" --sparsity "$sparsity" ${plan_file:+--plan "$plan_file"} \
-    ${plan_file:---no-plan} --seed "$seed" -v -- \
+    --api-key "$key" --keep "$scratch/keep" --sparsity "$sparsity" "${plan_args[@]}" --seed "$seed" -v -- \
     "$here/judge.sh" --memory-limit "$memory_limit" "$subject_dir/expected/$seed" "$program" "${args[@]}" \
     >/dev/null 2>"$scratch/log"; } 2>/dev/null) || status=$?
   report=$(find "$scratch/keep" -name '*.report' 2>/dev/null | head -1)
