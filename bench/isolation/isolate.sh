@@ -328,14 +328,15 @@ analyse() {
   for step in $steps; do [ "$step" -lt "$n" ] && steps_here+=("$step"); done
   steps_here+=("$n")
   for step in "${steps_here[@]}"; do
-    if [ ! -s "$out/shard-$step.idx" ]; then
+    # Named by its runs, first and last: a rerun with other --steps must not take a shard of other runs.
+    if [ ! -s "$out/shard-$((prev + 1))-$step.idx" ]; then
       # shellcheck disable=SC2046 # report paths have no spaces
-      "$tools/sampler-analyze" index --sites "$program" -o "$out/shard-$step.idx" \
+      "$tools/sampler-analyze" index --sites "$program" -o "$out/shard-$((prev + 1))-$step.idx" \
         $(sort -n "$run_dir/results.tsv" | awk -F'\t' -v dir="$run_dir/reports" -v lo="$prev" -v hi="$step" \
           'NR > lo && NR <= hi { print dir "/" $1 ".report" }') 2>"$out/index.log" ||
         { echo "isolate.sh: sampler-analyze index failed: $(tail -2 "$out/index.log")" >&2; return 1; }
     fi
-    shards+=("$out/shard-$step.idx")
+    shards+=("$out/shard-$((prev + 1))-$step.idx")
     prev=$step
     "$tools/sampler-analyze" rank --labels "$out/labels.tsv" --format tsv "${shards[@]}" >"$out/steps-$step.tsv" \
       2>"$out/rank.log" || { echo "isolate.sh: sampler-analyze rank failed: $(tail -2 "$out/rank.log")" >&2; return 1; }
@@ -505,10 +506,14 @@ isolate() {
       # Training: runs of their own seeds (not the measured ones), at 1/100, the rate the field's reports have.
       sparsity=100
       run_setting "$variant-training-s100" - $((training_seed + 1)) $((training_seed + training_runs)) || return 1
-      local budget percent tag
+      local budget percent tag label
       for budget in $plan_budgets; do
         learn_plan "$variant" "$budget" || return 1
-        run_setting "$variant-plan-$tag" "plan $budget" 1 "$runs" || return 1
+        case $budget in
+        1/*) label="plan at $budget's cost" ;;
+        *) label="plan at $budget%" ;;
+        esac
+        run_setting "$variant-plan-$tag" "$label" 1 "$runs" || return 1
       done
     fi
   done
