@@ -37,6 +37,13 @@
 #   --expect-rank "S:R..."
 #                      exit 1 unless, for every subject and build, the first predictor at the bug is ranked R or
 #                      better over all runs at sparsity S (a lone R: at every sparsity) (the CI regression test)
+#   --plan-budget "B..."
+#                      also runs under sampling plans (docs/analysis.md, "Sampling plans"): TRAINING runs at
+#                      1/100 on seeds of their own, a plan per budget B learned from their reports by
+#                      sampler-analyze plan, then RUNS runs under each plan, ranked beside the uniform rows. B: a
+#                      percentage of a run's CPU time, or 1/S: the predicted cost of uniform 1/S on those runs,
+#                      to compare a plan and a rate at equal cost (default: none)
+#   --training-runs N  training runs for the plans (default 20)
 # Needs apt-get source (adds a deb-src entry for the running Debian release if there is none: root or sudo).
 # Exit status: 0, 1 when a subject failed to build or run, or --expect-rank did not hold, 2 usage error.
 set -euo pipefail
@@ -51,6 +58,9 @@ variants=default
 jobs=$(nproc)
 memory_limit=256
 expect_rank=
+plan_budgets=
+training_runs=20
+training_seed=1000000  # training run N has seed training_seed + N: inputs that no measured run has
 usage() { echo "isolate.sh: $*" >&2; exit 2; }
 while [ $# -gt 0 ]; do
   case $1 in
@@ -63,7 +73,9 @@ while [ $# -gt 0 ]; do
   --jobs) jobs=$2; shift 2 ;;
   --memory-limit) memory_limit=$2; shift 2 ;;
   --expect-rank) expect_rank=$2; shift 2 ;;
-  -h | --help) sed -n '2,41p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+  --plan-budget | --plan-budgets) plan_budgets=$2; shift 2 ;;
+  --training-runs) training_runs=$2; shift 2 ;;
+  -h | --help) sed -n '2,50p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
   -*) usage "unknown option $1" ;;
   *) break ;;
   esac
@@ -71,6 +83,10 @@ done
 [[ $runs =~ ^[1-9][0-9]*$ ]] || usage "--runs needs a positive number"
 [[ $jobs =~ ^[1-9][0-9]*$ ]] || usage "--jobs needs a positive number"
 [[ $memory_limit =~ ^[1-9][0-9]*$ ]] || usage "--memory-limit needs a positive number of MiB"
+[[ $training_runs =~ ^[1-9][0-9]*$ ]] || usage "--training-runs needs a positive number"
+for b in $plan_budgets; do
+  [[ $b =~ ^(1/[1-9][0-9]*|[0-9]+(\.[0-9]+)?)$ ]] || usage "--plan-budget: '$b' is neither a percentage nor 1/S"
+done
 for e in $expect_rank; do [[ $e =~ ^([1-9][0-9]*:)?[1-9][0-9]*$ ]] || usage "--expect-rank: '$e' is not R or S:R"; done
 for s in $sparsities $steps; do [[ $s =~ ^[1-9][0-9]*$ ]] || usage "'$s' is not a positive number"; done
 for v in $variants; do
@@ -113,13 +129,45 @@ compilers() {
   echo "$dir"
 }
 
+# runtime_problem PROGRAM: empty when an instrumented build works with this build tree's runtime, else why not.
+# A kept build can outlive the runtime it was linked against (its RUNPATH names a build tree since removed, or one
+# the driver is not given) or predate the runtime's ABI (a unit the runtime refuses, or one without per-site
+# weights, which a plan silently leaves at the uniform rate). So: the ABI the build was made for (TREE.abi,
+# written when it was built) must be this tree's; the loader must take libsampler.so.0 from BUILD/runtime; and a
+# trivial run (no arguments, empty standard input) must write a report with samples and no refused unit.
+current_abi=$(awk '$1 == "#define" && $2 == "SAMPLER_ABI_VERSION" { print $3 }' "$top/runtime/include/sampler/abi.h")
+runtime_problem() {
+  local program=$1 tree=${2:-} loaded probe report errors
+  if [ -n "$tree" ] && [ "$(cat "$tree.abi" 2>/dev/null)" != "$current_abi" ]; then
+    echo "built for sampler ABI '$(cat "$tree.abi" 2>/dev/null || echo unknown)', not $current_abi"; return
+  fi
+  loaded=$(ldd "$program" 2>&1) || true
+  if [[ $loaded != *"libsampler.so.0 => $build/runtime/libsampler.so.0 "* ]]; then
+    echo "it does not load $build/runtime/libsampler.so.0: $(grep libsampler <<<"$loaded" | tr -s '[:space:]' ' ')"; return
+  fi
+  probe=$(mktemp -d "$work/probe.XXXXXX")
+  (cd "$probe" && ulimit -c 0 && SAMPLER_FILE=$probe/report SAMPLER_SPARSITY=1 \
+    "$program" </dev/null >/dev/null 2>"$probe/stderr") || true
+  report=$(cat "$probe/report" 2>/dev/null) || true
+  errors=$(grep -a 'not registered' "$probe/stderr" | head -2 | tr -d '[:cntrl:]') || true
+  rm -rf "$probe"
+  if [[ $report != *'<samples unit="'* ]]; then echo "a trivial run wrote no report with samples"; return; fi
+  if [ -n "$errors" ]; then echo "the runtime refused a unit: $errors"; fi
+}
+
 # build_tree SOURCE TREE CC CXX [BUGGY]: a copy of the pristine source built in TREE (the subject's upstream fix
 # applied first if it has subject_apply_fix, then the bug reinstated when BUGGY); TREE.program names the program,
-# TREE.cost its build's seconds and .text bytes. Kept when done.
+# TREE.cost its build's seconds and .text bytes. Kept when done; a kept buggy build that does not work with this
+# build tree's runtime (runtime_problem) is built again.
 build_tree() {
-  local source=$1 tree=$2 cc=$3 cxx=$4 buggy=${5:-} start program
-  [ -s "$tree.program" ] && [ -x "$(cat "$tree.program")" ] && return 0
-  rm -rf "$tree" "$tree.program"
+  local source=$1 tree=$2 cc=$3 cxx=$4 buggy=${5:-} start program problem
+  if [ -s "$tree.program" ] && [ -x "$(cat "$tree.program")" ]; then
+    [ -z "$buggy" ] && return 0
+    problem=$(runtime_problem "$(cat "$tree.program")" "$tree")
+    [ -z "$problem" ] && return 0
+    note "${tree##*/}: the kept build is stale ($problem): building it again"
+  fi
+  rm -rf "$tree" "$tree.program" "$tree.abi"
   cp -a "$source" "$tree"  # -a: timestamps kept, so that make regenerates nothing it need not
   # A bug that Debian's version still has: the upstream fix goes into every copy, and the buggy ones lose it again.
   if declare -F subject_apply_fix >/dev/null; then subject_apply_fix "$tree"; fi
@@ -129,6 +177,11 @@ build_tree() {
   [ -x "$program" ] || { echo "isolate.sh: the build of $tree gave no program '$program'" >&2; return 1; }
   awk -v start="$start" -v end="$(date +%s.%N)" -v text="$(size -A "$program" | awk '$1 == ".text" { print $2 }')" \
     'BEGIN { printf "%.1f %d\n", end - start, text }' >"$tree.cost"
+  if [ -n "$buggy" ]; then
+    echo "$current_abi" >"$tree.abi"
+    problem=$(runtime_problem "$program")
+    [ -z "$problem" ] || { echo "isolate.sh: the new build $program does not work with $build's runtime: $problem" >&2; return 1; }
+  fi
   echo "$program" >"$tree.program"
 }
 
@@ -159,10 +212,11 @@ run_one() {
   local seed=$1 scratch status=0 label report
   scratch=$(mktemp -d "$run_dir/scratch.XXXXXX")
   mkdir -p "$scratch/run" && cp -a "$subject_dir/inputs/$seed/." "$scratch/run/"
-  local args=()
+  local args=() plan_args=(--no-plan)  # not the collector's plan either
+  [ -z "$plan_file" ] || plan_args=(--plan "$plan_file")
   mapfile -t args <"$subject_dir/inputs/$seed.args"
   (cd "$scratch/run" && { "$tools/sampler-run" --app "$app" --version "$version" --upload "$url" \
-    --api-key "$key" --keep "$scratch/keep" --sparsity "$sparsity" --seed "$seed" -v -- \
+    --api-key "$key" --keep "$scratch/keep" --sparsity "$sparsity" "${plan_args[@]}" --seed "$seed" -v -- \
     "$here/judge.sh" --memory-limit "$memory_limit" "$subject_dir/expected/$seed" "$program" "${args[@]}" \
     >/dev/null 2>"$scratch/log"; } 2>/dev/null) || status=$?
   report=$(find "$scratch/keep" -name '*.report' 2>/dev/null | head -1)
@@ -274,14 +328,15 @@ analyse() {
   for step in $steps; do [ "$step" -lt "$n" ] && steps_here+=("$step"); done
   steps_here+=("$n")
   for step in "${steps_here[@]}"; do
-    if [ ! -s "$out/shard-$step.idx" ]; then
+    # Named by its runs, first and last: a rerun with other --steps must not take a shard of other runs.
+    if [ ! -s "$out/shard-$((prev + 1))-$step.idx" ]; then
       # shellcheck disable=SC2046 # report paths have no spaces
-      "$tools/sampler-analyze" index --sites "$program" -o "$out/shard-$step.idx" \
+      "$tools/sampler-analyze" index --sites "$program" -o "$out/shard-$((prev + 1))-$step.idx" \
         $(sort -n "$run_dir/results.tsv" | awk -F'\t' -v dir="$run_dir/reports" -v lo="$prev" -v hi="$step" \
           'NR > lo && NR <= hi { print dir "/" $1 ".report" }') 2>"$out/index.log" ||
         { echo "isolate.sh: sampler-analyze index failed: $(tail -2 "$out/index.log")" >&2; return 1; }
     fi
-    shards+=("$out/shard-$step.idx")
+    shards+=("$out/shard-$((prev + 1))-$step.idx")
     prev=$step
     "$tools/sampler-analyze" rank --labels "$out/labels.tsv" --format tsv "${shards[@]}" >"$out/steps-$step.tsv" \
       2>"$out/rank.log" || { echo "isolate.sh: sampler-analyze rank failed: $(tail -2 "$out/rank.log")" >&2; return 1; }
@@ -298,21 +353,91 @@ analyse() {
   done
   read -r rank round rows rounds at_bug near < <(bug_rank "$out/database.tsv")
   at_all=$rank
-  printf '| %s | %s | 1/%s | %s | %s | %s | %s | %s / %s (%s) | %s | %s | %s |%s %s |\n' "$name" "$variant" \
-    "$sparsity" "$n" "$failing" "$rank" "$near" "$round" "$rounds" "$at_bug" "$stays" "${ranks% }" "$rows" "$cells" \
+  printf '| %s | %s | %s | %s | %s | %s | %s | %s / %s (%s) | %s | %s | %s |%s %s |\n' "$name" "$variant" \
+    "$label" "$n" "$failing" "$rank" "$near" "$round" "$rounds" "$at_bug" "$stays" "${ranks% }" "$rows" "$cells" \
     "$(top_predictor "$out/database.tsv" | tr '|' '/')" >>"$subject_dir/table.md"
+  local successful_samples failing_samples
+  read -r successful_samples failing_samples < <(samples_per_run)
+  local predicted=
+  [ -z "$plan_file" ] || predicted="; predicted by sampler-analyze plan: $(sed -n 's/.*predicted cost //p' "$plan_file.summary")"
+  echo "$name $variant $label: $successful_samples samples a successful run, $failing_samples a failing one" \
+    "(mean)$predicted" >>"$subject_dir/samples.txt"
   local e bound=
+  [ -z "$plan_file" ] || return 0  # --expect-rank bounds the uniform rates
   for e in $expect_rank; do
-    case $e in "$sparsity":*) bound=${e#*:} ;; *:*) ;; *) bound=$e ;; esac
+    case $e in "${label#1/}":*) bound=${e#*:} ;; *:*) ;; *) bound=$e ;; esac
   done
   if [ -n "$bound" ] && { [ "$at_all" = - ] || [ "$at_all" -gt "$bound" ]; }; then
-    echo "isolate.sh: FAIL: $name $variant at 1/$sparsity over $n runs: the first predictor at the bug" \
+    echo "isolate.sh: FAIL: $name $variant at $label over $n runs: the first predictor at the bug" \
       "($SUBJECT_BUG_FILE:$SUBJECT_BUG_LINES, $bug_fn) is ranked ${at_all/-/nowhere}, not within $bound" >&2
     return 1
   fi
   if [ -n "$bound" ]; then
-    note "$name $variant at 1/$sparsity: the predictor at the bug ranked $at_all (bound $bound)"
+    note "$name $variant at $label: the predictor at the bug ranked $at_all (bound $bound)"
   fi
+}
+
+# run_setting VERSION LABEL FIRST LAST: the buggy build ($program) on seeds FIRST..LAST through sampler-run at
+# $sparsity, with $plan_file if set; the runs already in RUNDIR/results.tsv are not run again. A LABEL other than
+# '-' adds the setting to those ranked (settings: "VARIANT|VERSION|LABEL|PLAN").
+run_setting() {
+  version=$1 run_dir=$subject_dir/runs/$1
+  local label=$2 first=$3 last=$4 missing
+  mkdir -p "$run_dir/reports" && touch "$run_dir/results.tsv"
+  rm -rf "$run_dir"/scratch.*
+  export program sparsity version run_dir plan_file
+  missing=$(seq "$first" "$last" | awk -F'\t' 'FILENAME != "-" { done[$1] = 1; next } !($1 in done)' \
+    "$run_dir/results.tsv" -)
+  local todo all=$((last - first + 1))
+  todo=$(wc -w <<<"$missing")
+  note "$name $version: $todo runs to do through sampler-run (of $all), $jobs at a time"
+  if [ -n "$missing" ]; then
+    xargs -P "$jobs" -n 16 bash -c 'for s; do run_one "$s" || exit 255; done' _ <<<"$missing" ||
+      { echo "isolate.sh: runs failed ($version)" >&2; return 1; }
+  fi
+  [ "$label" = - ] || settings+=("$variant|$version|$label|$plan_file")
+}
+
+# learn_plan VARIANT BUDGET: sets plan_file (SUBJECT/plans/VARIANT-TAG.plan, its summary beside it) and tag, a plan
+# that sampler-analyze plan learns from the training runs' reports within BUDGET: a percentage of a run's CPU time,
+# or 1/S, the predicted cost of uniform sampling at 1/S on the same runs (the summary's "the training runs' own
+# rates cost", which are at 1/100, scaled by 100/S: a sample's cost is the same whatever its rate), so that a plan
+# and a uniform rate are compared at the same predicted cost. Kept when done: resumed runs use the same plan.
+learn_plan() {
+  local variant=$1 budget=$2 training=$subject_dir/runs/$1-training-s100/reports percent summary uniform
+  case $budget in
+  1/*) tag=cost-s${budget#1/} ;;
+  *) tag=${budget}pct ;;
+  esac
+  plan_file=$subject_dir/plans/$variant-$tag.plan
+  [ -s "$plan_file" ] && [ -s "$plan_file.summary" ] && return 0
+  mkdir -p "$subject_dir/plans"
+  percent=$budget
+  if [[ $budget == 1/* ]]; then
+    summary=$("$tools/sampler-analyze" plan --budget 1% -o "$plan_file" "$training" 2>&1) ||
+      { echo "isolate.sh: sampler-analyze plan failed on $training: $summary" >&2; return 1; }
+    uniform=$(sed -n "s/.*the training runs' own rates cost \([0-9.e+-]*\)%.*/\1/p" <<<"$summary")
+    [ -n "$uniform" ] || { echo "isolate.sh: no uniform cost in sampler-analyze plan's summary: $summary" >&2; return 1; }
+    percent=$(awk -v u="$uniform" -v s="${budget#1/}" 'BEGIN { printf "%.6g", u * 100 / s }')
+  fi
+  summary=$("$tools/sampler-analyze" plan --budget "$percent%" -o "$plan_file" "$training" 2>&1) ||
+    { echo "isolate.sh: sampler-analyze plan --budget $percent% failed on $training: $summary" >&2; return 1; }
+  echo "$summary" >"$plan_file.summary"
+  note "$name: plan $budget ($percent% of a run's CPU time): $(grep 'predicted cost' "$plan_file.summary")"
+}
+
+# samples_per_run: "SUCCESSFUL FAILING", the mean samples a run took (the samples subreport's counters summed, but
+# bounds', which are extremes, not counts) over RUNDIR's successful and its failing runs: the measured cost.
+samples_per_run() {
+  awk -F'\t' 'FNR == 1 && FILENAME ~ /results.tsv$/ { labels = 1 }
+    labels && FILENAME ~ /results.tsv$/ { label[$1] = $2; next }
+    FNR == 1 { seed = FILENAME; sub(/.*\//, "", seed); sub(/\.report$/, "", seed); kind = label[seed]; runs[kind]++ }
+    /^<samples / { counting = ($0 !~ /scheme="bounds"/); next }
+    /^<\/samples>/ { counting = 0; next }
+    counting { for (i = 1; i <= NF; i++) total[kind] += $i }
+    END { printf "%.0f %.0f\n", runs["success"] ? total["success"] / runs["success"] : 0,
+                                runs["failure"] ? total["failure"] / runs["failure"] : 0 }' \
+    "$run_dir/results.tsv" "$run_dir"/reports/*.report
 }
 
 # isolate NAME: the whole road for one subject; its table rows go to WORK/NAME/table.md.
@@ -359,32 +484,38 @@ isolate() {
   # Each job a bash of its own: the subject script is sourced there again (its functions may use one another).
   export subject_dir fixed_program name here
   export -f prepare_input input_of
-  seq 1 "$runs" | xargs -P "$jobs" -n 16 bash -c '. "$ISOLATION_DIR/subjects/$name.sh" &&
+  { seq 1 "$runs"; [ -z "$plan_budgets" ] || seq $((training_seed + 1)) $((training_seed + training_runs)); } |
+    xargs -P "$jobs" -n 16 bash -c '. "$ISOLATION_DIR/subjects/$name.sh" &&
     for s; do prepare_input "$s" || exit 255; done' _ ||
     { echo "isolate.sh: preparing the inputs failed" >&2; return 1; }
 
-  export tools here url key app runs memory_limit
+  export tools here url key app runs memory_limit plan_file
   export -f run_one note
   : >"$subject_dir/table.md"
+  : >"$subject_dir/samples.txt"
+  settings=()
   for variant in $variants; do
     program=$(cat "$subject_dir/buggy-$variant.program")
     bug_fn=$(bug_function "$program")
     [ -n "$bug_fn" ] || note "$name: no site in $SUBJECT_BUG_FILE before line ${SUBJECT_BUG_LINES#*-}"
+    plan_file=
     for sparsity in $sparsities; do
-      version=$variant-s$sparsity
-      run_dir=$subject_dir/runs/$version
-      mkdir -p "$run_dir/reports" && touch "$run_dir/results.tsv"
-      rm -rf "$run_dir"/scratch.*
-      export program sparsity version run_dir
-      local missing
-      missing=$(seq 1 "$runs" | awk -F'\t' 'FILENAME != "-" { done[$1] = 1; next } !($1 in done)' \
-        "$run_dir/results.tsv" -)
-      note "$name $version: $(wc -w <<<"$missing") runs to do through sampler-run (of $runs), $jobs at a time"
-      if [ -n "$missing" ]; then
-        xargs -P "$jobs" -n 16 bash -c 'for s; do run_one "$s" || exit 255; done' _ <<<"$missing" ||
-          { echo "isolate.sh: runs failed ($version)" >&2; return 1; }
-      fi
+      run_setting "$variant-s$sparsity" "1/$sparsity" 1 "$runs" || return 1
     done
+    if [ -n "$plan_budgets" ]; then
+      # Training: runs of their own seeds (not the measured ones), at 1/100, the rate the field's reports have.
+      sparsity=100
+      run_setting "$variant-training-s100" - $((training_seed + 1)) $((training_seed + training_runs)) || return 1
+      local budget percent tag label
+      for budget in $plan_budgets; do
+        learn_plan "$variant" "$budget" || return 1
+        case $budget in
+        1/*) label="plan at $budget's cost" ;;
+        *) label="plan at $budget%" ;;
+        esac
+        run_setting "$variant-plan-$tag" "$label" 1 "$runs" || return 1
+      done
+    fi
   done
   kill -TERM "$collector_pid" && wait "$collector_pid" ||
     { echo "isolate.sh: the collector did not stop cleanly: $(tail -2 "$subject_dir/collector.log")" >&2; return 1; }
@@ -395,8 +526,9 @@ isolate() {
     program=$(cat "$subject_dir/buggy-$variant.program")
     bug_fn=$(bug_function "$program")
     one_call_away "$program" "$subject_dir/buggy-$variant"
-    for sparsity in $sparsities; do
-      version=$variant-s$sparsity
+    for setting in "${settings[@]}"; do
+      [ "${setting%%|*}" = "$variant" ] || continue
+      IFS='|' read -r _ version label plan_file <<<"$setting"
       run_dir=$subject_dir/runs/$version
       note "$name $version: ranking"
       analyse || status=1
@@ -438,4 +570,7 @@ echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 for dir in "${tables[@]}"; do [ -f "$dir/table.md" ] && cat "$dir/table.md"; done
 echo
 for dir in "${tables[@]}"; do [ -f "$dir/cost.txt" ] && cat "$dir/cost.txt"; done
+echo
+echo "measured cost: the samples a run took (every counter of its samples subreport but bounds'), mean"
+for dir in "${tables[@]}"; do [ -f "$dir/samples.txt" ] && cat "$dir/samples.txt"; done
 exit $overall
