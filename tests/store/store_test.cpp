@@ -81,6 +81,46 @@ class StoreTest : public ::testing::TestWithParam<std::string> {
     return n;
   }
 
+  // A database of an older schema, made by `sql` (%ID%, %INT%, %BOOL%, %BLOB% and %FALSE% in either store's
+  // words): a file of its own on SQLite, a schema of its own in the shared database on PostgreSQL. The URL that
+  // opens it, or "" after a failure.
+  std::string old_database(std::string sql, const std::string& name) {
+    const bool sqlite = GetParam() == "sqlite";
+    auto substitute = [&sql](std::string_view word, std::string_view value) {
+      for (size_t at; (at = sql.find(word)) != std::string::npos;) sql.replace(at, word.size(), value);
+    };
+    substitute("%ID%", sqlite ? "INTEGER PRIMARY KEY" : "BIGSERIAL PRIMARY KEY");
+    substitute("%INT%", sqlite ? "INTEGER" : "BIGINT");
+    substitute("%BOOL%", sqlite ? "INTEGER" : "BOOLEAN");
+    substitute("%BLOB%", sqlite ? "BLOB" : "BYTEA");
+    substitute("%FALSE%", sqlite ? "0" : "false");
+    if (sqlite) {
+      sqlite3* db = nullptr;
+      const bool made = sqlite3_open((dir_ / (name + ".db")).c_str(), &db) == SQLITE_OK &&
+                        sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr) == SQLITE_OK;
+      if (!made) ADD_FAILURE() << sqlite3_errmsg(db);
+      sqlite3_close(db);
+      return made ? "sqlite:" + (dir_ / (name + ".db")).string() : "";
+    }
+    const std::string schema = name + "_" + std::to_string(getpid()) + "_" + std::to_string(std::random_device{}());
+    PGconn* c = PQconnectdb(url_.c_str());
+    PGresult* r = PQexec(c, ("CREATE SCHEMA " + schema + "; SET search_path TO " + schema + ";" + sql).c_str());
+    const bool made = PQresultStatus(r) == PGRES_COMMAND_OK;
+    if (!made) ADD_FAILURE() << PQerrorMessage(c);
+    PQclear(r);
+    PQfinish(c);
+    return made ? url_ + (url_.find('?') == std::string::npos ? "?" : "&") + "options=-csearch_path%3D" + schema : "";
+  }
+  // `bytes` as a BLOB literal of the store's SQL.
+  std::string blob(std::string_view bytes) const {
+    std::string out = GetParam() == "sqlite" ? "X'" : "'\\x";
+    for (unsigned char c : bytes) {
+      out += "0123456789abcdef"[c >> 4];
+      out += "0123456789abcdef"[c & 15];
+    }
+    return out + "'";
+  }
+
   std::filesystem::path dir_;
   std::string url_;
   std::unique_ptr<Store> store_;
@@ -784,50 +824,14 @@ constexpr const char* kVersionFourRuns =
 // stay and read with no summary (their bodies instead, for the console to summarize), fill_summaries() gives
 // them one, and a later report of the run brings its own summary, which a late fill does not overwrite.
 TEST_P(StoreTest, MigratesAVersionFourDatabaseWithRuns) {
-  const bool sqlite = GetParam() == "sqlite";
-  std::string schema_sql = kVersionFourRuns;
-  auto substitute = [&schema_sql](std::string_view name, std::string_view value) {
-    for (size_t at; (at = schema_sql.find(name)) != std::string::npos;) schema_sql.replace(at, name.size(), value);
-  };
-  substitute("%ID%", sqlite ? "INTEGER PRIMARY KEY" : "BIGSERIAL PRIMARY KEY");
-  substitute("%INT%", sqlite ? "INTEGER" : "BIGINT");
-  substitute("%BOOL%", sqlite ? "INTEGER" : "BOOLEAN");
-  substitute("%BLOB%", sqlite ? "BLOB" : "BYTEA");
   const std::string report = "<report id=\"samples\">\n</report>\n", body = compress_body(report);
-  const std::string hex = [&body] {
-    std::string out;
-    for (unsigned char c : body) {
-      out += "0123456789abcdef"[c >> 4];
-      out += "0123456789abcdef"[c & 15];
-    }
-    return out;
-  }();
   const std::string rows =
       "INSERT INTO runs (run_id, app, version, received, failed, crash_signature, body_size, body, "
-      "interim_sequence) VALUES ('r1', 'old', '1', 1, " + std::string(sqlite ? "0" : "false") + ", '', " +
-      std::to_string(report.size()) + ", " + (sqlite ? "X'" + hex + "'" : "'\\x" + hex + "'") + ", NULL), " +
-      "('r2', 'old', '1', 2, " + (sqlite ? "0" : "false") + ", '', " + std::to_string(report.size()) + ", " +
-      (sqlite ? "X'" + hex + "'" : "'\\x" + hex + "'") + ", 1);";
-  std::string url;
-  if (sqlite) {
-    url = "sqlite:" + (dir_ / "v4.db").string();
-    sqlite3* db = nullptr;
-    ASSERT_EQ(sqlite3_open((dir_ / "v4.db").c_str(), &db), SQLITE_OK);
-    ASSERT_EQ(sqlite3_exec(db, (schema_sql + rows).c_str(), nullptr, nullptr, nullptr), SQLITE_OK)
-        << sqlite3_errmsg(db);
-    sqlite3_close(db);
-  } else {
-    // A schema of its own in the shared database, made through the store's connection string.
-    const std::string schema = "v4_" + std::to_string(getpid()) + "_" + std::to_string(std::random_device{}());
-    PGconn* c = PQconnectdb(url_.c_str());
-    ASSERT_EQ(PQstatus(c), CONNECTION_OK) << PQerrorMessage(c);
-    const std::string sql = "CREATE SCHEMA " + schema + "; SET search_path TO " + schema + ";" + schema_sql + rows;
-    PGresult* r = PQexec(c, sql.c_str());
-    EXPECT_EQ(PQresultStatus(r), PGRES_COMMAND_OK) << PQresultErrorMessage(r);
-    PQclear(r);
-    PQfinish(c);
-    url = url_ + (url_.find('?') == std::string::npos ? "?" : "&") + "options=-csearch_path%3D" + schema;
-  }
+      "interim_sequence) VALUES ('r1', 'old', '1', 1, %FALSE%, '', " + std::to_string(report.size()) + ", " +
+      blob(body) + ", NULL), ('r2', 'old', '1', 2, %FALSE%, '', " + std::to_string(report.size()) + ", " +
+      blob(body) + ", 1);";
+  const std::string url = old_database(kVersionFourRuns + rows, "v4");
+  ASSERT_FALSE(url.empty());
   std::string error;
   std::unique_ptr<Store> store = open_store(url, error);
   ASSERT_NE(store, nullptr) << error;
@@ -867,55 +871,22 @@ TEST_P(StoreTest, MigratesAVersionFourDatabaseWithRuns) {
 // the bodies move to run_bodies and the runs table loses its body column; every run reads back with its body and
 // summary, and a later report of a migrated run replaces its body there.
 TEST_P(StoreTest, MigratesAVersionSixDatabaseWithRuns) {
-  const bool sqlite = GetParam() == "sqlite";
-  std::string schema_sql = std::string(kVersionFourRuns) +
+  const std::string schema_sql = std::string(kVersionFourRuns) +
                            "CREATE TABLE plans (app TEXT NOT NULL, plan_id TEXT NOT NULL, received %INT% NOT NULL, "
                            "body_size %INT% NOT NULL, body %BLOB% NOT NULL, PRIMARY KEY (app, plan_id));"
                            "CREATE TABLE current_plans (app TEXT NOT NULL, version TEXT NOT NULL, plan_id TEXT NOT "
                            "NULL, since %INT% NOT NULL, PRIMARY KEY (app, version));"
                            "ALTER TABLE runs ADD COLUMN summary %BLOB%; UPDATE schema_version SET version = 6;";
-  auto substitute = [&schema_sql](std::string_view name, std::string_view value) {
-    for (size_t at; (at = schema_sql.find(name)) != std::string::npos;) schema_sql.replace(at, name.size(), value);
-  };
-  substitute("%ID%", sqlite ? "INTEGER PRIMARY KEY" : "BIGSERIAL PRIMARY KEY");
-  substitute("%INT%", sqlite ? "INTEGER" : "BIGINT");
-  substitute("%BOOL%", sqlite ? "INTEGER" : "BOOLEAN");
-  substitute("%BLOB%", sqlite ? "BLOB" : "BYTEA");
-  auto blob = [sqlite](std::string_view bytes) {
-    std::string out = sqlite ? "X'" : "'\\x";
-    for (unsigned char c : bytes) {
-      out += "0123456789abcdef"[c >> 4];
-      out += "0123456789abcdef"[c & 15];
-    }
-    return out + "'";
-  };
   const std::string first = "<report id=\"samples\">\n1\n</report>\n";
   const std::string second = "<report id=\"samples\">\n2\n</report>\n";
   const std::string rows =
       "INSERT INTO runs (run_id, app, version, received, failed, crash_signature, body_size, body, "
-      "interim_sequence, summary) VALUES ('r1', 'old', '1', 1, " + std::string(sqlite ? "0" : "false") + ", '', " +
+      "interim_sequence, summary) VALUES ('r1', 'old', '1', 1, %FALSE%, '', " +
       std::to_string(first.size()) + ", " + blob(compress_body(first)) + ", NULL, " + blob("S1") + "), ('r2', " +
-      "'old', '1', 2, " + (sqlite ? "0" : "false") + ", '', " + std::to_string(second.size()) + ", " +
+      "'old', '1', 2, %FALSE%, '', " + std::to_string(second.size()) + ", " +
       blob(compress_body(second)) + ", 1, NULL);";
-  std::string url;
-  if (sqlite) {
-    url = "sqlite:" + (dir_ / "v6.db").string();
-    sqlite3* db = nullptr;
-    ASSERT_EQ(sqlite3_open((dir_ / "v6.db").c_str(), &db), SQLITE_OK);
-    ASSERT_EQ(sqlite3_exec(db, (schema_sql + rows).c_str(), nullptr, nullptr, nullptr), SQLITE_OK)
-        << sqlite3_errmsg(db);
-    sqlite3_close(db);
-  } else {
-    const std::string schema = "v6_" + std::to_string(getpid()) + "_" + std::to_string(std::random_device{}());
-    PGconn* c = PQconnectdb(url_.c_str());
-    ASSERT_EQ(PQstatus(c), CONNECTION_OK) << PQerrorMessage(c);
-    const std::string sql = "CREATE SCHEMA " + schema + "; SET search_path TO " + schema + ";" + schema_sql + rows;
-    PGresult* r = PQexec(c, sql.c_str());
-    EXPECT_EQ(PQresultStatus(r), PGRES_COMMAND_OK) << PQresultErrorMessage(r);
-    PQclear(r);
-    PQfinish(c);
-    url = url_ + (url_.find('?') == std::string::npos ? "?" : "&") + "options=-csearch_path%3D" + schema;
-  }
+  const std::string url = old_database(schema_sql + rows, "v6");
+  ASSERT_FALSE(url.empty());
   std::string error;
   std::unique_ptr<Store> store = open_store(url, error);
   ASSERT_NE(store, nullptr) << error;
