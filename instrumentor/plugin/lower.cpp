@@ -26,6 +26,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -676,7 +677,7 @@ class Lowering {
       for (Instruction& inst : *block)
         if (auto found = points.at.find(&inst); found != points.at.end())
           for (size_t i : found->second) passed.emplace_back(i, cast<Instruction>(map[&inst]));
-    subtract_passed(passed, local_countdown_, map, /*by_block=*/false);
+    subtract_passed(passed, local_countdown_, map, /*by_block=*/false, /*immediates=*/false, &cloned);
     erase_markers(clones);
     forget_variables(blocks);
   }
@@ -1209,8 +1210,10 @@ class Lowering {
   // `passed`: each point with its marker in the copy; `map`: the original's values to the copy's; `by_block`:
   // without weights, one subtraction where each block begins (a loop's copy) rather than one a marker;
   // `immediates`: the numbers of sites even with weights (a copy that only runs without a plan).
+  // `stretches`: a region's clone, whose blocks subtract per path (below); null for a loop's copy.
   void subtract_passed(const std::vector<std::pair<size_t, Instruction*>>& passed, AllocaInst* local,
-                       ValueToValueMapTy& map, bool by_block, bool immediates = false) {
+                       ValueToValueMapTy& map, bool by_block, bool immediates = false,
+                       const std::set<BasicBlock*>* stretches = nullptr) {
     Type* i64 = Type::getInt64Ty(context_);
     auto subtract = [&](Instruction* at, Value* amount) {
       IRBuilder<> d(at);
@@ -1231,6 +1234,7 @@ class Lowering {
     }
     std::map<BasicBlock*, std::pair<Instruction*, ThresholdBound>> blocks;  // the block's first marker, its sum
     std::vector<BasicBlock*> order;
+    std::set<BasicBlock*> loaded;  // blocks that subtract a weight of their own (a choice's)
     for (auto [i, at] : passed) {
       Point copy = points_[i];
       for (Value** operand : {&copy.scheme, &copy.site})
@@ -1239,14 +1243,52 @@ class Lowering {
       if (!known || known->size() != 1) {
         IRBuilder<> d(at);
         subtract(at, site_weight(d, copy));
+        loaded.insert(at->getParent());
         continue;
       }
       auto [entry, added] = blocks.try_emplace(at->getParent(), at, ThresholdBound{});
       if (added) order.push_back(at->getParent());
       entry->second.second.sites.emplace_back(known->front(), 1);
     }
+    // A region's clone subtracts per path: a block whose one predecessor is a block of the clone (without calls
+    // or weights of its own) continues that block's stretch, and stores the countdown where the stretch began
+    // minus one entry of the thresholds that is exactly the stretch's sites so far. On a path one subtraction
+    // stays live; the earlier ones serve only the edges that leave, where instcombine sinks them. Two loaded
+    // weights in a row cannot fold as two immediates did (bc's _bc_rec_mul: docs/performance.md).
+    struct Stretch {
+      Value* start = nullptr;  // the countdown where the stretch began
+      ThresholdBound sum;      // its sites up to and including the block
+    };
+    std::map<BasicBlock*, Stretch> stretch;
+    auto plain = [&](BasicBlock* block) {
+      if (loaded.count(block)) return false;
+      for (Instruction& inst : *block)
+        if (cuts_region(inst)) return false;
+      return true;
+    };
+    std::function<Stretch&(BasicBlock*)> stretch_of = [&](BasicBlock* block) -> Stretch& {
+      if (auto found = stretch.find(block); found != stretch.end()) return found->second;
+      Stretch here;
+      BasicBlock* before = block->getSinglePredecessor();
+      if (before && before != block && stretches->count(before) && plain(before) && plain(block)) {
+        here = stretch_of(before);
+      } else {
+        IRBuilder<> d(&*block->getFirstInsertionPt());
+        here.start = d.CreateLoad(i64, local);
+      }
+      if (auto own = blocks.find(block); own != blocks.end())
+        for (auto site : own->second.second.sites) here.sum.sites.push_back(site);
+      return stretch.emplace(block, std::move(here)).first->second;
+    };
     for (BasicBlock* block : order) {
       auto& [at, sum] = blocks[block];
+      if (stretches && plain(block)) {
+        Stretch& s = stretch_of(block);
+        size_t slot = new_threshold(s.sum.sites.size(), s.sum);
+        IRBuilder<> d(at);
+        d.CreateStore(d.CreateSub(s.start, load_threshold(d, slot)), local);
+        continue;
+      }
       uint64_t count = sum.sites.size();
       size_t slot = new_threshold(count, std::move(sum));
       IRBuilder<> d(at);
