@@ -121,6 +121,22 @@ class StoreTest : public ::testing::TestWithParam<std::string> {
     return out + "'";
   }
 
+  // Every run of `app` as "ID:SUMMARY:BODY" ("no body" where the store gave none).
+  static std::vector<std::string> runs_of(Store& store, const std::string& app, bool summaries, bool bodies) {
+    std::vector<std::string> found;
+    std::string error;
+    Query query{app, std::nullopt};
+    query.summaries = summaries;
+    query.stored_bodies = bodies;
+    EXPECT_TRUE(store.for_each(query, [&](const StoredRun& run) {
+      std::string text;
+      const bool has_body = decompress_body(run.stored_body, run.body_size, text);
+      found.push_back(run.run_id + ":" + run.summary + ":" + (has_body ? text : "no body"));
+      return true;
+    }, error)) << error;
+    return found;
+  }
+
   std::filesystem::path dir_;
   std::string url_;
   std::unique_ptr<Store> store_;
@@ -836,29 +852,15 @@ TEST_P(StoreTest, MigratesAVersionFourDatabaseWithRuns) {
   std::unique_ptr<Store> store = open_store(url, error);
   ASSERT_NE(store, nullptr) << error;
   EXPECT_EQ(store->schema_version(), kSchemaVersion);
-  auto summaries = [&store, &error] {
-    std::vector<std::string> found;
-    Query query{"old", std::nullopt};
-    query.summaries = true;
-    EXPECT_TRUE(store->for_each(query, [&](const StoredRun& run) {
-      std::string text;
-      const bool has_body = decompress_body(run.stored_body, run.body_size, text);
-      found.push_back(run.run_id + ":" + run.summary + ":" + (has_body ? text : "no body"));
-      return true;
-    }, error)) << error;
-    return found;
-  };
+  auto summaries = [&store] { return runs_of(*store, "old", true, false); };
   const std::string old_body = "<report id=\"samples\">\n</report>\n";
   EXPECT_EQ(summaries(), (std::vector<std::string>{"r1::" + old_body, "r2::" + old_body}));
   ASSERT_TRUE(store->fill_summaries("old", {{"r1", std::string("S1\0x", 4)}}, error)) << error;
   EXPECT_EQ(summaries(), (std::vector<std::string>{"r1:" + std::string("S1\0x", 4) + ":no body", "r2::" + old_body}));
   // r2's final report replaces its interim one, with a summary of its own; a fill made from the old body (a page
   // that read before the report came) leaves it.
-  StoredRun final_report;
+  StoredRun final_report = make_run("old", "1");
   final_report.run_id = "r2";
-  final_report.app = "old";
-  final_report.version = "1";
-  final_report.exit_status = 0;
   final_report.body = "final";
   final_report.summary = "S2";
   EXPECT_EQ(store->put(final_report, error), PutStatus::kStored) << error;
@@ -891,27 +893,12 @@ TEST_P(StoreTest, MigratesAVersionSixDatabaseWithRuns) {
   std::unique_ptr<Store> store = open_store(url, error);
   ASSERT_NE(store, nullptr) << error;
   EXPECT_EQ(store->schema_version(), kSchemaVersion);
-  auto runs = [&store, &error](bool summaries) {
-    std::vector<std::string> found;
-    Query query{"old", std::nullopt};
-    query.summaries = summaries;
-    query.stored_bodies = true;
-    EXPECT_TRUE(store->for_each(query, [&](const StoredRun& run) {
-      std::string text;
-      const bool has_body = decompress_body(run.stored_body, run.body_size, text);
-      found.push_back(run.run_id + ":" + run.summary + ":" + (has_body ? text : "no body"));
-      return true;
-    }, error)) << error;
-    return found;
-  };
+  auto runs = [&store](bool summaries) { return runs_of(*store, "old", summaries, true); };
   EXPECT_EQ(runs(false), (std::vector<std::string>{"r1::" + first, "r2::" + second}));
   EXPECT_EQ(runs(true), (std::vector<std::string>{"r1:S1:no body", "r2::" + second}));
   // r2's final report replaces its interim one, body and summary.
-  StoredRun final_report;
+  StoredRun final_report = make_run("old", "1");
   final_report.run_id = "r2";
-  final_report.app = "old";
-  final_report.version = "1";
-  final_report.exit_status = 0;
   final_report.body = "final";
   final_report.summary = "S2";
   final_report.counts = std::vector<SectionCounts>{{"", {}, {}}};
