@@ -1708,25 +1708,30 @@ class Lowering {
       for (Argument& a : f->args()) args.push_back(&a);
       CallInst* weighed = p.CreateCall(weigh, args);
       weighed->setCallingConv(weigh->getCallingConv());
-      weighed->setTailCall();
+      // A jump: the arguments are those of the call, which the restored registers hold.
+      weighed->setTailCallKind(CallInst::TCK_MustTail);
       p.CreateRet(weighed);
       entry = uniform;
     }
     BasicBlock* walk = BasicBlock::Create(context_, "walk", f);
-    BasicBlock* done = BasicBlock::Create(context_, "done", f);
     BasicBlock* again = BasicBlock::Create(context_, "again", f);
-    auto [i, next, count] = emit_group_sample(f, entry, walk, how, /*walks=*/false);
+    auto [first_sampled, next, count] = emit_group_sample(f, entry, walk, how, /*walks=*/false);
+    (void)first_sampled;
     IRBuilder<> w(walk);
-    Value* remaining = w.CreateSub(w.CreateSub(count, w.getInt64(1)), i);  // the sites after i
-    w.CreateCondBr(w.CreateICmpSGT(next, remaining), done, again, MDBuilder(context_).createLikelyBranchWeights());
-    IRBuilder<> leave(done);
-    leave.CreateRet(leave.CreateSub(next, remaining));  // >= 1
+    // The next sample's countdown counted from the group's first site, i + 1 + next: beyond the group (above
+    // count) the countdown after it is the excess; within it, the walk's countdown. Counted from the argument
+    // (i + 1), not from i, so that the function changes no register the caller keeps but the result.
+    Value* ahead = w.CreateAdd(next, f->getArg(5), "ahead", /*HasNUW=*/true, /*HasNSW=*/true);
+    Value* left = w.CreateSub(ahead, count, "left", /*HasNUW=*/false, /*HasNSW=*/true);
+    BasicBlock* done = BasicBlock::Create(context_, "done", f);
+    w.CreateCondBr(w.CreateICmpSGT(left, w.getInt64(0)), done, again, MDBuilder(context_).createLikelyBranchWeights());
+    IRBuilder<>(done).CreateRet(left);  // >= 1
     IRBuilder<> g(again);
-    // The walk's countdown is that of the next site to sample, i + next, counted from the group's first.
     CallInst* rest = g.CreateCall(walk_rest, {f->getArg(0), f->getArg(1), f->getArg(2), f->getArg(3), f->getArg(4),
-                                              g.CreateAdd(g.CreateAdd(i, next), g.getInt64(1))});
+                                              ahead});
     rest->setCallingConv(walk_rest->getCallingConv());
-    rest->setTailCall();
+    // A call, not a jump: a tail call would restore the saved registers after setting the arguments, the
+    // countdown (r9) among them (preserve_most saves argument registers too).
     g.CreateRet(rest);
     return f;
   }
