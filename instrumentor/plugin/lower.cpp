@@ -1713,26 +1713,34 @@ class Lowering {
       p.CreateRet(weighed);
       entry = uniform;
     }
+    // The next countdown read from the bank before it is taken: when it falls inside the group too, or the bank
+    // is empty (then it reads `banked` itself, 0), the walk does the whole group from the first sample on, with
+    // the call's own arguments (a jump). Otherwise the sample is taken here. So this function calls nothing and
+    // changes no register the caller keeps but the result: preserve_most saves only what the count needs.
+    IRBuilder<> e(entry);
+    Argument* countdown = f->getArg(5);
+    Value* count = e.CreateAnd(f->getArg(1), e.getInt64(0xffffffff));
+    Value* bank = e.CreateThreadLocalAddress(thread_bank());
+    Value* banked = e.CreateLoad(i64, bank, "banked");
+    Value* next = e.CreateLoad(i64, e.CreateInBoundsGEP(i64, bank, banked), "next");  // countdowns[banked - 1]
+    // The next sample's countdown counted from the group's first pair, countdown + next: beyond the group (above
+    // count) the countdown after it is the excess.
+    Value* ahead = e.CreateAdd(next, countdown, "ahead", /*HasNUW=*/true, /*HasNSW=*/true);
+    Value* left = e.CreateSub(ahead, count, "left", /*HasNUW=*/false, /*HasNSW=*/true);
+    BasicBlock* take = BasicBlock::Create(context_, "take", f);
     BasicBlock* walk = BasicBlock::Create(context_, "walk", f);
-    BasicBlock* again = BasicBlock::Create(context_, "again", f);
-    auto [first_sampled, next, count] = emit_group_sample(f, entry, walk, how, /*walks=*/false);
-    (void)first_sampled;
+    e.CreateCondBr(e.CreateICmpSGT(left, e.getInt64(0)), take, walk, MDBuilder(context_).createLikelyBranchWeights());
+    IRBuilder<> t(take);
+    t.CreateStore(t.CreateSub(banked, t.getInt64(1)), bank);
+    record_pair(t, f, count, t.CreateSub(countdown, t.getInt64(1)), how);
+    t.CreateRet(left);  // >= 1
     IRBuilder<> w(walk);
-    // The next sample's countdown counted from the group's first site, i + 1 + next: beyond the group (above
-    // count) the countdown after it is the excess; within it, the walk's countdown. Counted from the argument
-    // (i + 1), not from i, so that the function changes no register the caller keeps but the result.
-    Value* ahead = w.CreateAdd(next, f->getArg(5), "ahead", /*HasNUW=*/true, /*HasNSW=*/true);
-    Value* left = w.CreateSub(ahead, count, "left", /*HasNUW=*/false, /*HasNSW=*/true);
-    BasicBlock* done = BasicBlock::Create(context_, "done", f);
-    w.CreateCondBr(w.CreateICmpSGT(left, w.getInt64(0)), done, again, MDBuilder(context_).createLikelyBranchWeights());
-    IRBuilder<>(done).CreateRet(left);  // >= 1
-    IRBuilder<> g(again);
-    CallInst* rest = g.CreateCall(walk_rest, {f->getArg(0), f->getArg(1), f->getArg(2), f->getArg(3), f->getArg(4),
-                                              ahead});
+    std::vector<Value*> args;
+    for (Argument& a : f->args()) args.push_back(&a);
+    CallInst* rest = w.CreateCall(walk_rest, args);
     rest->setCallingConv(walk_rest->getCallingConv());
-    // A call, not a jump: a tail call would restore the saved registers after setting the arguments, the
-    // countdown (r9) among them (preserve_most saves argument registers too).
-    g.CreateRet(rest);
+    rest->setTailCallKind(CallInst::TCK_MustTail);  // the arguments are the call's own, as in the restored registers
+    w.CreateRet(rest);
     return f;
   }
 
@@ -1881,13 +1889,7 @@ class Lowering {
     Function* f = b.GetInsertBlock()->getParent();
     BasicBlock* pop = BasicBlock::Create(context_, "from_bank", f, sampled);
     BasicBlock* call = BasicBlock::Create(context_, "from_runtime", f, sampled);
-    if (!bank_) bank_ = m_.getGlobalVariable(abi::sampler_bank);
-    if (!bank_) {
-      auto* type = ArrayType::get(i64, 1 + SAMPLER_BANK_SIZE);  // struct sampler_countdown_bank
-      bank_ = new GlobalVariable(m_, type, false, GlobalValue::ExternalLinkage, nullptr, abi::sampler_bank, nullptr,
-                                 GlobalValue::InitialExecTLSModel);
-    }
-    Value* bank = b.CreateThreadLocalAddress(bank_);
+    Value* bank = b.CreateThreadLocalAddress(thread_bank());
     Value* banked = b.CreateLoad(i64, bank, "banked");
     b.CreateCondBr(b.CreateICmpNE(banked, ConstantInt::get(i64, 0)), pop, call,
                    MDBuilder(context_).createLikelyBranchWeights());
@@ -1919,6 +1921,17 @@ class Lowering {
     next->addIncoming(drawn, pop);
     next->addIncoming(from_runtime, call);
     return {next, from_runtime};
+  }
+
+  // sampler_bank, the thread's countdowns drawn ahead (struct sampler_countdown_bank: `banked`, then the countdowns).
+  GlobalVariable* thread_bank() {
+    if (!bank_) bank_ = m_.getGlobalVariable(abi::sampler_bank);
+    if (!bank_) {
+      auto* type = ArrayType::get(Type::getInt64Ty(context_), 1 + SAMPLER_BANK_SIZE);
+      bank_ = new GlobalVariable(m_, type, false, GlobalValue::ExternalLinkage, nullptr, abi::sampler_bank, nullptr,
+                                 GlobalValue::InitialExecTLSModel);
+    }
+    return bank_;
   }
 
   // Adds one to slots[column], the column of (a, other) as `how` classifies it: a relaxed load and store.
