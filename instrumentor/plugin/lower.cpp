@@ -1677,12 +1677,12 @@ class Lowering {
   // countdown, for the `count` pairs of one assignment (`sites`: count, and in a unit with weights the first pair's
   // index in them times 2^32) whose check found the countdown not above `count`: the site the countdown reaches
   // samples (drawing the next countdown), counted in slots[3 * i + column]; if the next one falls inside the group
-  // too, the rest is walked by unit_walk_group(). Under a plan (the unit's `planned`) each site
-  // weighs its own weight, and unit_weigh_group() walks the group instead. One call for the group, as before counting
-  // in line: k checks and k calls per assignment made the code generator's time and the code's size. The first
-  // sample in straight code and the rare walk in a function of its own: preserve_most makes a function save every
-  // register it writes, and the loop's registers cost 18 pushes and pops a call (docs/decisions.md, "The sample in
-  // line").
+  // too (or the bank is empty), unit_walk_group() takes the group instead. Under a plan (the unit's `planned`) each
+  // site weighs its own weight, and unit_weigh_group() walks the group instead. One call for the group, as before
+  // counting in line: k checks and k calls per assignment made the code generator's time and the code's size. The
+  // one sample in straight code and calling nothing, the rest in functions of their own reached by a jump:
+  // preserve_most makes a function save every register it writes (docs/decisions.md, "The sample in line", "The
+  // sample: the group function, and where the operands are picked").
   Function* unit_take_group(Classify how) {
     Function*& f = unit_takes_[3 + static_cast<int>(how)];
     if (f) return f;
@@ -1755,11 +1755,11 @@ class Lowering {
     BasicBlock* entry = BasicBlock::Create(context_, "", f);
     BasicBlock* walk = BasicBlock::Create(context_, "walk", f);
     BasicBlock* done = BasicBlock::Create(context_, "done", f);
-    auto [i, next, count] = emit_group_sample(f, entry, walk, how, /*walks=*/true);
-    BasicBlock* loop = cast<PHINode>(i)->getParent();
+    auto [i, next, count] = emit_group_sample(f, entry, walk, how);
+    BasicBlock* loop = i->getParent();
     IRBuilder<> w(walk);
     Value* remaining = w.CreateSub(w.CreateSub(count, w.getInt64(1)), i);
-    cast<PHINode>(i)->addIncoming(w.CreateAdd(i, next), walk);
+    i->addIncoming(w.CreateAdd(i, next), walk);
     w.CreateCondBr(w.CreateICmpSGT(next, remaining), done, loop, MDBuilder(context_).createLikelyBranchWeights());
     IRBuilder<> leave(done);
     leave.CreateRet(leave.CreateSub(next, remaining));  // >= 1
@@ -1818,29 +1818,22 @@ class Lowering {
     return f;
   }
 
-  // One sample of a group function `f` (the arguments of unit_take_group()): from `entry`, the site i = countdown - 1
-  // samples (when `walks`, a phi in a block of its own, for the loop's edge back), counted if the draw says so; ends
-  // in a jump to `after`. Returns i, the next countdown (a phi in `after`) and the group's number of sites.
-  std::tuple<Value*, PHINode*, Value*> emit_group_sample(Function* f, BasicBlock* entry, BasicBlock* after,
-                                                         Classify how, bool walks) {
+  // One sample of the walk `f` (the arguments of unit_take_group()): from `entry`, the site i = countdown - 1 (a phi
+  // in a block of its own, for the loop's edge back) samples, counted if the draw says so; ends in a jump to
+  // `after`. Returns i, the next countdown (a phi in `after`) and the group's number of sites.
+  std::tuple<PHINode*, PHINode*, Value*> emit_group_sample(Function* f, BasicBlock* entry, BasicBlock* after,
+                                                           Classify how) {
     Type* i64 = Type::getInt64Ty(context_);
     Argument* countdown = f->getArg(5);
     BasicBlock* record = BasicBlock::Create(context_, "record", f, after);
     IRBuilder<> e(entry);
     Value* count = e.CreateAnd(f->getArg(1), e.getInt64(0xffffffff));
-    Value* one = e.getInt64(1);
-    Value* first_sampled = e.CreateSub(countdown, one);
-    Value* i = first_sampled;
-    BasicBlock* site = entry;
-    IRBuilder<> l(entry);
-    if (walks) {
-      site = BasicBlock::Create(context_, "site", f, record);
-      e.CreateBr(site);
-      l.SetInsertPoint(site);
-      PHINode* phi = l.CreatePHI(i64, 2, "i");  // the site whose countdown reaches 0
-      phi->addIncoming(first_sampled, entry);
-      i = phi;
-    }
+    Value* first_sampled = e.CreateSub(countdown, e.getInt64(1));
+    BasicBlock* site = BasicBlock::Create(context_, "site", f, record);
+    e.CreateBr(site);
+    IRBuilder<> l(site);
+    PHINode* i = l.CreatePHI(i64, 2, "i");  // the site whose countdown reaches 0
+    i->addIncoming(first_sampled, entry);
     auto [drawn, from_runtime] = emit_draw(l, record, after, e.getInt64(0));
     IRBuilder<> r(record);
     record_pair(r, f, count, i, how);
