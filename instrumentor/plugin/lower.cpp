@@ -26,7 +26,6 @@
 
 #include <algorithm>
 #include <cstddef>
-#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -1266,19 +1265,29 @@ class Lowering {
         if (cuts_region(inst)) return false;
       return true;
     };
-    std::function<Stretch&(BasicBlock*)> stretch_of = [&](BasicBlock* block) -> Stretch& {
-      if (auto found = stretch.find(block); found != stretch.end()) return found->second;
-      Stretch here;
+    auto continues = [&](BasicBlock* block) {
       BasicBlock* before = block->getSinglePredecessor();
-      if (before && before != block && stretches->count(before) && plain(before) && plain(block)) {
-        here = stretch_of(before);
-      } else {
-        IRBuilder<> d(&*block->getFirstInsertionPt());
-        here.start = d.CreateLoad(i64, local);
+      return before && before != block && stretches->count(before) && plain(before) && plain(block);
+    };
+    auto stretch_of = [&](BasicBlock* block) -> Stretch& {
+      // Up the single predecessors to a block whose stretch is known or which begins one, then back down.
+      std::vector<BasicBlock*> chain{block};
+      while (!stretch.count(chain.back()) && continues(chain.back()))
+        chain.push_back(chain.back()->getSinglePredecessor());
+      for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
+        if (stretch.count(*it)) continue;
+        Stretch here;
+        if (continues(*it)) {
+          here = stretch.at((*it)->getSinglePredecessor());
+        } else {
+          IRBuilder<> d(&*(*it)->getFirstInsertionPt());
+          here.start = d.CreateLoad(i64, local);
+        }
+        if (auto own = blocks.find(*it); own != blocks.end())
+          for (auto site : own->second.second.sites) here.sum.sites.push_back(site);
+        stretch.emplace(*it, std::move(here));
       }
-      if (auto own = blocks.find(block); own != blocks.end())
-        for (auto site : own->second.second.sites) here.sum.sites.push_back(site);
-      return stretch.emplace(block, std::move(here)).first->second;
+      return stretch.at(block);
     };
     for (BasicBlock* block : order) {
       auto& [at, sum] = blocks[block];
