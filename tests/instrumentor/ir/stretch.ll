@@ -117,7 +117,7 @@ attributes #2 = { mustprogress nocallback nofree nosync nounwind willreturn memo
 !sampler.lowering = !{!9}
 
 !0 = distinct !DICompileUnit(language: DW_LANG_C11, file: !1, producer: "Debian clang version 19.1.7 (3~deb12u1)", isOptimized: true, runtimeVersion: 0, emissionKind: LineTablesOnly, splitDebugInlining: false, nameTableKind: None)
-!1 = !DIFile(filename: "stretch.c", directory: "/tmp/fastx/st", checksumkind: CSK_MD5, checksum: "dcb79dcb75b15c53e3b7519ad9c6e7c4")
+!1 = !DIFile(filename: "stretch.c", directory: "/tmp/irin", checksumkind: CSK_MD5, checksum: "dcb79dcb75b15c53e3b7519ad9c6e7c4")
 !2 = !{i32 7, !"Dwarf Version", i32 5}
 !3 = !{i32 2, !"Debug Info Version", i32 3}
 !4 = !{i32 1, !"wchar_size", i32 4}
