@@ -26,7 +26,6 @@
 
 #include <algorithm>
 #include <cstddef>
-#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -799,11 +798,12 @@ class Lowering {
           inside_versioned = inside_versioned || versioned.count(outer) != 0;
         VersionedLoop v;
         if (inside_versioned || !versionable(*loop, sites, order, info, evolution, v)) continue;
-        // The exact count of an innermost loop, not the symbolic maximum of one that may leave early: such loops
-        // (bzip2's mainQSort3, mainGtU) mostly run a few iterations of a large bound, and the guard cost them
-        // more than the checks it saved (docs/performance.md, "Fast sides").
+        // The exact count of an innermost loop, not the symbolic maximum of one that may leave early on its data:
+        // such loops (bzip2's mainQSort3, mainGtU) mostly run a few iterations of a large bound, and the guard cost
+        // them more than the checks it saved (docs/performance.md, "Fast sides"). An innermost loop that leaves
+        // only by its inductions takes the maximum too (bc's digit loops: docs/decisions.md).
         const SCEV* trips = evolution.getBackedgeTakenCount(loop);
-        if (isa<SCEVCouldNotCompute>(trips) && !loop->isInnermost())
+        if (isa<SCEVCouldNotCompute>(trips) && (!loop->isInnermost() || leaves_by_inductions(*loop, evolution)))
           trips = evolution.getSymbolicMaxBackedgeTakenCount(loop);
         if (isa<SCEVCouldNotCompute>(trips) || !trips->getType()->isIntegerTy() ||
             trips->getType()->getIntegerBitWidth() > 64)
@@ -817,6 +817,29 @@ class Lowering {
       }
     }
     for (VersionedLoop& v : loops) version_loop(f, v, indices);
+  }
+
+  // Whether each exit of `loop` compares an induction of it (an affine add recurrence) with a value it does not
+  // change: a loop whose count SCEV gives up on only for want of no-wrap flags (bc's `n1ptr >= n1->n_value`, a
+  // pointer going down), whose iterations its other exits' count then bounds closely enough to pay the guard.
+  static bool leaves_by_inductions(const Loop& loop, ScalarEvolution& evolution) {
+    SmallVector<BasicBlock*, 4> exiting;
+    loop.getExitingBlocks(exiting);
+    auto induction = [&](const SCEV* s) {
+      auto* recurrence = dyn_cast<SCEVAddRecExpr>(s);
+      return recurrence && recurrence->getLoop() == &loop && recurrence->isAffine();
+    };
+    for (BasicBlock* block : exiting) {
+      auto* branch = dyn_cast<BranchInst>(block->getTerminator());
+      auto* compare = branch && branch->isConditional() ? dyn_cast<ICmpInst>(branch->getCondition()) : nullptr;
+      if (!compare) return false;
+      const SCEV* a = evolution.getSCEV(compare->getOperand(0));
+      const SCEV* b = evolution.getSCEV(compare->getOperand(1));
+      if (!(induction(a) && evolution.isLoopInvariant(b, &loop)) &&
+          !(induction(b) && evolution.isLoopInvariant(a, &loop)))
+        return false;
+    }
+    return true;
   }
 
   // A loop version_loop() can copy: one way in, a latch, no call that may run sites, no token or EH pad, no edge
@@ -1266,19 +1289,29 @@ class Lowering {
         if (cuts_region(inst)) return false;
       return true;
     };
-    std::function<Stretch&(BasicBlock*)> stretch_of = [&](BasicBlock* block) -> Stretch& {
-      if (auto found = stretch.find(block); found != stretch.end()) return found->second;
-      Stretch here;
+    auto continues = [&](BasicBlock* block) {
       BasicBlock* before = block->getSinglePredecessor();
-      if (before && before != block && stretches->count(before) && plain(before) && plain(block)) {
-        here = stretch_of(before);
-      } else {
-        IRBuilder<> d(&*block->getFirstInsertionPt());
-        here.start = d.CreateLoad(i64, local);
+      return before && before != block && stretches->count(before) && plain(before) && plain(block);
+    };
+    auto stretch_of = [&](BasicBlock* block) -> Stretch& {
+      // Up the single predecessors to a block whose stretch is known or which begins one, then back down.
+      std::vector<BasicBlock*> chain{block};
+      while (!stretch.count(chain.back()) && continues(chain.back()))
+        chain.push_back(chain.back()->getSinglePredecessor());
+      for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
+        if (stretch.count(*it)) continue;
+        Stretch here;
+        if (continues(*it)) {
+          here = stretch.at((*it)->getSinglePredecessor());
+        } else {
+          IRBuilder<> d(&*(*it)->getFirstInsertionPt());
+          here.start = d.CreateLoad(i64, local);
+        }
+        if (auto own = blocks.find(*it); own != blocks.end())
+          for (auto site : own->second.second.sites) here.sum.sites.push_back(site);
+        stretch.emplace(*it, std::move(here));
       }
-      if (auto own = blocks.find(block); own != blocks.end())
-        for (auto site : own->second.second.sites) here.sum.sites.push_back(site);
-      return stretch.emplace(block, std::move(here)).first->second;
+      return stretch.at(block);
     };
     for (BasicBlock* block : order) {
       auto& [at, sum] = blocks[block];

@@ -7,6 +7,7 @@
 // Sites: function-entries (every function with debug information), branches (the marker calls the AST action
 // put around each condition), returns (calls whose debug location matches a call the AST action recorded).
 #include <llvm/ADT/StringExtras.h>
+#include <llvm/Analysis/ValueTracking.h>
 #include <llvm/IR/DebugInfo.h>
 #include <llvm/IR/DebugInfoMetadata.h>
 #include <llvm/IR/IRBuilder.h>
@@ -595,6 +596,39 @@ struct CollectSitesPass : PassInfoMixin<CollectSitesPass> {
   static bool isRequired() { return true; }  // also at -O0 and in optnone functions
 };
 
+// After the clean-up: instcombine sinks a fast block's subtraction of a thresholds entry into the exit that uses
+// it, at the top of the exit's block, before the program's own comparison there (bzip2's mainGtU: `if (c1 != c2)
+// return c1 > c2`). Its flags would then come between that comparison and the setcc or branch reading it, which
+// x86 pays with the comparison again and both operands kept in registers; moved down to its first use in the
+// block, the flags of the program's comparison reach their reader (docs/performance.md, "The exits' subtractions
+// after the program's comparison").
+void subtract_after_comparisons(Function& f, const GlobalVariable* thresholds) {
+  auto reads_thresholds = [thresholds](Value* v) {
+    auto* load = dyn_cast<LoadInst>(v);
+    return load && getUnderlyingObject(load->getPointerOperand()) == thresholds;
+  };
+  for (BasicBlock& block : f) {
+    std::vector<Instruction*> subtractions;
+    for (Instruction& inst : block)
+      if (inst.getOpcode() == Instruction::Sub && reads_thresholds(inst.getOperand(1))) subtractions.push_back(&inst);
+    for (Instruction* sub : subtractions) {
+      Instruction* to = block.getTerminator();  // its first use in the block, or the block's end
+      for (Instruction* i = sub->getNextNode(); i != to; i = i->getNextNode())
+        if (is_contained(i->operands(), sub)) {
+          to = i;
+          break;
+        }
+      if (to == sub->getNextNode()) continue;
+      auto* load = cast<LoadInst>(sub->getOperand(1));
+      bool move_load = load->getParent() == &block && load->hasOneUse();
+      for (Instruction* i = load->getNextNode(); move_load && i != to; i = i->getNextNode())
+        move_load = !i->mayWriteToMemory();
+      sub->moveBefore(to);
+      if (move_load) load->moveBefore(sub);
+    }
+  }
+}
+
 // The lowering, then (when optimising) a short clean-up of what it made, and only of that: mem2reg gives the
 // local countdown a register, and instcombine, simplifycfg and GVN merge the fast paths' adjacent countdown
 // updates and forward the thread's countdown from one region to the next (fewer instructions executed, sampling
@@ -642,7 +676,11 @@ struct LowerSitesPass : PassInfoMixin<LowerSitesPass> {
       functions.invalidate(*f, PreservedAnalyses::none());  // the lowering changed it
       functions.invalidate(*f, passes.run(*f, functions));
     };
-    for (Function* f : lowered.with_sites) clean(sites, f);
+    const GlobalVariable* thresholds = module.getGlobalVariable("__sampler_thresholds", /*AllowInternal=*/true);
+    for (Function* f : lowered.with_sites) {
+      clean(sites, f);
+      if (thresholds) subtract_after_comparisons(*f, thresholds);
+    }
     for (Function* f : lowered.twins) clean(twins, f);
     return PreservedAnalyses::none();
   }
