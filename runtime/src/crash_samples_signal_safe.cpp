@@ -38,14 +38,17 @@ bool write_crash_samples(ReportWriter& out) {
   // all out, the main-backtrace follows them.
   if (__atomic_load_n(&g_report.finished, __ATOMIC_SEQ_CST)) return true;  // see handle_crash
   pid_t self = sys::gettid();
-  bool locked = false;
+  bool locked = false, interrupted_here = false;
   for (int step = 0; step < kLockWaitSteps; ++step) {
     pid_t expected = 0;
     if (compare_exchange(&g_report.lock_owner, expected, self)) {
       locked = true;
       break;
     }
-    if (expected == self) break;  // this thread crashed while writing: carry on from where it stopped
+    if (expected == self) {  // this thread crashed while writing: carry on from where it stopped
+      interrupted_here = true;
+      break;
+    }
     sys::nanosleep(kLockWaitStepNanoseconds);
   }
   if (load_acquire(&g_report.finished)) {  // another thread ended the samples subreport while we waited
@@ -53,10 +56,11 @@ bool write_crash_samples(ReportWriter& out) {
     return !load_acquire(&g_report.closed);
   }
   // Over a whole interim report, the report is written beside the file and renamed over it, as at exit: a kill in
-  // the middle (SIGKILL after SIGTERM) leaves the interim report. Only with the lock taken here: a writer this
-  // thread interrupted may be using the same buffers; it left the file as it was, and the crash goes on in place.
-  if (locked && write_report_aside(out, kFinalReport)) {
-    store_release(&g_report.lock_owner, pid_t{0});
+  // the middle (SIGKILL after SIGTERM) leaves the interim report. Without the lock, through the crash's own buffers
+  // and file: the lock holder (a writer this thread interrupted, or a thread that kept the lock) may be using the
+  // others. Only the permanent part is copied from the file, which that writer changes only by a rename.
+  if (locked ? write_report_aside(out, kFinalReport) : write_crash_report_aside(interrupted_here)) {
+    if (locked) store_release(&g_report.lock_owner, pid_t{0});
     return true;  // the samples are finished; the main-backtrace follows them in the new file
   }
   // An interim report (perhaps interrupted) is taken back: the stream is again between two sections, or (a file

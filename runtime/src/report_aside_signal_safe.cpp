@@ -1,6 +1,6 @@
 // Reports written whole beside the report file and renamed over it (see runtime_state.h, write_report_aside): the
 // interim reports, and the final one from the exit-time writer and from the crash path. Signal-safe: raw system
-// calls and static buffers, used only by the holder of the registry lock.
+// calls and static buffers, the registry lock holder's, and a crash's own for a crash without the lock.
 #include <fcntl.h>
 #include <sys/file.h>
 
@@ -40,14 +40,33 @@ void write_snapshot(ReportWriter& out, uint64_t sequence, const sampler_unit* le
 
 namespace {
 
-/// The report written beside the report's file (under the registry lock).
-char g_aside_buffer[16 * 1024];
-constexpr char kAsideSuffix[] = ".new";
-char g_aside_name[4096 + sizeof kAsideSuffix];
+/// Where a report written aside is made: the buffer it is copied and written through, the name of the file beside
+/// the report's (the report file's name and the suffix).
+struct AsideSpace {
+  const char* suffix;
+  char buffer[16 * 1024];
+  char name[4096 + 8];
+};
 
-/// Opens NAME.new for a report written aside, by the rules of the report file itself (settings.h): not through
-/// a symbolic link, the user's own, a regular file of one name, locked by this process, emptied. -1 if it cannot.
-/// A NAME.new left by a process killed while writing one is taken over.
+/// The registry lock holder's: interim reports, a leaving unit, the final report at exit or from a crash that took
+/// the lock.
+constinit AsideSpace g_aside{".new", {}, {}};
+/// A crash's that could not take the lock (it interrupted a writer on its own thread, or another thread kept the
+/// lock past the wait): that writer may be using g_aside, and its NAME.new is open and locked.
+constinit AsideSpace g_crash_aside{".crash", {}, {}};
+
+/// Makes space.name NAME + suffix for the report file NAME; false if it does not fit.
+bool name_aside(AsideSpace& space, const char* name) {
+  size_t length = __builtin_strlen(name), suffix = __builtin_strlen(space.suffix) + 1;
+  if (length + suffix > sizeof space.name) return false;
+  __builtin_memcpy(space.name, name, length);
+  __builtin_memcpy(space.name + length, space.suffix, suffix);
+  return true;
+}
+
+/// Opens the file beside the report's (NAME.new, NAME.crash) for a report written aside, by the rules of the report
+/// file itself (settings.h): not through a symbolic link, the user's own, a regular file of one name, locked by this
+/// process, emptied. -1 if it cannot. One left by a process killed while writing it is taken over.
 int open_aside(const char* name) {
   long fd = sys::call(SYS_openat, AT_FDCWD, reinterpret_cast<long>(name),
                       O_RDWR | O_CREAT | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC, 0600);
@@ -62,31 +81,29 @@ int open_aside(const char* name) {
   return static_cast<int>(fd);
 }
 
-/// Copies the first `size` bytes of `from` (read from its start) to `to`.
-bool copy_prefix(int from, int to, long size) {
+/// Copies the first `size` bytes of `from` (read from its start) to `to`, through the space's buffer.
+bool copy_prefix(int from, int to, long size, AsideSpace& space) {
   while (size > 0) {
-    long chunk = size < static_cast<long>(sizeof g_aside_buffer) ? size : static_cast<long>(sizeof g_aside_buffer);
-    long got = sys::read(from, g_aside_buffer, static_cast<size_t>(chunk));
+    long chunk = size < static_cast<long>(sizeof space.buffer) ? size : static_cast<long>(sizeof space.buffer);
+    long got = sys::read(from, space.buffer, static_cast<size_t>(chunk));
     if (got == -EINTR) continue;
-    if (got <= 0 || !sys::write_all(to, g_aside_buffer, static_cast<size_t>(got))) return false;
+    if (got <= 0 || !sys::write_all(to, space.buffer, static_cast<size_t>(got))) return false;
     size -= got;
   }
   return true;
 }
 
 /// Replaces the file named by SAMPLER_FILE with a new one: the stream's permanent part (its first `base` bytes,
-/// then the sections of the unit `leaving`, if any, which join it) and the snapshot, written to NAME.new and renamed
-/// over NAME; the report's descriptor then refers to the new file. An interim report in it is taken back before the
-/// stream goes on (discard_interim_report), as in place; after the final one the samples subreport is finished.
-/// False, with nothing changed but a NAME.new removed, when it cannot (the name no longer refers to the report's
-/// file, NAME.new cannot be made, a write fails; for the final report, a crash under way on another thread, which
-/// writes the report itself).
-bool replace_report_file(long base, uint64_t sequence, sampler_unit* leaving) {
+/// then the sections of the unit `leaving`, if any, which join it) and the snapshot, written beside it through
+/// `space` (NAME.new, NAME.crash) and renamed over NAME; the report's descriptor then refers to the new file. An
+/// interim report in it is taken back before the stream goes on (discard_interim_report), as in place; after the
+/// final one the samples subreport is finished. False, with nothing changed but the file beside removed, when it
+/// cannot (the name no longer refers to the report's file, the file beside cannot be made, a write fails; for the
+/// final report, a crash under way on another thread, which writes the report itself).
+bool replace_report_file(AsideSpace& space, long base, uint64_t sequence, sampler_unit* leaving) {
   const char* name = g_report.path;
-  size_t length = __builtin_strlen(name);
-  if (length + sizeof kAsideSuffix > sizeof g_aside_name) return false;
-  __builtin_memcpy(g_aside_name, name, length);
-  __builtin_memcpy(g_aside_name + length, kAsideSuffix, sizeof kAsideSuffix);
+  if (!name_aside(space, name)) return false;
+  const char* aside_name = space.name;
   // The permanent part is read through the name, O_WRONLY as the report's descriptor is: which also makes sure the
   // name still refers to the report's file (a program may have moved it away: then it is not replaced).
   long source = sys::call(SYS_openat, AT_FDCWD, reinterpret_cast<long>(name), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
@@ -97,14 +114,14 @@ bool replace_report_file(long base, uint64_t sequence, sampler_unit* leaving) {
     sys::close(static_cast<int>(source));
     return false;
   }
-  int aside = open_aside(g_aside_name);
+  int aside = open_aside(aside_name);
   if (aside < 0) {
     sys::close(static_cast<int>(source));
     return false;
   }
-  bool written = copy_prefix(static_cast<int>(source), aside, base);
+  bool written = copy_prefix(static_cast<int>(source), aside, base, space);
   sys::close(static_cast<int>(source));
-  ReportWriter out(g_aside_buffer, sizeof g_aside_buffer, descriptor_sink(&aside));
+  ReportWriter out(space.buffer, sizeof space.buffer, descriptor_sink(&aside));
   long permanent = base;  // where the permanent part ends in the new file
   if (written && leaving != nullptr) {
     write_unit(out, *leaving);
@@ -121,7 +138,7 @@ bool replace_report_file(long base, uint64_t sequence, sampler_unit* leaving) {
   const bool final_report = sequence == kFinalReport;
   if (!written || permanent < base || end < permanent || sys::fstat(aside, &status) != 0 ||
       (final_report && crash_under_way_elsewhere())) {
-    sys::call(SYS_unlinkat, AT_FDCWD, reinterpret_cast<long>(g_aside_name), 0);
+    sys::call(SYS_unlinkat, AT_FDCWD, reinterpret_cast<long>(aside_name), 0);
     sys::close(aside);
     return false;
   }
@@ -130,7 +147,7 @@ bool replace_report_file(long base, uint64_t sequence, sampler_unit* leaving) {
   uint64_t all = ~uint64_t{0}, old = 0;
   sys::call(SYS_rt_sigprocmask, 0 /* SIG_BLOCK */, reinterpret_cast<long>(&all), reinterpret_cast<long>(&old), 8);
   // renameat2 with no flags: AArch64 has no plain renameat. A kernel without it (before 3.15) gets in-place reports.
-  bool renamed = sys::call6(SYS_renameat2, AT_FDCWD, reinterpret_cast<long>(g_aside_name), AT_FDCWD,
+  bool renamed = sys::call6(SYS_renameat2, AT_FDCWD, reinterpret_cast<long>(aside_name), AT_FDCWD,
                             reinterpret_cast<long>(name), 0, 0) == 0;
   if (renamed) {
     // The new file takes the report's descriptor number (the old file, now nameless, is closed with it): the
@@ -152,11 +169,22 @@ bool replace_report_file(long base, uint64_t sequence, sampler_unit* leaving) {
       g_report.interim_sequence = sequence;
     }
   } else {
-    sys::call(SYS_unlinkat, AT_FDCWD, reinterpret_cast<long>(g_aside_name), 0);
+    sys::call(SYS_unlinkat, AT_FDCWD, reinterpret_cast<long>(aside_name), 0);
   }
   sys::call(SYS_rt_sigprocmask, 2 /* SIG_SETMASK */, reinterpret_cast<long>(&old), 0, 8);
   sys::close(aside);
   return renamed;
+}
+
+/// Where the stream's permanent part ends when the file holds a whole interim report that nothing was written after,
+/// else -1.
+long interim_base_if_last() {
+  if (g_report.path == nullptr || !load_acquire(&g_report.interim_written)) return -1;
+  struct stat status {};
+  if (sys::fstat(g_report.fd, &status) != 0 || !S_ISREG(status.st_mode)) return -1;
+  // Someone wrote into the file after the interim report: it is no longer the last thing there.
+  if (status.st_size > g_report.interim_end) return -1;
+  return g_report.interim_base;
 }
 
 }  // namespace
@@ -165,10 +193,9 @@ bool write_report_aside(ReportWriter& stream, uint64_t sequence, sampler_unit* l
   if (g_report.path == nullptr) return false;
   struct stat status {};
   if (sys::fstat(g_report.fd, &status) != 0 || !S_ISREG(status.st_mode)) return false;
-  long base = g_report.interim_base;
+  long base = interim_base_if_last();
   if (load_acquire(&g_report.interim_written)) {
-    // Someone wrote into the file after the interim report: it is no longer the last thing there.
-    if (status.st_size > g_report.interim_end) return false;
+    if (base < 0) return false;
   } else if (sequence == kFinalReport || leaving != nullptr) {
     return false;  // no whole report to keep: in place, where a kill leaves more of this one (docs/decisions.md)
   } else {
@@ -178,7 +205,17 @@ bool write_report_aside(ReportWriter& stream, uint64_t sequence, sampler_unit* l
     base = stream.failed() ? -1 : sys::lseek(g_report.fd, 0, 1 /* SEEK_CUR */);
     if (base < 0) return false;
   }
-  return replace_report_file(base, sequence, leaving);
+  return replace_report_file(g_aside, base, sequence, leaving);
+}
+
+bool write_crash_report_aside(bool interrupted_here) {
+  long base = interim_base_if_last();
+  if (base < 0 || !replace_report_file(g_crash_aside, base, kFinalReport, nullptr)) return false;
+  // The interrupted writer never resumes (the crash ends the process): its NAME.new, unfinished, goes too.
+  if (interrupted_here && name_aside(g_aside, g_report.path)) {
+    sys::call(SYS_unlinkat, AT_FDCWD, reinterpret_cast<long>(g_aside.name), 0);
+  }
+  return true;
 }
 
 }  // namespace sampler::runtime

@@ -94,6 +94,14 @@ void write_snapshot(ReportWriter& out, uint64_t sequence, const sampler_unit* le
 /// crash path calls it only when it took the lock itself (the static buffers are the lock holder's). Signal-safe.
 bool write_report_aside(ReportWriter& stream, uint64_t sequence, sampler_unit* leaving = nullptr);
 
+/// The crash path's final report when it could not take the registry lock (`interrupted_here`: this thread holds it,
+/// a writer the crash interrupted; else another thread kept it past the wait): over a whole interim report, written
+/// as write_report_aside() writes it, but through the crash's own buffers and beside the file as NAME.crash, since
+/// the lock holder may be using the others and holds NAME.new open and locked. An interrupted writer's NAME.new is
+/// removed once the rename is done (that writer never resumes). False, with nothing changed, when there is no such
+/// interim report or it cannot be written so: the crash path writes in place. Signal-safe.
+bool write_crash_report_aside(bool interrupted_here);
+
 /// sampler_write_report() and SAMPLER_INTERVAL: under the registry lock, replaces the last interim report (if any)
 /// with the samples counted so far, a whole samples subreport and an `interim` subreport with its sequence number,
 /// written past the stream's permanent part. A report file named by SAMPLER_FILE is replaced whole: the stream's

@@ -5,7 +5,8 @@
 #   killed_after_signal   killed once it has said (through a FIFO) that it reached a point: exact counts
 #   killed_with_plan      the same, given a sampling plan: the stored report has the plan subreport after its samples
 #   kill9_instants [RUNS] killed at RUNS (default 50) random points of its loop: every stored counter is at most
-#                         the full run's and the loop's sites agree with one another (none torn, none half-placed)
+#                         the full run's, the loop's sites agree with one another (none torn, none half-placed), and
+#                         is_third counts at least the turns the program said it had made before the kill
 #   forked_child          a child the program forks counts in its own copy, not in the parent's shared counters
 #   interim_reports       sampler_write_report(): each call replaces the last interim report in the report file,
 #                         the final report (here written on SIGTERM) replaces the last; under sampler-run, a program
@@ -14,7 +15,14 @@
 #                         it writes beside the file: its unit's sections at exit (with a new interim report of the
 #                         rest), its final report at exit, its final report from SIGTERM's crash path; killed then
 #                         with SIGKILL, the file holds the interim report, whole, and the held one is whole beside
-#                         it (report.new). Skipped (exit 77) without strace
+#                         it (report.new). Then a crash without the registry lock: SIGTERM delivered (by strace)
+#                         inside an interim report's writer, its rename held: the file keeps the interim report
+#                         before, the crash's report is whole beside it (report.crash); not held, the program dies
+#                         of SIGTERM with its final report whole and nothing beside it. Skipped (exit 77) without
+#                         strace
+#   report_fd             SAMPLER_REPORT_FD, written in place: killed (by strace) at each of its writes to the file
+#                         in turn, the file holds a whole report or one cut short, never an interim report joined
+#                         to the next. Skipped (exit 77) without strace
 #   interval_then_kill9   sampler-run --interval 1: once the collector has stored the third interim report (the
 #                         stored run then says outcome unknown), the program is killed with SIGKILL; the stored run
 #                         becomes the final one, with its samples and signal 9
@@ -22,8 +30,9 @@
 #                         report, outcome unknown, which sampler-analyze --database leaves out unless
 #                         --include-unfinished; given a plan, that report carries the plan subreport
 #   interval_reports      SAMPLER_INTERVAL=1 without sampler-run: a program that never calls the runtime gets interim
-#                         reports in its report file, each whole, of higher sequences and cumulative counters, while
-#                         three threads sample; its final report replaces the last
+#                         reports in its report file (read when SAMPLER_VERBOSE says one is renamed in), each
+#                         whole, of higher sequences and cumulative counters, while three threads sample; its final
+#                         report replaces the last
 #   interval_kill9        the same program killed with SIGKILL after its third interim report: the file holds the last
 #                         one, whole; uploaded, it is an unfinished run (sampler-analyze --include-unfinished). Then
 #                         killed while strace holds the rename of its second: the file holds the first, whole
@@ -43,14 +52,16 @@ R=$TOOLS/sampler-run
 "$DRIVERS/sampler-cc" -O1 -g -fsampler-schemes=function-entries,branches \
   "$SOURCE_DIR/tests/collector/programs/until_killed.c" -o until_killed
 
-# launch ITERATIONS EVERY [wait]: starts the program under sampler-run at sparsity 1 (in the background: $launcher) and
+# launch ITERATIONS EVERY [wait]: starts the program under sampler-run (options: launch_options) at sparsity 1 (in the
+# background: $launcher) and
 # opens its progress FIFO on descriptor 8; reads the program's pid into $pid. When sampler-run ends, "ended" follows
 # on the FIFO (a program that cannot start must not leave the test waiting for it).
+launch_options=()
 launch() {
   rm -f progress && mkfifo progress
   exec 8<>progress
   ( status=0
-    "$R" --app killed --sparsity 1 --upload "$url" --api-key good-key -- \
+    "$R" "${launch_options[@]}" --app killed --sparsity 1 --upload "$url" --api-key good-key -- \
       ./until_killed "$1" "$2" progress ${3:+"$3"} 2>>run.err || status=$?
     echo ended >progress
     exit "$status" ) &
@@ -102,6 +113,21 @@ counters() {
     print (s == "branches" ? $(NF - 1) "\t" $NF : $NF) }' "$3"
 }
 
+# held_rename N: reads strace's output (descriptor 7) until the N-th rename has begun: strace writes a call's
+# start ("renameat2(AT_FDCWD, "report.new", AT_FDCWD, "report", 0") as the program enters it, and holds the
+# N-th there. False if strace's output ends first.
+held_rename() {
+  local text= c renames=0
+  while IFS= read -r -N 1 c <&7; do
+    text+=$c
+    if [[ $text == *'"report", 0' ]]; then
+      renames=$((renames + 1)) text=
+      [ "$renames" -lt "$1" ] || return 0
+    fi
+  done
+  return 1
+}
+
 case $case_name in
   killed_after_signal | killed_with_plan)
     if [ "$case_name" = killed_with_plan ]; then
@@ -141,6 +167,10 @@ case $case_name in
     while read -r line <&8 && [[ $line =~ ^[0-9]+$ ]]; do :; done
     kill -TERM "$pid" || { fail "the full run had ended: $(cat run.err)"; finish; }
     ended 15
+    # Each killed run's id (sampler-run --verbose says it) with the last turn the program said it had reached before
+    # the kill: its stored counters must count at least that far (reached), no farther than the full run.
+    launch_options=(--verbose)
+    : >reached
     for ((i = 0; i < runs; i++)); do
       # Past the loop's end, the program waits: then the run's counters are the full run's.
       target=$(((RANDOM * 32768 + RANDOM) % iterations))
@@ -148,6 +178,13 @@ case $case_name in
       while read -r line <&8 && [[ $line =~ ^[0-9]+$ ]] && [ "$line" -lt "$target" ]; do :; done
       kill -KILL "$pid" || { fail "run $i: the program had ended: $(cat run.err)"; finish; }
       ended
+      [ "$line" != done ] || line=$((iterations - 1))
+      [[ $line =~ ^[0-9]+$ ]] || { fail "run $i: the program said '$line'"; finish; }
+      run_id=$(sed -n 's/^sampler-run: report \([^ ]*\) sent to .*/\1/p' run.err | tail -n 1)
+      [ -n "$run_id" ] && [ -z "$(awk -v id="$run_id" '$1 == id' reached)" ] ||
+        { fail "run $i: no new run id: $(tail -n 3 run.err)"; finish; }
+      echo "$run_id $line" >>reached
+      : >run.err
     done
     stop_server
     export_runs
@@ -164,6 +201,10 @@ case $case_name in
       # One turn at a time: is_third's entries, its branch's counts and their thirds agree (an entry may be
       # counted before its branch).
       entries=$(counters is_third function-entries run.txt)
+      # No less than the program said it had done before the kill: turn N said, N + 1 calls of is_third made.
+      run_id=$(sed -n 's/^run-id\t//p' "$report")
+      said=$(awk -v id="$run_id" '$1 == id { print $2 }' reached)
+      [ -n "$said" ] && [ "$entries" -gt "$said" ] || fail "$report: is_third $entries entries, turn '$said' said"
       read -r false true <<<"$(counters is_third branches run.txt)"
       turns=$((false + true))
       { [ "$turns" = "$entries" ] || [ "$turns" = $((entries - 1)) ]; } &&
@@ -212,46 +253,45 @@ case $case_name in
     }
     if [ "$case_name" = final_kill9 ]; then
       command -v strace >/dev/null || { echo "SKIP: strace not found: the held rename cannot be made"; exit 77; }
-      # ready SEQUENCE: report.new holds a whole report, with the interim subreport SEQUENCE (none: none, and it
-      # ends at the samples' or the plan's end).
-      ready() {
-        local problem
-        [ -e report.new ] || return 1
-        problem=$("$TOOLS/extract-report" samples <report.new 2>&1 >/dev/null) && [ -z "$problem" ] || return 1
-        if [ "$1" = none ]; then
-          [ "$(tail -n 1 report.new)" = '</report>' ] && ! grep -q '^<report id="interim">$' report.new
-        else
-          [ "$("$TOOLS/extract-report" interim <report.new 2>/dev/null)" = "sequence	$1" ]
-        fi
-      }
-      # held END RENAME LEFT HELD: after interim report 1, the program ends by END (exit: a line on its input;
-      # term: SIGTERM) while strace holds its renames from the RENAME-th on; once report.new is whole (interim
-      # report HELD, or none: the final one), SIGKILL: the file must hold interim report LEFT, whole. Renames: 1
-      # interim report 1; at exit 2 the unit's leaving (interim report 2), 3 the final report; from SIGTERM, 2 the
-      # crash path's final report.
+      # held END RENAME LEFT HELD: after interim report 1, the program ends by END (exit: a line on its input; term:
+      # SIGTERM) while strace holds its renames from the RENAME-th on; once strace says the held rename has begun (the
+      # file beside is whole), SIGKILL: the file must hold interim report LEFT, whole, and the file beside report.new
+      # interim report HELD (none: the final one), each counting 1000 calls. Renames: 1 interim report 1; at exit 2
+      # the unit's leaving (interim report 2), 3 the final report; from SIGTERM, 2 the crash path's final report.
+      # END flock: a crash without the registry lock. After interim reports 1 and 2, interim report 3 begins and
+      # strace delivers SIGTERM as it enters its file beside's flock(2) (the 4th: the report file's at start-up is the
+      # first), so that the crash path finds the lock held by the writer it interrupted: the file beside is then
+      # report.crash, with 3000 calls, and the file holds interim report LEFT (2000 calls).
       held() {
-        rm -f report report.new progress answer && mkfifo progress answer
-        SAMPLER_SPARSITY=1 SAMPLER_FILE=report strace -f -qq -o /dev/null -e trace=renameat2 \
-          -e inject=renameat2:delay_enter=600000000:when=$2+ ./interim 1 progress <answer 2>traced.err &
+        local beside=report.new signal_options=() rounds=1 answered=1 left_calls=1000 held_calls=1000
+        if [ "$1" = flock ]; then
+          beside=report.crash rounds=3 answered=2 left_calls=2000 held_calls=3000
+          signal_options=(-e inject=flock:signal=SIGTERM:when=4)
+        fi
+        rm -f report report.new report.crash progress answer traced && mkfifo progress answer traced
+        SAMPLER_SPARSITY=1 SAMPLER_FILE=report strace -f -qq -o traced -e trace=renameat2,flock \
+          -e inject=renameat2:delay_enter=600000000:when=$2+ "${signal_options[@]}" ./interim $rounds progress \
+          <answer 2>traced.err &
         tracer=$!
-        exec 9>answer 8<progress
-        read -r round <&8 && [ "$round" = 1 ] || fail "$1 $2: round '$round': $(cat traced.err)"
-        check_report report 1000 1
-        echo >&9
-        read -r thirds <&8 && [ "$thirds" = 334 ] || fail "$1 $2: thirds '$thirds'"
-        traced=$(pgrep -P "$tracer" interim)
-        if [ "$1" = exit ]; then echo exit >&9; else kill -TERM "$traced"; fi
-        until ready "$4"; do
-          kill -0 "$tracer" || { fail "$1 $2: the program ended: $(cat traced.err)"; finish; }
-          sleep 0.05
+        exec 9>answer 7<traced 8<progress  # strace opens its output before it starts the program
+        for ((round = 1; round <= answered; round++)); do
+          read -r line <&8 && [ "$line" = $round ] || fail "$1 $2: round '$line': $(cat traced.err)"
+          check_report report $((round * 1000)) $round
+          echo >&9  # with flock, the last answer lets round 3 begin: SIGTERM meets its interim report
         done
+        traced=$(pgrep -P "$tracer" interim)
+        if [ "$1" != flock ]; then
+          read -r thirds <&8 && [ "$thirds" = 334 ] || fail "$1 $2: thirds '$thirds'"
+          if [ "$1" = exit ]; then echo exit >&9; else kill -TERM "$traced"; fi
+        fi
+        held_rename "$2" || { fail "$1 $2: strace ended first: $(cat traced.err)"; finish; }
         # The program first (its SIGKILL pending aborts the held rename), then strace, which would wait out its delay.
         kill -KILL "$traced"
         kill -KILL "$tracer" 2>/dev/null || true
         wait "$tracer" || true
-        exec 8<&- 9>&-
-        check_report report 1000 "$3"
-        check_report report.new 1000 "$4"
+        exec 7<&- 8<&- 9>&-
+        check_report report $left_calls "$3"
+        check_report $beside $held_calls "$4"
         # (strace may say something of the signal that met its delayed rename: not the program.)
         said=$(grep -v '^strace: ' traced.err || true)
         [ -z "$said" ] || fail "$1 $2: the program said: $said"
@@ -259,7 +299,27 @@ case $case_name in
       held exit 2 1 2
       held exit 3 2 none
       held term 2 1 none
+      held flock 3 2 none
+      # The same crash without the lock, nothing held: the program dies of SIGTERM, its report whole and final with
+      # its main-backtrace, nothing left beside it.
+      rm -f report report.new report.crash progress answer && mkfifo progress answer
+      SAMPLER_SPARSITY=1 SAMPLER_FILE=report strace -f -qq -o /dev/null -e trace=flock \
+        -e inject=flock:signal=SIGTERM:when=4 ./interim 3 progress <answer 2>traced.err &
+      tracer=$!
+      exec 9>answer 8<progress
+      for round in 1 2; do
+        read -r line <&8 && [ "$line" = $round ] || fail "unheld: round '$line': $(cat traced.err)"
+        echo >&9
+      done
+      status=0
+      wait "$tracer" || status=$?
+      exec 8<&- 9>&-
+      [ "$status" = 143 ] || fail "unheld: status $status, expected death by SIGTERM: $(cat traced.err)"
+      check_report report 3000 none
+      grep -q '^<report id="main-backtrace">$' report || fail "unheld: no main-backtrace: $(cat report)"
+      [ ! -e report.new ] && [ ! -e report.crash ] || fail "unheld: files left beside the report: $(ls)"
       finish
+      exit 0
     fi
     rm -f progress answer && mkfifo progress answer
     SAMPLER_SPARSITY=1 SAMPLER_FILE=report ./interim 2 progress <answer &
@@ -297,6 +357,86 @@ case $case_name in
     stored=$(find exported -name '*.report')
     grep -q '^signal	9$' $stored || fail "outcome: $(cat $stored)"
     check_report $stored 2000 none
+    ;;
+  report_fd)
+    # SAMPLER_REPORT_FD's reports are written in place (a descriptor has no name to rename over: docs/decisions.md,
+    # "A descriptor's reports in place"). The program's report goes to descriptor 7, a regular file the test opened;
+    # strace kills it with SIGKILL as it enters its WRITE-th write(2) to that file, for WRITE = 1, 2, ... until it
+    # writes them all and exits. At every instant the file must be a whole report (an interim report, or the final
+    # one) or one cut short, which extract-report says, with one samples subreport counting no more than was done
+    # and no interim subreport: never an interim report joined to the next report, never a count twice.
+    command -v strace >/dev/null || { echo "SKIP: strace not found: the kill at each write cannot be made"; exit 77; }
+    "$DRIVERS/sampler-cc" -O1 -g -fsampler-schemes=function-entries,branches \
+      -I "$SOURCE_DIR/runtime/include" "$SOURCE_DIR/tests/collector/programs/interim.c" -o interim
+    # check_fd_report LABEL CALLS SEQUENCE whole: the file is one whole report, its is_third called CALLS times, with
+    # the interim subreport SEQUENCE (none: none). check_fd_report LABEL CALLS any killed: the file is empty, or a
+    # whole report (the interim report of round N with N * 1000 calls, or the final one with CALLS), or cut short with
+    # no interim subreport and at most CALLS calls; which of them, in $state.
+    check_fd_report() {
+      local problem sequence pattern=$'^sequence\t([0-9]+)$'
+      cp reportfd now.txt
+      state=empty
+      if [ "$4" = killed ] && [ ! -s now.txt ]; then return 0; fi
+      [ "$(grep -c '^<report id="samples">$' now.txt)" = 1 ] ||
+        { fail "$1: samples subreports: $(cat now.txt)"; return; }
+      "$TOOLS/extract-report" samples <now.txt >samples.txt 2>extract.err ||
+        fail "$1: extract-report: $(cat extract.err)"
+      "$TOOLS/resolveSamples" interim <samples.txt | cut -f2- >now.resolved || fail "$1: resolveSamples: $(cat now.txt)"
+      calls=$(counters is_third function-entries now.resolved)
+      sequence=$("$TOOLS/extract-report" interim <now.txt 2>/dev/null || true)
+      if [[ $sequence =~ $pattern ]]; then sequence=${BASH_REMATCH[1]}; else sequence=none; fi
+      if [ -s extract.err ]; then
+        problem=$(cat extract.err)
+        [ "$4" = killed ] || fail "$1: not whole: $problem"
+        [[ $problem == *"cut short"* ]] || fail "$1: not merely cut short: $problem"
+        [ "$sequence" = none ] || fail "$1: an interim subreport after a report cut short: $(cat now.txt)"
+        [ "${calls:-0}" -le "$2" ] || fail "$1: $calls calls of is_third, at most $2 made"
+        state="cut short (${calls:-no} calls of is_third)"
+      elif [ "$4" = whole ]; then
+        [ "$sequence" = "$3" ] && [ "$calls" = "$2" ] || fail "$1: interim $sequence, $calls calls: $(cat now.txt)"
+      elif [ "$sequence" = none ]; then
+        [ "$calls" = "$2" ] || fail "$1: the final report has $calls calls of is_third: $(cat now.txt)"
+        state="the final report, whole"
+      else
+        [ "$calls" = $((sequence * 1000)) ] || fail "$1: interim report $sequence with $calls calls: $(cat now.txt)"
+        state="interim report $sequence, whole"
+      fi
+    }
+    seen=
+    for ((write = 1; ; write++)); do
+      : >reportfd
+      rm -f progress answer && mkfifo progress answer
+      SAMPLER_SPARSITY=1 SAMPLER_REPORT_FD=7 strace -qq -o /dev/null -P "$PWD/reportfd" -e trace=write \
+        -e inject=write:signal=SIGKILL:when=$write ./interim 2 progress <answer 7<>reportfd 2>fd.err &
+      tracer=$!
+      exec 9>answer 8<progress
+      # Each round's interim report, then the exit (a line "exit"), as far as the program gets before the kill.
+      round=0
+      while read -r line <&8; do
+        if [[ $line =~ ^[12]$ ]]; then
+          round=$line
+          check_fd_report "after round $round" $((round * 1000)) "$round" whole
+          echo >&9
+        else
+          echo exit >&9
+        fi
+      done
+      status=0
+      wait "$tracer" || status=$?
+      exec 8<&- 9>&-
+      if [ "$status" = 0 ]; then
+        check_fd_report "at its exit" 2000 none whole
+        break
+      fi
+      [ "$status" = 137 ] || { fail "write $write: status $status: $(cat fd.err)"; finish; }
+      check_fd_report "killed at write $write" 2000 any killed
+      seen+="write $write: $state"$'\n'
+      [ "$write" -lt 20 ] || { fail "still writing at write $write"; finish; }
+    done
+    echo "$seen"
+    # Killed at its first write nothing is in the file; at each later one, the interim reports before it are whole
+    # there, and during the exit's writes the report is cut short (its interim report taken back first).
+    [[ $seen == *"cut short"* ]] || fail "no kill found the report cut short: $seen"
     ;;
   interval_then_kill9 | interim_alone)
     start_server sqlite:reports.db
@@ -404,27 +544,50 @@ case $case_name in
       text=$("$TOOLS/extract-report" interim <"$1" 2>/dev/null || true)
       if [[ $text =~ $pattern ]]; then echo "${BASH_REMATCH[1]}"; fi
     }
-    rm -f input && mkfifo input  # not ./answer: upload() writes there
+    rm -f input said && mkfifo input said  # not ./answer: upload() writes there
     # interval_reports: two more threads sample without pause, and race for each interim report.
     workers=0
     [ "$case_name" = interval_reports ] && workers=2
-    SAMPLER_SPARSITY=1 SAMPLER_INTERVAL=1 SAMPLER_FILE=report ./ticking $workers <input 2>ticking.err &
-    program=$!
+    # The program's stderr comes through the FIFO `said`: with SAMPLER_VERBOSE, the runtime says each interim report
+    # once it is renamed over the file; "pid N" comes first, "ended STATUS" last, so that the test never waits for a
+    # program that has gone.
+    exec 6<>said
+    ( SAMPLER_VERBOSE=1 SAMPLER_SPARSITY=1 SAMPLER_INTERVAL=1 SAMPLER_FILE=report ./ticking $workers <input 2>&6 &
+      echo "pid $!" >&6
+      status=0
+      wait $! || status=$?
+      echo "ended $status" >&6 ) 2>/dev/null &
     exec 9>input
-    # Polls the file's content (a copy taken whole: the runtime replaces the file by rename) until its sequence
-    # advances, three times; each interim report is whole and counts at least what the one before counted.
+    read -r line <&6 && [[ $line =~ ^pid\ [0-9]+$ ]] || { fail "the program did not start: $line"; finish; }
+    program=${line#pid }
+    # hear [interim]: reads the program's lines until the runtime says it renamed an interim report over the file
+    # (interim), else until the program ends, its status in $status. Anything but the runtime's lines fails.
+    hear() {
+      local line
+      while read -r line <&6; do
+        case $line in
+          "sampler: interim report "*" written (the report file replaced)") [ "${1:-}" != interim ] || return 0 ;;
+          "sampler: "*) ;;
+          "ended "*)
+            status=${line#ended }
+            [ "${1:-}" != interim ] || { fail "the program ended: status $status"; finish; }
+            return 0
+            ;;
+          *) fail "the program said: $line" ;;
+        esac
+      done
+    }
+    # After each interim report the runtime says it wrote, the file's content (a copy taken whole: the runtime replaces
+    # the file by rename) is read, until its sequence has advanced three times; each interim report is whole and
+    # counts at least what the one before counted.
     seen=0 previous=
     while [ "$seen" -lt 3 ]; do
-      kill -0 "$program" || { fail "the program ended: $(cat ticking.err)"; finish; }
-      sequence=
-      if [ -e report ]; then
-        cp report probe.txt
-        sequence=$(sequence_of probe.txt)
-      fi
-      if [ -z "$sequence" ] || [ "$sequence" = "${last:-}" ]; then
-        sleep 0.05
-        continue
-      fi
+      hear interim
+      cp report probe.txt
+      sequence=$(sequence_of probe.txt)
+      [ -n "$sequence" ] || { fail "no interim report in the file: $(cat probe.txt)"; finish; }
+      # (Two reports may come before the copy: the next one said is then the one already seen.)
+      [ "$sequence" != "${last:-}" ] || continue
       last=$sequence seen=$((seen + 1))
       cp probe.txt "interim$seen.txt"
       whole "interim$seen.txt" "interim report $sequence"
@@ -441,9 +604,8 @@ case $case_name in
     done
     if [ "$case_name" = interval_reports ]; then
       echo quit >&9
-      status=0
-      wait "$program" || status=$?
-      [ "$status" = 0 ] || fail "the program exited $status: $(cat ticking.err)"
+      hear
+      [ "$status" = 0 ] || fail "the program exited $status"
       whole report "the final report"
       consistent report "the final report"
       if grep -q '^<report id="interim">$' report; then fail "the final report holds an interim one: $(cat report)"; fi
@@ -453,7 +615,8 @@ case $case_name in
       [ ! -e report.new ] || fail "report.new left beside the report"
     else
       kill -KILL "$program"
-      wait "$program" || true
+      hear
+      [ "$status" = 137 ] || fail "the program ended with status $status, expected death by SIGKILL"
       cp report killed.txt
       whole killed.txt "the report left by SIGKILL"
       consistent killed.txt "the report left by SIGKILL"
@@ -471,30 +634,29 @@ case $case_name in
       # Killed between writing its second interim report (report.new, whole) and renaming it over the report (strace
       # holds the rename): the report is still the first, whole.
       if command -v strace >/dev/null; then
-        rm -f report report.new
+        rm -f report report.new traced
         exec 9>&-
-        rm -f input && mkfifo input
-        SAMPLER_SPARSITY=1 SAMPLER_INTERVAL=1 SAMPLER_FILE=report strace -f -qq -o /dev/null -e trace=renameat2 \
+        rm -f input && mkfifo input traced
+        SAMPLER_SPARSITY=1 SAMPLER_INTERVAL=1 SAMPLER_FILE=report strace -f -qq -o traced -e trace=renameat2 \
           -e inject=renameat2:delay_enter=600000000:when=2 ./ticking <input 2>traced.err &
         tracer=$!
-        exec 9>input
-        until [ -e report.new ] && [ "$(sequence_of report.new)" = 2 ]; do
-          kill -0 "$tracer" || { fail "the program ended: $(cat traced.err)"; finish; }
-          sleep 0.05
-        done
+        exec 9>input 7<traced
+        held_rename 2 || { fail "strace ended first: $(cat traced.err)"; finish; }
         # The program first (its SIGKILL pending aborts the held rename), then strace, which would wait out its delay.
         kill -KILL "$(pgrep -P "$tracer" ticking)"
         kill -KILL "$tracer" 2>/dev/null || true
         wait "$tracer" || true
+        exec 7<&-
         cp report held.txt
         whole held.txt "the report while the rename was held"
         [ "$(sequence_of held.txt)" = 1 ] || fail "the report while the rename was held: $(cat held.txt)"
+        whole report.new "the held report"
+        [ "$(sequence_of report.new)" = 2 ] || fail "the held report: $(cat report.new)"
       else
         echo "strace not found: the kill between write and rename is not tested"
       fi
     fi
-    exec 9>&-
-    [ ! -s ticking.err ] || fail "the program said: $(cat ticking.err)"
+    exec 9>&- 6<&-
     ;;
   oom_killed)
     "$DRIVERS/sampler-cc" -O1 -g -fsampler-schemes=function-entries,branches \
