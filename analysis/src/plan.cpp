@@ -475,6 +475,15 @@ Plan make_plan(const Usage& usage, const PlanOptions& options) {
   plan.mean_run_seconds = usage.runs == 0 ? 0 : usage.seconds / static_cast<double>(usage.runs);
   plan.uniform_cost =
       usage.seconds > 0 ? static_cast<double>(usage.samples) / usage.seconds * options.sample_seconds : 0;
+  {  // and the walks the training runs' own weights caused, priced as the plan's are (at each site's mean rate)
+    size_t at = 0;
+    for (const SectionUsage& section : usage.sections) {
+      for (const SiteUsage& site : section.sites) {
+        if (site.runs == 0) continue;
+        plan.uniform_cost += site.probability / site.runs * demands[at++].walks * options.walk_seconds;
+      }
+    }
+  }
 
   // Water-filling: at level L each site gets min(cap, L / e) and the cost is
   //   sum over capped sites of cap * price  +  L * sum over the others of price / e,

@@ -475,6 +475,9 @@ TEST(MakePlan, AnUnseenSiteBesideAHotSitePaysForTheWalksItsWeightCauses) {
   EXPECT_NEAR(plan.cost, options.budget, 1e-12);
   EXPECT_EQ(plan.beside_hotter, 1u);
   EXPECT_EQ(plan.unseen_beside_hotter, 1u);
+  // The training runs' own rates are priced alike: their samples, and the walks of the arm's weight at 0.01.
+  EXPECT_NEAR(plan.uniform_cost, static_cast<double>(usage.samples) / usage.seconds * c + 0.01 * (1e6 - b) * w,
+              1e-12);
   std::string summary = plan_summary(usage, plan, options, "p");
   EXPECT_NE(summary.find("1 beside a hotter site of their function (1 never seen), priced with the slow-side walks"),
             std::string::npos)

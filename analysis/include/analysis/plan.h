@@ -117,7 +117,7 @@ struct Plan {
   double walks_per_second = 0;      ///< predicted slow-side entries that take no sample, per CPU second
   double cost = 0;  ///< predicted share of the run's CPU time: samples and walks times their costs
   double mean_run_seconds = 0;      ///< the runs' mean length
-  double uniform_cost = 0;          ///< the training runs' own share, at their rates
+  double uniform_cost = 0;  ///< the training runs' own share at their rates: their samples and the walks priced
   size_t sites = 0;         ///< sites in the plan
   size_t capped = 0;        ///< at the maximum probability
   size_t rare = 0;          ///< of those, below the target all the same (they execute too rarely)
