@@ -25,12 +25,12 @@
 # offset awk's srand(i) draws; bc -l: e, l, s, c, a, sqrt and a power of numbers, at a scale of 200 to 399, that
 # awk's srand(i) draws), each with SAMPLER_SEED=i and its output checked against plain clang's on the same input;
 # `sampler-analyze plan --budget B% --sparsity 100 --run-seconds S --sites FILES` over their reports (FILES: the
-# default build's, for each site's function), S being plain clang's mean
-# CPU time (user + system) on those inputs, so that the budget is a share of plain clang's time, the goals'
-# denominator (the training runs' own CPU time would count their 1/100 sampling as the run's length); then the
-# measured work with SAMPLER_PLAN alone (sites it does not name never sample), printed beside the uniform rows with
-# the plan's predicted cost (its samples' share of plain's CPU time), and a row with every probability of the plan
-# set to 0: its checks alone, no sample. The goals: a plan at 2 % <= 1.03x, at 5 % <= 1.06x. A build whose runtime
+# default build's, for each site's function), S being plain clang's mean CPU time (user + system) on those inputs,
+# so that the budget is a share of plain clang's time, the goals' denominator (the training runs' own CPU time
+# would count their 1/100 sampling as the run's length); then the measured work with SAMPLER_PLAN alone (sites it
+# does not name never sample), printed beside the uniform rows with the plan's predicted cost (its samples' and
+# slow-side walks' share of plain's CPU time), and a row with every probability of the plan set to 0: its checks
+# alone, no sample. The goals: a plan at 2 % <= 1.03x, at 5 % <= 1.06x. A build whose runtime
 # does not apply plans (no plan subreport in a report of a run with SAMPLER_PLAN) gets rows saying so.
 #
 # Usage: bench/instrumentor/programs_bench.sh [--build BUILD_DIR] [--work DIR] [--reps N] [--megabytes M]
@@ -368,7 +368,7 @@ for program in "${programs[@]}"; do
     echo "== $workload, best user time of $reps (sites: ${sites%, })"
     printf '%-34s %8s %7s %s\n' "build and sampling" "user s" "ratio" "${plan_budgets:+  predicted}"
   fi
-  [ -n "$plan_budgets" ] && echo "   ($training_note; predicted: the samples' share of plain's CPU time)"
+  [ -n "$plan_budgets" ] && echo "   ($training_note; predicted: the samples' and walks' share of plain's CPU time)"
   for config in "${configs[@]}"; do
     variant=${config%%|*}
     environment=${config#*|}
