@@ -382,6 +382,8 @@ std::string entry_lines(const std::vector<plan::Entry>& entries) {
 // walks); effective, m scaled by the price over that of its samples alone.
 struct Demand {
   PlanKey key;
+  const std::string* function = nullptr;  // its function's name, when the site information was given
+  double training_probability = 0;        // its mean probability in the training runs
   double per_run = 0;
   double per_second = 0;
   double walks = 0;
@@ -434,6 +436,8 @@ Plan make_plan(const Usage& usage, const PlanOptions& options) {
         d.per_run = site.executions / site.runs;
       }
       d.per_second = d.per_run * site.runs / site.seconds;
+      d.training_probability = site.probability / site.runs;
+      if (!section.functions.empty()) d.function = &section.functions[i];
       demands.push_back(std::move(d));
     }
   }
@@ -443,26 +447,15 @@ Plan make_plan(const Usage& usage, const PlanOptions& options) {
   // side on its probability of those entries (the countdown is below an added weight w with probability
   // 1 - e^-w = p), of which its own executions are samples, priced as such.
   std::map<std::pair<std::string_view, std::string_view>, double> hottest;
-  std::vector<const std::string*> function_of(demands.size(), nullptr);
-  {
-    size_t at = 0;
-    for (const SectionUsage& section : usage.sections) {
-      for (size_t i = 0; i < section.sites.size(); ++i) {
-        if (section.sites[i].runs == 0) continue;
-        if (!section.functions.empty()) {
-          function_of[at] = &section.functions[i];
-          double& top = hottest[{section.unit, section.functions[i]}];
-          top = std::max(top, demands[at].per_second);
-          plan.functions_known = true;
-        }
-        ++at;
-      }
-    }
+  for (const Demand& d : demands) {
+    if (d.function == nullptr) continue;
+    double& top = hottest[{std::get<0>(d.key), *d.function}];
+    top = std::max(top, d.per_second);
+    plan.functions_known = true;
   }
-  for (size_t i = 0; i < demands.size(); ++i) {
-    Demand& d = demands[i];
-    if (function_of[i] != nullptr) {
-      d.walks = hottest[{std::get<0>(d.key), *function_of[i]}] - d.per_second;
+  for (Demand& d : demands) {
+    if (d.function != nullptr) {
+      d.walks = hottest[{std::get<0>(d.key), *d.function}] - d.per_second;
       if (d.walks > 0) {
         ++plan.beside_hotter;
         plan.unseen_beside_hotter += d.unseen;
@@ -475,15 +468,8 @@ Plan make_plan(const Usage& usage, const PlanOptions& options) {
   plan.mean_run_seconds = usage.runs == 0 ? 0 : usage.seconds / static_cast<double>(usage.runs);
   plan.uniform_cost =
       usage.seconds > 0 ? static_cast<double>(usage.samples) / usage.seconds * options.sample_seconds : 0;
-  {  // and the walks the training runs' own weights caused, priced as the plan's are (at each site's mean rate)
-    size_t at = 0;
-    for (const SectionUsage& section : usage.sections) {
-      for (const SiteUsage& site : section.sites) {
-        if (site.runs == 0) continue;
-        plan.uniform_cost += site.probability / site.runs * demands[at++].walks * options.walk_seconds;
-      }
-    }
-  }
+  // and the walks the training runs' own weights caused, priced as the plan's are
+  for (const Demand& d : demands) plan.uniform_cost += d.training_probability * d.walks * options.walk_seconds;
 
   // Water-filling: at level L each site gets min(cap, L / e) and the cost is
   //   sum over capped sites of cap * price  +  L * sum over the others of price / e,
