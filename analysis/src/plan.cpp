@@ -18,6 +18,7 @@
 #include <sstream>
 #include <utility>
 
+#include "analysis/predicates.h"
 #include "collector/outcome.h"
 #include "sections/core/plan.h"
 #include "sections/line_reader.h"
@@ -375,15 +376,43 @@ std::string entry_lines(const std::vector<plan::Entry>& entries) {
   return text.substr(second + 1);
 }
 
-// A site as the optimisation sees it: m its executions per run, x its executions per CPU second.
+// A site as the optimisation sees it: m its executions per run, x its executions per CPU second; walks, the entries
+// per CPU second of a region it may share with hotter sites of its function, where its weight sends the region to
+// its slow side without sampling it; price, the CPU share a second that probability 1 would cost (samples and
+// walks); effective, m scaled by the price over that of its samples alone.
 struct Demand {
   PlanKey key;
+  const std::string* function = nullptr;  // its function's name, when the site information was given
+  double training_probability = 0;        // its mean probability in the training runs
   double per_run = 0;
   double per_second = 0;
+  double walks = 0;
+  double price = 0;
+  double effective = 0;
   bool unseen = false;
 };
 
 }  // namespace
+
+size_t name_functions(Usage& usage, const SitesIndex& sites) {
+  size_t unnamed = 0;
+  for (SectionUsage& section : usage.sections) {
+    section.functions.clear();
+    const IndexedSites* found = sites.find(section.unit, section.scheme);
+    if (found == nullptr || found->conflicting || found->site_count != section.sites.size()) {
+      unnamed += section.sites.size();
+      continue;
+    }
+    std::string_view body = found->body;
+    while (!body.empty()) {
+      std::string_view line = text::take_line(body);
+      Site site;
+      parse_site_fields(line, site);
+      section.functions.push_back(std::move(site.function));
+    }
+  }
+  return unnamed;
+}
 
 Plan make_plan(const Usage& usage, const PlanOptions& options) {
   Plan plan;
@@ -407,40 +436,71 @@ Plan make_plan(const Usage& usage, const PlanOptions& options) {
         d.per_run = site.executions / site.runs;
       }
       d.per_second = d.per_run * site.runs / site.seconds;
+      d.training_probability = site.probability / site.runs;
+      if (!section.functions.empty()) d.function = &section.functions[i];
       demands.push_back(std::move(d));
     }
+  }
+  // The hottest site of each function (by unit: a static function's name is the unit's own). Regions do not
+  // cross functions, and a region is entered about as often as its hottest site executes: the entries of a region
+  // a site may share are estimated by its function's hottest site, and its weight sends the region to its slow
+  // side on its probability of those entries (the countdown is below an added weight w with probability
+  // 1 - e^-w = p), of which its own executions are samples, priced as such.
+  std::map<std::pair<std::string_view, std::string_view>, double> hottest;
+  for (const Demand& d : demands) {
+    if (d.function == nullptr) continue;
+    double& top = hottest[{std::get<0>(d.key), *d.function}];
+    top = std::max(top, d.per_second);
+    plan.functions_known = true;
+  }
+  for (Demand& d : demands) {
+    if (d.function != nullptr) {
+      d.walks = hottest[{std::get<0>(d.key), *d.function}] - d.per_second;
+      if (d.walks > 0) {
+        ++plan.beside_hotter;
+        plan.unseen_beside_hotter += d.unseen;
+      }
+    }
+    d.price = options.sample_seconds * d.per_second + options.walk_seconds * d.walks;
+    d.effective = d.per_run * d.price / (options.sample_seconds * d.per_second);
   }
   plan.sites = demands.size();
   plan.mean_run_seconds = usage.runs == 0 ? 0 : usage.seconds / static_cast<double>(usage.runs);
   plan.uniform_cost =
       usage.seconds > 0 ? static_cast<double>(usage.samples) / usage.seconds * options.sample_seconds : 0;
+  // and the walks the training runs' own weights caused, priced as the plan's are
+  for (const Demand& d : demands) plan.uniform_cost += d.training_probability * d.walks * options.walk_seconds;
 
-  // Water-filling: at level L each site gets min(cap, L / m) and the cost is
-  //   c * (sum over capped sites of cap * x  +  L * sum over the others of x / m),
-  // piecewise linear and increasing in L, with a break where L reaches cap * m. Going up the breaks in order
-  // finds the largest L whose cost is within the budget, exactly.
-  const double cap = options.max_probability, allowed = options.budget / options.sample_seconds;  // samples/s
+  // Water-filling: at level L each site gets min(cap, L / e) and the cost is
+  //   sum over capped sites of cap * price  +  L * sum over the others of price / e,
+  // piecewise linear and increasing in L, with a break where L reaches cap * e. Going up the breaks in order
+  // finds the largest L whose cost is within the budget, exactly. (price / e is c x / m: with every price its
+  // samples' alone, e = m and every site below the cap gets L expected samples.)
+  const double cap = options.max_probability, allowed = options.budget;
   std::vector<size_t> order(demands.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return demands[a].per_run < demands[b].per_run; });
-  double capped_rate = 0;  // sum of cap * x over the capped sites: samples per second
-  double slope = 0;        // sum of x / m over the others: samples per second per unit of L
-  for (const Demand& d : demands) slope += d.per_second / d.per_run;
+  std::sort(order.begin(), order.end(),
+            [&](size_t a, size_t b) { return demands[a].effective < demands[b].effective; });
+  double capped_cost = 0;  // sum of cap * price over the capped sites: a share of the CPU time
+  double slope = 0;        // sum of price / e over the others: that share per unit of L
+  for (const Demand& d : demands) slope += d.price / d.effective;
   double level = std::numeric_limits<double>::infinity();
   size_t capped = 0;
   for (; capped < order.size(); ++capped) {
     const Demand& d = demands[order[capped]];
-    const double limit = cap * d.per_run;  // the level where this site reaches the cap
-    if (capped_rate + slope * limit > allowed) break;
-    capped_rate += cap * d.per_second;
-    slope -= d.per_second / d.per_run;
+    const double limit = cap * d.effective;  // the level where this site reaches the cap
+    if (capped_cost + slope * limit > allowed) break;
+    capped_cost += cap * d.price;
+    slope -= d.price / d.effective;
   }
-  if (capped < order.size()) level = slope > 0 ? std::max(0.0, (allowed - capped_rate) / slope) : 0;
+  if (capped < order.size()) level = slope > 0 ? std::max(0.0, (allowed - capped_cost) / slope) : 0;
 
-  double rate = 0;
+  double rate = 0, walks = 0, cost = 0;
   for (const Demand& d : demands) {
-    const double probability = std::min(cap, level / d.per_run);
+    const double probability = std::min(cap, level / d.effective);
     rate += probability * d.per_second;
+    walks += probability * d.walks;
+    cost += probability * d.price;
     if (probability >= cap) {
       ++plan.capped;
       if (probability * d.per_run < options.target) ++plan.rare;
@@ -452,7 +512,8 @@ Plan make_plan(const Usage& usage, const PlanOptions& options) {
   }
   plan.level = level;
   plan.samples_per_second = rate;
-  plan.cost = rate * options.sample_seconds;
+  plan.walks_per_second = walks;
+  plan.cost = cost;
   plan.id = sha256_hex(entry_lines(plan.entries));
   return plan;
 }
@@ -498,11 +559,18 @@ std::string plan_summary(const Usage& usage, const Plan& plan, const PlanOptions
   }
   text += "; " + std::to_string(plan.sites) + " sites (" + std::to_string(plan.unseen) +
           " never seen executing, taken at their 95% upper bound";
+  if (plan.functions_known) {
+    text += "; " + std::to_string(plan.beside_hotter) + " beside a hotter site of their function (" +
+            std::to_string(plan.unseen_beside_hotter) + " never seen), priced with the slow-side walks they cause";
+  } else {
+    text += "; functions not known (no --sites): slow-side walks not priced";
+  }
   if (plan.unknown > 0) text += "; " + std::to_string(plan.unknown) + " no run could sample: not in the plan";
   text += ")\n";
   text += "sampler-analyze plan: level ";
   text += std::isinf(plan.level) ? std::string("unbounded (every site at the maximum probability)")
-                                 : number(plan.level) + " expected samples per run for every site below the cap";
+                                 : number(plan.level) + " expected samples per run for every site below the cap" +
+                                       (plan.beside_hotter > 0 ? " and with no hotter site beside it" : "");
   text += "; " + std::to_string(plan.capped) + " sites at probability " + number(options.max_probability) +
           "; target " + number(options.target) + ": ";
   text += plan.below_target == 0
@@ -510,11 +578,13 @@ std::string plan_summary(const Usage& usage, const Plan& plan, const PlanOptions
               : "missed by " + std::to_string(plan.below_target) + " sites (the budget allows no more)";
   if (plan.rare > 0) text += ", " + std::to_string(plan.rare) + " sites at the cap execute too rarely to reach it";
   text += "\n";
+  const double walks_per_run = plan.walks_per_second * plan.mean_run_seconds;
   text += "sampler-analyze plan: predicted cost " + number(plan.cost * 100) + "% of a run's CPU time (budget " +
           number(options.budget * 100) + "%): " + number(samples_per_run) + " samples a run at " +
-          number(options.sample_seconds * 1e9) + " ns each, " +
-          number(samples_per_run * options.sample_seconds * 1e3) + " ms of CPU a run of the mean length; the " +
-          "training runs' own rates cost " +
+          number(options.sample_seconds * 1e9) + " ns each and " + number(walks_per_run) +
+          " slow-side walks at " + number(options.walk_seconds * 1e9) + " ns, " +
+          number((samples_per_run * options.sample_seconds + walks_per_run * options.walk_seconds) * 1e3) +
+          " ms of CPU a run of the mean length; the training runs' own rates cost " +
           number(plan.uniform_cost * 100) + "%\n";
   text += "sampler-analyze plan: wrote " + escape_field(path) + " (id " + plan.id + ", " +
           std::to_string(plan.entries.size()) + " sites)\n";

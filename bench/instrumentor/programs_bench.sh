@@ -24,12 +24,13 @@
 # seeded by the run's number i (gzip, bzip2: 4 MB of a tar of /usr/share/perl and /usr/lib/python3.11 at the
 # offset awk's srand(i) draws; bc -l: e, l, s, c, a, sqrt and a power of numbers, at a scale of 200 to 399, that
 # awk's srand(i) draws), each with SAMPLER_SEED=i and its output checked against plain clang's on the same input;
-# `sampler-analyze plan --budget B% --sparsity 100 --run-seconds S` over their reports, S being plain clang's mean
-# CPU time (user + system) on those inputs, so that the budget is a share of plain clang's time, the goals'
-# denominator (the training runs' own CPU time would count their 1/100 sampling as the run's length); then the
-# measured work with SAMPLER_PLAN alone (sites it does not name never sample), printed beside the uniform rows with
-# the plan's predicted cost (its samples' share of plain's CPU time), and a row with every probability of the plan
-# set to 0: its checks alone, no sample. The goals: a plan at 2 % <= 1.03x, at 5 % <= 1.06x. A build whose runtime
+# `sampler-analyze plan --budget B% --sparsity 100 --run-seconds S --sites FILES` over their reports (FILES: the
+# default build's, for each site's function), S being plain clang's mean CPU time (user + system) on those inputs,
+# so that the budget is a share of plain clang's time, the goals' denominator (the training runs' own CPU time
+# would count their 1/100 sampling as the run's length); then the measured work with SAMPLER_PLAN alone (sites it
+# does not name never sample), printed beside the uniform rows with the plan's predicted cost (its samples' and
+# slow-side walks' share of plain's CPU time), and a row with every probability of the plan set to 0: its checks
+# alone, no sample. The goals: a plan at 2 % <= 1.03x, at 5 % <= 1.06x. A build whose runtime
 # does not apply plans (no plan subreport in a report of a run with SAMPLER_PLAN) gets rows saying so.
 #
 # Usage: bench/instrumentor/programs_bench.sh [--build BUILD_DIR] [--work DIR] [--reps N] [--megabytes M]
@@ -184,8 +185,8 @@ learn_plans() {
   training_note="plans from $training_runs training runs at 1/100, $run_seconds s of plain clang's CPU each"
   for budget in $plan_budgets; do
     plan_of[$budget]=$work/$program/plan-$budget.plan
-    summary=$("$analyze" plan --budget "$budget%" --sparsity 100 --run-seconds "$run_seconds" -o "${plan_of[$budget]}" \
-      "$training/reports" 2>&1) ||
+    summary=$("$analyze" plan --budget "$budget%" --sparsity 100 --run-seconds "$run_seconds" \
+      --sites "${default_files[@]}" -o "${plan_of[$budget]}" "$training/reports" 2>&1) ||
       { echo "programs_bench.sh: sampler-analyze plan failed on $training/reports:" >&2; echo "$summary" >&2; exit 1; }
     echo "$summary" >"${plan_of[$budget]}.summary"
     predicted_of[$budget]=$(sed -n "s/.*predicted cost \([0-9.e+-]*\)% of a run's CPU time.*/\1/p" <<<"$summary")
@@ -367,7 +368,7 @@ for program in "${programs[@]}"; do
     echo "== $workload, best user time of $reps (sites: ${sites%, })"
     printf '%-34s %8s %7s %s\n' "build and sampling" "user s" "ratio" "${plan_budgets:+  predicted}"
   fi
-  [ -n "$plan_budgets" ] && echo "   ($training_note; predicted: the samples' share of plain's CPU time)"
+  [ -n "$plan_budgets" ] && echo "   ($training_note; predicted: the samples' and walks' share of plain's CPU time)"
   for config in "${configs[@]}"; do
     variant=${config%%|*}
     environment=${config#*|}

@@ -401,8 +401,9 @@ run_setting() {
 # learn_plan VARIANT BUDGET: sets plan_file (SUBJECT/plans/VARIANT-TAG.plan, its summary beside it) and tag, a plan
 # that sampler-analyze plan learns from the training runs' reports within BUDGET: a percentage of a run's CPU time,
 # or 1/S, the predicted cost of uniform sampling at 1/S on the same runs (the summary's "the training runs' own
-# rates cost", which are at 1/100, scaled by 100/S: a sample's cost is the same whatever its rate), so that a plan
-# and a uniform rate are compared at the same predicted cost. Kept when done: resumed runs use the same plan.
+# rates cost", which are at 1/100, scaled by 100/S: a sample's cost is the same whatever its rate, and so are the
+# walks' a unit of weight causes, both priced with the program's functions, --sites), so that a plan and a uniform
+# rate are compared at the same predicted cost. Kept when done: resumed runs use the same plan.
 learn_plan() {
   local variant=$1 budget=$2 training=$subject_dir/runs/$1-training-s100/reports percent summary uniform
   case $budget in
@@ -414,13 +415,13 @@ learn_plan() {
   mkdir -p "$subject_dir/plans"
   percent=$budget
   if [[ $budget == 1/* ]]; then
-    summary=$("$tools/sampler-analyze" plan --budget 1% -o "$plan_file" "$training" 2>&1) ||
+    summary=$("$tools/sampler-analyze" plan --budget 1% --sites "$program" -o "$plan_file" "$training" 2>&1) ||
       { echo "isolate.sh: sampler-analyze plan failed on $training: $summary" >&2; return 1; }
     uniform=$(sed -n "s/.*the training runs' own rates cost \([0-9.e+-]*\)%.*/\1/p" <<<"$summary")
     [ -n "$uniform" ] || { echo "isolate.sh: no uniform cost in sampler-analyze plan's summary: $summary" >&2; return 1; }
     percent=$(awk -v u="$uniform" -v s="${budget#1/}" 'BEGIN { printf "%.6g", u * 100 / s }')
   fi
-  summary=$("$tools/sampler-analyze" plan --budget "$percent%" -o "$plan_file" "$training" 2>&1) ||
+  summary=$("$tools/sampler-analyze" plan --budget "$percent%" --sites "$program" -o "$plan_file" "$training" 2>&1) ||
     { echo "isolate.sh: sampler-analyze plan --budget $percent% failed on $training: $summary" >&2; return 1; }
   echo "$summary" >"$plan_file.summary"
   note "$name: plan $budget ($percent% of a run's CPU time): $(grep 'predicted cost' "$plan_file.summary")"

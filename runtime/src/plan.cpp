@@ -327,10 +327,8 @@ void compute_thresholds(sampler_unit& unit) {
       uint64_t threshold = 0;
       if (multiplier == UINT64_MAX) {
         threshold = static_cast<uint64_t>(kCertainWeight);
-      } else if (multiplier & SAMPLER_THRESHOLD_SHIFT) {  // sum <= w * 2^s (no overflow: sum <= 2^62, s <= 62)
-        uint64_t w = multiplier & ~SAMPLER_THRESHOLD_SHIFT;
-        threshold = w == 0 ? 63 : 0;
-        while (threshold < 63 && ((sum + (uint64_t{1} << threshold) - 1) >> threshold) > w) ++threshold;
+      } else if (multiplier & SAMPLER_THRESHOLD_SHIFT) {  // a loop's copy does not run under a plan (abi.h)
+        threshold = 63;
       } else {
         threshold = multiply_saturated(sum, multiplier);
       }

@@ -438,6 +438,103 @@ TEST(MakePlan, SitesNeverSeenAreTakenAtTheirUpperBoundAndUnknownSitesLeftOut) {
   EXPECT_NEAR(cost_of(usage, plan, options), options.budget, 1e-12);
 }
 
+// Sites of 10^6 executions a run (a loop), never seen beside it in its function, and never seen alone in another;
+// 10 runs of 1 s at 0.01: the unseen sites' bound is b = -ln(0.05) / 0.1 executions a run. 100 ns a sample, 10 ns
+// a walk, 1 % of a run.
+Usage loop_and_cold_arms(double b_function_of_cold) {
+  Usage usage = usage_of({1e6, 0, 0});
+  usage.sections[0].functions = {"loop", "loop", b_function_of_cold > 0 ? "error" : "loop"};
+  return usage;
+}
+
+TEST(MakePlan, AnUnseenSiteBesideAHotSitePaysForTheWalksItsWeightCauses) {
+  Usage usage = loop_and_cold_arms(1);
+  PlanOptions options;
+  options.budget = 0.01;
+  options.sample_seconds = 100e-9;
+  options.walk_seconds = 10e-9;
+  Plan plan = make_plan(usage, options);
+  ASSERT_EQ(plan.entries.size(), 3u);
+  const double b = -std::log(0.05) / 0.1, c = options.sample_seconds, w = options.walk_seconds;
+  // The arm alone in its function costs its samples only: at probability 1, c * b. The arm beside the loop sends
+  // the loop's region to its slow side on p of the loop's 10^6 entries: its price is c * b + w * (10^6 - b), and it
+  // is planned like a site of e = b + (w / c) * (10^6 - b) executions. The loop and it share the rest of the budget,
+  // each at c * L a second: L = (budget - c * b) / 2c.
+  const double level = (options.budget - c * b) / (2 * c), e = b + w / c * (1e6 - b);
+  EXPECT_NEAR(plan.level, level, 1e-6 * level);
+  EXPECT_NEAR(plan.entries[0].probability, level / 1e6, 1e-9);
+  EXPECT_NEAR(plan.entries[1].probability, level / e, 1e-9);
+  EXPECT_DOUBLE_EQ(plan.entries[2].probability, 1);
+  EXPECT_LT(plan.entries[1].probability, 0.5);  // at the rule of three alone it would be at probability 1
+  // The predicted cost counts the walks and is the budget: recomputed from the entries.
+  const double walks = plan.entries[1].probability * (1e6 - b);
+  const double samples = plan.entries[0].probability * 1e6 + plan.entries[1].probability * b + b;
+  EXPECT_NEAR(plan.walks_per_second, walks, 1e-6 * walks);
+  EXPECT_NEAR(plan.samples_per_second, samples, 1e-6 * samples);
+  EXPECT_NEAR(plan.cost, samples * c + walks * w, 1e-12);
+  EXPECT_NEAR(plan.cost, options.budget, 1e-12);
+  EXPECT_EQ(plan.beside_hotter, 1u);
+  EXPECT_EQ(plan.unseen_beside_hotter, 1u);
+  // The training runs' own rates are priced alike: their samples, and the walks of the arm's weight at 0.01.
+  EXPECT_NEAR(plan.uniform_cost, static_cast<double>(usage.samples) / usage.seconds * c + 0.01 * (1e6 - b) * w,
+              1e-12);
+  std::string summary = plan_summary(usage, plan, options, "p");
+  EXPECT_NE(summary.find("1 beside a hotter site of their function (1 never seen), priced with the slow-side walks"),
+            std::string::npos)
+      << summary;
+  EXPECT_NE(summary.find("slow-side walks at 10 ns"), std::string::npos) << summary;
+}
+
+TEST(MakePlan, TwoUnseenArmsOfAHotFunctionShareItsPrice) {
+  // Both cold arms beside the loop: each priced alike, each at the same probability, below the cap.
+  Usage usage = loop_and_cold_arms(0);
+  PlanOptions options;
+  options.budget = 0.01;
+  options.sample_seconds = 100e-9;
+  options.walk_seconds = 10e-9;
+  Plan plan = make_plan(usage, options);
+  EXPECT_EQ(plan.beside_hotter, 2u);
+  EXPECT_DOUBLE_EQ(plan.entries[1].probability, plan.entries[2].probability);
+  EXPECT_LT(plan.entries[1].probability, 1);
+  EXPECT_NEAR(plan.cost, options.budget, 1e-12);
+  // Every site below the cap spends the same share of the budget: the loop's samples, each arm's samples and walks.
+  const double b = -std::log(0.05) / 0.1, c = options.sample_seconds, w = options.walk_seconds;
+  EXPECT_NEAR(plan.entries[0].probability * 1e6 * c, plan.entries[1].probability * (c * b + w * (1e6 - b)), 1e-12);
+  EXPECT_NEAR(plan.cost, 3 * c * plan.level, 1e-12);
+}
+
+TEST(MakePlan, WithoutFunctionsOrWithEachSiteAloneNoWalkIsPriced) {
+  Usage known = loop_and_cold_arms(1);
+  known.sections[0].functions = {"f", "g", "h"};
+  Usage unknown = loop_and_cold_arms(1);
+  unknown.sections[0].functions.clear();
+  PlanOptions options;
+  Plan alone = make_plan(known, options), without = make_plan(unknown, options);
+  EXPECT_EQ(alone.id, without.id);
+  EXPECT_EQ(alone.walks_per_second, 0);
+  EXPECT_EQ(alone.beside_hotter, 0u);
+  EXPECT_TRUE(alone.functions_known);
+  EXPECT_FALSE(without.functions_known);
+  std::string summary = plan_summary(unknown, without, options, "p");
+  EXPECT_NE(summary.find("functions not known (no --sites): slow-side walks not priced"), std::string::npos)
+      << summary;
+}
+
+TEST(NameFunctions, EachSiteTakesItsFunctionFromTheSiteInformation) {
+  Usage usage = usage_of({5, 0});
+  usage.sections.push_back({kUnit, "returns", {SiteUsage{}}, {}});
+  SitesIndex index;
+  Recorder sink;
+  ASSERT_TRUE(index.add_text("a.sites",
+                             "<sites unit=\"" + std::string(kUnit) + "\" scheme=\"branches\">\n"
+                             "a.c\t1\tmain\t1\tx\r\na.c\t9\tparse\t2\ty\n</sites>\n",
+                             sink))
+      << sink.text();
+  EXPECT_EQ(name_functions(usage, index), 1u);  // the returns section has no site information
+  EXPECT_EQ(usage.sections[0].functions, (std::vector<std::string>{"main", "parse"}));
+  EXPECT_TRUE(usage.sections[1].functions.empty());
+}
+
 TEST(MakePlan, TheIdIsTheDigestOfTheEntriesAndTheFileReadsBack) {
   Usage usage = usage_of({1e8, 30, 2});
   PlanOptions options;

@@ -141,15 +141,23 @@ give --sparsity N)\nsampler-analyze: error: no run to learn from (1 left out)\n"
 
   end_to_end)
     [ -x "$sampler_cc" ] || { fail "sampler-cc is not built"; finish; }
-    # One hot branch (every iteration), one taken once a run.
+    # One hot branch (every iteration), one taken once a run, one in an arm of the loop never taken, and one in a
+    # function never called.
     cat >prog.c <<'EOF'
 #include <stdio.h>
 #include <stdlib.h>
+__attribute__((noinline)) static long never(long x) {
+  if (x > 7) return x / 3;                        /* alone */
+  return x;
+}
 int main(int argc, char **argv) {
   long sum = 0;
   int seed = argc > 1 ? atoi(argv[1]) : 0;
   for (long i = 0; i < 300000; ++i) {
     if ((i & 7) == 3) sum += i;                   /* hot */
+    if (sum == -1) {                              /* an arm never taken: the sites inside it are never seen */
+      if (seed > 3) sum = never(sum);             /* arm */
+    }
   }
   if (seed % 5 == 0) puts("every fifth run");      /* rare */
   printf("%ld\n", sum);
@@ -206,6 +214,24 @@ EOF
     run --budget 2% --sparsity 100 --run-seconds 0.001 --given-plan app.plan -o again.plan reports
     [ "$status" = 0 ] || fail "the plan does not read back: $(cat err)"
     cmp -s app.plan again.plan || fail "the same runs gave another plan"
+    # With each site's function (--sites): the arm in the loop, never seen, pays for the walks its weight causes
+    # there and drops below what the rule of three alone gives it; the branch of the function never called, alone,
+    # stays at probability 1; the predicted cost is still the budget.
+    run --budget 2% --sparsity 100 --run-seconds 0.001 --sites prog -o priced.plan reports
+    [ "$status" = 0 ] || fail "--sites: exit status $status: $(cat err)"
+    grep -q "beside a hotter site of their function (.* never seen), priced with the slow-side walks" err ||
+      fail "--sites summary: $(cat err)"
+    grep -q "predicted cost 2% of a run's CPU time (budget 2%)" err || fail "--sites summary: $(cat err)"
+    arm=$(index_of "$(grep -n '/\* arm \*/' prog.c | cut -d: -f1)")
+    alone=$(index_of "$(grep -n '/\* alone \*/' prog.c | cut -d: -f1)")
+    [ -n "$arm" ] && [ -n "$alone" ] || fail "branch sites not found (arm, alone)"
+    arm_before=$(probability_of "$arm")
+    cp app.plan bound.plan && cp priced.plan app.plan
+    arm_after=$(probability_of "$arm")
+    alone_after=$(probability_of "$alone")
+    awk -v a="$arm_before" -v b="$arm_after" 'BEGIN { exit !(b > 0 && b < a / 10) }' ||
+      fail "the arm's probability: $arm_before by the bound, $arm_after priced"
+    [ "$alone_after" = 1 ] || fail "the lone site's probability: $alone_after"
     ;;
   *) fail "unknown case" ;;
 esac

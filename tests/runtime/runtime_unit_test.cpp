@@ -214,21 +214,20 @@ TEST(Plan, ThresholdsFromTheWeights) {
   EXPECT_EQ(thresholds[6], 2 * (7 + (int64_t{1} << 40)));
   EXPECT_EQ(thresholds[7], kCertainWeight + 63);  // safe as a threshold and as a loop's shift (its low 6 bits)
   EXPECT_EQ(thresholds[8], kCertainWeight + 63);
-  // A loop's shift: the least s with w * 2^s >= the sum; 63 for w = 0 (a site the compiler could not name).
-  const uint32_t shifts[] = {1, 3, 0x80000000u, 1, 1,   // w 3, sum 7: s 2 (3 * 4 >= 7)
-                             1, 3, 0x80000000u, 2, 1,   // w 3, sum 2^40: s 39
-                             0, 0, 0x80000000u,         // w 0: 63
-                             1, 1, 0x80000000u, 3, 1};  // w 1, sum 2^62: s 62
-  int64_t shifted[4] = {};
+  // A loop's shift: 63 under a plan whatever the entry's other bits and pairs (its copy subtracts immediates and
+  // must not run; a unit of a lowering whose copies subtracted weights then runs its checked loops, still exact).
+  const uint32_t shifts[] = {1, 3, 0x80000000u, 1, 1,   // other bits 3, sum 7
+                             0, 0, 0x80000000u,         // no pairs, other bits 0: what the lowering emits
+                             1, 1, 0x80000000u, 3, 1};  // other bits 1, sum 2^62
+  int64_t shifted[3] = {};
   unit.thresholds = shifted;
-  unit.threshold_count = 4;
+  unit.threshold_count = 3;
   unit.threshold_bounds = shifts;
   unit.threshold_bounds_size = sizeof shifts / sizeof shifts[0];
   compute_thresholds(unit);
-  EXPECT_EQ(shifted[0], 2);
-  EXPECT_EQ(shifted[1], 39);
+  EXPECT_EQ(shifted[0], 63);
+  EXPECT_EQ(shifted[1], 63);
   EXPECT_EQ(shifted[2], 63);
-  EXPECT_EQ(shifted[3], 62);
   unit.threshold_bounds = bounds;
   // Words missing at the end: the thresholds they would describe get 2^62.
   int64_t two[2] = {};

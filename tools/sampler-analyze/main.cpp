@@ -119,6 +119,8 @@ constexpr tool::Option kPlanOptions[] = {
     {"target", 0, "N", "expected samples per run every site should get, budget allowing (default 1)"},
     {"max-probability", 0, "P", "no site sampled with a probability above P (default 1)"},
     {"sample-cost", 0, "NANOSECONDS", "the CPU time of one sample (default 30: docs/analysis.md)"},
+    {"walk-cost", 0, "NANOSECONDS", "the CPU time of one slow-side entry that takes no sample (default 3)"},
+    {"sites", 's', "FILE...", "the program's site information (its ELF files): each site's function, to price walks"},
     {"given-plan", 0, "FILE", "a plan some runs used (their plan subreport names its id); repeatable"},
     {"sparsity", 0, "N", "the uniform rate 1/N of runs whose report has no outcome subreport"},
     {"run-seconds", 0, "S", "the program's own CPU seconds a run, for reports with no outcome subreport"},
@@ -129,7 +131,7 @@ constexpr tool::Option kPlanOptions[] = {
 
 constexpr tool::Usage kPlanUsage = {
     "sampler-analyze plan",
-    "--budget PERCENT [OPTIONS] -o PLAN REPORT-OR-DIR...\n"
+    "--budget PERCENT [OPTIONS] [--sites FILE...] -o PLAN REPORT-OR-DIR...\n"
     "       sampler-analyze plan --budget PERCENT [OPTIONS] -o PLAN --database URL --app NAME [--version V]",
     "Write a sampling plan: per-site probabilities that keep the samples' cost within a budget of each run's CPU\n"
     "time while giving every site the same expected number of samples per run (at least --target, budget\n"
@@ -140,7 +142,9 @@ constexpr tool::Usage kPlanUsage = {
     "plan's entry (the plan given by --given-plan) and the plan subreport's sparsity. A run whose rate or CPU\n"
     "time is unknown is left out with a warning. The plan raises all sites to one level of expected samples per\n"
     "run, rare sites up to --max-probability, as far as the budget allows (docs/analysis.md, \"Sampling plans\");\n"
-    "sites never seen executing are taken at the 95% upper bound of their executions. The summary on stderr\n"
+    "sites never seen executing are taken at the 95% upper bound of their executions. With --sites, a site\n"
+    "beside hotter sites of its function is priced with the slow-side walks its weight causes there. The summary\n"
+    "on stderr\n"
     "gives the predicted cost. The plan's id is the SHA-256 of its entries.\n",
 };
 
@@ -165,7 +169,14 @@ bool parse_positive(const std::string& text, double& value, double most = 1e300)
 
 int run_plan(int argc, char** argv) {
   std::string joined;
-  std::vector<char*> arguments = tool::join_option_value(argc, argv, "version", joined);
+  std::vector<char*> joined_arguments = tool::join_option_value(argc, argv, "version", joined);
+  std::vector<std::string> rest{joined_arguments[0]};
+  const std::vector<std::string> sites = analysis::take_sites_arguments(
+      std::vector<std::string>(joined_arguments.begin() + 1, joined_arguments.end() - 1), rest,
+      analysis::is_site_information_file);
+  std::vector<char*> arguments;
+  for (std::string& argument : rest) arguments.push_back(argument.data());
+  arguments.push_back(nullptr);
   tool::CommandLine command =
       tool::parse_command_line(kPlanUsage, static_cast<int>(arguments.size()) - 1, arguments.data());
   if (command.exit_status) return *command.exit_status;
@@ -183,12 +194,13 @@ int run_plan(int argc, char** argv) {
     double most;
     const char* what;
   };
-  double sample_nanoseconds = options.sample_seconds * 1e9;
+  double sample_nanoseconds = options.sample_seconds * 1e9, walk_nanoseconds = options.walk_seconds * 1e9;
   double sparsity = 0, run_seconds = 0;
   const Number numbers[] = {
       {"target", options.target, 1e300, "a number above 0"},
       {"max-probability", options.max_probability, 1, "a probability above 0 and at most 1"},
       {"sample-cost", sample_nanoseconds, 1e300, "a number of nanoseconds above 0"},
+      {"walk-cost", walk_nanoseconds, 1e300, "a number of nanoseconds above 0"},
       {"sparsity", sparsity, 1e300, "a number of at least 1"},
       {"run-seconds", run_seconds, 1e300, "a number of seconds above 0"},
   };
@@ -203,6 +215,7 @@ int run_plan(int argc, char** argv) {
                                              *command.value("sparsity") + "'");
   }
   options.sample_seconds = sample_nanoseconds * 1e-9;
+  options.walk_seconds = walk_nanoseconds * 1e-9;
   if ((command.has("app") || command.has("version")) && !command.has("database")) {
     return tool::usage_error(kPlanUsage, "--app and --version go with --database");
   }
@@ -238,6 +251,15 @@ int run_plan(int argc, char** argv) {
   sink.set_progress(&progress);
   analysis::Usage usage = analysis::read_usage(files, usage_options, sink);
   progress.finish();
+  if (!sites.empty()) {
+    sampler::SitesIndex index;
+    for (const std::string& path : sites) ok = index.add_path(path, sink) && ok;
+    if (size_t unnamed = analysis::name_functions(usage, index); unnamed > 0) {
+      sink.warning(sites.front(), 0,
+                   std::to_string(unnamed) + " sites have no site information in the --sites files: their "
+                   "slow-side walks are not priced");
+    }
+  }
   if (!staged.empty()) std::filesystem::remove_all(staged);
   if (usage.runs == 0) {
     std::fprintf(stderr, "sampler-analyze: error: no run to learn from (%llu left out)\n",

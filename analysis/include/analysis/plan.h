@@ -14,6 +14,7 @@
 #include "sections/diagnostics.h"
 #include "sections/plan.h"
 #include "sections/progress.h"
+#include "sections/sites_index.h"
 
 namespace sampler::analysis {
 
@@ -44,6 +45,8 @@ struct SiteUsage {
 struct SectionUsage {
   std::string unit, scheme;
   std::vector<SiteUsage> sites;
+  /// Each site's function as its site information names it (name_functions()); empty when not known.
+  std::vector<std::string> functions;
 };
 
 /// Every site the runs reported, in the order sections were first met.
@@ -89,10 +92,18 @@ struct UsageOptions {
 /// are not counts of samples and are skipped.
 Usage read_usage(const std::vector<std::string>& files, const UsageOptions& options, DiagnosticSink& sink);
 
+/// Gives every section the site information in `sites` has for it its sites' functions (SectionUsage::functions).
+/// Returns the sites left without one: their section is not in `sites`, or its sites there are not as many or
+/// conflict between files.
+size_t name_functions(Usage& usage, const SitesIndex& sites);
+
 /// The constraints of a plan.
 struct PlanOptions {
   double budget = 0.02;             ///< the share of a run's CPU time its samples may cost (0.02: 2 %)
   double sample_seconds = 30e-9;    ///< the CPU time of one sample
+  /// The CPU time of one entry of a region's slow side that takes no sample (its sites checked one by one instead
+  /// of the fast side's one comparison): what a site's weight costs the other sites of its region.
+  double walk_seconds = 3e-9;
   double target = 1;                ///< expected samples per run each site should get
   double max_probability = 1;       ///< no site above it
 };
@@ -103,21 +114,29 @@ struct Plan {
   std::string id;                   ///< SHA-256 of the entry lines as the file has them (after the id line), hex
   double level = 0;                 ///< the water level: expected samples per run of every site below its cap
   double samples_per_second = 0;    ///< predicted samples per CPU second of the runs
-  double cost = 0;                  ///< predicted share of the run's CPU time (samples_per_second * sample cost)
+  double walks_per_second = 0;      ///< predicted slow-side entries that take no sample, per CPU second
+  double cost = 0;  ///< predicted share of the run's CPU time: samples and walks times their costs
   double mean_run_seconds = 0;      ///< the runs' mean length
-  double uniform_cost = 0;          ///< the training runs' own share, at their rates
+  double uniform_cost = 0;  ///< the training runs' own share at their rates: their samples and the walks priced
   size_t sites = 0;         ///< sites in the plan
   size_t capped = 0;        ///< at the maximum probability
   size_t rare = 0;          ///< of those, below the target all the same (they execute too rarely)
   size_t below_target = 0;  ///< below the cap and below the target: the budget allows no more
   size_t unseen = 0;        ///< never seen executing (planned at their upper bound)
+  size_t beside_hotter = 0; ///< sites whose function has a hotter site: their weight's walks are in their price
+  size_t unseen_beside_hotter = 0;  ///< of those, never seen executing
+  bool functions_known = false;     ///< some site's function was known: walks were predicted
   size_t unknown = 0;       ///< no run could sample them: not in the plan
 };
 
-/// The max-min fair plan (docs/analysis.md "The optimisation"): the largest level L such that every site s gets
-/// probability min(max_probability, L / m_s) (m_s its executions per run; a site never seen executing is taken at
-/// its 95 % upper bound, 3 / (sum of its probabilities)) and the predicted cost is within the budget. Sites no
-/// run could sample are left out of the plan (they keep the uniform rate) and counted in `unknown`.
+/// The plan of docs/analysis.md "The optimisation": every site s at probability min(max_probability, L / e_s), L
+/// the largest level whose predicted cost is within the budget. e_s is the site's executions per run m_s (a site
+/// never seen executing is taken at its 95 % upper bound, 3 / (sum of its probabilities)) scaled by its price:
+/// (sample cost * x_s + walk cost * (h_s - x_s)) / (sample cost * x_s), x_s its executions per CPU second and h_s
+/// those of the hottest site of its function (x_s when its function is not known): the slow-side entries its
+/// weight causes in a region it shares with hotter code. Every site below the cap costs the same; with equal
+/// prices, every one gets L expected samples (max-min fair). Sites no run could sample are left out of the plan
+/// (they keep the uniform rate) and counted in `unknown`.
 Plan make_plan(const Usage& usage, const PlanOptions& options);
 
 /// Writes `plan` to `path` (through a temporary file renamed over it: a reader never sees half a plan). False

@@ -132,9 +132,10 @@ enum sampler_bound_type {
 
 /** In a pair of `threshold_bounds`, the bit of the second word that makes the pair a run of sites. */
 #define SAMPLER_THRESHOLD_RUN 0x80000000u
-/** In the multiplier of `threshold_bounds`, the bit that makes the entry a shift: the least s in [0, 63] such that
- *  w * 2^s is at least the sum, w the multiplier's other bits (63 when w is 0). A loop checked at its entry shifts
- *  the countdown by it before comparing with its trips times w, its sites an iteration. */
+/** In the multiplier of `threshold_bounds`, the bit that makes the entry a loop's shift: 0 without a plan (its
+ *  value in `thresholds`), 63 under a plan, whatever the other bits and pairs. A loop checked at its entry shifts
+ *  the countdown by it before comparing with its trips times its sites an iteration: under a plan the test fails
+ *  and the loop runs its checked copy, whose regions subtract the plan's weights (its copy subtracts immediates). */
 #define SAMPLER_THRESHOLD_SHIFT 0x8000000000000000ull
 
 #define SAMPLER_I_C_FIELD(ir_kind, c_type, field_name) c_type field_name;
