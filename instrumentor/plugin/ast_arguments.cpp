@@ -4,12 +4,25 @@
 #include <cstring>
 #include <string_view>
 #include <tuple>
+#include <utility>
 
 #include "arguments.h"
 
 namespace sampler::plugin::ast {
 
 namespace {
+
+// The original's wider scalar-pairs (compare-constants, assign-into-field, ...): each argument sets its switch.
+bool set_switch(const std::string& arg, UnitState& settings) {
+  const std::pair<const char*, bool UnitState::*> switches[] = {
+      {"compare-constants", &UnitState::compare_constants},
+      {"assign-into-field", &UnitState::assign_into_field},
+      {"assign-into-index", &UnitState::assign_into_index},
+      {"assign-across-pointer", &UnitState::assign_across_pointer}};
+  for (const auto& [name, field] : switches)
+    if (arg == name) return settings.*field = true, true;
+  return false;
+}
 
 // include-function=PATTERN, exclude-function=, include-file=, exclude-file= (choice.h): each adds its pattern;
 // with an empty one it is no argument of the plugin's.
@@ -57,15 +70,7 @@ std::optional<std::string> parse_arguments(const std::vector<std::string>& args,
     } else if (value.substr(0, 10) == "max-pairs=") {
       if (auto error = parse_max_pairs("-fplugin-arg-sampler-max-pairs", value.substr(10), settings.max_pairs))
         return error;
-    } else if (arg == "compare-constants") {
-      settings.compare_constants = true;
-    } else if (arg == "assign-into-field") {
-      settings.assign_into_field = true;
-    } else if (arg == "assign-into-index") {
-      settings.assign_into_index = true;
-    } else if (arg == "assign-across-pointer") {
-      settings.assign_across_pointer = true;
-    } else if (!add_pattern(arg, settings)) {
+    } else if (!set_switch(arg, settings) && !add_pattern(arg, settings)) {
       return "unknown argument '" + arg + "'";
     }
   }

@@ -90,15 +90,13 @@ std::pair<std::string, std::string> lvalue_kind(const Expr* lvalue) {
 
 }  // namespace
 
-AssignmentFinder::AssignmentFinder(ASTContext& context, UnitState& state, MarkerBuilder& markers, FunctionDecl* f,
-                                   const std::vector<VarDecl*>& globals)
-    : context_(context), state_(state), markers_(markers), pairs_(state.enabled(SchemeId::kScalarPairs)),
-      bounds_(state.enabled(SchemeId::kBounds)), float_kinds_(state.enabled(SchemeId::kFloatKinds)),
-      globals_(globals), scopes_(1) {
+AssignmentFinder::AssignmentFinder(const FinderContext& in, FunctionDecl* f, const std::vector<VarDecl*>& globals)
+    : in_(in), pairs_(in.state.enabled(SchemeId::kScalarPairs)), bounds_(in.state.enabled(SchemeId::kBounds)),
+      float_kinds_(in.state.enabled(SchemeId::kFloatKinds)), globals_(globals), scopes_(1) {
   for (ParmVarDecl* p : f->parameters()) scopes_.back().push_back(p);
   if (!pairs_ || !f->getBody()) return;
-  initialisation_.analyse(f, f->getBody(), context_);
-  constants_ = pair_constants(f->getBody(), state_.compare_constants);
+  initialisation_.analyse(f, f->getBody(), in_.ast);
+  constants_ = pair_constants(f->getBody(), in_.state.compare_constants);
 }
 
 void AssignmentFinder::declared(VarDecl* v) {
@@ -116,9 +114,9 @@ void AssignmentFinder::declared(VarDecl* v) {
   if (!init || init->isTypeDependent() || init->isValueDependent() || !init->isPRValue() ||
       isa<InitListExpr, ParenListExpr, CXXConstructExpr>(init->IgnoreImplicit()))
     return;
-  if (!context_.hasSameUnqualifiedType(init->getType(), v->getType())) return;
+  if (!in_.ast.hasSameUnqualifiedType(init->getType(), v->getType())) return;
   if (!enabled()) return;
-  Expr* lhs = markers_.reference(v, v->getLocation());
+  Expr* lhs = in_.markers.reference(v, v->getLocation());
   assignment(v->getInitAddress(), nullptr, lhs, v);
 }
 
@@ -126,7 +124,7 @@ void AssignmentFinder::declared(VarDecl* v) {
 unsigned char AssignmentFinder::bound_type(QualType canonical) const {
   if (canonical->isPointerType()) return SAMPLER_BOUND_POINTER;
   bool is_signed = canonical->isSignedIntegerOrEnumerationType();
-  switch (context_.getTypeSize(canonical)) {
+  switch (in_.ast.getTypeSize(canonical)) {
     case 8: return is_signed ? SAMPLER_BOUND_I8 : SAMPLER_BOUND_U8;
     case 16: return is_signed ? SAMPLER_BOUND_I16 : SAMPLER_BOUND_U16;
     case 32: return is_signed ? SAMPLER_BOUND_I32 : SAMPLER_BOUND_U32;
@@ -138,13 +136,13 @@ unsigned char AssignmentFinder::bound_type(QualType canonical) const {
 // An assignment `op` (=, +=, ..., ++, --, or null for the initialiser of `declared`) to `lhs`, held in `slot`:
 // its scalar-pairs, bounds and float-kinds sites.
 void AssignmentFinder::assignment(Stmt** slot, Expr* op, Expr* lhs, const VarDecl* declared) {
-  const SourceManager& sm = context_.getSourceManager();
+  const SourceManager& sm = in_.ast.getSourceManager();
   SourceLocation loc = op ? op->getExprLoc() : declared->getLocation();
   if (sm.isInSystemHeader(loc) || lhs->isTypeDependent() || lhs->isValueDependent()) return;
   if (op && (op->isTypeDependent() || op->isValueDependent())) return;
   QualType type = lhs->getType();
   // The assigned value is read again after the assignment: the lvalue must have no side effects.
-  if (lhs->HasSideEffects(context_) || lhs->refersToBitField()) return;
+  if (lhs->HasSideEffects(in_.ast) || lhs->refersToBitField()) return;
   bool integral = pair_type(type), floating = float_type(type);
   if (!integral && !floating) return;
   QualType canonical = type.getCanonicalType().getUnqualifiedType();
@@ -152,20 +150,21 @@ void AssignmentFinder::assignment(Stmt** slot, Expr* op, Expr* lhs, const VarDec
   if (const auto* ref = dyn_cast<DeclRefExpr>(lhs->IgnoreParens())) assigned = dyn_cast<VarDecl>(ref->getDecl());
   Found found{slot, op, lhs};
   auto [scope, form] = lvalue_kind(lhs);
-  std::string text = declared ? declared->getNameAsString() : source_text(lhs, context_);
+  std::string text = declared ? declared->getNameAsString() : source_text(lhs, in_.ast);
   bool is_signed = canonical->isSignedIntegerOrEnumerationType();
   if (floating && float_kinds_) {
-    found.values.push_back(static_cast<unsigned>(state_.values.size()));
-    state_.values.push_back({SchemeId::kFloatKinds, {site_field(text), scope, form}, false, 0});
+    found.values.push_back(static_cast<unsigned>(in_.state.values.size()));
+    in_.state.values.push_back({SchemeId::kFloatKinds, {site_field(text), scope, form}, false, 0});
   }
   if (integral && bounds_ && bound_type(canonical) != 0) {
-    found.values.push_back(static_cast<unsigned>(state_.values.size()));
-    state_.values.push_back({SchemeId::kBounds, {site_field(text), scope, form}, is_signed, bound_type(canonical)});
+    found.values.push_back(static_cast<unsigned>(in_.state.values.size()));
+    in_.state.values.push_back({SchemeId::kBounds, {site_field(text), scope, form}, is_signed, bound_type(canonical)});
   }
   // scalar-pairs: assignments to a named variable directly, and the others only when asked for (the
   // original's assign-into-field, assign-into-index, assign-across-pointer).
-  bool pairs_lvalue = (scope != "mem" || state_.assign_across_pointer) &&
-                      (form != "field" || state_.assign_into_field) && (form != "index" || state_.assign_into_index);
+  const UnitState& state = in_.state;
+  bool pairs_lvalue = (scope != "mem" || state.assign_across_pointer) && (form != "field" || state.assign_into_field) &&
+                      (form != "index" || state.assign_into_index);
   if (integral && pairs_ && pairs_lvalue) {
     found.text = std::move(text);
     found.scope = std::move(scope);
@@ -204,13 +203,13 @@ std::vector<AssignmentFinder::PairOperand> AssignmentFinder::pair_operands(Expr*
   if (value && !value->isValueDependent() && !value->isTypeDependent()) {
     if (const auto* ref = dyn_cast<DeclRefExpr>(value->IgnoreParenImpCasts()))
       if (const auto* v = dyn_cast<VarDecl>(ref->getDecl())) copied = v->getCanonicalDecl();
-    constant_value = value->isEvaluatable(context_);
+    constant_value = value->isEvaluatable(in_.ast);
   }
   const void* point = declared ? static_cast<const void*>(declared) : static_cast<const void*>(op);
   auto same = [&](const VarDecl* v) {
     return v != declared && v->getCanonicalDecl() != copied && !v->isImplicit() && pair_type(v->getType()) &&
            !v->getType()->isReferenceType() &&
-           context_.hasSameType(v->getType().getCanonicalType().getUnqualifiedType(), canonical);
+           in_.ast.hasSameType(v->getType().getCanonicalType().getUnqualifiedType(), canonical);
   };
   // The names of the locals in scope, innermost first: the variable each name refers to here.
   std::map<std::string, const VarDecl*> visible;
@@ -240,7 +239,7 @@ std::vector<AssignmentFinder::PairOperand> AssignmentFinder::pair_operands(Expr*
 // Whether every value of `type` compares the same way with `constant`, both widened to 64 bits as the site
 // compares them (as signed values if the type is signed): the constant lies outside the type's range.
 bool AssignmentFinder::out_of_range(const llvm::APSInt& constant, QualType type) const {
-  unsigned bits = context_.getIntWidth(type);
+  unsigned bits = in_.ast.getIntWidth(type);
   if (bits >= 64) return false;
   llvm::APInt wide = constant.isUnsigned() ? constant.zextOrTrunc(64) : constant.sextOrTrunc(64);
   return type->isSignedIntegerOrEnumerationType() ? !wide.isSignedIntN(bits) : !wide.isIntN(bits);
@@ -263,7 +262,7 @@ void AssignmentFinder::choose_pairs() {
     }
   std::vector<bool> keep_constant(constants_.values.size(), true);
   bool keep_globals = true;
-  size_t limit = state_.max_pairs;
+  size_t limit = in_.state.max_pairs;
   if (limit != 0 && total > limit) {
     std::set<unsigned> counts(constants_.counts.begin(), constants_.counts.end());
     for (auto count = counts.begin(); count != counts.end() && total > limit; ++count)
@@ -285,38 +284,38 @@ void AssignmentFinder::choose_pairs() {
     if (kept.size() > budget) budget = 0;  // the bound is reached: no pairs for this or any later assignment
     if (budget == 0) continue;
     budget -= kept.size();
-    p.first = static_cast<unsigned>(state_.pairs.size());
+    p.first = static_cast<unsigned>(in_.state.pairs.size());
     for (const PairOperand* o : kept) add_pair(p, *o);
   }
 }
 
-// One scalar-pairs site of `p`, against `o`: its fields in state_.pairs, its operand in p.others.
+// One scalar-pairs site of `p`, against `o`: its fields in in_.state.pairs, its operand in p.others.
 void AssignmentFinder::add_pair(Found& p, const PairOperand& o) {
   if (o.kind == PairOperand::Constant) {
     const llvm::APSInt& constant = constants_.values[o.constant];
     llvm::SmallString<24> digits;
     constant.toString(digits);
-    QualType literal_type = constant.isUnsigned() ? context_.UnsignedLongLongTy : context_.LongLongTy;
+    QualType literal_type = constant.isUnsigned() ? in_.ast.UnsignedLongLongTy : in_.ast.LongLongTy;
     llvm::APInt wide = constant.isUnsigned() ? constant.zextOrTrunc(64) : constant.sextOrTrunc(64);
-    state_.pairs.push_back({p.text, p.scope, p.form, digits.str().str(), "const", p.is_signed});
-    p.others.push_back(IntegerLiteral::Create(context_, wide, literal_type, p.loc));
+    in_.state.pairs.push_back({p.text, p.scope, p.form, digits.str().str(), "const", p.is_signed});
+    p.others.push_back(IntegerLiteral::Create(in_.ast, wide, literal_type, p.loc));
     return;
   }
   if (o.kind == PairOperand::Null) {
-    state_.pairs.push_back({p.text, p.scope, p.form, "NULL", "const", p.is_signed});
-    Expr* zero = IntegerLiteral::Create(context_, llvm::APInt(context_.getIntWidth(context_.IntTy), 0),
-                                        context_.IntTy, p.loc);
-    p.others.push_back(markers_.implicit_cast(p.canonical, CK_NullToPointer, zero));
+    in_.state.pairs.push_back({p.text, p.scope, p.form, "NULL", "const", p.is_signed});
+    Expr* zero = IntegerLiteral::Create(in_.ast, llvm::APInt(in_.ast.getIntWidth(in_.ast.IntTy), 0),
+                                        in_.ast.IntTy, p.loc);
+    p.others.push_back(in_.markers.implicit_cast(p.canonical, CK_NullToPointer, zero));
     return;
   }
-  state_.pairs.push_back({p.text, p.scope, p.form, o.variable->getNameAsString(),
+  in_.state.pairs.push_back({p.text, p.scope, p.form, o.variable->getNameAsString(),
                           o.kind == PairOperand::Local ? "local-init" : "global", p.is_signed});
   if (p.assign && p.assigned && o.variable->getCanonicalDecl() == p.assigned->getCanonicalDecl()) {
     // The variable's own value before the assignment: rewrite() reads it first.
     p.old_value = static_cast<int>(p.others.size());
     p.others.push_back(nullptr);
   } else {
-    p.others.push_back(markers_.reference(o.variable, p.loc));
+    p.others.push_back(in_.markers.reference(o.variable, p.loc));
   }
 }
 
@@ -333,7 +332,8 @@ void AssignmentFinder::rewrite_found() {
 // the pairs marker receives: a PseudoObjectExpr, which clang generates as "evaluate the bound value once, then the
 // rest" (as it does for Objective-C properties); the program's own evaluation is unchanged.
 Expr* AssignmentFinder::rewrite(Found& p) {
-  ASTContext& c = context_;
+  ASTContext& c = in_.ast;
+  MarkerBuilder& m = in_.markers;
   Expr* assign = p.assign;
   QualType type;
   ExprValueKind kind = VK_PRValue;
@@ -356,20 +356,19 @@ Expr* AssignmentFinder::rewrite(Found& p) {
   };
   OpaqueValueExpr* old_value = nullptr;
   if (p.old_value >= 0) {
-    Expr* read = markers_.marker_argument(p.lhs);
+    Expr* read = m.marker_argument(p.lhs);
     old_value = new (c) OpaqueValueExpr(loc, read->getType(), VK_PRValue, OK_Ordinary, read);
   }
   if (!p.others.empty()) {
-    std::vector<Expr*> args = {markers_.site_number(p.first, loc), markers_.marker_argument(p.lhs)};
-    for (Expr* other : p.others) args.push_back(other ? markers_.marker_argument(other) : old_value);
-    then(markers_.call(markers_.pairs_marker(), args, loc));
+    std::vector<Expr*> args = {m.site_number(p.first, loc), m.marker_argument(p.lhs)};
+    for (Expr* other : p.others) args.push_back(other ? m.marker_argument(other) : old_value);
+    then(m.call(m.pairs_marker(), args, loc));
   }
   for (unsigned site : p.values)
-    then(markers_.call(markers_.value_marker(), {markers_.site_number(site, loc), markers_.marker_argument(p.lhs)},
-                       loc));
+    then(m.call(m.value_marker(), {m.site_number(site, loc), m.marker_argument(p.lhs)}, loc));
   Expr* result = p.lhs;
   if (kind == VK_PRValue)
-    result = markers_.implicit_cast(p.lhs->getType().getUnqualifiedType(), CK_LValueToRValue, p.lhs);
+    result = m.implicit_cast(p.lhs->getType().getUnqualifiedType(), CK_LValueToRValue, p.lhs);
   Expr* rewritten =
       BinaryOperator::Create(c, sequence, result, BO_Comma, type, kind, object_kind, loc, FPOptionsOverride());
   if (!old_value) return rewritten;

@@ -34,8 +34,7 @@ class AssignmentFinder {
  public:
   /// The finder of `f`'s body, whose parameters are in scope (and initialised) at every assignment of it;
   /// `globals`: the program's file-scope variables declared before it.
-  AssignmentFinder(clang::ASTContext& context, UnitState& state, MarkerBuilder& markers, clang::FunctionDecl* f,
-                   const std::vector<clang::VarDecl*>& globals);
+  AssignmentFinder(const FinderContext& in, clang::FunctionDecl* f, const std::vector<clang::VarDecl*>& globals);
 
   /// Whether any of scalar-pairs, float-kinds and bounds is enabled.
   bool enabled() const { return pairs_ || bounds_ || float_kinds_; }
@@ -56,7 +55,7 @@ class AssignmentFinder {
     outer.swap(scopes_);
     scopes_.emplace_back();
     for (clang::ParmVarDecl* p : lambda->getCallOperator()->parameters()) scopes_.back().push_back(p);
-    if (pairs_ && lambda->getBody()) initialisation_.analyse(lambda->getCallOperator(), lambda->getBody(), context_);
+    if (pairs_ && lambda->getBody()) initialisation_.analyse(lambda->getCallOperator(), lambda->getBody(), in_.ast);
     bool go_on = traverse();
     scopes_.swap(outer);
     return go_on;
@@ -110,9 +109,7 @@ class AssignmentFinder {
   void add_pair(Found& found, const PairOperand& operand);
   clang::Expr* rewrite(Found& found);
 
-  clang::ASTContext& context_;
-  UnitState& state_;
-  MarkerBuilder& markers_;
+  FinderContext in_;
   const bool pairs_, bounds_, float_kinds_;
   const std::vector<clang::VarDecl*>& globals_;
   std::vector<std::vector<clang::VarDecl*>> scopes_;  // the variables in scope, outermost first

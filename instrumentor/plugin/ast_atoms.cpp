@@ -38,14 +38,14 @@ void AtomFinder::access(Expr* lvalue, const char* kind) {
       lvalue->isValueDependent() || lvalue->getType().isConstQualified() || lvalue->getType()->isFunctionType() ||
       lvalue->getType()->isArrayType() || !shared(lvalue))
     return;
-  if (context_.getSourceManager().isInSystemHeader(lvalue->getExprLoc())) return;
+  if (in_.ast.getSourceManager().isInSystemHeader(lvalue->getExprLoc())) return;
   // The slot of the lvalue in its parent: its address goes through the marker, the access through the result.
   auto slot = child_slots_.find(lvalue);
   if (slot == child_slots_.end()) return;
   for (const auto& [known, index] : found_)
     if (known == slot->second) return;
-  unsigned index = static_cast<unsigned>(state_.values.size());
-  state_.values.push_back({SchemeId::kAtoms, {site_field(source_text(lvalue, context_)), kind}, false, 0});
+  unsigned index = static_cast<unsigned>(in_.state.values.size());
+  in_.state.values.push_back({SchemeId::kAtoms, {site_field(source_text(lvalue, in_.ast)), kind}, false, 0});
   found_.push_back({slot->second, index});
 }
 
@@ -55,14 +55,15 @@ void AtomFinder::wrap_found() {
 }
 
 Expr* AtomFinder::wrap(Expr* e, unsigned site) {
-  ASTContext& c = context_;
+  ASTContext& c = in_.ast;
+  MarkerBuilder& m = in_.markers;
   SourceLocation loc = e->getExprLoc();
   QualType pointer = c.getPointerType(e->getType());
   Expr* address = UnaryOperator::Create(c, e, UO_AddrOf, pointer, VK_PRValue, OK_Ordinary, loc, false,
                                         FPOptionsOverride());
-  Expr* untyped = markers_.implicit_cast(c.VoidPtrTy, CK_BitCast, address);
-  Expr* marked = markers_.call(markers_.atom_marker(), {markers_.site_number(site, loc), untyped}, loc);
-  Expr* typed = markers_.implicit_cast(pointer, CK_BitCast, marked);
+  Expr* untyped = m.implicit_cast(c.VoidPtrTy, CK_BitCast, address);
+  Expr* marked = m.call(m.atom_marker(), {m.site_number(site, loc), untyped}, loc);
+  Expr* typed = m.implicit_cast(pointer, CK_BitCast, marked);
   return UnaryOperator::Create(c, typed, UO_Deref, e->getType(), VK_LValue, e->getObjectKind(), loc, false,
                                FPOptionsOverride());
 }

@@ -18,8 +18,7 @@ namespace sampler::plugin::ast {
 /// The atoms sites of one function body: found during the traversal, wrapped after it.
 class AtomFinder {
  public:
-  AtomFinder(clang::ASTContext& context, UnitState& state, MarkerBuilder& markers)
-      : context_(context), state_(state), markers_(markers) {}
+  explicit AtomFinder(const FinderContext& in) : in_(in) {}
 
   /// Notes where each child of `parent` is held (a parent is visited before its children).
   void note_children(clang::Stmt* parent);
@@ -34,9 +33,7 @@ class AtomFinder {
  private:
   clang::Expr* wrap(clang::Expr* e, unsigned site);
 
-  clang::ASTContext& context_;
-  UnitState& state_;
-  MarkerBuilder& markers_;
+  FinderContext in_;
   std::map<clang::Stmt*, clang::Stmt**> child_slots_;  // where each expression is held
   std::vector<std::pair<clang::Stmt**, unsigned>> found_;  // its slot, its site (UnitState::values)
 };

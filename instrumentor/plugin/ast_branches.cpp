@@ -28,9 +28,9 @@ bool is_short_circuit(const Expr* e) {
 }  // namespace
 
 void BranchFinder::condition(Stmt* parent, Expr* cond) {
-  if (!cond || !state_.enabled(SchemeId::kBranches) || is_short_circuit(cond)) return;
-  if (context_.getSourceManager().isInSystemHeader(cond->getExprLoc())) return;
-  FunctionDecl* marker = markers_.decls().branch;
+  if (!cond || !in_.state.enabled(SchemeId::kBranches) || is_short_circuit(cond)) return;
+  if (in_.ast.getSourceManager().isInSystemHeader(cond->getExprLoc())) return;
+  FunctionDecl* marker = in_.markers.decls().branch;
   if (const auto* call = dyn_cast<CallExpr>(cond); call && marker && call->getDirectCallee() == marker)
     return;  // wrapped already
   if (cond->isValueDependent() || cond->isTypeDependent() || !cond->isPRValue()) return;
@@ -40,14 +40,14 @@ void BranchFinder::condition(Stmt* parent, Expr* cond) {
       type->isAtomicType())
     return;
   bool constant = false;
-  if (cond->EvaluateAsBooleanCondition(constant, context_)) return;
+  if (cond->EvaluateAsBooleanCondition(constant, in_.ast)) return;
   for (Stmt*& child : parent->children()) {
     if (child == cond) {
       // The text now: an assignment in the condition may be rewritten (scalar-pairs) before the wrapping.
-      const SourceManager& sm = context_.getSourceManager();
+      const SourceManager& sm = in_.ast.getSourceManager();
       PresumedLoc where = sm.getPresumedLoc(sm.getExpansionLoc(cond->getBeginLoc()));
       BranchSite site{where.isValid() ? where.getFilename() : "", where.isValid() ? where.getLine() : 0,
-                      source_text(cond, context_)};
+                      source_text(cond, in_.ast)};
       found_.push_back({&child, std::move(site)});
       break;
     }
@@ -60,10 +60,10 @@ void BranchFinder::wrap_found() {
 }
 
 Expr* BranchFinder::wrap(Expr* cond, BranchSite site) {
-  ASTContext& c = context_;
+  ASTContext& c = in_.ast;
   SourceLocation loc = cond->getBeginLoc();
-  unsigned index = static_cast<unsigned>(state_.branches.size());
-  state_.branches.push_back(std::move(site));
+  unsigned index = static_cast<unsigned>(in_.state.branches.size());
+  in_.state.branches.push_back(std::move(site));
 
   QualType type = cond->getType().getCanonicalType();
   Expr* value = cond;
@@ -71,9 +71,10 @@ Expr* BranchFinder::wrap(Expr* cond, BranchSite site) {
     CastKind kind = type->isAnyPointerType()    ? CK_PointerToBoolean
                     : type->isRealFloatingType() ? CK_FloatingToBoolean
                                                  : CK_IntegralToBoolean;
-    value = markers_.implicit_cast(c.BoolTy, kind, cond);
+    value = in_.markers.implicit_cast(c.BoolTy, kind, cond);
   }
-  return markers_.call(markers_.branch_marker(), {markers_.site_number(index, loc), value}, loc, cond->getEndLoc());
+  MarkerBuilder& m = in_.markers;
+  return m.call(m.branch_marker(), {m.site_number(index, loc), value}, loc, cond->getEndLoc());
 }
 
 }  // namespace sampler::plugin::ast

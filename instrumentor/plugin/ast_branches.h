@@ -20,8 +20,7 @@ namespace sampler::plugin::ast {
 /// The branch sites of one function body: found during the traversal, wrapped after it.
 class BranchFinder {
  public:
-  BranchFinder(clang::ASTContext& context, UnitState& state, MarkerBuilder& markers)
-      : context_(context), state_(state), markers_(markers) {}
+  explicit BranchFinder(const FinderContext& in) : in_(in) {}
 
   /// A condition `cond` of `parent` (an if, a loop, ?:, an operand of && or ||) is a site unless it is itself &&
   /// or || (then its operands are the sites), or a constant (clang folds those and generates no branch), or of a
@@ -34,9 +33,7 @@ class BranchFinder {
  private:
   clang::Expr* wrap(clang::Expr* cond, BranchSite site);
 
-  clang::ASTContext& context_;
-  UnitState& state_;
-  MarkerBuilder& markers_;
+  FinderContext in_;
   std::vector<std::pair<clang::Stmt**, BranchSite>> found_;
 };
 

@@ -8,6 +8,8 @@
 #include <clang/AST/Expr.h>
 #include <llvm/ADT/ArrayRef.h>
 
+#include "state.h"
+
 namespace sampler::plugin::ast {
 
 /// The marker functions declared in one unit so far, each on its first use (null until then).
@@ -58,6 +60,14 @@ class MarkerBuilder {
 
   clang::ASTContext& context_;
   MarkerDecls& decls_;
+};
+
+/// What each finder of one function body works with: the AST, the unit's records of its sites (state.h), the
+/// markers. All outlive the finders.
+struct FinderContext {
+  clang::ASTContext& ast;
+  UnitState& state;
+  MarkerBuilder& markers;
 };
 
 }  // namespace sampler::plugin::ast

@@ -74,8 +74,8 @@ class BodyVisitor : public RecursiveASTVisitor<BodyVisitor> {
  public:
   BodyVisitor(ASTContext& context, UnitState& state, MarkerDecls& decls, FunctionDecl* f,
               const std::vector<VarDecl*>& globals)
-      : context_(context), state_(state), markers_(context, decls), branches_(context, state, markers_),
-        assignments_(context, state, markers_, f, globals), atoms_(context, state, markers_),
+      : context_(context), state_(state), markers_(context, decls), branches_(finder_context()),
+        assignments_(finder_context(), f, globals), atoms_(finder_context()),
         find_atoms_(state.enabled(SchemeId::kAtoms)) {}
 
   bool TraverseLambdaExpr(LambdaExpr* lambda) {
@@ -125,7 +125,9 @@ class BodyVisitor : public RecursiveASTVisitor<BodyVisitor> {
   bool TraverseForStmt(ForStmt* s) {
     return assignments_.in_scope([&] { return RecursiveASTVisitor::TraverseForStmt(s); });
   }
-  bool TraverseIfStmt(IfStmt* s) { return assignments_.in_scope([&] { return RecursiveASTVisitor::TraverseIfStmt(s); }); }
+  bool TraverseIfStmt(IfStmt* s) {
+    return assignments_.in_scope([&] { return RecursiveASTVisitor::TraverseIfStmt(s); });
+  }
   bool TraverseWhileStmt(WhileStmt* s) {
     return assignments_.in_scope([&] { return RecursiveASTVisitor::TraverseWhileStmt(s); });
   }
@@ -177,6 +179,8 @@ class BodyVisitor : public RecursiveASTVisitor<BodyVisitor> {
   }
 
  private:
+  FinderContext finder_context() { return {context_, state_, markers_}; }
+
   bool branch(Stmt* parent, Expr* cond) {
     branches_.condition(parent, cond);
     return true;
