@@ -118,25 +118,19 @@ class BodyVisitor : public RecursiveASTVisitor<BodyVisitor> {
   }
 
   // ----- scalar-pairs, float-kinds, bounds: scopes, so that each assignment knows the variables it may be
-  // compared with.
-  bool TraverseCompoundStmt(CompoundStmt* s) {
-    return assignments_.in_scope([&] { return RecursiveASTVisitor::TraverseCompoundStmt(s); });
+  // compared with. Each statement that opens a scope is traversed inside one (RecursiveASTVisitor's
+  // Traverse<Kind> for these kinds).
+#define SAMPLER_TRAVERSE_IN_SCOPE(KIND)                                                  \
+  bool Traverse##KIND(KIND* s) {                                                         \
+    return assignments_.in_scope([&] { return RecursiveASTVisitor::Traverse##KIND(s); }); \
   }
-  bool TraverseForStmt(ForStmt* s) {
-    return assignments_.in_scope([&] { return RecursiveASTVisitor::TraverseForStmt(s); });
-  }
-  bool TraverseIfStmt(IfStmt* s) {
-    return assignments_.in_scope([&] { return RecursiveASTVisitor::TraverseIfStmt(s); });
-  }
-  bool TraverseWhileStmt(WhileStmt* s) {
-    return assignments_.in_scope([&] { return RecursiveASTVisitor::TraverseWhileStmt(s); });
-  }
-  bool TraverseSwitchStmt(SwitchStmt* s) {
-    return assignments_.in_scope([&] { return RecursiveASTVisitor::TraverseSwitchStmt(s); });
-  }
-  bool TraverseCXXForRangeStmt(CXXForRangeStmt* s) {
-    return assignments_.in_scope([&] { return RecursiveASTVisitor::TraverseCXXForRangeStmt(s); });
-  }
+  SAMPLER_TRAVERSE_IN_SCOPE(CompoundStmt)
+  SAMPLER_TRAVERSE_IN_SCOPE(ForStmt)
+  SAMPLER_TRAVERSE_IN_SCOPE(IfStmt)
+  SAMPLER_TRAVERSE_IN_SCOPE(WhileStmt)
+  SAMPLER_TRAVERSE_IN_SCOPE(SwitchStmt)
+  SAMPLER_TRAVERSE_IN_SCOPE(CXXForRangeStmt)
+#undef SAMPLER_TRAVERSE_IN_SCOPE
 
   bool VisitVarDecl(VarDecl* v) {
     assignments_.declared(v);
