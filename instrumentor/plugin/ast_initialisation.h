@@ -27,8 +27,8 @@ class Initialisation {
  private:
   void transfer(const clang::CFGBlock& block, llvm::BitVector& state, bool record);
 
-  std::map<const clang::VarDecl*, unsigned> index_;          // the locals the analyses declare, numbered
-  std::map<const void*, llvm::BitVector> before_;     // an assignment or a declared local: what is initialised there
+  std::map<const clang::VarDecl*, unsigned> index_;  // the locals the analyses declare, numbered
+  std::map<const void*, llvm::BitVector> before_;    // an assignment or a declared local: what is initialised there
 };
 
 }  // namespace sampler::plugin::ast

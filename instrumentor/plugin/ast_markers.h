@@ -1,7 +1,7 @@
 // The marker-building layer of the AST side: the unit's marker functions (state.h names them) and the
 // expressions the finders splice into the AST around a site: a marker's call, a site's number, a variable read, a
-// value widened as a marker receives it. The finders (ast_branches.h, ast_assignments.h, ast_atoms.h) build
-// their rewrites from these only; the collecting pass (pass.cpp) finds the calls by the markers' symbols.
+// value widened as a marker receives it. The finders (ast_branches.h, ast_assignments.h, ast_atoms.h) make
+// their markers' calls here; the collecting pass (pass.cpp) finds the calls by the markers' symbols.
 #pragma once
 #include <clang/AST/ASTContext.h>
 #include <clang/AST/Decl.h>
