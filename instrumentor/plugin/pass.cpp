@@ -151,30 +151,36 @@ class Collector {
     return static_cast<unsigned>(s->sites.size() - 1);
   }
 
+  // One function's collection: its name in the site text, its next CFG node, whether it gets sites at all, and
+  // for each marker the site already made of it (code clang emitted twice has its markers twice: one site).
+  struct FunctionSites {
+    std::string name;
+    unsigned node = 0;
+    bool no_sites = false;
+    std::map<unsigned, unsigned> branch_sites;  // marker argument -> site
+    std::map<const CallSite*, unsigned> call_sites;
+    std::map<unsigned, unsigned> pair_sites;   // the marker's first site -> the scheme's site of that pair
+    std::map<unsigned, unsigned> value_sites;  // the value or atom marker's site -> the scheme's site
+  };
+
   void collect(Function& f, UnitState& state) {
     if (f.isDeclaration()) return;
     DISubprogram* sp = f.getSubprogram();
-    std::string function_name = sp ? sp->getName().str() : f.getName().str();
-    unsigned node = 0;
+    FunctionSites fs;
+    fs.name = sp ? sp->getName().str() : f.getName().str();
     // Compiler-made functions (global initialisers, thunks) have no source of their own; the libraries' code and
     // the functions the user left out (choice.h) are not instrumented.
-    bool no_sites = !sp || sp->isArtificial() || sp->getLine() == 0 ||
-                    state.system_files.count(sp->getFilename().str()) != 0 ||
-                    state.excluded_symbols.count(f.getName().str()) != 0;
-    if (Scheme* s = scheme(SchemeId::kFunctionEntries); s && !no_sites) {
-      Site site{sp->getFilename().str(), sp->getLine(), function_name, node++, {}};
+    fs.no_sites = !sp || sp->isArtificial() || sp->getLine() == 0 ||
+                  state.system_files.count(sp->getFilename().str()) != 0 ||
+                  state.excluded_symbols.count(f.getName().str()) != 0;
+    if (Scheme* s = scheme(SchemeId::kFunctionEntries); s && !fs.no_sites) {
+      Site site{sp->getFilename().str(), sp->getLine(), fs.name, fs.node++, {}};
       BasicBlock& entry = f.getEntryBlock();
       Instruction* before = &*entry.getFirstInsertionPt();
       while (isa<AllocaInst>(before)) before = before->getNextNode();
       points_.push_back({Point::Entry, s, add_site(s, std::move(site)), before});
     }
-    if (Scheme* s = scheme(SchemeId::kCoverage); s && !no_sites) coverage(f, s, function_name, node);
-    Scheme* branches = scheme(SchemeId::kBranches);
-    Scheme* returns = scheme(SchemeId::kReturns);
-    std::map<unsigned, unsigned> branch_sites;  // marker argument -> site, for code clang emitted twice
-    std::map<const CallSite*, unsigned> call_sites;
-    std::map<unsigned, unsigned> pair_sites;  // the marker's first site -> the scheme's site of that pair
-    std::map<unsigned, unsigned> value_sites;  // the value or atom marker's site -> the scheme's site
+    if (Scheme* s = scheme(SchemeId::kCoverage); s && !fs.no_sites) coverage(f, s, fs);
     for (BasicBlock& block : f) {
       for (Instruction& inst : block) {
         auto* call = dyn_cast<CallBase>(&inst);
@@ -182,86 +188,96 @@ class Collector {
         Function* callee = call->getCalledFunction();
         if (callee && callee->getName() == kBranchMarker) {
           markers_.push_back(call);
-          auto* number = dyn_cast<ConstantInt>(call->getArgOperand(0));
-          if (!branches || !number || number->getZExtValue() >= state.branches.size() || no_sites) continue;
-          unsigned index = static_cast<unsigned>(number->getZExtValue());
-          auto known = branch_sites.find(index);
-          if (known == branch_sites.end()) {
-            // File and line as the debug information gives them (every scheme names files the same way).
-            const BranchSite& b = state.branches[index];
-            const DILocation* loc = call->getDebugLoc().get();
-            Site site{loc ? loc->getFilename().str() : b.file, loc ? loc->getLine() : b.line, function_name, node++,
-                      {field(b.text)}};
-            known = branch_sites.emplace(index, add_site(branches, std::move(site))).first;
-          }
-          points_.push_back({Point::Branch, branches, known->second, call, call->getArgOperand(1)});
+          collect_branch(call, state, fs);
           continue;
         }
         if (callee && callee->getName() == kPairsMarker) {
           markers_.push_back(call);
-          collect_pairs(cast<CallInst>(call), state, function_name, node, pair_sites, no_sites);
+          collect_pairs(cast<CallInst>(call), state, fs);
           continue;
         }
         if (callee && (callee->getName() == kValueMarker || callee->getName() == kAtomMarker)) {
           markers_.push_back(call);
-          collect_value(cast<CallInst>(call), state, function_name, node, value_sites, no_sites);
+          collect_value(cast<CallInst>(call), state, fs);
           continue;
         }
-        if (callee && callee->getName() == "g_object_unref" && call->arg_size() == 1 && !no_sites)
-          collect_unref(call, state, function_name, node);
-        if (!returns || no_sites || call->isInlineAsm() || isa<IntrinsicInst>(call)) continue;
-        Type* type = call->getType();
-        if (!(type->isPointerTy() || (type->isIntegerTy() && type->getIntegerBitWidth() <= 64))) continue;
-        const DILocation* loc = call->getDebugLoc().get();
-        if (!loc || loc->getInlinedAt()) continue;
-        auto found = state.calls.find({sys::path::filename(loc->getFilename()).str(), loc->getLine(),
-                                       loc->getColumn()});
-        if (found == state.calls.end()) continue;  // not a call the source wrote (operator new, ...)
-        const CallSite* match = nullptr;
-        if (found->second.size() == 1) {
-          match = &found->second.front();
-        } else if (callee) {  // several calls at one location (a macro): the callee decides
-          for (const CallSite& c : found->second)
-            if (c.callee_name == callee->getName()) match = match ? nullptr : &c;
-        }
-        if (!match) continue;
-        Instruction* after = nullptr;
-        if (auto* invoke = dyn_cast<InvokeInst>(call)) {
-          BasicBlock* normal = invoke->getNormalDest();
-          if (!normal->getSinglePredecessor()) continue;
-          after = &*normal->getFirstInsertionPt();
-        } else {
-          after = call->getNextNode();
-        }
-        auto known = call_sites.find(match);
-        if (known == call_sites.end()) {
-          Site site{loc->getFilename().str(), loc->getLine(), function_name, node++, {field(match->text)}};
-          known = call_sites.emplace(match, add_site(returns, std::move(site))).first;
-        }
-        Point p{Point::Return, returns, known->second, after, call};
-        p.is_signed = match->is_signed;
-        p.call_loc = call->getDebugLoc();
-        points_.push_back(p);
+        if (callee && callee->getName() == "g_object_unref" && call->arg_size() == 1 && !fs.no_sites)
+          collect_unref(call, state, fs);
+        collect_return(call, callee, state, fs);
       }
     }
   }
 
+  // `__sampler_branch_marker(SITE, condition)`: one site, its fast path before the marker.
+  void collect_branch(CallBase* call, const UnitState& state, FunctionSites& fs) {
+    Scheme* branches = scheme(SchemeId::kBranches);
+    auto* number = dyn_cast<ConstantInt>(call->getArgOperand(0));
+    if (!branches || !number || number->getZExtValue() >= state.branches.size() || fs.no_sites) return;
+    unsigned index = static_cast<unsigned>(number->getZExtValue());
+    auto known = fs.branch_sites.find(index);
+    if (known == fs.branch_sites.end()) {
+      // File and line as the debug information gives them (every scheme names files the same way).
+      const BranchSite& b = state.branches[index];
+      const DILocation* loc = call->getDebugLoc().get();
+      Site site{loc ? loc->getFilename().str() : b.file, loc ? loc->getLine() : b.line, fs.name, fs.node++,
+                {field(b.text)}};
+      known = fs.branch_sites.emplace(index, add_site(branches, std::move(site))).first;
+    }
+    points_.push_back({Point::Branch, branches, known->second, call, call->getArgOperand(1)});
+  }
+
+  // returns: a call the AST recorded (matched by its place in the debug information), its fast path after it.
+  void collect_return(CallBase* call, Function* callee, const UnitState& state, FunctionSites& fs) {
+    Scheme* returns = scheme(SchemeId::kReturns);
+    if (!returns || fs.no_sites || call->isInlineAsm() || isa<IntrinsicInst>(call)) return;
+    Type* type = call->getType();
+    if (!(type->isPointerTy() || (type->isIntegerTy() && type->getIntegerBitWidth() <= 64))) return;
+    const DILocation* loc = call->getDebugLoc().get();
+    if (!loc || loc->getInlinedAt()) return;
+    auto found = state.calls.find({sys::path::filename(loc->getFilename()).str(), loc->getLine(), loc->getColumn()});
+    if (found == state.calls.end()) return;  // not a call the source wrote (operator new, ...)
+    const CallSite* match = nullptr;
+    if (found->second.size() == 1) {
+      match = &found->second.front();
+    } else if (callee) {  // several calls at one location (a macro): the callee decides
+      for (const CallSite& c : found->second)
+        if (c.callee_name == callee->getName()) match = match ? nullptr : &c;
+    }
+    if (!match) return;
+    Instruction* after = nullptr;
+    if (auto* invoke = dyn_cast<InvokeInst>(call)) {
+      BasicBlock* normal = invoke->getNormalDest();
+      if (!normal->getSinglePredecessor()) return;
+      after = &*normal->getFirstInsertionPt();
+    } else {
+      after = call->getNextNode();
+    }
+    auto known = fs.call_sites.find(match);
+    if (known == fs.call_sites.end()) {
+      Site site{loc->getFilename().str(), loc->getLine(), fs.name, fs.node++, {field(match->text)}};
+      known = fs.call_sites.emplace(match, add_site(returns, std::move(site))).first;
+    }
+    Point p{Point::Return, returns, known->second, after, call};
+    p.is_signed = match->is_signed;
+    p.call_loc = call->getDebugLoc();
+    points_.push_back(p);
+  }
+
   // `__sampler_pairs_marker(FIRST, value, other 1, ..., other k)`: k sites, one fast path each, before the marker.
-  void collect_pairs(CallInst* call, const UnitState& state, const std::string& function_name, unsigned& node,
-                     std::map<unsigned, unsigned>& pair_sites, bool no_sites) {
+  void collect_pairs(CallInst* call, const UnitState& state, FunctionSites& fs) {
     Scheme* pairs = scheme(SchemeId::kScalarPairs);
     auto* number = dyn_cast<ConstantInt>(call->getArgOperand(0));
-    if (!pairs || !number || no_sites || call->arg_size() < 3) return;
+    if (!pairs || !number || fs.no_sites || call->arg_size() < 3) return;
     uint64_t first = number->getZExtValue();
     const DILocation* loc = call->getDebugLoc().get();
     for (unsigned j = 0; j + 2 < call->arg_size(); ++j) {
       if (first + j >= state.pairs.size()) return;
       const PairSite& pair = state.pairs[first + j];
-      auto known = pair_sites.find(first + j);
-      if (known == pair_sites.end()) {
-        Site site{loc ? loc->getFilename().str() : "", loc ? loc->getLine() : 0, function_name, node++,
+      auto known = fs.pair_sites.find(first + j);
+      if (known == fs.pair_sites.end()) {
+        Site site{loc ? loc->getFilename().str() : "", loc ? loc->getLine() : 0, fs.name, fs.node++,
                   {field(pair.lvalue), pair.lvalue_scope, pair.lvalue_form, field(pair.other), pair.other_kind}};
-        known = pair_sites.emplace(first + j, add_site(pairs, std::move(site))).first;
+        known = fs.pair_sites.emplace(first + j, add_site(pairs, std::move(site))).first;
       }
       Point p{Point::Pair, pairs, known->second, call, call->getArgOperand(1)};
       p.other = call->getArgOperand(j + 2);
@@ -271,9 +287,9 @@ class Collector {
   }
 
   // coverage: a site per basic block of the source (scheme_ir.h says which blocks), its fast path first.
-  void coverage(Function& f, Scheme* s, const std::string& function_name, unsigned& node) {
+  void coverage(Function& f, Scheme* s, FunctionSites& fs) {
     for (auto [block, where] : source_blocks(f)) {
-      Site site{where->getFilename().str(), where->getLine(), function_name, node++, {}};
+      Site site{where->getFilename().str(), where->getLine(), fs.name, fs.node++, {}};
       Instruction* before = &*block->getFirstInsertionPt();
       while (isa<AllocaInst>(before)) before = before->getNextNode();
       Point p{Point::Entry, s, add_site(s, std::move(site)), before};
@@ -284,21 +300,20 @@ class Collector {
   }
 
   // `__sampler_value_marker(SITE, value)` (float-kinds, bounds) or `__sampler_atom_marker(SITE, address)`.
-  void collect_value(CallInst* call, const UnitState& state, const std::string& function_name, unsigned& node,
-                     std::map<unsigned, unsigned>& value_sites, bool no_sites) {
+  void collect_value(CallInst* call, const UnitState& state, FunctionSites& fs) {
     auto* number = dyn_cast<ConstantInt>(call->getArgOperand(0));
-    if (!number || no_sites || call->arg_size() != 2 || number->getZExtValue() >= state.values.size()) return;
+    if (!number || fs.no_sites || call->arg_size() != 2 || number->getZExtValue() >= state.values.size()) return;
     unsigned index = static_cast<unsigned>(number->getZExtValue());
     const ValueSite& value = state.values[index];
     Scheme* s = scheme(value.scheme);
     if (!s) return;
-    auto known = value_sites.find(index);
-    if (known == value_sites.end()) {
+    auto known = fs.value_sites.find(index);
+    if (known == fs.value_sites.end()) {
       const DILocation* loc = call->getDebugLoc().get();
-      Site site{loc ? loc->getFilename().str() : "", loc ? loc->getLine() : 0, function_name, node++, {}};
+      Site site{loc ? loc->getFilename().str() : "", loc ? loc->getLine() : 0, fs.name, fs.node++, {}};
       for (const std::string& f : value.fields) site.fields.push_back(field(f));
       site.bound_type = value.bound_type;
-      known = value_sites.emplace(index, add_site(s, std::move(site))).first;
+      known = fs.value_sites.emplace(index, add_site(s, std::move(site))).first;
     }
     Point p{value.scheme == SchemeId::kAtoms ? Point::Atom : Point::Assigned, s, known->second, call,
             call->getArgOperand(1)};
@@ -307,13 +322,13 @@ class Collector {
   }
 
   // g-object-unref: a call of g_object_unref the AST found in the source (matched by location, as returns).
-  void collect_unref(CallBase* call, const UnitState& state, const std::string& function_name, unsigned& node) {
+  void collect_unref(CallBase* call, const UnitState& state, FunctionSites& fs) {
     Scheme* s = scheme(SchemeId::kGObjectUnref);
     const DILocation* loc = call->getDebugLoc().get();
     if (!s || !loc || loc->getInlinedAt()) return;
     auto found = state.unrefs.find({sys::path::filename(loc->getFilename()).str(), loc->getLine(), loc->getColumn()});
     if (found == state.unrefs.end()) return;
-    Site site{loc->getFilename().str(), loc->getLine(), function_name, node++, {field(found->second)}};
+    Site site{loc->getFilename().str(), loc->getLine(), fs.name, fs.node++, {field(found->second)}};
     points_.push_back({Point::Unref, s, add_site(s, std::move(site)), call, call->getArgOperand(0)});
   }
 

@@ -1,4 +1,4 @@
-// What the clang AST action (ast_sites.cpp) hands the collecting pass (pass.cpp) for one translation unit. Both
+// What the clang AST action (ast_action.cpp, its finders) hands the collecting pass (pass.cpp) for one translation unit. Both
 // live in the same shared object, loaded once into the same clang process as -fplugin= and -fpass-plugin=, so they
 // share this state; the AST action resets it for each unit (clang may compile several sources in one process),
 // and so does the collecting pass once it has read it. The lowering's settings (countdown, timestamps, the loop
