@@ -211,28 +211,22 @@ class PostgresqlStore : public Store {
     if (summaries.empty()) return true;
     PGconn* c = acquire(error);
     if (c == nullptr) return false;
-    // One statement: the run ids and summaries as two arrays, unnested side by side.
-    std::vector<std::string> run_ids;
-    for (const auto& pair : summaries) run_ids.push_back(pair.first);
-    const std::string ids = text_array(run_ids);
-    std::string blobs = "{";
-    for (size_t i = 0; i < summaries.size(); ++i) {
-      const std::string& summary = summaries[i].second;
-      blobs += (i == 0 ? "\"\\\\x" : ",\"\\\\x");
-      static constexpr char kHex[] = "0123456789abcdef";
-      for (unsigned char byte : summary) {
-        blobs += kHex[byte >> 4];
-        blobs += kHex[byte & 15];
-      }
-      blobs += "\"";
-    }
-    blobs += "}";
+    // One statement: the run ids and summaries as rows of a VALUES list, the summaries as binary parameters.
     const std::string a(app);
-    const char* values[] = {a.c_str(), ids.c_str(), blobs.c_str()};
-    Result r(PQexecParams(c,
-                          "UPDATE runs SET summary = s.summary FROM unnest($2::text[], $3::bytea[]) AS s(run_id, "
-                          "summary) WHERE runs.app = $1 AND runs.run_id = s.run_id AND runs.summary IS NULL",
-                          3, nullptr, values, nullptr, nullptr, 0));
+    std::string sql = "UPDATE runs SET summary = s.summary FROM (VALUES ";
+    std::vector<const char*> values{a.c_str()};
+    std::vector<int> lengths{0}, formats{0};
+    for (size_t i = 0; i < summaries.size(); ++i) {
+      const std::string id = "$" + std::to_string(2 * i + 2), summary = "$" + std::to_string(2 * i + 3);
+      sql += (i == 0 ? "(" : ", (") + id + "::text, " + summary + "::bytea)";
+      values.push_back(summaries[i].first.c_str());
+      values.push_back(summaries[i].second.data());
+      lengths.insert(lengths.end(), {0, static_cast<int>(summaries[i].second.size())});
+      formats.insert(formats.end(), {0, 1});
+    }
+    sql += ") AS s(run_id, summary) WHERE runs.app = $1 AND runs.run_id = s.run_id AND runs.summary IS NULL";
+    Result r(PQexecParams(c, sql.c_str(), static_cast<int>(values.size()), nullptr, values.data(), lengths.data(),
+                          formats.data(), 0));
     const bool ok = PQresultStatus(r.result) == PGRES_COMMAND_OK;
     if (!ok) {
       error = std::string("postgresql: ") + PQresultErrorMessage(r.result);
@@ -252,17 +246,18 @@ class PostgresqlStore : public Store {
     const char* values[] = {query.app.c_str(), query.version ? query.version->c_str() : nullptr,
                             query.failing_signatures ? signatures.c_str() : nullptr};
     // One scan of the application's count rows, summed per outcome and section: the runs, then element by
-    // element the sites' and the predicates' arrays (ids whose sum is 0 left out).
+    // element the sites' and the predicates' arrays (ids whose sum is 0 left out). Binary results: the section
+    // key arrives as its bytes, the numbers as big-endian integers (each cast to a fixed width).
     Result r(PQexecParams(
         c,
         "WITH selected AS (SELECT failed, section, runs, sites, predicates FROM run_counts WHERE app = $1 AND "
         "($2::text IS NULL OR version = $2) AND ($3::text[] IS NULL OR NOT failed OR crash_signature = ANY($3))) "
-        "SELECT failed, encode(section, 'hex'), 0, 0, sum(runs) FROM selected GROUP BY failed, section "
-        "UNION ALL SELECT failed, encode(section, 'hex'), 1, n - 1, sum(x) FROM selected, "
+        "SELECT failed, section, 0, 0::bigint, sum(runs)::bigint FROM selected GROUP BY failed, section "
+        "UNION ALL SELECT failed, section, 1, n - 1, sum(x)::bigint FROM selected, "
         "unnest(sites) WITH ORDINALITY AS u(x, n) GROUP BY failed, section, n HAVING sum(x) > 0 "
-        "UNION ALL SELECT failed, encode(section, 'hex'), 2, n - 1, sum(x) FROM selected, "
+        "UNION ALL SELECT failed, section, 2, n - 1, sum(x)::bigint FROM selected, "
         "unnest(predicates) WITH ORDINALITY AS u(x, n) GROUP BY failed, section, n HAVING sum(x) > 0",
-        3, nullptr, values, nullptr, nullptr, 0));
+        3, nullptr, values, nullptr, nullptr, 1));
     const bool ok = PQresultStatus(r.result) == PGRES_TUPLES_OK;
     if (!ok) {
       error = std::string("postgresql: ") + PQresultErrorMessage(r.result);
@@ -270,14 +265,11 @@ class PostgresqlStore : public Store {
     } else {
       std::map<std::pair<bool, std::string>, SectionTotals> found;
       for (int row = 0; row < PQntuples(r.result); ++row) {
-        const bool failed = PQgetvalue(r.result, row, 0)[0] == 't';
-        const std::string_view hex(PQgetvalue(r.result, row, 1), static_cast<size_t>(PQgetlength(r.result, row, 1)));
-        std::string key;  // encode()'s hex: lower-case digits
-        auto digit = [](char ch) { return ch <= '9' ? ch - '0' : ch - 'a' + 10; };
-        for (size_t i = 0; i + 1 < hex.size(); i += 2) key += static_cast<char>(digit(hex[i]) * 16 + digit(hex[i + 1]));
-        const int what = std::atoi(PQgetvalue(r.result, row, 2));
-        const size_t id = std::strtoull(PQgetvalue(r.result, row, 3), nullptr, 10);
-        const uint64_t sum = std::strtoull(PQgetvalue(r.result, row, 4), nullptr, 10);
+        const bool failed = PQgetvalue(r.result, row, 0)[0] != 0;
+        const std::string key(PQgetvalue(r.result, row, 1), static_cast<size_t>(PQgetlength(r.result, row, 1)));
+        const int64_t what = int_value(r.result, 2, row);
+        const size_t id = static_cast<size_t>(int_value(r.result, 3, row));
+        const uint64_t sum = static_cast<uint64_t>(int_value(r.result, 4, row));
         SectionTotals& t = found[{failed, key}];
         t.failed = failed;
         t.key = key;
@@ -775,9 +767,9 @@ class PostgresqlStore : public Store {
   }
 
   // Binary integers come big-endian, 4 or 8 bytes.
-  static int64_t int_value(PGresult* p, int column) {
-    const auto* bytes = reinterpret_cast<const unsigned char*>(PQgetvalue(p, 0, column));
-    int length = PQgetlength(p, 0, column);
+  static int64_t int_value(PGresult* p, int column, int row = 0) {
+    const auto* bytes = reinterpret_cast<const unsigned char*>(PQgetvalue(p, row, column));
+    int length = PQgetlength(p, row, column);
     uint64_t value = 0;
     for (int i = 0; i < length; ++i) value = (value << 8) | bytes[i];
     if (length == 4) return static_cast<int32_t>(static_cast<uint32_t>(value));

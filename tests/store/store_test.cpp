@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "group_commit.h"
+#include "sections/hex.h"
 #include "store/files.h"
 #include "store/store.h"
 
@@ -113,12 +114,7 @@ class StoreTest : public ::testing::TestWithParam<std::string> {
   }
   // `bytes` as a BLOB literal of the store's SQL.
   std::string blob(std::string_view bytes) const {
-    std::string out = GetParam() == "sqlite" ? "X'" : "'\\x";
-    for (unsigned char c : bytes) {
-      out += "0123456789abcdef"[c >> 4];
-      out += "0123456789abcdef"[c & 15];
-    }
-    return out + "'";
+    return (GetParam() == "sqlite" ? "X'" : "'\\x") + hex_bytes(bytes) + "'";
   }
 
   // Every run of `app` as "ID:SUMMARY:BODY" ("no body" where the store gave none).
