@@ -121,6 +121,59 @@ class PageWorkers {
 
 constexpr unsigned kPageWorkers = 2;
 
+// One making of a page at a time per request (path and credentials): a request that arrives while its page is
+// being made waits, its connection suspended, for the next making, which answers every request that waited
+// meanwhile. Each answer is still read from the store after its request arrived; twenty readers of one page cost
+// the store one page at a time instead of a page per worker (docs/performance.md, "Readers beside uploads").
+class PageFlights {
+ public:
+  using Waiter = std::function<void(const Response&)>;
+  using Make = std::function<Response()>;
+  explicit PageFlights(PageWorkers& workers) : workers_(workers) {}
+
+  // Answers `waiter` with the page `make` makes, made on a page worker: now, or once the making of the same
+  // `key` under way is done.
+  void request(const std::string& key, Make make, Waiter waiter) {
+    std::lock_guard lock(mutex_);
+    auto [it, idle] = flights_.try_emplace(key);
+    Flight& flight = it->second;
+    if (!idle) {  // being made: wait for the next making, with the others that came meanwhile
+      if (!flight.next_make) flight.next_make = std::move(make);
+      flight.next.push_back(std::move(waiter));
+      return;
+    }
+    start(key, std::move(make), {std::move(waiter)});
+  }
+
+ private:
+  struct Flight {
+    Make next_make;             // the next making, once the current one is done (unset: none waiting)
+    std::vector<Waiter> next;   // the requests it answers
+  };
+
+  // Called with mutex_ held.
+  void start(const std::string& key, Make make, std::vector<Waiter> waiters) {
+    workers_.submit([this, key, make = std::move(make), waiters = std::move(waiters)] {
+      const Response response = make();
+      for (const Waiter& waiter : waiters) waiter(response);
+      std::lock_guard lock(mutex_);
+      auto it = flights_.find(key);
+      if (!it->second.next_make) {
+        flights_.erase(it);
+        return;
+      }
+      Make next = std::move(it->second.next_make);
+      std::vector<Waiter> next_waiters = std::move(it->second.next);
+      it->second = Flight();
+      start(key, std::move(next), std::move(next_waiters));
+    });
+  }
+
+  PageWorkers& workers_;
+  std::mutex mutex_;
+  std::unordered_map<std::string, Flight> flights_;  // pages being made, by key
+};
+
 class MhdServer : public Server {
  public:
   MhdServer(Collector& collector, std::function<void(const std::string&)> log, const TlsSettings* tls)
@@ -363,10 +416,15 @@ class MhdServer : public Server {
       auto request = std::make_shared<PageRequest>(PageRequest{method, url, std::string(header(MHD_HTTP_HEADER_AUTHORIZATION)),
                                                                std::string(header(MHD_HTTP_HEADER_COOKIE)), secure});
       MHD_suspend_connection(connection);
-      self->pages_.submit([self, connection, exchange, request] {
-        exchange->page = self->collector_.handle(request->view(), monotonic_seconds());
-        MHD_resume_connection(connection);
-      });
+      // The same path with the same credentials is the same page: the key's access is checked by the making.
+      std::string key = request->path + '\n' + request->authorization + '\n' + request->cookie +
+                        (secure ? "\ns" : "\n");
+      self->flights_.request(
+          key, [self, request] { return self->collector_.handle(request->view(), monotonic_seconds()); },
+          [connection, exchange](const Response& page) {
+            exchange->page = page;
+            MHD_resume_connection(connection);
+          });
       return MHD_YES;
     }
     Request request;
@@ -438,6 +496,7 @@ class MhdServer : public Server {
   std::string address_;
   std::optional<TlsSettings> tls_;
   PageWorkers pages_{kPageWorkers};
+  PageFlights flights_{pages_};
 };
 
 }  // namespace
