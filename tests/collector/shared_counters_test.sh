@@ -39,6 +39,12 @@
 #   oom_killed            a program that allocates until the kernel's OOM killer kills it (a memory cgroup the test
 #                         makes: cgroup v2 or v1, else systemd-run --scope, else the test is skipped with the reason,
 #                         exit 77) under sampler-run: the stored run has its samples and the outcome signal 9
+#   crash_other_thread    a thread's report stops in its first write for good (its SIGXFSZ handler never returns),
+#                         holding the registry lock; another thread crashes: the crash's report, whole, is renamed
+#                         over the interim report before it, and the process dies of SIGSEGV (no deadlock)
+#   concurrent_reports    four threads call sampler_write_report() 25 times each while they call is_third: each
+#                         report read after one is said is whole, sequences and counters never go back, each
+#                         sequence is written once, and the final report counts every call
 # usage: shared_counters_test.sh CASE [RUNS]; environment: TOOLS, DRIVERS, SCRATCH, SOURCE_DIR
 set -euo pipefail
 case_name=$1
@@ -111,6 +117,22 @@ program_file=until_killed
 counters() {
   awk -F'\t' -v f="$1" -v s="$2" '$2 == s && $5 == f {
     print (s == "branches" ? $(NF - 1) "\t" $NF : $NF) }' "$3"
+}
+
+# whole FILE LABEL: FILE (a copy taken at one instant) is one whole report, its samples resolved (the sites of
+# $program_file) in FILE.resolved.
+whole() {
+  "$TOOLS/extract-report" samples <"$1" >samples.txt 2>extract.err || fail "$2: extract-report: $(cat extract.err)"
+  if [ -s extract.err ]; then fail "$2: the report is not whole: $(cat extract.err)"; fi
+  [ "$(grep -c '^<report id="samples">$' "$1")" = 1 ] || fail "$2: samples subreports: $(cat "$1")"
+  "$TOOLS/resolveSamples" "$program_file" <samples.txt | cut -f2- >"$1.resolved" || fail "$2: resolveSamples failed"
+}
+
+# sequence_of FILE: the interim subreport's sequence, empty when there is none.
+sequence_of() {
+  local pattern=$'^sequence\t([0-9]+)$' text
+  text=$("$TOOLS/extract-report" interim <"$1" 2>/dev/null || true)
+  if [[ $text =~ $pattern ]]; then echo "${BASH_REMATCH[1]}"; fi
 }
 
 # held_rename N: reads strace's output (descriptor 7) until the N-th rename has begun: strace writes a call's
@@ -521,13 +543,6 @@ case $case_name in
     "$DRIVERS/sampler-cc" -O1 -g -pthread -fsampler-schemes=function-entries,branches \
       "$SOURCE_DIR/tests/collector/programs/ticking.c" -o ticking
     program_file=ticking
-    # whole FILE LABEL: FILE (a copy taken at one instant) is one whole report, its samples resolved in FILE.resolved.
-    whole() {
-      "$TOOLS/extract-report" samples <"$1" >samples.txt 2>extract.err || fail "$2: extract-report: $(cat extract.err)"
-      if [ -s extract.err ]; then fail "$2: the report is not whole: $(cat extract.err)"; fi
-      [ "$(grep -c '^<report id="samples">$' "$1")" = 1 ] || fail "$2: samples subreports: $(cat "$1")"
-      "$TOOLS/resolveSamples" ticking <samples.txt | cut -f2- >"$1.resolved" || fail "$2: resolveSamples failed"
-    }
     # consistent FILE LABEL: in one snapshot, is_third's entries and branches agree (a snapshot taken on the sample
     # path of an entry has the entry and not yet its branch), its turns counted from 0.
     consistent() {
@@ -537,12 +552,6 @@ case $case_name in
       turns=$((false + true))
       { [ "$turns" = "$entries" ] || [ "$turns" = $((entries - 1)) ]; } && [ "$true" = $(((turns + 2) / 3)) ] ||
         fail "$2: is_third $entries entries, branches $false $true"
-    }
-    # sequence_of FILE: the interim subreport's sequence, empty when there is none.
-    sequence_of() {
-      local pattern=$'^sequence\t([0-9]+)$' text
-      text=$("$TOOLS/extract-report" interim <"$1" 2>/dev/null || true)
-      if [[ $text =~ $pattern ]]; then echo "${BASH_REMATCH[1]}"; fi
     }
     rm -f input said && mkfifo input said  # not ./answer: upload() writes there
     # interval_reports: two more threads sample without pause, and race for each interim report.
@@ -720,6 +729,82 @@ case $case_name in
     [ "$(counters is_third function-entries killed.txt)" = 1000 ] || fail "is_third entries: $(cat killed.txt)"
     [ "$(counters is_third branches killed.txt)" = "666	334" ] || fail "is_third branches: $(cat killed.txt)"
     [ "$(counters grow function-entries killed.txt)" -ge 1 ] || fail "grow entries: $(cat killed.txt)"
+    ;;
+  crash_other_thread | concurrent_reports)
+    "$DRIVERS/sampler-cc" -O1 -g -pthread -fsampler-schemes=function-entries,branches \
+      -I "$SOURCE_DIR/runtime/include" "$SOURCE_DIR/tests/collector/programs/report_threads.c" -o report_threads
+    program_file=report_threads
+    if [ "$case_name" = crash_other_thread ]; then
+      # A crash while another thread holds the registry lock for good: that thread's report stops in its first write
+      # (its SIGXFSZ handler never returns). The crash path's wait for the lock ends, and its report goes beside the
+      # file (report.crash) and is renamed over it; the process dies of its SIGSEGV, the test's wait returns.
+      rm -f report report.new report.crash progress answer && mkfifo progress answer
+      SAMPLER_SPARSITY=1 SAMPLER_FILE=report ./report_threads crash progress <answer 2>program.err &
+      program=$!
+      exec 9>answer 8<progress
+      read -r line <&8 && [ "$line" = 1 ] || { fail "round '$line': $(cat program.err)"; finish; }
+      interim_inode=$(stat -c %i report)
+      echo >&9
+      status=0
+      wait "$program" || status=$?
+      exec 8<&- 9>&-
+      [ "$status" = 139 ] || fail "status $status, expected death by SIGSEGV: $(cat program.err)"
+      [ ! -s program.err ] || fail "the program said: $(cat program.err)"
+      cp report crashed.txt
+      whole crashed.txt "the crash's report"
+      [ "$(counters is_third function-entries crashed.txt.resolved)" = 2000 ] ||
+        fail "is_third entries: $(cat crashed.txt.resolved)"
+      [ -z "$(sequence_of crashed.txt)" ] || fail "the crash's report holds an interim one: $(cat crashed.txt)"
+      backtrace=$("$TOOLS/extract-report" main-backtrace <crashed.txt 2>&1 || true)
+      [[ $'\n'$backtrace == *$'\nsignal:11:SIGSEGV:'* ]] || fail "main-backtrace: $backtrace"
+      # Renamed in (a new file under the name), not written in place over the interim report; the held writer's
+      # report.new is left to it.
+      [ "$(stat -c %i report)" != "$interim_inode" ] || fail "the crash's report was written in place"
+      [ ! -e report.crash ] || fail "report.crash was left beside the report"
+      [ -e report.new ] || fail "the held writer's report.new was removed"
+    else
+      # THREADS threads call sampler_write_report() ROUNDS times each while they call is_third. After each interim
+      # report the runtime says it wrote, the file (replaced by rename: a copy is one report) is read: whole, its
+      # sequence and its counters never going back. Every sequence is said once; the final report counts every call.
+      threads=4 rounds=25
+      rm -f report said && mkfifo said
+      exec 6<>said
+      ( status=0
+        SAMPLER_VERBOSE=1 SAMPLER_SPARSITY=1 SAMPLER_FILE=report ./report_threads concurrent $threads $rounds \
+          2>&6 || status=$?
+        echo "ended $status" >&6 ) &
+      said_sequences=() last=0 entries=0
+      while read -r line <&6; do
+        case $line in
+          "sampler: interim report "*" written (the report file replaced)")
+            sequence=${line#sampler: interim report }
+            said_sequences+=("${sequence%% *}")
+            cp report probe.txt
+            whole probe.txt "after interim report ${sequence%% *}"
+            # (The lines said outlive the program in the FIFO: the copy may be the final report, with no sequence.)
+            sequence=$(sequence_of probe.txt)
+            [ -z "$sequence" ] || { [ "$last" != final ] && [ "$sequence" -ge "$last" ]; } ||
+              fail "sequence '$sequence' after $last: $(cat probe.txt)"
+            now=$(counters is_third function-entries probe.txt.resolved)
+            [ "$now" -ge "$entries" ] || fail "interim report $sequence: is_third $now after $entries"
+            last=${sequence:-final} entries=$now
+            ;;
+          "sampler: "*) ;;
+          "ended "*)
+            [ "$line" = "ended 0" ] || fail "the program $line"
+            break
+            ;;
+          *) fail "the program said: $line" ;;
+        esac
+      done
+      exec 6<&-
+      said=$(printf '%s\n' "${said_sequences[@]}" | sort -n)
+      [ "$said" = "$(seq 1 $((threads * rounds)))" ] || fail "sequences said: $(echo $said)"
+      whole report "the final report"
+      [ "$(counters is_third function-entries report.resolved)" = $((threads * rounds * 100)) ] ||
+        fail "final is_third: $(cat report.resolved)"
+      [ -z "$(sequence_of report)" ] || fail "the final report holds an interim one: $(cat report)"
+    fi
     ;;
   *)
     fail "unknown case"
