@@ -567,7 +567,9 @@ case $case_name in
       wait $! || status=$?
       echo "ended $status" >&6 ) 2>/dev/null &
     exec 9>input
-    read -r line <&6 && [[ $line =~ ^pid\ [0-9]+$ ]] || { fail "the program did not start: $line"; finish; }
+    # The runtime's first lines may come before the subshell says the pid: they race, and are only its settings.
+    while read -r line <&6 && [[ $line = "sampler: "* ]]; do :; done
+    [[ $line =~ ^pid\ [0-9]+$ ]] || { fail "the program did not start: $line"; finish; }
     program=${line#pid }
     # hear [interim]: reads the program's lines until the runtime says it renamed an interim report over the file
     # (interim), else until the program ends, its status in $status. Anything but the runtime's lines fails.
