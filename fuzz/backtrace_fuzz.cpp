@@ -55,6 +55,12 @@ void check_output(const std::string& out, bool numbering) {
     if (parser.line_started_inside() || parser.inside_element() || !element ||
         (element->tag != "bt" && !markup::is_contextual_tag(element->tag))) {
       have_previous = false;  // plain lines (omitted frames, summaries, signal) break a run of numbers
+      // A stack may begin with omitted frames instead of frame 0: its own limit starts there.
+      if (line.starts_with("... ") &&
+          (line.find(" omitted (#0)") != std::string_view::npos ||
+           line.find(" omitted (#0 to ") != std::string_view::npos)) {
+        run = 0;
+      }
       continue;
     }
     markup::ParseError error;
