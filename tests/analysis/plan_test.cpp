@@ -447,12 +447,17 @@ Usage loop_and_cold_arms(double b_function_of_cold) {
   return usage;
 }
 
-TEST(MakePlan, AnUnseenSiteBesideAHotSitePaysForTheWalksItsWeightCauses) {
-  Usage usage = loop_and_cold_arms(1);
+PlanOptions walks_priced() {
   PlanOptions options;
   options.budget = 0.01;
   options.sample_seconds = 100e-9;
   options.walk_seconds = 10e-9;
+  return options;
+}
+
+TEST(MakePlan, AnUnseenSiteBesideAHotSitePaysForTheWalksItsWeightCauses) {
+  Usage usage = loop_and_cold_arms(1);
+  PlanOptions options = walks_priced();
   Plan plan = make_plan(usage, options);
   ASSERT_EQ(plan.entries.size(), 3u);
   const double b = -std::log(0.05) / 0.1, c = options.sample_seconds, w = options.walk_seconds;
@@ -488,10 +493,7 @@ TEST(MakePlan, AnUnseenSiteBesideAHotSitePaysForTheWalksItsWeightCauses) {
 TEST(MakePlan, TwoUnseenArmsOfAHotFunctionShareItsPrice) {
   // Both cold arms beside the loop: each priced alike, each at the same probability, below the cap.
   Usage usage = loop_and_cold_arms(0);
-  PlanOptions options;
-  options.budget = 0.01;
-  options.sample_seconds = 100e-9;
-  options.walk_seconds = 10e-9;
+  PlanOptions options = walks_priced();
   Plan plan = make_plan(usage, options);
   EXPECT_EQ(plan.beside_hotter, 2u);
   EXPECT_DOUBLE_EQ(plan.entries[1].probability, plan.entries[2].probability);
