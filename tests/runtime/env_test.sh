@@ -69,7 +69,7 @@ check "file name empty" \
   "sampler: SAMPLER_FILE: invalid value '' (the file name is empty); no report" \
   SAMPLER_SPARSITY=1 SAMPLER_FILE=
 check "file name with an unknown % sequence" \
-  "sampler: SAMPLER_FILE: invalid value '$work/r.%d' (only %p (the process id), %h (the host name), %t (seconds since the epoch) and %% may follow a % sign); no report" \
+  "sampler: SAMPLER_FILE: invalid value '$work/r.%d' (only %p (the process id), %h (the host name), %t (seconds since the epoch), %c (counters in a file mapping) and %% may follow a % sign); no report" \
   SAMPLER_SPARSITY=1 SAMPLER_FILE="$work/r.%d"
 check "file in a missing directory" \
   "sampler: SAMPLER_FILE: cannot create '$work/missing/r.txt': No such file or directory; no report" \
