@@ -11,6 +11,9 @@
 #                          and --recover prefers the whole crash report
 #   second_process         a second process given the same name while the first runs gets no report and leaves the
 #                          first's counters file alone; --recover of a live process warns and gives its counts so far
+#   oom_killed             a program that allocates until the kernel's OOM killer kills it (in a memory cgroup the
+#                          test makes, as shared_counters_test.sh oom_killed; skipped, exit 77, where none can be
+#                          made): the counters file gives its samples
 #   bad_input              counters files that are none (garbage, zeros, too short, truncated, a damaged record, a
 #                          directory) and missing files: an error naming the file, exit status 1, never a crash
 # usage: counters_file_test.sh CASE [RUNS]; environment: TOOLS, DRIVERS, SCRATCH, SOURCE_DIR
@@ -139,6 +142,25 @@ case $case_name in
     [ "$status" = 0 ] && [ ! -s recover.err ] || fail "--recover: status $status: $(cat recover.err)"
     resolved same.report >same.txt
     [ "$(counters is_third branches same.txt)" = "666	334" ] || fail "is_third: $(cat same.txt)"
+    ;;
+  oom_killed)
+    "$DRIVERS/sampler-cc" -O1 -g -fsampler-schemes=function-entries,branches \
+      "$SOURCE_DIR/tests/collector/programs/allocate.c" -o allocate
+    memory_cgroup $((64 << 20))
+    status=0
+    "${wrap[@]}" env SAMPLER_FILE='oom%c' SAMPLER_SPARSITY=1 ./allocate "$procs" >allocate.out 2>>run.err || status=$?
+    [ "$status" = 137 ] || fail "the program ended with status $status, expected death by signal 9: $(cat run.err)"
+    [ "$(cat allocate.out)" = "allocating 334" ] || fail "the program said: $(cat allocate.out)"
+    if [ -n "$oom_kills" ]; then
+      kills=$(sed -n 's/^oom_kill \([0-9]*\)$/\1/p' "$oom_kills")
+      [ "${kills:-0}" -ge 1 ] || fail "no OOM kill in $oom_kills: $(cat "$oom_kills")"
+    fi
+    recover oom
+    [ "$status" = 0 ] && [ ! -s recover.err ] || fail "--recover: status $status: $(cat recover.err)"
+    "$TOOLS/extract-report" samples <oom.report | "$TOOLS/resolveSamples" allocate | cut -f2- >killed.txt ||
+      fail "resolveSamples: $(cat killed.txt)"
+    [ "$(counters is_third function-entries killed.txt)" = 1000 ] || fail "is_third entries: $(cat killed.txt)"
+    [ "$(counters is_third branches killed.txt)" = "666	334" ] || fail "is_third branches: $(cat killed.txt)"
     ;;
   bad_input)
     # A real counters file to damage: a run killed after its loop.

@@ -653,44 +653,7 @@ case $case_name in
   oom_killed)
     "$DRIVERS/sampler-cc" -O1 -g -fsampler-schemes=function-entries,branches \
       "$SOURCE_DIR/tests/collector/programs/allocate.c" -o allocate
-    limit=$((64 << 20))
-    # The memory cgroup the program moves itself into: a child of the test's own cgroup, cgroup v2 where its memory
-    # controller is enabled, else v1's memory hierarchy; else the whole of sampler-run in a systemd scope.
-    cgroup= procs=- wrap=() oom_kills=
-    own_v2=$(sed -n 's/^0:://p' /proc/self/cgroup)
-    own_v1=$(sed -n 's/^[0-9]*:memory:\(.*\)$/\1/p' /proc/self/cgroup)
-    for root in /sys/fs/cgroup /sys/fs/cgroup/unified; do
-      [ -n "$own_v2" ] && [ -f "$root/cgroup.controllers" ] || continue
-      dir=$root${own_v2%/}/sampler-oom-$$
-      mkdir "$dir" 2>/dev/null || continue
-      if [ -f "$dir/memory.max" ] && echo "$limit" >"$dir/memory.max"; then
-        echo 0 >"$dir/memory.swap.max" 2>/dev/null || true
-        cgroup=$dir oom_kills=$dir/memory.events
-        break
-      fi
-      rmdir "$dir"
-    done
-    if [ -z "$cgroup" ] && [ -n "$own_v1" ] && [ -f /sys/fs/cgroup/memory/cgroup.procs ]; then
-      dir=/sys/fs/cgroup/memory${own_v1%/}/sampler-oom-$$
-      if mkdir "$dir" 2>/dev/null; then
-        if echo "$limit" >"$dir/memory.limit_in_bytes"; then
-          echo "$limit" >"$dir/memory.memsw.limit_in_bytes" 2>/dev/null || true
-          cgroup=$dir oom_kills=$dir/memory.oom_control
-        else
-          rmdir "$dir"
-        fi
-      fi
-    fi
-    if [ -n "$cgroup" ]; then
-      procs=$cgroup/cgroup.procs
-      trap 'rmdir "$cgroup" 2>/dev/null || true' EXIT
-    elif command -v systemd-run >/dev/null && systemd-run --scope --quiet -p MemoryMax=$limit true 2>scope.err; then
-      wrap=(systemd-run --scope --quiet -p MemoryMax=$limit -p MemorySwapMax=0)
-    else
-      echo "SKIP ($case_name): no memory cgroup can be made here (cgroup v2 without its memory controller for" \
-        "children, no writable cgroup v1 memory hierarchy, systemd-run --scope: $(head -c 200 scope.err 2>/dev/null))"
-      exit 77
-    fi
+    memory_cgroup $((64 << 20))
     start_server sqlite:reports.db
     status=0
     "${wrap[@]}" "$R" --app killed --sparsity 1 --upload "$url" --api-key good-key -- ./allocate "$procs" \
