@@ -3,7 +3,9 @@
 //
 // The input damages a well-formed mapping: the runtime's own placement lays out three units (counters with
 // timestamps, bounds, a unit registered again), then each 4-byte group of the input (offset, value) overwrites one
-// byte of the published part. Checked properties: the reader never reads outside the mapping (it is exactly as big
+// byte of the published part; a last byte left over (an input of 4n + 1 to 4n + 3 bytes) truncates the mapping
+// to that many 256ths of its published part, as a counters file (%c in SAMPLER_FILE) cut short would be read by
+// `sampler-run --recover`: a truncated mapping reads as unclaimed or with a problem. Checked properties: the reader never reads outside the mapping (it is exactly as big
 // as it says, so AddressSanitizer sees any overrun), never loops without end, and always ends what it starts (a
 // samples subreport it opened is closed); an undamaged mapping reads without a problem, every unit out.
 #include <cstdint>
@@ -43,12 +45,19 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const uint32_t offset = (uint32_t{data[i]} << 16 | uint32_t{data[i + 1]} << 8 | data[i + 2]) % published;
     area.base[offset] = data[i + 3];
   }
+  const bool truncated = size % 4 != 0;
+  // Exactly as long as the truncated file: AddressSanitizer sees a read past its end.
+  std::vector<unsigned char> cut;
+  if (truncated) cut.assign(area.base, area.base + published * data[size - 1] / 256);
+  const unsigned char* base = truncated ? (cut.empty() ? nullptr : cut.data()) : area.base;
+  const uint64_t length = truncated ? cut.size() : area.size;
   std::string text;
   char buffer[256];
   ReportWriter out(buffer, sizeof buffer, Sink{&text, append_to});
-  const SharedSnapshot snapshot = write_shared_samples(area.base, area.size, out);
+  const SharedSnapshot snapshot = write_shared_samples(base, length, out);
   out.flush();
   if (snapshot.claimed && !text.empty()) FUZZ_CHECK(text.size() >= 10 && text.ends_with("</report>\n"));
-  if (size < 4) FUZZ_CHECK(snapshot.problem == nullptr && snapshot.units == 3);
+  if (truncated) FUZZ_CHECK(!snapshot.claimed || snapshot.problem != nullptr);
+  if (size == 0) FUZZ_CHECK(snapshot.problem == nullptr && snapshot.units == 3);
   return 0;
 }

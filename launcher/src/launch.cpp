@@ -8,6 +8,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/random.h>
 #include <sys/resource.h>
@@ -134,37 +135,50 @@ int make_shared_counters(const LaunchSettings& settings) {
   return fd;
 }
 
-/// The samples subreport of the shared counters, as the runtime's report writer writes it; "" when the program
-/// never used them (not instrumented, or an older runtime) or their report would exceed kMaxReportBytes.
-std::string read_shared_counters(const LaunchSettings& settings, int fd) {
-  struct stat st{};
-  if (fstat(fd, &st) != 0 || st.st_size <= 0 || static_cast<uint64_t>(st.st_size) > runtime::kSharedMaxBytes) return {};
-  const size_t size = static_cast<size_t>(st.st_size);
+/// What the runtime's own reader (write_shared_samples) made of a shared counters mapping.
+struct CountersSamples {
+  std::string text;  ///< the samples subreport; "" when never claimed or over kMaxReportBytes
+  runtime::SharedSnapshot snapshot;
+  bool too_large = false;  ///< the samples subreport would exceed kMaxReportBytes
+};
+
+/// The samples subreport of the shared counters in `fd` (sampler-run's memfd, or %c's counters file) of `size`
+/// bytes, as the runtime's report writer writes it.
+CountersSamples samples_of_counters(int fd, size_t size) {
+  CountersSamples samples;
   void* mapping = mmap(nullptr, size, PROT_READ, MAP_SHARED, fd, 0);
-  if (mapping == MAP_FAILED) return {};
-  std::string text;
+  if (mapping == MAP_FAILED) return samples;
   char buffer[64 * 1024];
-  const runtime::Sink sink{&text, [](void* context, const char* data, size_t bytes) {
+  const runtime::Sink sink{&samples.text, [](void* context, const char* data, size_t bytes) {
                     auto& out = *static_cast<std::string*>(context);
                     if (out.size() + bytes > kMaxReportBytes) return false;
                     out.append(data, bytes);
                     return true;
                   }};
   runtime::ReportWriter out(buffer, sizeof buffer, sink);
-  const runtime::SharedSnapshot snapshot =
-      runtime::write_shared_samples(static_cast<const unsigned char*>(mapping), size, out);
+  samples.snapshot = runtime::write_shared_samples(static_cast<const unsigned char*>(mapping), size, out);
   out.flush();
   munmap(mapping, size);
-  if (!snapshot.claimed) return {};
-  if (snapshot.problem != nullptr) say(settings, std::string("shared counters: ") + snapshot.problem);
-  if (snapshot.units_left_out > 0) {
-    say(settings, std::to_string(snapshot.units_left_out) + " units did not fit in the shared counters");
+  samples.too_large = out.failed();
+  if (!samples.snapshot.claimed || samples.too_large) samples.text.clear();
+  return samples;
+}
+
+/// The samples subreport of the shared counters; "" when the program never used them (not instrumented, or an
+/// older runtime) or their report would exceed kMaxReportBytes.
+std::string read_shared_counters(const LaunchSettings& settings, int fd) {
+  struct stat st{};
+  if (fstat(fd, &st) != 0 || st.st_size <= 0 || static_cast<uint64_t>(st.st_size) > runtime::kSharedMaxBytes) return {};
+  CountersSamples samples = samples_of_counters(fd, static_cast<size_t>(st.st_size));
+  if (!samples.snapshot.claimed) return {};
+  if (samples.snapshot.problem != nullptr) say(settings, std::string("shared counters: ") + samples.snapshot.problem);
+  if (samples.snapshot.units_left_out > 0) {
+    say(settings, std::to_string(samples.snapshot.units_left_out) + " units did not fit in the shared counters");
   }
-  if (out.failed()) {
+  if (samples.too_large) {
     say(settings, "the shared counters' report is larger than " + std::to_string(kMaxReportBytes) + " bytes");
-    return {};
   }
-  return text;
+  return std::move(samples.text);
 }
 
 std::string random_hex(size_t bytes) {
@@ -468,6 +482,74 @@ int launch(const LaunchSettings& settings, const std::vector<std::string>& argv)
     return 128 + signal_number;  // a signal whose default is not to terminate
   }
   return WEXITSTATUS(status);
+}
+
+bool recover_report(const std::string& name, std::string& report, DiagnosticSink& sink) {
+  report.clear();
+  // The report file first: a normal exit or a crash report left it whole, and it holds more than the samples.
+  const int report_fd = open(name.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  const int report_error = errno;
+  if (report_fd >= 0) {
+    std::string text = read_report(LaunchSettings{}, report_fd);
+    close(report_fd);
+    if (end_cut_report(text)) {
+      report = std::move(text);
+      return true;
+    }
+  } else if (report_error != ENOENT) {
+    sink.error(name, 0, std::string("cannot read the report: ") + std::strerror(report_error));
+    return false;
+  }
+  // No whole report: the run was killed, or ended before writing it. Its counters file says what it counted.
+  const std::string counters = name + runtime::kCountersSuffix;
+  const int fd = open(counters.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) {
+    const int error = errno;
+    if (error != ENOENT) {
+      sink.error(counters, 0, std::string("cannot read the counters: ") + std::strerror(error));
+    } else if (report_fd >= 0) {
+      sink.error(name, 0, "holds no whole report, and there is no counters file beside it (SAMPLER_FILE without %c?)");
+    } else {
+      sink.error(name, 0, "no such report, and no counters file beside it");
+    }
+    return false;
+  }
+  struct stat st{};
+  bool ok = false;
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    sink.error(counters, 0, "not a counters file (not a regular file)");
+  } else if (static_cast<uint64_t>(st.st_size) < runtime::kSharedMinBytes ||
+             static_cast<uint64_t>(st.st_size) > runtime::kSharedMaxBytes) {
+    sink.error(counters, 0, "not a counters file (" + std::to_string(st.st_size) +
+                                " bytes; a counters file has one page to 1 GiB): truncated?");
+  } else {
+    // The runtime holds an exclusive lock on its counters file for as long as it runs.
+    if (flock(fd, LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK) {
+      sink.warning(counters, 0, "in use by a running process: its counters so far");
+    }
+    CountersSamples samples = samples_of_counters(fd, static_cast<size_t>(st.st_size));
+    if (!samples.snapshot.claimed) {
+      sink.error(counters, 0, "not a counters file, or one no process has counted in (no header)");
+    } else if (samples.too_large) {
+      sink.error(counters, 0, "its report would be larger than " + std::to_string(kMaxReportBytes) + " bytes");
+    } else {
+      const uint64_t units = samples.snapshot.units;
+      ok = samples.snapshot.problem == nullptr;
+      // Damaged part-way: the whole records before the damage are still reported (and the status says it).
+      if (ok || units > 0) report = std::move(samples.text);
+      if (!ok) {
+        sink.error(counters, 0, std::string(samples.snapshot.problem) +
+                                    (units > 0 ? "; the " + std::to_string(units) + " units before it are reported"
+                                               : ""));
+      }
+      if (samples.snapshot.units_left_out > 0) {
+        sink.warning(counters, 0, std::to_string(samples.snapshot.units_left_out) +
+                                      " units did not fit in it: their samples are missing");
+      }
+    }
+  }
+  close(fd);
+  return ok;
 }
 
 }  // namespace sampler::launcher

@@ -5,6 +5,7 @@
 #include <sys/file.h>
 #include <sys/mman.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "atomic.h"
 #include "crash_handler.h"
@@ -80,21 +81,38 @@ void open_report(int fd, const char* path) {
   g_report.writer = &g_writer;
 }
 
-void open_shared_counters(unsigned char* base, uint64_t size) {
+void open_shared_counters(unsigned char* base, uint64_t size, const char* counters_path, int counters_fd) {
   if (base == nullptr) return;
   SharedArea area{base, size};
   const char* problem = nullptr;
   if (!claim_shared_area(area, sys::getpid(), problem)) {
-    say("SAMPLER_SHARED_FD: ", problem, "; no shared counters");
+    say(counters_path != nullptr ? "SAMPLER_FILE: " : "SAMPLER_SHARED_FD: ", problem, "; no shared counters");
     munmap(base, size);
+    if (counters_fd >= 0) sys::close(counters_fd);
     return;
   }
   g_report.shared = area;
+  g_report.counters_path = counters_path;
+  g_report.counters_fd = counters_fd;
+}
+
+void remove_counters_file() {
+  if (g_report.counters_path == nullptr || g_report.shared.base == nullptr) return;
+  // The name may have been given to another file since (the user moved ours away): only ours is removed.
+  struct stat ours {}, named {};
+  if (sys::fstat(g_report.counters_fd, &ours) == 0 && stat(g_report.counters_path, &named) == 0 &&
+      ours.st_dev == named.st_dev && ours.st_ino == named.st_ino) {
+    ::unlink(g_report.counters_path);
+  }
+  g_report.counters_path = nullptr;
 }
 
 void detach_shared_counters() {
   SharedArea& area = g_report.shared;
   if (area.base == nullptr) return;
+  if (g_report.counters_fd >= 0) sys::close(g_report.counters_fd);
+  g_report.counters_fd = -1;
+  g_report.counters_path = nullptr;
   // Only the forking thread exists in the child: nothing samples while the copy is made.
   void* copy = mmap(nullptr, area.size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (copy != MAP_FAILED) {
@@ -225,6 +243,8 @@ void finish_report() {
   // it sees the samples finished (and writes only its main-backtrace), or this sees the crash and does not close.
   __atomic_store_n(&g_report.finished, 1, __ATOMIC_SEQ_CST);
   if (yield_to_crash()) return;
+  // Before the report's descriptor (and its lock) goes: the next run of the same name makes its own counters file.
+  if (ok) remove_counters_file();
   __atomic_store_n(&g_report.closed, 1, __ATOMIC_SEQ_CST);
   sys::close(g_report.fd);
   unlock();

@@ -38,7 +38,7 @@ void initialize() {
   if (settings.plan) configure_plan_clock();
   open_report(settings.report_fd, settings.report_path);
   if (settings.interval_seconds != 0) start_interval(settings.interval_seconds);
-  open_shared_counters(settings.shared_base, settings.shared_size);
+  open_shared_counters(settings.shared_base, settings.shared_size, settings.counters_path, settings.counters_fd);
   if (settings.report_fd >= 0) {
     unsigned long page_size = getauxval(AT_PAGESZ);
     install_crash_handlers(page_size != 0 ? page_size : 4096);

@@ -38,7 +38,9 @@ struct ReportState {
   ReportWriter* writer = nullptr;  ///< the writer of the normal paths (exit, dlclose), under the lock
   uint64_t device = 0;             ///< identity of the destination when it was opened (fstat st_dev, st_ino)
   uint64_t inode = 0;
-  SharedArea shared;               ///< SAMPLER_SHARED_FD's mapping, claimed by this process; empty when none
+  SharedArea shared;               ///< the shared counters' mapping, claimed by this process; empty when none
+  const char* counters_path = nullptr;  ///< %c: the counters file (removed at a normal exit), else null
+  int counters_fd = -1;                 ///< %c: the runtime's descriptor of it (its flock), else -1
   // The interim report (sampler_write_report): text past interim_base is a snapshot, taken back before the
   // stream goes on (discard_interim_report).
   int interim_written = 0;          ///< the destination holds an interim report past interim_base
@@ -57,13 +59,19 @@ void open_report(int fd, const char* path);
 /// must never be written into that file. Signal-safe (one fstat system call).
 bool destination_unchanged();
 
-/// Claims SAMPLER_SHARED_FD's mapping (called once by initialisation, before any unit registers): from then on
-/// registration places each unit's counters in it. Unmaps it, with one line on stderr, if it cannot be claimed.
-void open_shared_counters(unsigned char* base, uint64_t size);
+/// Claims the shared counters' mapping, SAMPLER_SHARED_FD's or (`counters_path`, `counters_fd`) the counters file
+/// of %c in SAMPLER_FILE (called once by initialisation, before any unit registers): from then on registration
+/// places each unit's counters in it. Unmaps it, with one line on stderr, if it cannot be claimed.
+void open_shared_counters(unsigned char* base, uint64_t size, const char* counters_path, int counters_fd);
 
 /// In a forked child: replaces the shared mapping by a private copy at the same address, so that the child's
-/// samples never reach the parent's counters (as without the mapping) and every `values` pointer stays valid.
+/// samples never reach the parent's counters (as without the mapping) and every `values` pointer stays valid;
+/// closes the child's copy of the counters file's descriptor and forgets its name (the parent's to remove).
 void detach_shared_counters();
+
+/// At a normal exit whose report is whole: removes the counters file of %c (if the name still refers to it), which
+/// then holds nothing the report does not.
+void remove_counters_file();
 
 /// Bound on a walk of the registry: a list the program corrupted into a cycle must not hang the crash path.
 inline constexpr size_t kMaxUnits = size_t{1} << 20;

@@ -110,7 +110,8 @@ ParseStatus map_shared_descriptor(int fd, unsigned char*& base, uint64_t& size) 
   return {true, nullptr};
 }
 
-ParseStatus expand_file_name(const char* pattern, const FileNameValues& values, char* out, size_t capacity) {
+ParseStatus expand_file_name(const char* pattern, const FileNameValues& values, char* out, size_t capacity,
+                             bool* continuous) {
   if (pattern[0] == '\0') return {false, "the file name is empty"};
   CharBuffer name(out, capacity == 0 ? 0 : capacity - 1);
   for (const char* p = pattern; *p != '\0'; ++p) {
@@ -127,12 +128,15 @@ ParseStatus expand_file_name(const char* pattern, const FileNameValues& values, 
       name.append_decimal(values.seconds);
     } else if (*p == '%') {
       name.append('%');
+    } else if (*p == 'c') {
+      if (continuous != nullptr) *continuous = true;
     } else {
-      return {false, "only %p (the process id), %h (the host name), %t (seconds since the epoch) and %% may "
-                     "follow a % sign"};
+      return {false, "only %p (the process id), %h (the host name), %t (seconds since the epoch), %c (counters "
+                     "in a file mapping) and %% may follow a % sign"};
     }
   }
   if (name.overflowed() || capacity == 0) return {false, "the file name is too long"};
+  if (name.size() == 0) return {false, "the file name is empty"};  // "%c" alone
   out[name.size()] = '\0';
   return {true, nullptr};
 }
@@ -178,35 +182,37 @@ int above_standard_streams(int fd) {
 }
 
 /// Opens the report file `name` by the creation rule of settings.h, or says why not and returns -1 (`verbose`:
-/// SAMPLER_VERBOSE, read but not yet in effect). `regular`: set when it is a regular file.
-int open_report_file(const char* name, bool verbose, bool& regular) {
+/// SAMPLER_VERBOSE, read but not yet in effect). `regular`: set when it is a regular file. `access`: O_WRONLY for
+/// the report, O_RDWR for the counters file (mapped), whose diagnostics end with `consequence`.
+int open_report_file(const char* name, bool verbose, bool& regular, int access = O_WRONLY,
+                     const char* consequence = "no report") {
   regular = false;
   // O_NOFOLLOW: a symbolic link planted where the report goes (a shared directory) is not followed. No O_TRUNC
   // here: the file may be another process's report, still being written. O_NONBLOCK: a FIFO without a reader
   // fails at once (ENXIO) instead of holding the program before main.
-  int fd = open(name, O_WRONLY | O_CREAT | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK | O_CLOEXEC, 0600);
+  int fd = open(name, access | O_CREAT | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK | O_CLOEXEC, 0600);
   if (fd < 0) {
     int error = errno;
     struct stat status {};
     if (error == ELOOP && lstat(name, &status) == 0 && S_ISLNK(status.st_mode)) {
-      say("SAMPLER_FILE: cannot create '", name, "': it is a symbolic link; no report");
+      say("SAMPLER_FILE: cannot create '", name, "': it is a symbolic link; ", consequence);
     } else if (error == ENXIO && lstat(name, &status) == 0 && S_ISFIFO(status.st_mode)) {
-      if (verbose) say("SAMPLER_FILE: '", name, "' is a FIFO that no one reads; no report");
+      if (verbose) say("SAMPLER_FILE: '", name, "' is a FIFO that no one reads; ", consequence);
     } else {
-      say("SAMPLER_FILE: cannot create '", name, "': ", strerror(error), "; no report");
+      say("SAMPLER_FILE: cannot create '", name, "': ", strerror(error), "; ", consequence);
     }
     return -1;
   }
   struct stat status {};
   if (fstat(fd, &status) != 0) {
-    say("SAMPLER_FILE: cannot examine '", name, "': ", strerror(errno), "; no report");
+    say("SAMPLER_FILE: cannot examine '", name, "': ", strerror(errno), "; ", consequence);
     close(fd);
     return -1;
   }
   // Whatever its kind, a file someone else owns does not receive the report (a FIFO planted in a shared directory
   // would hand it to its owner); devices (/dev/null, the user's terminal) are the system's, and are written.
   if (!S_ISCHR(status.st_mode) && status.st_uid != geteuid()) {
-    say("SAMPLER_FILE: '", name, "' belongs to another user; no report");
+    say("SAMPLER_FILE: '", name, "' belongs to another user; ", consequence);
     close(fd);
     return -1;
   }
@@ -218,7 +224,7 @@ int open_report_file(const char* name, bool verbose, bool& regular) {
     // A report has one name. Another one (a hard link made in a shared directory to a file of the same owner)
     // would make the report replace a file the user never named.
     if (status.st_nlink > 1) {
-      say("SAMPLER_FILE: '", name, "' has other names (hard links); no report");
+      say("SAMPLER_FILE: '", name, "' has other names (hard links); ", consequence);
       close(fd);
       return -1;
     }
@@ -226,12 +232,12 @@ int open_report_file(const char* name, bool verbose, bool& regular) {
     // meanwhile finds it taken. Where flock() is not supported, the file is used without it.
     if (flock(fd, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK) {
       say("SAMPLER_FILE: '", name,
-          "' is being written by another process (%p in the name gives each process its own file); no report");
+          "' is being written by another process (%p in the name gives each process its own file); ", consequence);
       close(fd);
       return -1;
     }
     if (ftruncate(fd, 0) != 0) {
-      say("SAMPLER_FILE: cannot truncate '", name, "': ", strerror(errno), "; no report");
+      say("SAMPLER_FILE: cannot truncate '", name, "': ", strerror(errno), "; ", consequence);
       close(fd);
       return -1;
     }
@@ -245,6 +251,30 @@ const char* const kVariables[] = {"SAMPLER_SPARSITY", "SAMPLER_SEED", "SAMPLER_F
                                   "SAMPLER_SHARED_FD", "SAMPLER_INTERVAL", "SAMPLER_VERBOSE", "SAMPLER_PLAN"};
 
 }  // namespace
+
+bool open_counters_file(const char* report_name, bool verbose, Settings& settings) {
+  static char name[kMaxFileName + sizeof kCountersSuffix];
+  CharBuffer text(name, sizeof name - 1);
+  text.append(report_name);
+  text.append(kCountersSuffix);
+  name[text.size()] = '\0';
+  bool regular = false;
+  int fd = open_report_file(name, verbose, regular, O_RDWR, "no shared counters");
+  if (fd < 0) return false;
+  ParseStatus status{false, "it is not a regular file"};
+  // Truncated to 0 by open_report_file, then extended: zero-filled, as claim_shared_area needs, and sparse.
+  if (regular && ftruncate(fd, static_cast<off_t>(kCountersFileBytes)) != 0) status.error = strerror(errno);
+  else if (regular) status = map_shared_descriptor(fd, settings.shared_base, settings.shared_size);
+  if (!status.ok) {
+    say("SAMPLER_FILE: cannot use '", name, "' for the counters (", status.error, "); no shared counters");
+    close(fd);
+    return false;
+  }
+  settings.counters_path = name;
+  settings.counters_fd = fd;
+  if (verbose) say("counting in the mapping of '", name, "' (%c in SAMPLER_FILE)");
+  return true;
+}
 
 Settings load_settings(bool secure) {
   Settings settings;
@@ -316,6 +346,7 @@ Settings load_settings(bool secure) {
   }
 
   // The destination: SAMPLER_REPORT_FD wins over SAMPLER_FILE; either one invalid turns the report off.
+  bool continuous = false;  // %c in SAMPLER_FILE
   if (fd_rejected || file_rejected) {
     // Already said; no fallback from one destination to the other.
   } else if (fd != nullptr) {
@@ -342,7 +373,7 @@ Settings load_settings(bool secure) {
     static struct utsname host;
     if (uname(&host) != 0) host.nodename[0] = '\0';
     const FileNameValues values{getpid(), host.nodename, static_cast<uint64_t>(time(nullptr))};
-    ParseStatus status = expand_file_name(file, values, name, sizeof name);
+    ParseStatus status = expand_file_name(file, values, name, sizeof name, &continuous);
     if (!status.ok) {
       say("SAMPLER_FILE: invalid value '", file, "' (", status.error, "); no report");
     } else {
@@ -352,6 +383,9 @@ Settings load_settings(bool secure) {
         settings.report_fd = descriptor;
         if (regular) settings.report_path = name;
         if (settings.verbose) say("writing the report to '", name, "' (SAMPLER_FILE)");
+      }
+      if (continuous && descriptor >= 0 && !regular) {
+        say("SAMPLER_FILE: %c needs a regular report file ('", name, "' is not one); no shared counters");
       }
     }
   } else if (settings.verbose) {
@@ -373,6 +407,7 @@ Settings load_settings(bool secure) {
 
   // The shared counters (shared_counters.h): independent of the report, and optional: without them the runtime
   // behaves exactly as it does when the variable is not set.
+  // SAMPLER_SHARED_FD wins over %c: the parent that gave the descriptor is the one that reads it.
   if (shared != nullptr) {
     int descriptor = -1;
     ParseStatus status = parse_descriptor(shared, descriptor);
@@ -382,6 +417,9 @@ Settings load_settings(bool secure) {
     } else if (settings.verbose) {
       say("counting in the mapping of descriptor ", shared, " (SAMPLER_SHARED_FD)");
     }
+    if (continuous && settings.verbose) say("%c in SAMPLER_FILE ignored: SAMPLER_SHARED_FD wins");
+  } else if (continuous && settings.report_path != nullptr) {
+    open_counters_file(settings.report_path, settings.verbose, settings);
   }
   return settings;
 }

@@ -34,9 +34,14 @@ struct Settings {
   /// file by this name (runtime_state.h, write_interim_report).
   const char* report_path = nullptr;
   uint32_t interval_seconds = 0;  ///< SAMPLER_INTERVAL: seconds between interim reports, 0 for none
-  /// SAMPLER_SHARED_FD's mapping (shared_counters.h), mapped read-write and shared; null for none.
+  /// The shared counters' mapping (shared_counters.h), mapped read-write and shared; null for none: SAMPLER_SHARED_FD's,
+  /// or with %c in SAMPLER_FILE the counters file beside the report (open_counters_file).
   unsigned char* shared_base = nullptr;
   uint64_t shared_size = 0;
+  /// %c: the counters file's name (static storage) and the runtime's descriptor of it (locked, close-on-exec); null
+  /// and -1 otherwise. A normal exit removes the file once the report is whole (report.cpp, finish_report).
+  const char* counters_path = nullptr;
+  int counters_fd = -1;
   bool verbose = false;    ///< SAMPLER_VERBOSE set
   bool plan = false;       ///< SAMPLER_PLAN read and in force (plan.h): sampling on, on the fixed-point clock
 };
@@ -67,9 +72,17 @@ struct FileNameValues {
 /// `error` set when it cannot.
 ParseStatus map_shared_descriptor(int fd, unsigned char*& base, uint64_t& size);
 
-/// SAMPLER_FILE: expands %p, %h, %t and %% (to %); any other % sequence, an empty name or a name longer than
-/// `capacity - 1` is an error. On success `out` is NUL-terminated.
-ParseStatus expand_file_name(const char* pattern, const FileNameValues& values, char* out, size_t capacity);
+/// SAMPLER_FILE: expands %p, %h, %t and %% (to %), and %c to nothing, setting `*continuous` (when given): the
+/// counters go to a file mapping beside the report (LLVM_PROFILE_FILE's continuous mode). Any other % sequence, an
+/// empty name or a name longer than `capacity - 1` is an error. On success `out` is NUL-terminated.
+ParseStatus expand_file_name(const char* pattern, const FileNameValues& values, char* out, size_t capacity,
+                             bool* continuous = nullptr);
+
+/// %c in SAMPLER_FILE: creates or replaces `report_name`.counters by the report file's rules (no symbolic link,
+/// mode 0600, the user's own, one name, an flock() held for the process's life), sizes it to kCountersFileBytes (shared_counters.h)
+/// and maps it as SAMPLER_SHARED_FD's memfd is mapped. False, having said why on stderr, when it cannot; the report
+/// is then written as without %c.
+bool open_counters_file(const char* report_name, bool verbose, Settings& settings);
 
 /// Reads, removes and applies the environment variables; prints diagnostics (and, under SAMPLER_VERBOSE, each
 /// decision) on stderr. Call once, single-threaded, at start-up. `secure`: the process runs with privileges its

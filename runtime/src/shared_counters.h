@@ -34,6 +34,10 @@ constexpr uint32_t kSharedVersion = 1;
 /// The mapping's size bounds: the parent's memfd must be at least one page and at most 1 GiB.
 constexpr uint64_t kSharedMinBytes = 4096;
 constexpr uint64_t kSharedMaxBytes = uint64_t{1} << 30;
+/// %c in SAMPLER_FILE: the counters file is the report's name with this suffix, made this size by the runtime:
+/// sparse, so only the pages the counters fill take room (sampler-run's memfd has the same size).
+constexpr char kCountersSuffix[] = ".counters";
+constexpr uint64_t kCountersFileBytes = uint64_t{64} << 20;
 
 struct SharedHeader {
   uint64_t magic;           ///< kSharedMagic once claimed and complete (release store, the claim's last)

@@ -51,6 +51,7 @@ case_name=$1
 runs=${2:-50}
 source "$SOURCE_DIR/tests/tools/blackbox.sh"
 source "$SOURCE_DIR/tests/collector/server.sh"
+source "$SOURCE_DIR/tests/collector/counters_check.sh"
 printf 'killed\tgood-key\n' >keys.tsv
 export XDG_CACHE_HOME=$SCRATCH/cache XDG_CONFIG_HOME=$SCRATCH/config HOME=$SCRATCH
 unset SAMPLER_UPLOAD_URL SAMPLER_API_KEY SAMPLER_SPARSITY SAMPLER_SEED SAMPLER_SHARED_FD
@@ -85,23 +86,10 @@ ended() {
     fail "sampler-run ended with status $status, expected death by signal $signal: $(cat run.err)"
 }
 
-# resolved REPORT: its samples joined with the program's sites, one line per site (tools' FILE column dropped).
-resolved() { "$TOOLS/extract-report" samples <"$1" | "$TOOLS/resolveSamples" until_killed | cut -f2-; }
-
 export_runs() {
   rm -rf exported
   "$TOOLS/sampler-collector" export --database sqlite:reports.db --app killed exported >/dev/null ||
     fail "export failed"
-}
-
-# at_most SMALLER LARGER: nothing when the resolved files have the same lines and fields, each counter of SMALLER
-# no larger than LARGER's; else what differs first.
-at_most() {
-  awk -F'\t' 'NR == FNR { full[FNR] = $0; next }
-    { n = split(full[FNR], f, "\t"); if (n != NF) { print "line " FNR ": fields differ"; failed = 1; exit }
-      for (i = 1; i <= NF; i++) if ($i != f[i] && !($i ~ /^[0-9]+$/ && f[i] ~ /^[0-9]+$/ && $i + 0 <= f[i] + 0)) {
-        print "line " FNR ": " $0 " against " full[FNR]; failed = 1; exit } }
-    END { if (!failed && FNR != length(full)) print FNR " lines, the other has " length(full) }' "$2" "$1"
 }
 
 # runs ANALYZE-OPTIONS...: the runs of the database that sampler-analyze --database analysed (PROGRAM's sites).
@@ -111,13 +99,6 @@ runs() {
   sed -n 's/^{"runs": \([0-9]*\).*/\1/p' analysis.json
 }
 program_file=until_killed
-
-# counters FUNCTION SCHEME FILE: the counters (the last fields: two for branches, else one) of FUNCTION's sites of
-# SCHEME in a resolved file (unit, scheme, file, line, function, ...), tab-separated.
-counters() {
-  awk -F'\t' -v f="$1" -v s="$2" '$2 == s && $5 == f {
-    print (s == "branches" ? $(NF - 1) "\t" $NF : $NF) }' "$3"
-}
 
 # whole FILE LABEL: FILE (a copy taken at one instant) is one whole report, its samples resolved (the sites of
 # $program_file) in FILE.resolved.
@@ -672,44 +653,7 @@ case $case_name in
   oom_killed)
     "$DRIVERS/sampler-cc" -O1 -g -fsampler-schemes=function-entries,branches \
       "$SOURCE_DIR/tests/collector/programs/allocate.c" -o allocate
-    limit=$((64 << 20))
-    # The memory cgroup the program moves itself into: a child of the test's own cgroup, cgroup v2 where its memory
-    # controller is enabled, else v1's memory hierarchy; else the whole of sampler-run in a systemd scope.
-    cgroup= procs=- wrap=() oom_kills=
-    own_v2=$(sed -n 's/^0:://p' /proc/self/cgroup)
-    own_v1=$(sed -n 's/^[0-9]*:memory:\(.*\)$/\1/p' /proc/self/cgroup)
-    for root in /sys/fs/cgroup /sys/fs/cgroup/unified; do
-      [ -n "$own_v2" ] && [ -f "$root/cgroup.controllers" ] || continue
-      dir=$root${own_v2%/}/sampler-oom-$$
-      mkdir "$dir" 2>/dev/null || continue
-      if [ -f "$dir/memory.max" ] && echo "$limit" >"$dir/memory.max"; then
-        echo 0 >"$dir/memory.swap.max" 2>/dev/null || true
-        cgroup=$dir oom_kills=$dir/memory.events
-        break
-      fi
-      rmdir "$dir"
-    done
-    if [ -z "$cgroup" ] && [ -n "$own_v1" ] && [ -f /sys/fs/cgroup/memory/cgroup.procs ]; then
-      dir=/sys/fs/cgroup/memory${own_v1%/}/sampler-oom-$$
-      if mkdir "$dir" 2>/dev/null; then
-        if echo "$limit" >"$dir/memory.limit_in_bytes"; then
-          echo "$limit" >"$dir/memory.memsw.limit_in_bytes" 2>/dev/null || true
-          cgroup=$dir oom_kills=$dir/memory.oom_control
-        else
-          rmdir "$dir"
-        fi
-      fi
-    fi
-    if [ -n "$cgroup" ]; then
-      procs=$cgroup/cgroup.procs
-      trap 'rmdir "$cgroup" 2>/dev/null || true' EXIT
-    elif command -v systemd-run >/dev/null && systemd-run --scope --quiet -p MemoryMax=$limit true 2>scope.err; then
-      wrap=(systemd-run --scope --quiet -p MemoryMax=$limit -p MemorySwapMax=0)
-    else
-      echo "SKIP ($case_name): no memory cgroup can be made here (cgroup v2 without its memory controller for" \
-        "children, no writable cgroup v1 memory hierarchy, systemd-run --scope: $(head -c 200 scope.err 2>/dev/null))"
-      exit 77
-    fi
+    memory_cgroup $((64 << 20))
     start_server sqlite:reports.db
     status=0
     "${wrap[@]}" "$R" --app killed --sparsity 1 --upload "$url" --api-key good-key -- ./allocate "$procs" \

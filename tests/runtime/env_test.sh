@@ -69,7 +69,7 @@ check "file name empty" \
   "sampler: SAMPLER_FILE: invalid value '' (the file name is empty); no report" \
   SAMPLER_SPARSITY=1 SAMPLER_FILE=
 check "file name with an unknown % sequence" \
-  "sampler: SAMPLER_FILE: invalid value '$work/r.%d' (only %p (the process id), %h (the host name), %t (seconds since the epoch) and %% may follow a % sign); no report" \
+  "sampler: SAMPLER_FILE: invalid value '$work/r.%d' (only %p (the process id), %h (the host name), %t (seconds since the epoch), %c (counters in a file mapping) and %% may follow a % sign); no report" \
   SAMPLER_SPARSITY=1 SAMPLER_FILE="$work/r.%d"
 check "file in a missing directory" \
   "sampler: SAMPLER_FILE: cannot create '$work/missing/r.txt': No such file or directory; no report" \
@@ -161,5 +161,29 @@ shared_check "shared file claimed" ""
 shared_check "shared file claimed by another process" \
   "sampler: SAMPLER_SHARED_FD: the mapping is already used by another process; no shared counters"
 exec 9<&-
+
+# %c in SAMPLER_FILE (docs/instrumenting.md, "Counters in a file: %c"): the counters file beside the report is
+# claimed while the program runs and removed at its normal exit, the report as without %c; SAMPLER_SHARED_FD wins
+# over it; a report that is no regular file gets no counters file, with one line.
+rm -f "$report"
+check "counters file" "" SAMPLER_SPARSITY=1 SAMPLER_FILE="$report%c"
+[ "$(loop_count "$report")" = 50 ] && [ ! -e "$report.counters" ] ||
+  { echo "FAIL: counters file: the report or the removal"; failures=$((failures + 1)); }
+dd if=/dev/zero of="$work/shared" bs=4096 count=16 2>/dev/null
+exec 9<>"$work/shared"
+check "counters file: SAMPLER_SHARED_FD wins" "" SAMPLER_SPARSITY=1 SAMPLER_FILE="$report%c" SAMPLER_SHARED_FD=9
+[ "$(head -c 8 "$work/shared")" = SMPLSHM1 ] && [ ! -e "$report.counters" ] ||
+  { echo "FAIL: SAMPLER_SHARED_FD must win over %c"; failures=$((failures + 1)); }
+exec 9<&-
+check "counters file beside a device" \
+  "sampler: SAMPLER_FILE: %c needs a regular report file ('/dev/null' is not one); no shared counters" \
+  SAMPLER_SPARSITY=1 SAMPLER_FILE=/dev/null%c
+ln -s "$work/elsewhere" "$report.counters"
+check "counters file a symbolic link" \
+  "sampler: SAMPLER_FILE: cannot create '$report.counters': it is a symbolic link; no shared counters" \
+  SAMPLER_SPARSITY=1 SAMPLER_FILE="$report%c"
+[ ! -e "$work/elsewhere" ] && [ "$(loop_count "$report")" = 50 ] ||
+  { echo "FAIL: counters file a symbolic link: followed, or no report"; failures=$((failures + 1)); }
+rm -f "$report.counters"
 
 [ "$failures" -eq 0 ] || { echo "$failures failure(s)"; exit 1; }

@@ -534,6 +534,8 @@ TEST(Privileged, SetuidProgramIgnoresTheEnvironment) {
     const std::vector<std::map<std::string, std::string>> attempts = {
         {{"SAMPLER_SPARSITY", "1"}, {"SAMPLER_FILE", victim}},
         {{"SAMPLER_SPARSITY", "1"}, {"SAMPLER_FILE", dir + "/created-%p"}},
+        // A counters file beside the report (%c): no more created than the report.
+        {{"SAMPLER_SPARSITY", "1"}, {"SAMPLER_FILE", dir + "/created-%p%c"}},
         {{"SAMPLER_SPARSITY", "1"}, {"SAMPLER_REPORT_FD", "2"}},
         // Not a file it could map: obeyed, it would say so on stderr; ignored, nothing is said.
         {{"SAMPLER_SPARSITY", "1"}, {"SAMPLER_SHARED_FD", "2"}},

@@ -143,6 +143,22 @@ TEST(Settings, FileName) {
       EXPECT_STREQ(out, c.expected);
     }
   }
+  // %c (counters in a file mapping beside the report) expands to nothing and says so; %%c is the text "%c".
+  struct ContinuousCase {
+    const char* pattern;
+    const char* expected;
+    bool continuous;
+  } continuous_cases[] = {
+      {"report.%p%c", "report.1234", true}, {"%creport", "report", true}, {"r%c%c", "r", true},
+      {"r.%%c", "r.%c", false},             {"r.%p", "r.1234", false},
+  };
+  for (const ContinuousCase& c : continuous_cases) {
+    bool continuous = false;
+    ASSERT_TRUE(expand_file_name(c.pattern, values, out, sizeof out, &continuous).ok) << c.pattern;
+    EXPECT_STREQ(out, c.expected);
+    EXPECT_EQ(continuous, c.continuous) << c.pattern;
+  }
+  EXPECT_FALSE(expand_file_name("%c", values, out, sizeof out).ok);  // nothing left of the name
   const FileNameValues one{1, "h", 0};
   std::string long_name(100, 'x');
   EXPECT_FALSE(expand_file_name(long_name.c_str(), one, out, sizeof out).ok);

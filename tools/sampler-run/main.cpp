@@ -34,13 +34,15 @@ constexpr tool::Option kOptions[] = {
     {"upload-timeout-ms", 0, "MS", "the most uploading may delay the program's exit (default 2000)"},
     {"interval", 0, "SECONDS", "while the program runs, send its counters so far every SECONDS (interim reports)"},
     {"show-last", 0, nullptr, "print the last report sent or spooled, and what became of it, then exit"},
+    {"recover", 0, "NAME", "print the report of a run made with SAMPLER_FILE=NAME%c, from NAME.counters if need be"},
     {"verbose", 'v', nullptr, "say on stderr what was sent, spooled or dropped"},
 };
 
 constexpr tool::Usage kUsage = {
     "sampler-run",
     "--app NAME [--upload URL --api-key KEY] [--keep DIR] [OPTIONS] -- PROGRAM ARGS...\n"
-    "       sampler-run --show-last",
+    "       sampler-run --show-last\n"
+    "       sampler-run --recover NAME",
     "Run an instrumented program with sampling on and send its report, with an outcome, to a collector.",
     kOptions,
     "The program's standard streams, signals and exit status are its own: sampler-run exits with its exit status\n"
@@ -54,7 +56,11 @@ constexpr tool::Usage kUsage = {
     "interim report of the same run (the collector keeps the latest; the final report replaces it).\n"
     "A sampling plan (--plan FILE) is checked before the program starts (a bad one: exit status 2) and given to it\n"
     "as SAMPLER_PLAN. Without --plan or --no-plan, a run gets the collector's current plan of its application and\n"
-    "release, fetched after an earlier upload and cached in ~/.cache/sampler/plans.\n",
+    "release, fetched after an earlier upload and cached in ~/.cache/sampler/plans.\n"
+    "--recover NAME reads what a run made without sampler-run left, with %c in SAMPLER_FILE (counters in a file\n"
+    "mapping, NAME.counters beside the report NAME): it prints NAME when it holds a whole report, else the samples\n"
+    "counted up to the run's end, whatever killed it (SIGKILL, the OOM killer). Exit status 1 when there is no\n"
+    "report, or the counters file is not one or is damaged.\n",
 };
 
 }  // namespace
@@ -153,6 +159,18 @@ int main(int argc, char** argv) {
     }
   }
   if (command.has("show-last")) return launcher::show_last(settings);
+  if (std::optional<std::string> name = command.value("recover")) {
+    if (!command.operands.empty() || !program.empty()) {
+      return tool::usage_error(kUsage, "--recover NAME takes no program");
+    }
+    tool::Output output;
+    tool::StderrSink sink(kUsage.program, &output);
+    std::string report;
+    const bool ok = launcher::recover_report(*name, report, sink);
+    output.write(report);
+    const bool written = tool::finish_output(output, sink);
+    return ok && written ? tool::kExitSuccess : tool::kExitDataError;
+  }
   if (!command.operands.empty()) {
     return tool::usage_error(kUsage, "unexpected operand '" + command.operands[0] + "' (put the program after --)");
   }

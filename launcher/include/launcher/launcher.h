@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "launcher/settings.h"
+#include "sections/diagnostics.h"
 
 namespace sampler::launcher {
 
@@ -19,5 +20,13 @@ int launch(const LaunchSettings& settings, const std::vector<std::string>& argv)
 /// --show-last: prints the last report sampler-run sent or spooled, and what became of it. Returns 0, or 1 when
 /// there is none.
 int show_last(const LaunchSettings& settings);
+
+/// --recover NAME: the report of a run made without sampler-run, with %c in SAMPLER_FILE (docs/instrumenting.md,
+/// "Counters in a file: %c"), whatever ended it: NAME itself when it holds a whole, final report (a normal exit, a
+/// crash report), as sampler-run ends a report cut short; else the samples subreport of the counters file beside it,
+/// NAME.counters, read as sampler-run reads its memfd. Problems go to `sink`, naming the file. False when the data
+/// is wrong or missing: no report, or a counters file that is none or is damaged (`report` then holds what could be
+/// read before the damage, if anything).
+bool recover_report(const std::string& name, std::string& report, DiagnosticSink& sink);
 
 }  // namespace sampler::launcher

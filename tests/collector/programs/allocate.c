@@ -1,5 +1,5 @@
-/* A program for the out-of-memory test (tests/collector/shared_counters_test.sh), built by sampler-cc: moves
- * itself into the memory cgroup whose cgroup.procs file it is given ("-": it is already where it must be), runs
+/* A program for the out-of-memory tests (tests/collector/shared_counters_test.sh, counters_file_test.sh), built by
+ * sampler-cc: moves itself into the memory cgroup whose cgroup.procs file it is given ("-": it is already where it must be), runs
  * 1000 turns of is_third, writes "allocating" and the number of thirds on stdout, then allocates and touches 1 MiB after 1 MiB until the
  * kernel's OOM killer kills it. It never returns on its own: if allocation fails instead (an address-space limit),
  * it exits with status 3.
