@@ -79,11 +79,13 @@ asan() {
 }
 
 # The runtime's tests exercise its threads (every thread's countdown and generator, exact counts across threads,
-# fork, a crash on a second thread); the torture suite adds 64 threads started and ended while sampling.
-tsan_tests='^(runtime_unit\.|runtime_behaviour\.|torture_)'
+# fork, a crash on a second thread); the torture suite adds 64 threads started and ended while sampling; the
+# console's page workers hand pages between threads (PageFlights).
+tsan_tests='^(runtime_unit\.|runtime_behaviour\.|torture_|PageFlights\.)'
 tsan() {
   cmake -S "$top" -B "$build-tsan" -DSAMPLER_WERROR=$werror -DSAMPLER_TSAN=ON -DSAMPLER_BUILD_BENCH=OFF
-  cmake --build "$build-tsan" -j"$jobs" --target runtime_unit_test runtime_behaviour_test torture_test
+  cmake --build "$build-tsan" -j"$jobs" --target runtime_unit_test runtime_behaviour_test torture_test \
+    collector_page_workers_test
   (cd "$build-tsan" && run_ctest --output-on-failure -j"$jobs" -R "$tsan_tests")
 }
 

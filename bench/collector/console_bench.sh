@@ -6,26 +6,29 @@
 #     application's page;
 #   - the predictors' page again once every run's summary is cleared (as in a database migrated from schema
 #     version 4): the first page summarizes the reports and stores the summaries, the next reads them;
-#   - uploads alone, and beside READERS clients that each request a page again as soon as the last one came
-#     (64 upload clients, 500 reports each): reports/s, and the pages made meanwhile;
+#   - uploads alone and beside READERS readers of a page, in alternated rounds (ROUNDS of: alone, beside readers
+#     of the predictors, alone, beside readers of the application's page): each flood is 64 upload clients x
+#     FLOOD-REPORTS-PER-CLIENT reports of another application ("flood", so that the pages read the same RUNS
+#     runs throughout); the readers are page_readers, one process, each reader a page every EVERY seconds. Per
+#     flood: reports/s, the pages answered meanwhile and their latency, and the CPU seconds of the collector, of
+#     the readers' process and (on PostgreSQL) of the database server's processes;
 #   - the bytes a stored run takes: its summary, its body, and the database's size per run.
 # SQLite by default; under tests/store/with_postgresql.sh, the PostgreSQL server it started.
-# usage: console_bench.sh SAMPLER-COLLECTOR LOAD-CLIENT [RUNS SIZE READERS FLOOD-REPORTS-PER-CLIENT]
+# usage: console_bench.sh SAMPLER-COLLECTOR LOAD-CLIENT PAGE-READERS
+#                         [RUNS SIZE READERS EVERY FLOOD-REPORTS-PER-CLIENT ROUNDS]
 set -euo pipefail
-collector=$(realpath -e "$1") load=$(realpath -e "$2") runs=${3:-100000} size=${4:-2000} readers=${5:-20}
-per_client=${6:-500}
+collector=$(realpath -e "$1") load=$(realpath -e "$2") page_readers=$(realpath -e "$3") runs=${4:-100000}
+size=${5:-2000} readers=${6:-20} every=${7:-10} per_client=${8:-250} rounds=${9:-3}
 work=$(mktemp -d)
-declare -a pids=()
 cleanup() {
-  local p
-  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+  [ -n "${readers_pid:-}" ] && kill "$readers_pid" 2>/dev/null
   [ -n "${server_pid:-}" ] && kill "$server_pid" 2>/dev/null
   rm -rf "$work"
 }
 trap cleanup EXIT
 cd "$work"
 database=${SAMPLER_TEST_POSTGRESQL_URL:-sqlite:$work/reports.db}
-printf 'load\tload-key\nload\tview\tread\n' >keys.tsv
+printf 'load\tload-key\nload\tview\tread\nflood\tflood-key\n' >keys.tsv
 
 # The load client's samples section: as many branch sites as it writes lines (load_client.cpp, make_samples).
 sites=$(python3 -c '
@@ -52,7 +55,8 @@ read -r line <&"$fd" || { echo "the collector did not start: $(cat collector.err
 url=http://${line##* }
 
 echo "uploading $runs runs of about $size bytes ($sites branch sites)"
-"$load" "$url" load-key 4 "$((runs / 4))" "$size" --prefix "runs-$$" >upload.summary
+# 50 clients: on PostgreSQL each commit waits for its fsync, and concurrent ones share it (4 clients: 110 runs/s).
+"$load" "$url" load-key 50 "$((runs / 50))" "$size" --prefix "runs-$$" >upload.summary
 cat upload.summary
 
 # A page's time (wall) and the collector's CPU time while making it (utime + stime: what the machine's other work
@@ -100,29 +104,52 @@ fi
 echo "predictors without summaries (summarized and stored), then with (wall/CPU): $(
   page_time /ui/app/load/predictors/) $(page_time /ui/app/load/predictors/) s"
 
-# Uploads alone, then beside the readers.
-flood() { "$load" "$url" load-key 64 "$per_client" "$size" --prefix "flood-$1-$$" | sed 's/^/  /'; }
-echo "uploads alone:"
-flood alone
-for page in /ui/app/load/predictors/ /ui/app/load/; do
-  rm -f stop pages.*
-  for ((r = 0; r < readers; r++)); do
-    (
-      while [ ! -e stop ]; do
-        curl -s -o /dev/null -H 'Authorization: APIKey view' "$url$page"
-        echo >>"pages.$r"
-      done
-    ) &
-    pids+=($!)
-  done
-  start=$(date +%s.%N)
-  echo "uploads beside $readers readers of $page:"
-  flood "$RANDOM"
-  end=$(date +%s.%N)
-  made=$( (cat pages.* 2>/dev/null || true) | wc -l)
-  touch stop
-  wait "${pids[@]}"
-  pids=()
-  echo "  pages made meanwhile: $made in $(python3 -c "print(round($end - $start, 1))") s"
+# Uploads alone and beside the readers, alternated. CPU seconds of a process (and of its reaped children).
+cpu_seconds() { awk -v hz="$hz" '{ print ($14 + $15 + $16 + $17) / hz }' "/proc/$1/stat"; }
+# The database server's processes: the postmaster (with its reaped children) and its live children.
+postmaster=
+if [ -n "${SAMPLER_TEST_POSTGRESQL_URL:-}" ]; then
+  postmaster=$(head -1 "${SAMPLER_TEST_POSTGRESQL_URL##*host=}/data/postmaster.pid")
+fi
+database_cpu() {
+  [ -n "$postmaster" ] || { echo 0; return; }
+  local stats=("/proc/$postmaster/stat") child
+  for child in $(cat /proc/"$postmaster"/task/*/children); do stats+=("/proc/$child/stat"); done
+  # A backend that exits meanwhile is missing (its time is the postmaster's once reaped).
+  awk -v hz="$hz" -v first="${stats[0]}" '{ t += $14 + $15; if (FILENAME == first) t += $16 + $17 }
+    END { print t / hz }' "${stats[@]}" 2>/dev/null || true
+}
+# flood [PAGE]: 64 upload clients, alone or beside the readers of PAGE; one line of figures.
+flood() {
+  local page=${1:-} summary readers_line="" collector_before database_before readers_cpu=0 hold
+  if [ -n "$page" ]; then
+    rm -f readers.in && mkfifo readers.in
+    "$page_readers" "$url" view "$readers" "$page" "$every" <readers.in >readers.out &
+    readers_pid=$!
+    exec {hold}>readers.in
+  fi
+  collector_before=$(cpu_seconds "$server_pid") database_before=$(database_cpu)
+  floods=$((floods + 1))
+  summary=$("$load" "$url" flood-key 64 "$per_client" "$size" --app flood --prefix "flood-$floods-$$")
+  local collector_cpu database_cpu_used
+  collector_cpu=$(echo "$(cpu_seconds "$server_pid") - $collector_before" | bc -l)
+  database_cpu_used=$(echo "$(database_cpu) - $database_before" | bc -l)
+  if [ -n "$page" ]; then
+    readers_cpu=$(cpu_seconds "$readers_pid")
+    exec {hold}>&-
+    wait "$readers_pid" || true  # a page that failed is counted in its line
+    readers_pid=
+    readers_line=" | $(cat readers.out)"
+  fi
+  printf '  %-26s %s | CPU s: collector %.1f database %.1f readers %.2f%s\n' "${page:-alone}" "$summary" \
+    "$collector_cpu" "$database_cpu_used" "$readers_cpu" "$readers_line"
+}
+floods=0
+echo "uploads (64 clients x $per_client reports of $size bytes) alone and beside $readers readers, a page every $every s each:"
+for ((round = 1; round <= rounds; round++)); do
+  flood
+  flood /ui/app/load/predictors/
+  flood
+  flood /ui/app/load/
 done
 echo "collector RSS: $(rss)"

@@ -4,10 +4,11 @@
 // Reports are gzip-compressed as sampler-run sends them (--encoding plain: as text).
 //
 //   load_client URL KEY CLIENTS REPORTS-PER-CLIENT SIZE [--acked FILE] [--progress N] [--prefix P] [--path P]
-//              [--encoding gzip|plain]
+//              [--encoding gzip|plain] [--app NAME]
 //
 // --path sends the same bodies elsewhere than /api/reports: the benchmark's HTTP ceiling POSTs them to /metrics,
-// which reads the body and answers without validating or storing anything.
+// which reads the body and answers without validating or storing anything. --app names the reports' application
+// ("load" unless given).
 // Prints "progress N" on stdout (flushed) once N reports are acknowledged, so that a test can act in the middle
 // of the flood without sleeping; at the end "reports R clients C seconds T rate X p50_ms A p99_ms B retries Z".
 // --acked FILE gets each acknowledged run id, written after its 200 arrived. Exit status 0 when every report
@@ -41,8 +42,8 @@ std::string make_samples(size_t size) {
   return text + "</samples>\n</report>\n";
 }
 
-std::string make_outcome(const std::string& run_id, int number) {
-  return "<report id=\"outcome\">\nrun-id\t" + run_id + "\napp\tload\nexit-status\t" +
+std::string make_outcome(const std::string& app, const std::string& run_id, int number) {
+  return "<report id=\"outcome\">\nrun-id\t" + run_id + "\napp\t" + app + "\nexit-status\t" +
          std::to_string(number % 3 == 0 ? 1 : 0) + "\n</report>\n";
 }
 
@@ -101,7 +102,7 @@ size_t keep_answer(char* data, size_t size, size_t count, void* answer) {
 int main(int argc, char** argv) {
   if (argc < 6) {
     std::fprintf(stderr, "usage: load_client URL KEY CLIENTS REPORTS-PER-CLIENT SIZE [--acked FILE] [--progress N] "
-                         "[--prefix P] [--path P] [--encoding gzip|plain]\n");
+                         "[--prefix P] [--path P] [--encoding gzip|plain] [--app NAME]\n");
     return 2;
   }
   std::string base_url = argv[1], path = "/api/reports", key = argv[2];
@@ -109,7 +110,7 @@ int main(int argc, char** argv) {
   size_t size = static_cast<size_t>(std::atol(argv[5]));
   FILE* acked = nullptr;
   long progress_at = -1;
-  std::string prefix = "load";
+  std::string prefix = "load", app = "load";
   bool plain = false;
   for (int i = 6; i + 1 < argc; i += 2) {
     std::string option = argv[i];
@@ -118,6 +119,7 @@ int main(int argc, char** argv) {
     if (option == "--prefix") prefix = argv[i + 1];
     if (option == "--path") path = argv[i + 1];
     if (option == "--encoding") plain = std::string(argv[i + 1]) == "plain";
+    if (option == "--app") app = argv[i + 1];
   }
   const std::string url = base_url + path;
   curl_global_init(CURL_GLOBAL_DEFAULT);
@@ -140,7 +142,7 @@ int main(int argc, char** argv) {
       const DeflatedPrefix deflated = deflate_prefix(samples);
       for (int r = 0; r < per_client && !failed; ++r) {
         std::string run_id = prefix + "-" + std::to_string(c) + "-" + std::to_string(r);
-        std::string outcome = make_outcome(run_id, r);
+        std::string outcome = make_outcome(app, run_id, r);
         std::string body = plain ? samples + outcome : gzip_report(deflated, outcome);
         for (long attempt = 0;; ++attempt) {
           if (attempt > 100000) {

@@ -13,20 +13,19 @@
 #include "collector/server.h"
 
 #include "collector/console.h"  // Console::kMaxLoginBody
+#include "collector/page_workers.h"
 #include "sections/diagnostics.h"  // json_string
 
 #include <arpa/inet.h>
 #include <microhttpd.h>
 #include <netdb.h>
 #include <sys/socket.h>
-#include <sys/resource.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <chrono>
 #include <condition_variable>
 #include <cstring>
-#include <deque>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -69,110 +68,7 @@ struct PageRequest {
   }
 };
 
-// The console's pages are made here, not on libmicrohttpd's polling threads: a page can take a second of CPU, and
-// a polling thread busy with it would hold up every other connection it serves (uploads among them). The workers
-// run at the lowest priority (nice 19), so that uploads get the CPU first and pages the rest.
-class PageWorkers {
- public:
-  explicit PageWorkers(unsigned count) {
-    for (unsigned i = 0; i < count; ++i) {
-      threads_.emplace_back([this] {
-        setpriority(PRIO_PROCESS, static_cast<id_t>(gettid()), 19);  // this thread only (Linux: a tid)
-        for (;;) {
-          std::function<void()> job;
-          {
-            std::unique_lock lock(mutex_);
-            ready_.wait(lock, [this] { return stopping_ || !jobs_.empty(); });
-            if (jobs_.empty()) return;  // stopping, and every job done
-            job = std::move(jobs_.front());
-            jobs_.pop_front();
-          }
-          job();
-        }
-      });
-    }
-  }
-  ~PageWorkers() { stop(); }
-  void submit(std::function<void()> job) {
-    {
-      std::lock_guard lock(mutex_);
-      jobs_.push_back(std::move(job));
-    }
-    ready_.notify_one();
-  }
-  // Finishes the jobs already given (each resumes its connection), then joins.
-  void stop() {
-    {
-      std::lock_guard lock(mutex_);
-      stopping_ = true;
-    }
-    ready_.notify_all();
-    for (std::thread& thread : threads_)
-      if (thread.joinable()) thread.join();
-  }
-
- private:
-  std::mutex mutex_;
-  std::condition_variable ready_;
-  std::deque<std::function<void()>> jobs_;
-  bool stopping_ = false;
-  std::vector<std::thread> threads_;
-};
-
 constexpr unsigned kPageWorkers = 2;
-
-// One making of a page at a time per request (path and credentials): a request that arrives while its page is
-// being made waits, its connection suspended, for the next making, which answers every request that waited
-// meanwhile. Each answer is still read from the store after its request arrived; twenty readers of one page cost
-// the store one page at a time instead of a page per worker (docs/performance.md, "Readers beside uploads").
-class PageFlights {
- public:
-  using Waiter = std::function<void(const Response&)>;
-  using Make = std::function<Response()>;
-  explicit PageFlights(PageWorkers& workers) : workers_(workers) {}
-
-  // Answers `waiter` with the page `make` makes, made on a page worker: now, or once the making of the same
-  // `key` under way is done.
-  void request(const std::string& key, Make make, Waiter waiter) {
-    std::lock_guard lock(mutex_);
-    auto [it, idle] = flights_.try_emplace(key);
-    Flight& flight = it->second;
-    if (!idle) {  // being made: wait for the next making, with the others that came meanwhile
-      if (!flight.next_make) flight.next_make = std::move(make);
-      flight.next.push_back(std::move(waiter));
-      return;
-    }
-    start(key, std::move(make), {std::move(waiter)});
-  }
-
- private:
-  struct Flight {
-    Make next_make;             // the next making, once the current one is done (unset: none waiting)
-    std::vector<Waiter> next;   // the requests it answers
-  };
-
-  // Called with mutex_ held.
-  void start(const std::string& key, Make make, std::vector<Waiter> waiters) {
-    workers_.submit([this, key, make = std::move(make), waiters = std::move(waiters)] {
-      const Response response = make();
-      for (const Waiter& waiter : waiters) waiter(response);
-      std::lock_guard lock(mutex_);
-      auto it = flights_.find(key);
-      if (!it->second.next_make) {
-        flights_.erase(it);
-        return;
-      }
-      Make next = std::move(it->second.next_make);
-      std::vector<Waiter> next_waiters = std::move(it->second.next);
-      it->second = Flight();
-      start(key, std::move(next), std::move(next_waiters));
-    });
-  }
-
-  PageWorkers& workers_;
-  std::mutex mutex_;
-  std::unordered_map<std::string, Flight> flights_;  // pages being made, by key
-};
 
 class MhdServer : public Server {
  public:

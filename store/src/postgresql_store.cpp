@@ -211,9 +211,13 @@ class PostgresqlStore : public Store {
     if (summaries.empty()) return true;
     PGconn* c = acquire(error);
     if (c == nullptr) return false;
-    // One statement: the run ids and summaries as rows of a VALUES list, the summaries as binary parameters.
+    // One statement: the run ids and summaries as rows of a VALUES list, the summaries as binary parameters. A
+    // summary stored meanwhile (a newer report's) is kept by coalesce(), not by a condition `summary IS NULL`:
+    // statistics gathered before the summaries were cleared (all present) make the planner expect one such run,
+    // and it then joins every run with every VALUES row (57 s for the first 2,000 of 10^5 runs; docs/performance.md,
+    // "The first page after a migration").
     const std::string a(app);
-    std::string sql = "UPDATE runs SET summary = s.summary FROM (VALUES ";
+    std::string sql = "UPDATE runs SET summary = coalesce(runs.summary, s.summary) FROM (VALUES ";
     std::vector<const char*> values{a.c_str()};
     std::vector<int> lengths{0}, formats{0};
     for (size_t i = 0; i < summaries.size(); ++i) {
@@ -224,7 +228,7 @@ class PostgresqlStore : public Store {
       lengths.insert(lengths.end(), {0, static_cast<int>(summaries[i].second.size())});
       formats.insert(formats.end(), {0, 1});
     }
-    sql += ") AS s(run_id, summary) WHERE runs.app = $1 AND runs.run_id = s.run_id AND runs.summary IS NULL";
+    sql += ") AS s(run_id, summary) WHERE runs.app = $1 AND runs.run_id = s.run_id";
     Result r(PQexecParams(c, sql.c_str(), static_cast<int>(values.size()), nullptr, values.data(), lengths.data(),
                           formats.data(), 0));
     const bool ok = PQresultStatus(r.result) == PGRES_COMMAND_OK;
@@ -304,11 +308,11 @@ class PostgresqlStore : public Store {
     bool ok = exec(c, "BEGIN", error);
     if (ok) {
       // The row lock of UPDATE: a run counted by another page (or replaced by its final report) meanwhile is
-      // left out here, so no run is counted twice.
+      // left out here, so no run is counted twice. The ids as `= ANY`, not a join: with statistics from before
+      // the runs were uncounted the planner expects one uncounted run and would join each with every id.
       Result r(PQexecParams(c,
-                            "UPDATE runs SET counted = true FROM unnest($2::text[]) AS u(run_id) WHERE runs.app = "
-                            "$1 AND runs.run_id = u.run_id AND NOT counted AND interim_sequence IS NULL "
-                            "RETURNING runs.run_id, version, crash_signature, failed",
+                            "UPDATE runs SET counted = true WHERE app = $1 AND run_id = ANY($2::text[]) AND NOT "
+                            "counted AND interim_sequence IS NULL RETURNING run_id, version, crash_signature, failed",
                             2, nullptr, values, nullptr, nullptr, 0));
       ok = PQresultStatus(r.result) == PGRES_TUPLES_OK;
       if (!ok) {

@@ -1,0 +1,75 @@
+// The console's page workers and the one making at a time per page (collector/page_workers.h).
+#include "collector/page_workers.h"
+
+#include <sys/resource.h>
+#include <unistd.h>
+
+namespace sampler::collector {
+
+PageWorkers::PageWorkers(unsigned count) {
+  for (unsigned i = 0; i < count; ++i) {
+    threads_.emplace_back([this] {
+      setpriority(PRIO_PROCESS, static_cast<id_t>(gettid()), 19);  // this thread only (Linux: a tid)
+      for (;;) {
+        std::function<void()> job;
+        {
+          std::unique_lock lock(mutex_);
+          ready_.wait(lock, [this] { return stopping_ || !jobs_.empty(); });
+          if (jobs_.empty()) return;  // stopping, and every job done
+          job = std::move(jobs_.front());
+          jobs_.pop_front();
+        }
+        job();
+      }
+    });
+  }
+}
+
+void PageWorkers::submit(std::function<void()> job) {
+  {
+    std::lock_guard lock(mutex_);
+    jobs_.push_back(std::move(job));
+  }
+  ready_.notify_one();
+}
+
+void PageWorkers::stop() {
+  {
+    std::lock_guard lock(mutex_);
+    stopping_ = true;
+  }
+  ready_.notify_all();
+  for (std::thread& thread : threads_)
+    if (thread.joinable()) thread.join();
+}
+
+void PageFlights::request(const std::string& key, Make make, Waiter waiter) {
+  std::lock_guard lock(mutex_);
+  auto [it, idle] = flights_.try_emplace(key);
+  Flight& flight = it->second;
+  if (!idle) {  // being made: wait for the next making, with the others that came meanwhile
+    if (!flight.next_make) flight.next_make = std::move(make);
+    flight.next.push_back(std::move(waiter));
+    return;
+  }
+  start(key, std::move(make), {std::move(waiter)});
+}
+
+void PageFlights::start(const std::string& key, Make make, std::vector<Waiter> waiters) {
+  workers_.submit([this, key, make = std::move(make), waiters = std::move(waiters)] {
+    const Response response = make();
+    for (const Waiter& waiter : waiters) waiter(response);
+    std::lock_guard lock(mutex_);
+    auto it = flights_.find(key);
+    if (!it->second.next_make) {
+      flights_.erase(it);
+      return;
+    }
+    Make next = std::move(it->second.next_make);
+    std::vector<Waiter> next_waiters = std::move(it->second.next);
+    it->second = Flight();
+    start(key, std::move(next), std::move(next_waiters));
+  });
+}
+
+}  // namespace sampler::collector
