@@ -187,7 +187,10 @@ EOF
     hot=$(index_of "$hot_line")
     rare=$(index_of "$rare_line")
     [ -n "$hot" ] && [ -n "$rare" ] || fail "branch sites not found (lines $hot_line, $rare_line)"
-    probability_of() { awk -F'\t' -v key="$1" '$1 "\t" $3 == key && $2 == "branches" { print $4 }' app.plan; }
+    # probability_of KEY [PLAN]: the branches site KEY's probability in PLAN (default app.plan).
+    probability_of() {
+      awk -F'\t' -v key="$1" '$1 "\t" $3 == key && $2 == "branches" { print $4 }' "${2:-app.plan}"
+    }
     hot_p=$(probability_of "$hot")
     rare_p=$(probability_of "$rare")
     awk -v p="$hot_p" 'BEGIN { exit !(p > 0 && p < 0.01) }' || fail "the hot branch's probability $hot_p >= 1/100"
@@ -226,9 +229,8 @@ EOF
     alone=$(index_of "$(grep -n '/\* alone \*/' prog.c | cut -d: -f1)")
     [ -n "$arm" ] && [ -n "$alone" ] || fail "branch sites not found (arm, alone)"
     arm_before=$(probability_of "$arm")
-    cp app.plan bound.plan && cp priced.plan app.plan
-    arm_after=$(probability_of "$arm")
-    alone_after=$(probability_of "$alone")
+    arm_after=$(probability_of "$arm" priced.plan)
+    alone_after=$(probability_of "$alone" priced.plan)
     awk -v a="$arm_before" -v b="$arm_after" 'BEGIN { exit !(b > 0 && b < a / 10) }' ||
       fail "the arm's probability: $arm_before by the bound, $arm_after priced"
     [ "$alone_after" = 1 ] || fail "the lone site's probability: $alone_after"
