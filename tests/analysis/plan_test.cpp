@@ -518,7 +518,7 @@ TEST(MakePlan, WithoutFunctionsOrWithEachSiteAloneNoWalkIsPriced) {
   EXPECT_TRUE(alone.functions_known);
   EXPECT_FALSE(without.functions_known);
   std::string summary = plan_summary(unknown, without, options, "p");
-  EXPECT_NE(summary.find("functions not known (no --sites): slow-side walks not priced"), std::string::npos)
+  EXPECT_NE(summary.find("functions not known (not given by --sites): slow-side walks not priced"), std::string::npos)
       << summary;
 }
 
