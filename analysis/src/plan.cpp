@@ -563,7 +563,7 @@ std::string plan_summary(const Usage& usage, const Plan& plan, const PlanOptions
     text += "; " + std::to_string(plan.beside_hotter) + " beside a hotter site of their function (" +
             std::to_string(plan.unseen_beside_hotter) + " never seen), priced with the slow-side walks they cause";
   } else {
-    text += "; functions not known (no --sites): slow-side walks not priced";
+    text += "; functions not known (not given by --sites): slow-side walks not priced";
   }
   if (plan.unknown > 0) text += "; " + std::to_string(plan.unknown) + " no run could sample: not in the plan";
   text += ")\n";

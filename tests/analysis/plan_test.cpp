@@ -438,12 +438,12 @@ TEST(MakePlan, SitesNeverSeenAreTakenAtTheirUpperBoundAndUnknownSitesLeftOut) {
   EXPECT_NEAR(cost_of(usage, plan, options), options.budget, 1e-12);
 }
 
-// Sites of 10^6 executions a run (a loop), never seen beside it in its function, and never seen alone in another;
-// 10 runs of 1 s at 0.01: the unseen sites' bound is b = -ln(0.05) / 0.1 executions a run. 100 ns a sample, 10 ns
-// a walk, 1 % of a run.
-Usage loop_and_cold_arms(double b_function_of_cold) {
+// Three sites: a loop's of 10^6 executions a run, an arm beside it in its function never seen executing, and a
+// third never seen either, in a function of its own (`third_beside_loop`: in the loop's). 10 runs of 1 s at 0.01:
+// the unseen sites' bound is b = -ln(0.05) / 0.1 executions a run.
+Usage loop_and_cold_arms(bool third_beside_loop) {
   Usage usage = usage_of({1e6, 0, 0});
-  usage.sections[0].functions = {"loop", "loop", b_function_of_cold > 0 ? "error" : "loop"};
+  usage.sections[0].functions = {"loop", "loop", third_beside_loop ? "loop" : "error"};
   return usage;
 }
 
@@ -456,7 +456,7 @@ PlanOptions walks_priced() {
 }
 
 TEST(MakePlan, AnUnseenSiteBesideAHotSitePaysForTheWalksItsWeightCauses) {
-  Usage usage = loop_and_cold_arms(1);
+  Usage usage = loop_and_cold_arms(false);
   PlanOptions options = walks_priced();
   Plan plan = make_plan(usage, options);
   ASSERT_EQ(plan.entries.size(), 3u);
@@ -492,7 +492,7 @@ TEST(MakePlan, AnUnseenSiteBesideAHotSitePaysForTheWalksItsWeightCauses) {
 
 TEST(MakePlan, TwoUnseenArmsOfAHotFunctionShareItsPrice) {
   // Both cold arms beside the loop: each priced alike, each at the same probability, below the cap.
-  Usage usage = loop_and_cold_arms(0);
+  Usage usage = loop_and_cold_arms(true);
   PlanOptions options = walks_priced();
   Plan plan = make_plan(usage, options);
   EXPECT_EQ(plan.beside_hotter, 2u);
@@ -506,9 +506,9 @@ TEST(MakePlan, TwoUnseenArmsOfAHotFunctionShareItsPrice) {
 }
 
 TEST(MakePlan, WithoutFunctionsOrWithEachSiteAloneNoWalkIsPriced) {
-  Usage known = loop_and_cold_arms(1);
+  Usage known = loop_and_cold_arms(false);
   known.sections[0].functions = {"f", "g", "h"};
-  Usage unknown = loop_and_cold_arms(1);
+  Usage unknown = loop_and_cold_arms(false);
   unknown.sections[0].functions.clear();
   PlanOptions options;
   Plan alone = make_plan(known, options), without = make_plan(unknown, options);
@@ -518,7 +518,7 @@ TEST(MakePlan, WithoutFunctionsOrWithEachSiteAloneNoWalkIsPriced) {
   EXPECT_TRUE(alone.functions_known);
   EXPECT_FALSE(without.functions_known);
   std::string summary = plan_summary(unknown, without, options, "p");
-  EXPECT_NE(summary.find("functions not known (no --sites): slow-side walks not priced"), std::string::npos)
+  EXPECT_NE(summary.find("functions not known (not given by --sites): slow-side walks not priced"), std::string::npos)
       << summary;
 }
 

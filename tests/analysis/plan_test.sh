@@ -4,7 +4,8 @@
 #   progress      on a terminal, a progress line while reading, then the summary; nothing of it elsewhere
 #   bad_input     bad reports and bad given plans: exit status 1, FILE:LINE messages; runs left out with warnings
 #   own_time      runs' lengths are their outcomes' CPU seconds less their own samples at --sample-cost, never below
-#                 10 % of them: three reports of known samples and seconds give the plan worked out by hand
+#                 10 % of them: three reports of known samples and seconds give the plan worked out by hand; with
+#                 --sites naming none of their sites, a warning, a summary saying so and the same plan
 #   end_to_end    a program built here by sampler-cc (argument 2), run 20 times at SAMPLER_SPARSITY=100 with
 #                 SAMPLER_FILE; the plan at a 2% budget lowers the hot branch below 1/100, raises the branch taken
 #                 once a run, predicts a cost within the budget (recomputed here from the reports), and reads back
@@ -54,6 +55,17 @@ case $case_name in
     awk -v e="$entries" 'BEGIN { split(e, l, "\n"); split(l[1], a, " "); split(l[2], b, " ");
       exit !(a[1] == 0 && b[1] == 1 && (a[2] - 115 / 1.65e6) ^ 2 < 1e-24 && (b[2] - 115 / 1e5) ^ 2 < 1e-24) }' ||
       fail "the plan's entries: $entries"
+    # --sites of another program names none of these sites: a warning and the summary say so, and the plan is the
+    # one without --sites.
+    printf '<sites unit="%s" scheme="branches">\na.c\t1\tf\t1\tx\n</sites>\n' fedcba9876543210fedcba9876543210 \
+      >other.sites
+    run --budget 1% --sample-cost 100000 --sites other.sites -o q reports
+    [ "$status" = 0 ] || fail "$ran: status $status: $(cat err)"
+    summary=$(cat err)
+    [[ $summary == *"2 sites have no site information in the --sites files"* ]] || fail "the warning: $summary"
+    [[ $summary == *"functions not known (not given by --sites): slow-side walks not priced"* ]] ||
+      fail "the summary: $summary"
+    cmp -s p q || fail "--sites with none of the runs' sites changed the plan"
     ;;
   usage_errors)
     try="Try 'sampler-analyze plan --help' for more information.\n"
@@ -187,7 +199,10 @@ EOF
     hot=$(index_of "$hot_line")
     rare=$(index_of "$rare_line")
     [ -n "$hot" ] && [ -n "$rare" ] || fail "branch sites not found (lines $hot_line, $rare_line)"
-    probability_of() { awk -F'\t' -v key="$1" '$1 "\t" $3 == key && $2 == "branches" { print $4 }' app.plan; }
+    # probability_of KEY [PLAN]: the branches site KEY's probability in PLAN (default app.plan).
+    probability_of() {
+      awk -F'\t' -v key="$1" '$1 "\t" $3 == key && $2 == "branches" { print $4 }' "${2:-app.plan}"
+    }
     hot_p=$(probability_of "$hot")
     rare_p=$(probability_of "$rare")
     awk -v p="$hot_p" 'BEGIN { exit !(p > 0 && p < 0.01) }' || fail "the hot branch's probability $hot_p >= 1/100"
@@ -226,9 +241,8 @@ EOF
     alone=$(index_of "$(grep -n '/\* alone \*/' prog.c | cut -d: -f1)")
     [ -n "$arm" ] && [ -n "$alone" ] || fail "branch sites not found (arm, alone)"
     arm_before=$(probability_of "$arm")
-    cp app.plan bound.plan && cp priced.plan app.plan
-    arm_after=$(probability_of "$arm")
-    alone_after=$(probability_of "$alone")
+    arm_after=$(probability_of "$arm" priced.plan)
+    alone_after=$(probability_of "$alone" priced.plan)
     awk -v a="$arm_before" -v b="$arm_after" 'BEGIN { exit !(b > 0 && b < a / 10) }' ||
       fail "the arm's probability: $arm_before by the bound, $arm_after priced"
     [ "$alone_after" = 1 ] || fail "the lone site's probability: $alone_after"

@@ -376,7 +376,7 @@ case $case_name in
     # whole report (the interim report of round N with N * 1000 calls, or the final one with CALLS), or cut short with
     # no interim subreport and at most CALLS calls; which of them, in $state.
     check_fd_report() {
-      local problem sequence pattern=$'^sequence\t([0-9]+)$'
+      local problem sequence
       cp reportfd now.txt
       state=empty
       if [ "$4" = killed ] && [ ! -s now.txt ]; then return 0; fi
@@ -386,8 +386,8 @@ case $case_name in
         fail "$1: extract-report: $(cat extract.err)"
       "$TOOLS/resolveSamples" interim <samples.txt | cut -f2- >now.resolved || fail "$1: resolveSamples: $(cat now.txt)"
       calls=$(counters is_third function-entries now.resolved)
-      sequence=$("$TOOLS/extract-report" interim <now.txt 2>/dev/null || true)
-      if [[ $sequence =~ $pattern ]]; then sequence=${BASH_REMATCH[1]}; else sequence=none; fi
+      sequence=$(sequence_of now.txt)
+      sequence=${sequence:-none}
       if [ -s extract.err ]; then
         problem=$(cat extract.err)
         [ "$4" = killed ] || fail "$1: not whole: $problem"

@@ -144,8 +144,7 @@ constexpr tool::Usage kPlanUsage = {
     "run, rare sites up to --max-probability, as far as the budget allows (docs/analysis.md, \"Sampling plans\");\n"
     "sites never seen executing are taken at the 95% upper bound of their executions. With --sites, a site\n"
     "beside hotter sites of its function is priced with the slow-side walks its weight causes there. The summary\n"
-    "on stderr\n"
-    "gives the predicted cost. The plan's id is the SHA-256 of its entries.\n",
+    "on stderr gives the predicted cost. The plan's id is the SHA-256 of its entries.\n",
 };
 
 // "2%", "2", "0.5 %": a percentage above 0 and at most 100, as a share.
