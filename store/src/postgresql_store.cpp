@@ -790,7 +790,9 @@ class PostgresqlStore : public Store {
     }
     // No JIT: the console's scans are estimated costly enough to be compiled, and compiling took longer than
     // running them (docs/performance.md, "Readers beside uploads").
-    Result quiet(PQexec(c, "SET client_min_messages = warning; SET jit = off"));
+    // Two statements: a server without the `jit` setting (before PostgreSQL 11) must still keep notices quiet.
+    Result quiet(PQexec(c, "SET client_min_messages = warning"));
+    Result no_jit(PQexec(c, "SET jit = off"));
     return c;
   }
 
