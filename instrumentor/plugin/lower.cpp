@@ -197,8 +197,14 @@ class Lowering {
   struct CountedCopy {
     Function* copy = nullptr;
     std::vector<Instruction*> bound;  // made in the copy's entry from its arguments, for the dispatch to take
-    std::vector<std::pair<Value*, uint64_t>> loops;  // each outermost loop's trips (among `bound`) and w
-    uint64_t straight = 0;  // the sites outside loops
+    std::vector<std::pair<Value*, uint64_t>> loops;  // each outermost loop B takes from the arguments: trips, w
+    uint64_t constant = 0;  // the rest of B: the sites outside loops, the loops with a constant maximum of trips
+    // In the dispatch: the countdown it read, the block that tests it (filled in last, after f.sampled's thresholds,
+    // by counted_test()), and the blocks that call the counted copy and f.sampled.
+    Value* count = nullptr;
+    BasicBlock* test = nullptr;
+    BasicBlock* fast = nullptr;
+    BasicBlock* sampled = nullptr;
   };
 
   // Each function with a loop gets its twin without sites, made before anything is lowered, and becomes the
@@ -227,6 +233,7 @@ class Lowering {
         version_loops(sampled, points);
         amortize(sampled, points);
       }
+      if (counted) counted_test(*f, *counted);
     }
   }
 
@@ -413,14 +420,13 @@ class Lowering {
     Value* out_of_reach = b.CreateICmpSGE(count, ConstantInt::get(i64, kUnsampledCountdown), "sampler.off");
     b.CreateCondBr(out_of_reach, off, on);
     std::vector<std::pair<BasicBlock*, Function*>> calls{{off, twins_[&f]}, {on, sampled}};
-    if (counted) {  // on: the counted copy when the countdown is above its B, else f.sampled
-      BasicBlock* test = on;
-      test->setName("sampler.reach");
-      on = BasicBlock::Create(context_, "sampler.sampled", &f);
-      BasicBlock* fast = BasicBlock::Create(context_, "sampler.counted", &f);
-      IRBuilder<> t(test);
-      t.CreateCondBr(counted_test(t, f, *counted, count), fast, on);
-      calls = {{off, twins_[&f]}, {fast, counted->copy}, {on, sampled}};
+    if (counted) {  // on: the counted copy when the countdown is above its B, else f.sampled (counted_test())
+      counted->count = count;
+      counted->test = on;
+      counted->test->setName("sampler.reach");
+      on = counted->sampled = BasicBlock::Create(context_, "sampler.sampled", &f);
+      counted->fast = BasicBlock::Create(context_, "sampler.counted", &f);
+      calls = {{off, twins_[&f]}, {counted->fast, counted->copy}, {on, sampled}};
     }
     std::vector<Value*> args;
     for (Argument& arg : f.args()) args.push_back(&arg);
@@ -1032,24 +1038,25 @@ class Lowering {
   // (With a shift from the iteration's weights, S <= w * 2^s, the copy would be exact under a plan if it
   // subtracted the weights: docs/decisions.md, "Per-site weights".)
   Value* fast_side_test(IRBuilder<>& b, Value* count, Value* most, bool one_comparison) {
-    if (!weights_) return b.CreateICmpSGT(count, most, "sampler.loop_fast");
+    Value* above = b.CreateICmpSGT(count, most, "sampler.loop_fast");
+    if (!weights_) return above;
     ThresholdBound bound;
     bound.multiplier = SAMPLER_THRESHOLD_SHIFT;
     bound.unknown = true;
     size_t slot = 0;
     Value* shifted = b.CreateLShr(count, threshold(b, 0, slot, std::move(bound)), "sampler.loop_scaled");
     Value* in_shift = b.CreateICmpSGT(shifted, most, "sampler.loop_fast");
-    return one_comparison ? in_shift : b.CreateAnd(in_shift, b.CreateICmpSGT(count, most, "sampler.loop_fast"));
+    return one_comparison ? in_shift : b.CreateAnd(in_shift, above);
   }
 
   // ---- A leaf function's counted copy ----
   //
   // A function with loops that calls nothing (bzip2's mainGtU, gzip's longest_match) gets a third copy, f.counted:
   // its code without checks, its countdown in a local that drops by the sites each block passes, stored back at
-  // each return. The dispatch runs it when the countdown is above B, the most sites one call can pass, computed
-  // from the arguments: the sum of the sites outside loops plus, for each outermost loop, (its trips + 1) times
-  // its most per iteration (most_per_iteration()), its trips SCEV's exact count or symbolic maximum expanded from
-  // the arguments alone. No site can then reach 0 and the countdown drops by exactly the sites passed: the same
+  // each return. The dispatch runs it when the countdown is above B, the most sites one call can pass: the sites
+  // outside loops plus, for each outermost loop, (its trips + 1) times its most per iteration (most_per_iteration()),
+  // its trips SCEV's constant maximum, or else its exact count or symbolic maximum expanded from the arguments
+  // alone. No site can then reach 0 and the countdown drops by exactly the sites passed: the same
   // sites sample as in f.sampled. The copy has its own registers: no slow side's prologue, no globals loaded for
   // the slow sides' pairs (docs/decisions.md, "Fast sides: a leaf function's counted copy").
 
@@ -1092,8 +1099,8 @@ class Lowering {
     return c;
   }
 
-  // B's parts (CountedCopy), the trips expanded in the copy's entry; false if a loop's trips or w are not known
-  // from the arguments, B may pass 2^62, or a cycle is no loop.
+  // B's parts (CountedCopy), trips not constant expanded in the copy's entry; false if a loop's trips or w are not
+  // known from the arguments, B may pass 2^62, or a cycle is no loop.
   bool call_bound(CountedCopy& c, const std::vector<std::pair<size_t, Instruction*>>& passed) {
     Function& f = *c.copy;
     std::unordered_map<const BasicBlock*, uint64_t> sites;
@@ -1111,10 +1118,10 @@ class Lowering {
     std::vector<std::pair<const SCEV*, uint64_t>> loops;
     for (BasicBlock& block : f)
       if (!info.getLoopFor(&block))
-        if (auto found = sites.find(&block); found != sites.end()) c.straight += found->second;
+        if (auto found = sites.find(&block); found != sites.end()) c.constant += found->second;
     // The straight sites and every loop's w, kept below kMaxLoopSitesBound as one loop's w: B stays below 2^62
     // (2^48 trips at most each, checked in the dispatch where not known).
-    uint64_t most = c.straight;
+    uint64_t most = c.constant;
     bool sites_in_loops = false;
     for (Loop* loop : info) {
       std::vector<BasicBlock*> blocks;
@@ -1127,7 +1134,7 @@ class Lowering {
       // dispatch's test one comparison; only where it may pass 2^34 is B computed from the arguments.
       if (auto* limit = dyn_cast<SCEVConstant>(evolution.getConstantMaxBackedgeTakenCount(loop));
           limit && limit->getAPInt().getActiveBits() <= kMaxConstantTripsBits) {
-        c.straight += (limit->getAPInt().getZExtValue() + 1) * *w;
+        c.constant += (limit->getAPInt().getZExtValue() + 1) * *w;
         continue;
       }
       const SCEV* trips = evolution.getBackedgeTakenCount(loop);
@@ -1161,8 +1168,11 @@ class Lowering {
     return true;
   }
 
-  // In the dispatch, before the call of f.sampled: the copy's B, and the test that runs the copy.
-  Value* counted_test(IRBuilder<>& b, Function& f, CountedCopy& c, Value* count) {
+  // The dispatch's test (f's block c.test): the copy's B, and the branch to the copy when the countdown is above it,
+  // else to f.sampled. Made after f.sampled's lowering, so that its thresholds come after the function's own.
+  void counted_test(Function& f, CountedCopy& c) {
+    IRBuilder<> b(c.test);
+    Value* count = c.count;
     for (Instruction* inst : c.bound) {
       inst->removeFromParent();
       inst->setDebugLoc(DebugLoc());  // the dispatch has no subprogram
@@ -1172,15 +1182,14 @@ class Lowering {
           operand.set(f.getArg(arg->getArgNo()));
     }
     Type* i64 = Type::getInt64Ty(context_);
-    Value* most = b.getInt64(c.straight);
+    Value* most = b.getInt64(c.constant);
     Value* checked = nullptr;
     for (auto [trips, w] : c.loops) {
       Value* value = trips;
       if (auto* arg = dyn_cast<Argument>(value); arg && arg->getParent() == c.copy) value = f.getArg(arg->getArgNo());
       Value* wide = b.CreateZExtOrTrunc(value, i64);
       most = b.CreateAdd(most, b.CreateMul(b.CreateAdd(wide, b.getInt64(1)), b.getInt64(w)), "sampler.call_sites");
-      if (value->getType()->getIntegerBitWidth() > 32)  // else trips + 1 < 2^33
-      {
+      if (value->getType()->getIntegerBitWidth() > 32) {  // else trips + 1 < 2^33
         Value* within = b.CreateICmpULT(wide, b.getInt64(kMaxTripsChecked));
         checked = checked ? b.CreateAnd(checked, within) : within;
       }
@@ -1191,10 +1200,12 @@ class Lowering {
       ThresholdBound bound;
       bound.unknown = true;
       size_t slot = 0;
-      return b.CreateICmpSGT(count, threshold(b, c.straight, slot, std::move(bound)), "sampler.counted");
+      b.CreateCondBr(b.CreateICmpSGT(count, threshold(b, c.constant, slot, std::move(bound)), "sampler.counted"),
+                     c.fast, c.sampled);
+      return;
     }
     Value* test = fast_side_test(b, count, most, /*one_comparison=*/true);
-    return checked ? b.CreateAnd(checked, test, "sampler.counted") : test;
+    b.CreateCondBr(checked ? b.CreateAnd(checked, test, "sampler.counted") : test, c.fast, c.sampled);
   }
 
   // `inst`, made in `inside`, and its copy (`map`), made in `copies`, are now two definitions of one value: its uses

@@ -19,15 +19,16 @@
 ; RUN: %opt -load-pass-plugin=%passes -passes=sampler-lower -S %s | %FileCheck %s --check-prefix=CLEAN
 ;
 ; first_differs' loop runs at most 2^31 - 1 times (an int's count): B is the constant (2^31 - 1) * 2 sites an
-; iteration + 1 before the loop, an entry of the thresholds (2^62 under a plan: the copy subtracts immediates).
-; CHECK:       @__sampler_thresholds = internal global [8 x i64] [i64 4294967295,
+; iteration + 1 before the loop, an entry of the thresholds after the function's own three (2^62 under a plan:
+; the copy subtracts immediates).
+; CHECK:       @__sampler_thresholds = internal global [8 x i64] [i64 2, i64 1, i64 2, i64 4294967295,
 ;
 ; CHECK-LABEL: define dso_local i32 @first_differs(
 ; CHECK:         [[COUNT:%.*]] = load i64, ptr {{%.*}}, align 8
 ; CHECK-NEXT:    %sampler.off = icmp sge i64 [[COUNT]], 2305843009213693952
 ; CHECK-NEXT:    br i1 %sampler.off, label %sampler.unsampled, label %sampler.reach
 ; CHECK:       sampler.reach:
-; CHECK-NEXT:    [[B:%.*]] = load i64, ptr @__sampler_thresholds, align 8
+; CHECK-NEXT:    [[B:%.*]] = load i64, ptr getelementptr inbounds (i64, ptr @__sampler_thresholds, i64 3), align 8
 ; CHECK-NEXT:    [[FAST:%.*]] = icmp sgt i64 [[COUNT]], [[B]]
 ; CHECK-NEXT:    br i1 [[FAST]], label %sampler.counted, label %sampler.sampled
 ; CHECK:       sampler.sampled:
@@ -44,7 +45,8 @@
 ; CHECK-NEXT:    [[INSIDE:%.*]] = mul i64 [[ITERATIONS]], 2
 ; CHECK-NEXT:    %sampler.call_sites = add i64 1, [[INSIDE]]
 ; CHECK-NEXT:    [[WITHIN:%.*]] = icmp ult i64 [[TRIPS]], 281474976710656
-; CHECK-NEXT:    [[SHIFT:%.*]] = load i64, ptr getelementptr inbounds (i64, ptr @__sampler_thresholds, i64 4)
+; CHECK-NEXT:    %sampler.loop_fast = icmp sgt i64 {{%.*}}, %sampler.call_sites
+; CHECK-NEXT:    [[SHIFT:%.*]] = load i64, ptr getelementptr inbounds (i64, ptr @__sampler_thresholds, i64 7)
 ; CHECK-NEXT:    %sampler.loop_scaled = lshr i64 {{%.*}}, [[SHIFT]]
 ; CHECK-NEXT:    [[ABOVE:%.*]] = icmp sgt i64 %sampler.loop_scaled, %sampler.call_sites
 ; CHECK-NEXT:    [[FAST:%.*]] = and i1 [[WITHIN]], [[ABOVE]]
