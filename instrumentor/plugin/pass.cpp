@@ -640,8 +640,9 @@ void subtract_after_comparisons(Function& f, const GlobalVariable* thresholds, b
       work.pop_back();
       if (!countdown.insert(v).second) continue;
       for (const User* user : v->users())
-        if (isa<PHINode>(user) || (isa<BinaryOperator>(user) && cast<BinaryOperator>(user)->getOpcode() == Instruction::Add))
-          work.push_back(user);
+        if (auto* inst = dyn_cast<Instruction>(user);
+            inst && (isa<PHINode>(inst) || inst->getOpcode() == Instruction::Add))
+          work.push_back(inst);
     }
   }
   auto moves = [&](Instruction& inst) {
@@ -662,8 +663,9 @@ void subtract_after_comparisons(Function& f, const GlobalVariable* thresholds, b
       if (to == sub->getNextNode()) continue;
       auto* load = dyn_cast<LoadInst>(sub->getOperand(1));
       bool move_load = load && load->getParent() == &block && load->hasOneUse();
-      for (Instruction* i = move_load ? load->getNextNode() : to; i != to && move_load; i = i->getNextNode())
-        move_load = !i->mayWriteToMemory();
+      if (move_load)
+        for (Instruction* i = load->getNextNode(); move_load && i != to; i = i->getNextNode())
+          move_load = !i->mayWriteToMemory();
       sub->moveBefore(to);
       if (move_load) load->moveBefore(sub);
     }
