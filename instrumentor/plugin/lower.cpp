@@ -193,6 +193,20 @@ class Lowering {
     return true;
   }
 
+  static constexpr unsigned kMaxConstantTripsBits = 34;  // (2^34 + 1) * w stays below 2^48, B with them too
+  struct CountedCopy {
+    Function* copy = nullptr;
+    std::vector<Instruction*> bound;  // made in the copy's entry from its arguments, for the dispatch to take
+    std::vector<std::pair<Value*, uint64_t>> loops;  // each outermost loop B takes from the arguments: trips, w
+    uint64_t constant = 0;  // the rest of B: the sites outside loops, the loops with a constant maximum of trips
+    // In the dispatch: the countdown it read, the block that tests it (filled in last, after f.sampled's thresholds,
+    // by counted_test()), and the blocks that call the counted copy and f.sampled.
+    Value* count = nullptr;
+    BasicBlock* test = nullptr;
+    BasicBlock* fast = nullptr;
+    BasicBlock* sampled = nullptr;
+  };
+
   // Each function with a loop gets its twin without sites, made before anything is lowered, and becomes the
   // dispatch between the twin and its code with sites; then the regions of each function that can be copied are
   // amortized.
@@ -212,11 +226,14 @@ class Lowering {
     for (auto& [f, points] : by_function)
       if (auto twin = twins_.find(f); twin != twins_.end()) call_twins(*twin->second);
     for (auto& [f, points] : by_function) {
-      Function& sampled = twins_.count(f) ? dispatch(*f, points) : *f;
+      std::optional<CountedCopy> counted;
+      if (twins_.count(f)) counted = counted_copy(*f, points);
+      Function& sampled = twins_.count(f) ? dispatch(*f, points, counted) : *f;
       if (amortized_ && points.size() <= kMaxAmortizedSites && can_amortize(sampled)) {
         version_loops(sampled, points);
         amortize(sampled, points);
       }
+      if (counted) counted_test(*f, *counted);
     }
   }
 
@@ -376,7 +393,7 @@ class Lowering {
   // dispatch: a guaranteed tail call of the twin when the thread's countdown is out of reach, of f.sampled
   // otherwise. Neither shares a prologue with the other, or a register with the check. Returns f.sampled
   // (`indices`: f's points, whose operands may be f's arguments).
-  Function& dispatch(Function& f, const std::vector<size_t>& indices) {
+  Function& dispatch(Function& f, const std::vector<size_t>& indices, std::optional<CountedCopy>& counted) {
     Function* sampled = Function::Create(f.getFunctionType(), f.getLinkage(), f.getAddressSpace(), "", &m_);
     sampled->copyAttributesFrom(&f);
     make_local(*sampled, f, ".sampled");
@@ -399,12 +416,21 @@ class Lowering {
     BasicBlock* on = BasicBlock::Create(context_, "sampler.sampled", &f);
     IRBuilder<> b(entry);
     Type* i64 = Type::getInt64Ty(context_);
-    Value* out_of_reach = b.CreateICmpSGE(b.CreateLoad(i64, b.CreateThreadLocalAddress(countdown_)),
-                                          ConstantInt::get(i64, kUnsampledCountdown), "sampler.off");
+    Value* count = b.CreateLoad(i64, b.CreateThreadLocalAddress(countdown_));
+    Value* out_of_reach = b.CreateICmpSGE(count, ConstantInt::get(i64, kUnsampledCountdown), "sampler.off");
     b.CreateCondBr(out_of_reach, off, on);
+    std::vector<std::pair<BasicBlock*, Function*>> calls{{off, twins_[&f]}, {on, sampled}};
+    if (counted) {  // on: the counted copy when the countdown is above its B, else f.sampled (counted_test())
+      counted->count = count;
+      counted->test = on;
+      counted->test->setName("sampler.reach");
+      on = counted->sampled = BasicBlock::Create(context_, "sampler.sampled", &f);
+      counted->fast = BasicBlock::Create(context_, "sampler.counted", &f);
+      calls = {{off, twins_[&f]}, {counted->fast, counted->copy}, {on, sampled}};
+    }
     std::vector<Value*> args;
     for (Argument& arg : f.args()) args.push_back(&arg);
-    for (auto [block, callee] : {std::pair{off, twins_[&f]}, std::pair{on, sampled}}) {
+    for (auto [block, callee] : calls) {
       IRBuilder<> tail(block);
       CallInst* call = tail.CreateCall(callee, args);
       call->setTailCallKind(CallInst::TCK_MustTail);
@@ -946,25 +972,7 @@ class Lowering {
     b.CreateStore(count, local);
     Value* trips = b.CreateZExtOrTrunc(v.trips, i64);
     Value* most = b.CreateMul(b.CreateAdd(trips, b.getInt64(1)), b.getInt64(v.per_iteration), "sampler.loop_sites");
-    Value* out_of_reach = b.CreateICmpSGT(count, most, "sampler.loop_fast");
-    if (weights_) {
-      // The copy subtracts immediates (its countdown an induction variable that indvars and the vectorizer turn
-      // into its value where the loop leaves: a loaded weight cost bc 16 % of its instructions without a plan), so
-      // under a plan it must not run: a shift of 63 (the shift kind with w = 0, sampler/abi.h) makes the test
-      // fail, and the loop runs its checked copy, each region with its weights; without a plan the shift is 0.
-      // A nest's guard makes it its one comparison: as a second comparison its branch changed the register
-      // allocation of gzip's longest_match (a reload more an iteration in its copy); an innermost loop's keeps two,
-      // the cheaper where short counted loops run their guards often (bzip2's mainQSort3; docs/performance.md,
-      // "Fast sides at plain speed"). (With a shift from the iteration's weights, S <= w * 2^s, the copy would be
-      // exact under a plan if it subtracted the weights: docs/decisions.md, "Per-site weights".)
-      ThresholdBound bound;
-      bound.multiplier = SAMPLER_THRESHOLD_SHIFT;
-      bound.unknown = true;
-      size_t slot = 0;
-      Value* shifted = b.CreateLShr(count, threshold(b, 0, slot, std::move(bound)), "sampler.loop_scaled");
-      Value* in_shift = b.CreateICmpSGT(shifted, most, "sampler.loop_fast");
-      out_of_reach = v.around_loops ? in_shift : b.CreateAnd(in_shift, out_of_reach);
-    }
+    Value* out_of_reach = fast_side_test(b, count, most, /*one_comparison=*/v.around_loops);
     if (v.trips->getType()->getIntegerBitWidth() > 32)  // else B + 1 < 2^33
       out_of_reach = b.CreateAnd(b.CreateICmpULT(trips, b.getInt64(kMaxTripsChecked)), out_of_reach);
     // No branch weights: which loop runs depends on the sparsity, which the compiler does not know. Weighted
@@ -1017,6 +1025,187 @@ class Lowering {
                      held == operands.end() ? std::vector<std::pair<Value**, BasicBlock*>>{} : held->second);
       }
     erase_markers(fast);  // last: the copies of what only the markers used may be used after the loop
+  }
+
+  // Whether a copy without checks that passes at most `most` sites may run: the countdown above `most`. The copies
+  // subtract immediates (a loop's countdown an induction variable that indvars and the vectorizer turn into its
+  // value where the loop leaves: a loaded weight cost bc 16 % of its instructions without a plan), so under a plan
+  // they must not run: a shift of 63 (the shift kind with w = 0, sampler/abi.h) makes the test fail, and the
+  // checked code runs, each region with its weights; without a plan the shift is 0. `one_comparison`: the shifted
+  // comparison alone (a nest's guard: as a second comparison its branch changed the register allocation of gzip's
+  // longest_match, a reload more an iteration in its copy); an innermost loop's keeps two, the cheaper where short
+  // counted loops run their guards often (bzip2's mainQSort3; docs/performance.md, "Fast sides at plain speed").
+  // (With a shift from the iteration's weights, S <= w * 2^s, the copy would be exact under a plan if it
+  // subtracted the weights: docs/decisions.md, "Per-site weights".)
+  Value* fast_side_test(IRBuilder<>& b, Value* count, Value* most, bool one_comparison) {
+    Value* above = b.CreateICmpSGT(count, most, "sampler.loop_fast");
+    if (!weights_) return above;
+    ThresholdBound bound;
+    bound.multiplier = SAMPLER_THRESHOLD_SHIFT;
+    bound.unknown = true;
+    size_t slot = 0;
+    Value* shifted = b.CreateLShr(count, threshold(b, 0, slot, std::move(bound)), "sampler.loop_scaled");
+    Value* in_shift = b.CreateICmpSGT(shifted, most, "sampler.loop_fast");
+    return one_comparison ? in_shift : b.CreateAnd(in_shift, above);
+  }
+
+  // ---- A leaf function's counted copy ----
+  //
+  // A function with loops that calls nothing (bzip2's mainGtU, gzip's longest_match) gets a third copy, f.counted:
+  // its code without checks, its countdown in a local that drops by the sites each block passes, stored back at
+  // each return. The dispatch runs it when the countdown is above B, the most sites one call can pass: the sites
+  // outside loops plus, for each outermost loop, (its trips + 1) times its most per iteration (most_per_iteration()),
+  // its trips SCEV's constant maximum, or else its exact count or symbolic maximum expanded from the arguments
+  // alone. No site can then reach 0 and the countdown drops by exactly the sites passed: the same
+  // sites sample as in f.sampled. The copy has its own registers: no slow side's prologue, no globals loaded for
+  // the slow sides' pairs (docs/decisions.md, "Fast sides: a leaf function's counted copy").
+
+  std::optional<CountedCopy> counted_copy(Function& f, const std::vector<size_t>& indices) {
+    if (!amortized_ || unit_countdown_ || f.hasOptNone() || indices.size() > kMaxAmortizedSites) return {};
+    for (Instruction& inst : instructions(f))
+      if (cuts_region(inst) || inst.getType()->isTokenTy() || inst.isEHPad()) return {};
+    ValueToValueMapTy map;
+    CountedCopy c;
+    c.copy = CloneFunction(&f, map);
+    make_local(*c.copy, f, ".counted");
+    std::vector<std::pair<size_t, Instruction*>> passed;
+    for (size_t i : indices) passed.emplace_back(i, cast<Instruction>(map[points_[i].before]));
+    if (!call_bound(c, passed)) {
+      c.copy->eraseFromParent();
+      return {};
+    }
+    // A new entry: the local and its first value, before any block's subtraction; the allocas move with it.
+    BasicBlock* old_entry = &c.copy->getEntryBlock();
+    BasicBlock* entry = BasicBlock::Create(context_, "sampler.counted", c.copy, old_entry);
+    IRBuilder<> b(entry);
+    Type* i64 = Type::getInt64Ty(context_);
+    AllocaInst* local = b.CreateAlloca(i64, nullptr, "sampler.call_countdown");
+    b.CreateStore(b.CreateLoad(i64, b.CreateThreadLocalAddress(countdown_)), local);
+    b.CreateBr(old_entry);
+    for (Instruction& inst : make_early_inc_range(*old_entry))
+      if (auto* alloca = dyn_cast<AllocaInst>(&inst); alloca && alloca->isStaticAlloca()) alloca->moveBefore(local);
+    subtract_passed(passed, local, map, /*by_block=*/true, /*immediates=*/true);
+    std::vector<BasicBlock*> blocks;
+    for (BasicBlock& block : *c.copy) {
+      blocks.push_back(&block);
+      if (auto* ret = dyn_cast<ReturnInst>(block.getTerminator())) {
+        IRBuilder<> r(ret);
+        r.CreateStore(r.CreateLoad(i64, local), r.CreateThreadLocalAddress(countdown_));
+      }
+    }
+    erase_markers(blocks);
+    with_sites_.insert(c.copy);  // the lowering's clean-up: mem2reg, indvars, the vectorizer
+    counted_.insert(c.copy);
+    return c;
+  }
+
+  // B's parts (CountedCopy), trips not constant expanded in the copy's entry; false if a loop's trips or w are not
+  // known from the arguments, B may pass 2^62, or a cycle is no loop.
+  bool call_bound(CountedCopy& c, const std::vector<std::pair<size_t, Instruction*>>& passed) {
+    Function& f = *c.copy;
+    std::unordered_map<const BasicBlock*, uint64_t> sites;
+    for (auto [i, at] : passed) ++sites[at->getParent()];
+    DominatorTree tree(f);
+    LoopInfo info(tree);
+    ReversePostOrderTraversal<Function*> rpo(&f);
+    if (containsIrreducibleCFG<const BasicBlock*>(rpo, info)) return false;
+    TargetLibraryInfoImpl library_impl{Triple(m_.getTargetTriple())};
+    TargetLibraryInfo library(library_impl, &f);
+    AssumptionCache assumptions(f);
+    ScalarEvolution evolution(f, library, assumptions, tree, info);
+    std::unordered_map<const BasicBlock*, size_t> order;
+    for (BasicBlock* block : rpo) order.emplace(block, order.size());
+    std::vector<std::pair<const SCEV*, uint64_t>> loops;
+    for (BasicBlock& block : f)
+      if (!info.getLoopFor(&block))
+        if (auto found = sites.find(&block); found != sites.end()) c.constant += found->second;
+    // The straight sites and every loop's w, kept below kMaxLoopSitesBound as one loop's w: B stays below 2^62
+    // (2^48 trips at most each, checked in the dispatch where not known).
+    uint64_t most = c.constant;
+    bool sites_in_loops = false;
+    for (Loop* loop : info) {
+      std::vector<BasicBlock*> blocks;
+      std::optional<uint64_t> w = most_per_iteration(*loop, sites, order, info, evolution, blocks);
+      if (!w) return false;
+      if (*w == 0) continue;
+      sites_in_loops = true;
+      most += *w;
+      // A constant maximum of trips (from the types: bzip2's mainGtU at most 2^28) keeps B a constant, and the
+      // dispatch's test one comparison; only where it may pass 2^34 is B computed from the arguments.
+      if (auto* limit = dyn_cast<SCEVConstant>(evolution.getConstantMaxBackedgeTakenCount(loop));
+          limit && limit->getAPInt().getActiveBits() <= kMaxConstantTripsBits) {
+        c.constant += (limit->getAPInt().getZExtValue() + 1) * *w;
+        continue;
+      }
+      const SCEV* trips = evolution.getBackedgeTakenCount(loop);
+      if (isa<SCEVCouldNotCompute>(trips)) trips = evolution.getSymbolicMaxBackedgeTakenCount(loop);
+      if (isa<SCEVCouldNotCompute>(trips) || !trips->getType()->isIntegerTy() ||
+          trips->getType()->getIntegerBitWidth() > 64)
+        return false;
+      loops.emplace_back(trips, *w);
+    }
+    if (!sites_in_loops || most > kMaxLoopSitesBound) return false;
+    // Expanded at the entry, from the arguments only: the dispatch computes B before it picks a copy.
+    Instruction* at = &*f.getEntryBlock().getFirstInsertionPt();
+    SCEVExpander expander(evolution, m_.getDataLayout(), "sampler.call_trips");
+    for (auto [trips, w] : loops)
+      if (!expander.isSafeToExpandAt(trips, at)) return false;
+    std::set<Instruction*> before;
+    for (Instruction& inst : f.getEntryBlock()) before.insert(&inst);
+    for (auto [trips, w] : loops) c.loops.emplace_back(expander.expandCodeFor(trips, trips->getType(), at), w);
+    std::set<Value*> made;
+    for (Instruction& inst : f.getEntryBlock())
+      if (!before.count(&inst)) {
+        c.bound.push_back(&inst);
+        made.insert(&inst);
+      }
+    auto from_arguments = [&](Value* v) { return isa<Constant, Argument>(v) || made.count(v); };
+    for (Instruction* inst : c.bound)
+      if (isa<PHINode>(inst) || inst->mayReadOrWriteMemory() || !all_of(inst->operands(), from_arguments))
+        return false;
+    for (auto [trips, w] : c.loops)
+      if (!from_arguments(trips)) return false;
+    return true;
+  }
+
+  // The dispatch's test (f's block c.test): the copy's B, and the branch to the copy when the countdown is above it,
+  // else to f.sampled. Made after f.sampled's lowering, so that its thresholds come after the function's own.
+  void counted_test(Function& f, CountedCopy& c) {
+    IRBuilder<> b(c.test);
+    Value* count = c.count;
+    for (Instruction* inst : c.bound) {
+      inst->removeFromParent();
+      inst->setDebugLoc(DebugLoc());  // the dispatch has no subprogram
+      b.Insert(inst);
+      for (Use& operand : inst->operands())
+        if (auto* arg = dyn_cast<Argument>(operand.get()); arg && arg->getParent() == c.copy)
+          operand.set(f.getArg(arg->getArgNo()));
+    }
+    Type* i64 = Type::getInt64Ty(context_);
+    Value* most = b.getInt64(c.constant);
+    Value* checked = nullptr;
+    for (auto [trips, w] : c.loops) {
+      Value* value = trips;
+      if (auto* arg = dyn_cast<Argument>(value); arg && arg->getParent() == c.copy) value = f.getArg(arg->getArgNo());
+      Value* wide = b.CreateZExtOrTrunc(value, i64);
+      most = b.CreateAdd(most, b.CreateMul(b.CreateAdd(wide, b.getInt64(1)), b.getInt64(w)), "sampler.call_sites");
+      if (value->getType()->getIntegerBitWidth() > 32) {  // else trips + 1 < 2^33
+        Value* within = b.CreateICmpULT(wide, b.getInt64(kMaxTripsChecked));
+        checked = checked ? b.CreateAnd(checked, within) : within;
+      }
+    }
+    if (c.loops.empty()) {
+      // B a constant: an entry of the thresholds, B without a plan and 2^62 under one (unknown weights), which no
+      // countdown passes: one comparison with a memory operand, where the shift costs three instructions.
+      ThresholdBound bound;
+      bound.unknown = true;
+      size_t slot = 0;
+      b.CreateCondBr(b.CreateICmpSGT(count, threshold(b, c.constant, slot, std::move(bound)), "sampler.counted"),
+                     c.fast, c.sampled);
+      return;
+    }
+    Value* test = fast_side_test(b, count, most, /*one_comparison=*/true);
+    b.CreateCondBr(checked ? b.CreateAnd(checked, test, "sampler.counted") : test, c.fast, c.sampled);
   }
 
   // `inst`, made in `inside`, and its copy (`map`), made in `copies`, are now two definitions of one value: its uses
@@ -1079,9 +1268,11 @@ class Lowering {
   }
 
   // The functions whose sites were lowered, and their twins.
-  void functions(std::vector<Function*>& with_sites, std::vector<Function*>& twins) const {
+  void functions(std::vector<Function*>& with_sites, std::vector<Function*>& twins,
+                 std::vector<Function*>& counted) const {
     for (Function& f : m_) {  // in the module's order, as copy_functions()
       if (with_sites_.count(&f)) with_sites.push_back(&f);
+      if (counted_.count(&f)) counted.push_back(&f);
       if (auto twin = twins_.find(&f); twin != twins_.end()) twins.push_back(twin->second);
     }
   }
@@ -2012,6 +2203,7 @@ class Lowering {
   std::map<std::vector<uint64_t>, GlobalVariable*> pair_constants_;  // the unit's constant ends of groups
   std::map<Function*, Function*> twins_;              // function -> its twin without sites
   std::set<Function*> with_sites_;                    // the functions whose markers were lowered
+  std::set<Function*> counted_;                       // the leaf functions' counted copies (counted_copy())
   GlobalVariable* countdown_ = nullptr;
   GlobalVariable* bank_ = nullptr;  // sampler_bank, the thread's countdowns drawn ahead
   Function* unit_takes_[6] = {};    // the unit's counting functions: unit_take()'s by Classify, then the groups'
@@ -2034,7 +2226,7 @@ LoweredSites lower_sites(Module& module, bool amortized, bool inline_counters) {
   Lowering lowering(module, amortized, inline_counters);
   LoweredSites result;
   result.changed = lowering.run();
-  lowering.functions(result.with_sites, result.twins);
+  lowering.functions(result.with_sites, result.twins, result.counted);
   return result;
 }
 

@@ -29,6 +29,7 @@
 #include <llvm/Transforms/Utils/ModuleUtils.h>
 
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -617,15 +618,41 @@ struct CollectSitesPass : PassInfoMixin<CollectSitesPass> {
 // x86 pays with the comparison again and both operands kept in registers; moved down to its first use in the
 // block, the flags of the program's comparison reach their reader (docs/performance.md, "The exits' subtractions
 // after the program's comparison").
-void subtract_after_comparisons(Function& f, const GlobalVariable* thresholds) {
+// A leaf function's counted copy (lower.cpp, `counted`) subtracts immediates: its adds of a constant to the
+// countdown (its load at the entry, through phis and adds) move down the same way.
+void subtract_after_comparisons(Function& f, const GlobalVariable* thresholds, bool counted) {
   auto reads_thresholds = [thresholds](Value* v) {
     auto* load = dyn_cast<LoadInst>(v);
-    return load && getUnderlyingObject(load->getPointerOperand()) == thresholds;
+    return thresholds && load && getUnderlyingObject(load->getPointerOperand()) == thresholds;
+  };
+  std::set<const Value*> countdown;
+  if (counted) {
+    std::vector<const Value*> work;
+    for (BasicBlock& block : f)
+      for (Instruction& inst : block)
+        if (auto* load = dyn_cast<LoadInst>(&inst))
+          if (auto* address = dyn_cast<IntrinsicInst>(load->getPointerOperand());
+              address && address->getIntrinsicID() == Intrinsic::threadlocal_address &&
+              address->getArgOperand(0)->getName() == abi::sampler_countdown)
+            work.push_back(load);
+    while (!work.empty()) {
+      const Value* v = work.back();
+      work.pop_back();
+      if (!countdown.insert(v).second) continue;
+      for (const User* user : v->users())
+        if (auto* inst = dyn_cast<Instruction>(user);
+            inst && (isa<PHINode>(inst) || inst->getOpcode() == Instruction::Add))
+          work.push_back(inst);
+    }
+  }
+  auto moves = [&](Instruction& inst) {
+    if (inst.getOpcode() == Instruction::Sub) return reads_thresholds(inst.getOperand(1));
+    return inst.getOpcode() == Instruction::Add && isa<ConstantInt>(inst.getOperand(1)) && countdown.count(&inst);
   };
   for (BasicBlock& block : f) {
     std::vector<Instruction*> subtractions;
     for (Instruction& inst : block)
-      if (inst.getOpcode() == Instruction::Sub && reads_thresholds(inst.getOperand(1))) subtractions.push_back(&inst);
+      if (moves(inst)) subtractions.push_back(&inst);
     for (Instruction* sub : subtractions) {
       Instruction* to = block.getTerminator();  // its first use in the block, or the block's end
       for (Instruction* i = sub->getNextNode(); i != to; i = i->getNextNode())
@@ -634,10 +661,11 @@ void subtract_after_comparisons(Function& f, const GlobalVariable* thresholds) {
           break;
         }
       if (to == sub->getNextNode()) continue;
-      auto* load = cast<LoadInst>(sub->getOperand(1));
-      bool move_load = load->getParent() == &block && load->hasOneUse();
-      for (Instruction* i = load->getNextNode(); move_load && i != to; i = i->getNextNode())
-        move_load = !i->mayWriteToMemory();
+      auto* load = dyn_cast<LoadInst>(sub->getOperand(1));
+      bool move_load = load && load->getParent() == &block && load->hasOneUse();
+      if (move_load)
+        for (Instruction* i = load->getNextNode(); move_load && i != to; i = i->getNextNode())
+          move_load = !i->mayWriteToMemory();
       sub->moveBefore(to);
       if (move_load) load->moveBefore(sub);
     }
@@ -694,7 +722,8 @@ struct LowerSitesPass : PassInfoMixin<LowerSitesPass> {
     const GlobalVariable* thresholds = module.getGlobalVariable("__sampler_thresholds", /*AllowInternal=*/true);
     for (Function* f : lowered.with_sites) {
       clean(sites, f);
-      if (thresholds) subtract_after_comparisons(*f, thresholds);
+      bool counted = is_contained(lowered.counted, f);
+      if (thresholds || counted) subtract_after_comparisons(*f, thresholds, counted);
     }
     for (Function* f : lowered.twins) clean(twins, f);
     return PreservedAnalyses::none();

@@ -72,6 +72,7 @@ struct LoweredSites {
   bool changed = false;  // false when there was no marker
   std::vector<llvm::Function*> with_sites;
   std::vector<llvm::Function*> twins;
+  std::vector<llvm::Function*> counted;  // leaf functions' counted copies, also in with_sites
 };
 
 /// The lowering (lower.cpp): every marker of `module` becomes its fast and slow paths, per acyclic region when
