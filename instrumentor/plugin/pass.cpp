@@ -682,17 +682,14 @@ void default_llvm_option(const char* name, const char* value) {
 }
 
 // The code generator on a unit with sites: its functions with sites hold a fast and a slow side per region,
-// thousands of blocks where the program's function had hundreds (bzip2's BZ2_decompress: 2,637 in its sampled
-// copy, 559 in its twin), and two of its steps grow faster than the blocks (docs/performance.md, "Compile time:
-// two of the code generator's limits"):
+// several times the blocks of the program's function, and two of its steps grow faster than the blocks
+// (docs/performance.md, "Compile time: two of the code generator's limits"):
 // - CodeGenPrepare walks a function's blocks again from the first after each change to the dominator tree, unless
-//   the function has at least -cgpp-huge-func blocks (10,000 by default), where it goes on from the block it
-//   changed: decompress.c's CodeGenPrepare takes 0.16 s instead of 0.46, its .text the same size.
-// - The greedy register allocator, to split a value's live range around the blocks that use it, grows a region
-//   of blocks edge by edge up to -grow-region-complexity-budget edges (10,000 by default): over thousands of
-//   blocks in a sampled copy, once per value and candidate register. With a tenth of that budget it gives up
-//   sooner on such regions and splits or spills the value otherwise: decompress.c's allocation takes 0.15 s
-//   instead of 0.36, its .text 11 % smaller; the fast sides run as many instructions.
+//   the function has at least -cgpp-huge-func blocks, where it goes on from the block it changed;
+// - the greedy register allocator, to split a value's live range, grows a region of blocks edge by edge up to
+//   -grow-region-complexity-budget edges, once per value and candidate register; with a tenth of LLVM's default
+//   it gives up sooner on a sampled copy's regions and splits or spills the value otherwise.
+// Neither changes what the fast sides execute.
 void limit_code_generator_on_large_functions() {
   default_llvm_option("cgpp-huge-func", "500");
   default_llvm_option("grow-region-complexity-budget", "1000");
