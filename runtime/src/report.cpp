@@ -21,8 +21,21 @@ constinit ReportState g_report;
 
 namespace {
 
+/// The samples subreport was finished while this thread, holding the registry lock, was writing: by a crash (the
+/// holder writes everything else). A crash on this thread whose signal the program's own handler survived (SIGABRT
+/// sent by kill(), say) lets the writer resume; a crash on another thread may have written past the lock's wait.
+/// The crash's report is the final one: the writer leaves it alone (docs/decisions.md, "A writer resumed after a
+/// crash").
+bool crash_finished_report() { return load_acquire(&g_report.finished) != 0; }
+
+/// The normal writer's sink: the report's descriptor, but nothing once a crash has finished the report, so that a
+/// flush the crash interrupted never follows the crash's report with text of its own.
+bool write_unless_finished(void* context, const char* data, size_t size) {
+  return !crash_finished_report() && write_to_descriptor(context, data, size);
+}
+
 char g_buffer[64 * 1024];
-constinit ReportWriter g_writer(g_buffer, sizeof g_buffer, descriptor_sink(&g_report.fd));
+constinit ReportWriter g_writer(g_buffer, sizeof g_buffer, Sink{&g_report.fd, write_unless_finished});
 
 /// The registry lock: a spin lock owned by a thread id, so the crash path can tell "held by me" (I crashed
 /// while writing) from "held by another thread" (wait for it). False if the caller already holds it.
@@ -174,7 +187,7 @@ void unregister_unit(sampler_unit* unit) {
     // Over an interim report, beside the file and renamed over it with a new interim report of the other units: a
     // kill while writing leaves the last one. The unit is still registered meanwhile: a crash on this thread writes
     // it in place, into the file the name still holds.
-    if (!write_report_aside(g_writer, g_report.interim_sequence + 1, unit)) {
+    if (!write_report_aside(g_writer, g_report.interim_sequence + 1, unit) && !crash_finished_report()) {
       discard_interim_report();
       store_release(&unit->state, uintptr_t{kUnitWriting});
       open_samples_subreport(g_writer);
@@ -221,6 +234,10 @@ void finish_report() {
     replaced = ok = write_report_aside(g_writer, kFinalReport);
     if (!replaced) {
       if (yield_to_crash()) return;  // the aside report was left to a crash on another thread
+      if (crash_finished_report()) {
+        unlock();
+        return;
+      }
       discard_interim_report();
       open_samples_subreport(g_writer);
       // One flush per unit, so that a crash in the middle knows exactly which units are out.
@@ -231,6 +248,10 @@ void finish_report() {
         store_release(&u->state, uintptr_t{kUnitReported});
         raise_deferred_signal();
         if (yield_to_crash()) return;
+        if (crash_finished_report()) {
+          unlock();
+          return;
+        }
       }
       g_writer.append("</report>");
       g_writer.end_line();
@@ -300,7 +321,7 @@ void write_interim_report() {
     if (!replaced && g_report.path != nullptr && verbose()) {
       say("cannot write the interim report beside the report file: writing it in place");
     }
-    written = replaced || write_interim_report_in_place(sequence);
+    written = replaced || (!crash_finished_report() && write_interim_report_in_place(sequence));
     raise_deferred_signal();
   }
   unlock();

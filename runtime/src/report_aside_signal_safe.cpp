@@ -2,6 +2,7 @@
 // interim reports, and the final one from the exit-time writer and from the crash path. Signal-safe: raw system
 // calls and static buffers, the registry lock holder's, and a crash's own for a crash without the lock.
 #include <fcntl.h>
+#include <limits.h>
 #include <sys/file.h>
 
 #include "atomic.h"
@@ -45,7 +46,7 @@ namespace {
 struct AsideSpace {
   const char* suffix;
   char buffer[16 * 1024];
-  char name[4096 + 8];
+  char name[PATH_MAX + sizeof ".crash"];  // the longest path the kernel takes, and the longest suffix
 };
 
 /// The registry lock holder's: interim reports, a leaving unit, the final report at exit or from a crash that took
@@ -99,7 +100,8 @@ bool copy_prefix(int from, int to, long size, AsideSpace& space) {
 /// interim report in it is taken back before the stream goes on (discard_interim_report), as in place; after the
 /// final one the samples subreport is finished. False, with nothing changed but the file beside removed, when it
 /// cannot (the name no longer refers to the report's file, the file beside cannot be made, a write fails; for the
-/// final report, a crash under way on another thread, which writes the report itself).
+/// final report, a crash under way on another thread, which writes the report itself) or must not (a crash has
+/// finished the report meanwhile: docs/decisions.md, "A writer resumed after a crash").
 bool replace_report_file(AsideSpace& space, long base, uint64_t sequence, sampler_unit* leaving) {
   const char* name = g_report.path;
   if (!name_aside(space, name)) return false;
@@ -146,8 +148,11 @@ bool replace_report_file(AsideSpace& space, long base, uint64_t sequence, sample
   // have the crash path write into the file the name has just left, or (the final report) write the samples again.
   uint64_t all = ~uint64_t{0}, old = 0;
   sys::call(SYS_rt_sigprocmask, 0 /* SIG_BLOCK */, reinterpret_cast<long>(&all), reinterpret_cast<long>(&old), 8);
+  // A crash that interrupted this writer on its thread, and whose signal the program's own handler survived, has
+  // renamed the final report in: it stays (checked with signals held, so no crash comes between this and the rename).
   // renameat2 with no flags: AArch64 has no plain renameat. A kernel without it (before 3.15) gets in-place reports.
-  bool renamed = sys::call6(SYS_renameat2, AT_FDCWD, reinterpret_cast<long>(aside_name), AT_FDCWD,
+  bool renamed = !load_acquire(&g_report.finished) &&
+                 sys::call6(SYS_renameat2, AT_FDCWD, reinterpret_cast<long>(aside_name), AT_FDCWD,
                             reinterpret_cast<long>(name), 0, 0) == 0;
   if (renamed) {
     // The new file takes the report's descriptor number (the old file, now nameless, is closed with it): the
@@ -176,12 +181,10 @@ bool replace_report_file(AsideSpace& space, long base, uint64_t sequence, sample
   return renamed;
 }
 
-/// Where the stream's permanent part ends when the file holds a whole interim report that nothing was written after,
-/// else -1.
-long interim_base_if_last() {
-  if (g_report.path == nullptr || !load_acquire(&g_report.interim_written)) return -1;
-  struct stat status {};
-  if (sys::fstat(g_report.fd, &status) != 0 || !S_ISREG(status.st_mode)) return -1;
+/// Where the stream's permanent part ends when the report file (`status`, the report's descriptor's) holds a whole
+/// interim report that nothing was written after, else -1.
+long interim_base_if_last(const struct stat& status) {
+  if (g_report.path == nullptr || !load_acquire(&g_report.interim_written) || !S_ISREG(status.st_mode)) return -1;
   // Someone wrote into the file after the interim report: it is no longer the last thing there.
   if (status.st_size > g_report.interim_end) return -1;
   return g_report.interim_base;
@@ -193,7 +196,7 @@ bool write_report_aside(ReportWriter& stream, uint64_t sequence, sampler_unit* l
   if (g_report.path == nullptr) return false;
   struct stat status {};
   if (sys::fstat(g_report.fd, &status) != 0 || !S_ISREG(status.st_mode)) return false;
-  long base = interim_base_if_last();
+  long base = interim_base_if_last(status);
   if (load_acquire(&g_report.interim_written)) {
     if (base < 0) return false;
   } else if (sequence == kFinalReport || leaving != nullptr) {
@@ -209,9 +212,11 @@ bool write_report_aside(ReportWriter& stream, uint64_t sequence, sampler_unit* l
 }
 
 bool write_crash_report_aside(bool interrupted_here) {
-  long base = interim_base_if_last();
+  struct stat status {};
+  long base = sys::fstat(g_report.fd, &status) == 0 ? interim_base_if_last(status) : -1;
   if (base < 0 || !replace_report_file(g_crash_aside, base, kFinalReport, nullptr)) return false;
-  // The interrupted writer never resumes (the crash ends the process): its NAME.new, unfinished, goes too.
+  // The interrupted writer's NAME.new, unfinished, goes too: the crash usually ends the process. If the program's
+  // own handler for the signal returns, the writer resumes, sees the report finished and renames nothing.
   if (interrupted_here && name_aside(g_aside, g_report.path)) {
     sys::call(SYS_unlinkat, AT_FDCWD, reinterpret_cast<long>(g_aside.name), 0);
   }

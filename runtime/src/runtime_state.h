@@ -98,7 +98,8 @@ void write_snapshot(ReportWriter& out, uint64_t sequence, const sampler_unit* le
 /// by the runtime's own clock"). `stream` writes to the report's descriptor: the first interim report opens the
 /// samples subreport there. False, with nothing changed, when the report cannot be written so (no name, not a
 /// regular file, someone wrote after the interim report, NAME.new cannot be made, a write fails, the final report
-/// while a crash is under way on another thread): the caller writes in place. Called under the registry lock; the
+/// while a crash is under way on another thread): the caller writes in place, unless a crash has finished the
+/// report meanwhile (g_report.finished), which is then left alone. Called under the registry lock; the
 /// crash path calls it only when it took the lock itself (the static buffers are the lock holder's). Signal-safe.
 bool write_report_aside(ReportWriter& stream, uint64_t sequence, sampler_unit* leaving = nullptr);
 
@@ -106,8 +107,9 @@ bool write_report_aside(ReportWriter& stream, uint64_t sequence, sampler_unit* l
 /// a writer the crash interrupted; else another thread kept it past the wait): over a whole interim report, written
 /// as write_report_aside() writes it, but through the crash's own buffers and beside the file as NAME.crash, since
 /// the lock holder may be using the others and holds NAME.new open and locked. An interrupted writer's NAME.new is
-/// removed once the rename is done (that writer never resumes). False, with nothing changed, when there is no such
-/// interim report or it cannot be written so: the crash path writes in place. Signal-safe.
+/// removed once the rename is done: the crash usually ends the process, and a writer that resumes (the program's
+/// own handler for the signal returned) finds the report finished and leaves it alone. False, with nothing changed,
+/// when there is no such interim report or it cannot be written so: the crash path writes in place. Signal-safe.
 bool write_crash_report_aside(bool interrupted_here);
 
 /// sampler_write_report() and SAMPLER_INTERVAL: under the registry lock, replaces the last interim report (if any)

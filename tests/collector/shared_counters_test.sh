@@ -45,6 +45,10 @@
 #   concurrent_reports    four threads call sampler_write_report() 25 times each while they call is_third: each
 #                         report read after one is said is whole, sequences and counters never go back, each
 #                         sequence is written once, and the final report counts every call
+#   crash_resumed_writer  a program with its own SIGABRT handler, which returns: SIGABRT arrives while the same
+#                         thread writes its report (an interim one, then at exit), held in its first write by a size
+#                         limit; the crash's report stays the final one, whole, each count once (as a run without
+#                         the signal counts), and the program exits with status 0
 # usage: shared_counters_test.sh CASE [RUNS]; environment: TOOLS, DRIVERS, SCRATCH, SOURCE_DIR
 set -euo pipefail
 case_name=$1
@@ -676,8 +680,13 @@ case $case_name in
     [ "$(counters is_third branches killed.txt)" = "666	334" ] || fail "is_third branches: $(cat killed.txt)"
     [ "$(counters grow function-entries killed.txt)" -ge 1 ] || fail "grow entries: $(cat killed.txt)"
     ;;
-  crash_other_thread | concurrent_reports)
-    "$DRIVERS/sampler-cc" -O1 -g -pthread -fsampler-schemes=function-entries,branches \
+  crash_other_thread | concurrent_reports | crash_resumed_writer)
+    # crash_resumed_writer: the runtime linked in and the constructor that installs the program's SIGABRT handler
+    # left without sites, so that it runs before the runtime initialises (a site would initialise it).
+    static=()
+    [ "$case_name" != crash_resumed_writer ] ||
+      static=(-static-libsampler -fsampler-exclude-function=install_abort_handler)
+    "$DRIVERS/sampler-cc" -O1 -g -pthread -fsampler-schemes=function-entries,branches "${static[@]}" \
       -I "$SOURCE_DIR/runtime/include" "$SOURCE_DIR/tests/collector/programs/report_threads.c" -o report_threads
     program_file=report_threads
     if [ "$case_name" = crash_other_thread ]; then
@@ -708,7 +717,7 @@ case $case_name in
       [ "$(stat -c %i report)" != "$interim_inode" ] || fail "the crash's report was written in place"
       [ ! -e report.crash ] || fail "report.crash was left beside the report"
       [ -e report.new ] || fail "the held writer's report.new was removed"
-    else
+    elif [ "$case_name" = concurrent_reports ]; then
       # THREADS threads call sampler_write_report() ROUNDS times each while they call is_third. After each interim
       # report the runtime says it wrote, the file (replaced by rename: a copy is one report) is read: whole, its
       # sequence and its counters never going back. Every sequence is said once; the final report counts every call.
@@ -750,6 +759,42 @@ case $case_name in
       [ "$(counters is_third function-entries report.resolved)" = $((threads * rounds * 100)) ] ||
         fail "final is_third: $(cat report.resolved)"
       [ -z "$(sequence_of report)" ] || fail "the final report holds an interim one: $(cat report)"
+    else
+      # The counts of a run without the signal: 2000 calls, interim report 1 after the first 1000.
+      rm -f report
+      SAMPLER_SPARSITY=1 SAMPLER_FILE=report ./report_threads resumed none 2>program.err ||
+        fail "the run without the signal failed: $(cat program.err)"
+      whole report "the report without the signal"
+      expected=$(for f in is_third calls; do counters "$f" function-entries report.resolved
+                   counters "$f" branches report.resolved; done)
+      [ "$(counters is_third function-entries report.resolved)" = 2000 ] ||
+        fail "is_third entries without the signal: $(cat report.resolved)"
+      # SIGABRT comes in the writer's first write of report.new (an interim report; at exit, the program's unit
+      # leaving): the crash renames its final report in over interim report 1, the program's handler returns, and
+      # so does the writer, which must leave that report alone (docs/decisions.md, "A writer resumed after a crash").
+      for where in interim exit; do
+        rm -f report report.new report.crash
+        status=0
+        SAMPLER_SPARSITY=1 SAMPLER_FILE=report ./report_threads resumed "$where" 2>program.err || status=$?
+        [ "$status" = 0 ] || fail "$where: status $status, expected 0: $(cat program.err)"
+        [ ! -s program.err ] || fail "$where: the program said: $(cat program.err)"
+        cp report "resumed_$where.txt"
+        whole "resumed_$where.txt" "$where: the crash's report"
+        counted=$(for f in is_third calls; do counters "$f" function-entries "resumed_$where.txt.resolved"
+                    counters "$f" branches "resumed_$where.txt.resolved"; done)
+        [ "$counted" = "$expected" ] || fail "$where: counts $(echo $counted), expected $(echo $expected)"
+        # Each scheme's section once in the file, read by the tools or not.
+        sections=$(grep -c '^<samples unit=' "resumed_$where.txt" || true)
+        [ "$sections" = 2 ] || fail "$where: $sections samples sections, expected 2: $(cat "resumed_$where.txt")"
+        [ -z "$(sequence_of "resumed_$where.txt")" ] ||
+          fail "$where: an interim report after the crash's: $(cat "resumed_$where.txt")"
+        backtrace=$("$TOOLS/extract-report" main-backtrace <"resumed_$where.txt" 2>&1 || true)
+        [[ $'\n'$backtrace == *$'\nsignal:6:SIGABRT'* ]] || fail "$where: main-backtrace: $backtrace"
+        # The crash's main-backtrace ends the file: nothing of the writer's follows it.
+        after=$(sed -n '/^<report id="main-backtrace">$/,$p' "resumed_$where.txt" | sed '1,/^<\/report>$/d')
+        [ -z "$after" ] || fail "$where: text after the main-backtrace: $after"
+        [ ! -e report.new ] && [ ! -e report.crash ] || fail "$where: a file left beside the report: $(ls report.*)"
+      done
     fi
     ;;
   *)
