@@ -405,7 +405,8 @@ std::string app_body(const std::string& app, const std::vector<store::DayCounts>
   }
   std::vector<const Release*> order;
   for (const auto& [version, release] : by_version) order.push_back(&release);
-  std::sort(order.begin(), order.end(), [](const Release* a, const Release* b) { return a->first_stored < b->first_stored; });
+  std::sort(order.begin(), order.end(),
+            [](const Release* a, const Release* b) { return a->first_stored < b->first_stored; });
   std::map<std::string_view, size_t> release_index;
   for (size_t r = 0; r < order.size(); ++r) release_index.emplace(order[r]->version, r);
   const size_t releases = order.size();
