@@ -122,8 +122,9 @@ bool report_text(const store::Run& run, std::string& text) {
 
 // Reads the stored runs of `app` through read_runs(), the crashes grouped by symbolized signature with the
 // symbols the collector stored for `app` (as sampler-analyze --database groups them). With `crashes_only`, only
-// the reports of runs that crashed are fetched and read (the other runs bring their columns only): enough for
-// the crash groups, which come out numbered as when every run is read, since only crashes make groups. Without
+// the runs that crashed are read, with their reports: enough for the crash groups, which come out numbered as
+// when every run is read, since only crashes make groups (the application's page counts the others in the
+// database: Store::count_days()). Without
 // it, the runs' summaries are read instead of their reports (analysis/run_summary.h); a run stored before
 // summaries were kept is summarized from its report here, once: its summary is stored for the next page.
 bool load_app(store::Store& store, const std::string& app, const std::string& site_dir, bool crashes_only,
@@ -254,18 +255,24 @@ std::string main_backtrace(const store::Run& run) {
   return body;
 }
 
+// Runs and failures of a release on one day (days since the epoch, UTC).
+struct DayBar {
+  uint64_t runs = 0, failures = 0;
+};
+
 // A small bar chart: runs per day (light) and failures per day (red) over the release's days, at most its last
 // kChartDays. Readable without the picture: its title and the table's figures say the same.
-std::string day_chart(const std::vector<int64_t>& run_days, const std::vector<int64_t>& failure_days) {
-  if (run_days.empty()) return "";
-  const int64_t last = *std::max_element(run_days.begin(), run_days.end());
-  const int64_t first = std::max(*std::min_element(run_days.begin(), run_days.end()), last - kChartDays + 1);
+std::string day_chart(const std::map<int64_t, DayBar>& bars) {
+  if (bars.empty()) return "";
+  const int64_t last = bars.rbegin()->first;
+  const int64_t first = std::max(bars.begin()->first, last - kChartDays + 1);
   const int64_t days = last - first + 1;
   std::vector<uint64_t> runs(static_cast<size_t>(days)), failures(static_cast<size_t>(days));
-  for (int64_t day : run_days)
-    if (day >= first) ++runs[static_cast<size_t>(day - first)];
-  for (int64_t day : failure_days)
-    if (day >= first) ++failures[static_cast<size_t>(day - first)];
+  for (const auto& [day, bar] : bars) {
+    if (day < first) continue;
+    runs[static_cast<size_t>(day - first)] = bar.runs;
+    failures[static_cast<size_t>(day - first)] = bar.failures;
+  }
   const uint64_t most = std::max<uint64_t>(1, *std::max_element(runs.begin(), runs.end()));
   const int bar = static_cast<int>(std::clamp<int64_t>(240 / days, 3, 24)), height = 40;
   std::string svg = "<svg class=\"chart\" role=\"img\" width=\"" + std::to_string(bar * days) + "\" height=\"" +
@@ -369,60 +376,79 @@ std::string missing_symbols(const AppRuns& runs) {
   return out + "</tbody>\n</table>\n";
 }
 
-// The application's page: releases with their charts, the latest runs, the crash groups.
-std::string app_body(const std::string& app, const AppRuns& runs) {
+// The application's page: releases with their charts, the latest runs, the crash groups. The releases' figures
+// are the database's counts per release and day (`days`), the crash groups those of the crashes' runs
+// (`crashes`: load_app(), crashes only), the latest runs the newest stored (`latest`, oldest first).
+std::string app_body(const std::string& app, const std::vector<store::DayCounts>& days, const AppRuns& crashes,
+                     const std::vector<store::Run>& latest) {
   const std::string base = app_path(app);
-  std::string body = "<h1>" + html_escape(app) + "</h1>\n" + problems_note(runs.problems);
-  // Releases.
-  const size_t releases = runs.releases.size();
-  std::vector<uint64_t> count(releases), failing(releases);
-  std::vector<int64_t> first(releases, INT64_MAX), last(releases, 0);
-  std::vector<std::vector<int64_t>> run_days(releases), failure_days(releases);
-  const store::FailureRule rule;
-  for (size_t s = 0; s < runs.stored.size(); ++s) {
-    const store::Run& run = runs.stored[s];
-    const size_t r = runs.release_of[s];
-    ++count[r];
-    run_days[r].push_back(run.received / 86400);
-    if (rule.failed(run)) {
-      ++failing[r];
-      failure_days[r].push_back(run.received / 86400);
-    }
-    first[r] = std::min(first[r], run.received);
-    last[r] = std::max(last[r], run.received);
+  std::string body = "<h1>" + html_escape(app) + "</h1>\n" + problems_note(crashes.problems);
+  // Releases, in the order their first runs were stored.
+  struct Release {
+    std::string version;
+    int64_t first_stored = INT64_MAX, first = INT64_MAX, last = 0;
+    uint64_t runs = 0, failing = 0;
+    std::map<int64_t, DayBar> bars;
+  };
+  std::map<std::string_view, Release> by_version;
+  uint64_t stored = 0;
+  for (const store::DayCounts& d : days) {
+    Release& release = by_version[d.version];
+    release.version = d.version;
+    release.first_stored = std::min(release.first_stored, d.first_stored);
+    release.first = std::min(release.first, d.first_received);
+    release.last = std::max(release.last, d.last_received);
+    release.runs += d.runs;
+    release.failing += d.failures;
+    release.bars[d.day] = {d.runs, d.failures};
+    stored += d.runs;
   }
-  body += "<h2>Releases</h2>\n<p>" + std::to_string(runs.stored.size()) + " runs stored. " +
+  std::vector<const Release*> order;
+  for (const auto& [version, release] : by_version) order.push_back(&release);
+  std::sort(order.begin(), order.end(),
+            [](const Release* a, const Release* b) { return a->first_stored < b->first_stored; });
+  std::map<std::string_view, size_t> release_index;
+  for (size_t r = 0; r < order.size(); ++r) release_index.emplace(order[r]->version, r);
+  const size_t releases = order.size();
+  body += "<h2>Releases</h2>\n<p>" + std::to_string(stored) + " runs stored. " +
           html_link(base + "predictors/", "Predictors over all releases") + "</p>\n";
   body += "<table id=\"releases\">\n<thead><tr><th>release</th><th>runs</th><th>failing</th><th>failure rate</th>"
           "<th>first run</th><th>last run</th><th>runs and failures per day</th><th></th></tr></thead>\n<tbody>\n";
   for (size_t r = releases; r-- > 0;) {
+    const Release& release = *order[r];
     char rate[32];
-    std::snprintf(rate, sizeof rate, "%.1f%%", 100.0 * static_cast<double>(failing[r]) / static_cast<double>(count[r]));
-    const std::string& version = runs.releases[r];
+    std::snprintf(rate, sizeof rate, "%.1f%%",
+                  100.0 * static_cast<double>(release.failing) / static_cast<double>(release.runs));
+    const std::string& version = release.version;
     body += "<tr><td>" + (version.empty() ? std::string("<em>unknown</em>") : html_escape(version)) +
-            "</td><td class=\"num\">" + std::to_string(count[r]) + "</td><td class=\"num\">" +
-            std::to_string(failing[r]) + "</td><td class=\"num\">" + rate + "</td><td>" + utc(first[r]) +
-            "</td><td>" + utc(last[r]) + "</td><td>" + day_chart(run_days[r], failure_days[r]) + "</td><td>" +
+            "</td><td class=\"num\">" + std::to_string(release.runs) + "</td><td class=\"num\">" +
+            std::to_string(release.failing) + "</td><td class=\"num\">" + rate + "</td><td>" + utc(release.first) +
+            "</td><td>" + utc(release.last) + "</td><td>" + day_chart(release.bars) + "</td><td>" +
             html_link(base + "release/" + percent_encode(version) + "/", "predictors") + "</td></tr>\n";
   }
   body += "</tbody>\n</table>\n";
 
   // Crash groups: per group its runs, releases, first and last run, a sample.
+  const AppRuns& runs = crashes;
   const std::vector<std::string>& signatures = runs.read.runs.crash_groups;
   const size_t groups = signatures.size();
   std::vector<uint64_t> group_runs(groups);
   std::vector<int64_t> group_first(groups, INT64_MAX), group_last(groups, 0);
   std::vector<size_t> sample(groups);
   std::vector<std::vector<bool>> in_release(groups, std::vector<bool>(releases));
+  std::unordered_map<std::string_view, int32_t> group_of_run;  // run id -> crash group, for the latest runs
   for (size_t s = 0; s < runs.stored.size(); ++s) {
     const int32_t g = runs.group_of[s];
     if (g < 0) continue;
     const size_t gi = static_cast<size_t>(g);
+    group_of_run.emplace(runs.stored[s].run_id, g);
     ++group_runs[gi];
     group_first[gi] = std::min(group_first[gi], runs.stored[s].received);
     if (runs.stored[s].received >= group_last[gi]) sample[gi] = s;  // the latest run
     group_last[gi] = std::max(group_last[gi], runs.stored[s].received);
-    in_release[gi][runs.release_of[s]] = true;
+    // A crash stored after the counts were read may be of a release they do not have yet: not flagged here.
+    auto release = release_index.find(runs.stored[s].version);
+    if (release != release_index.end()) in_release[gi][release->second] = true;
   }
   body += "<h2>Crash groups</h2>\n<p>Crashing runs grouped as <code>sampler-analyze</code> groups them: the signal and "
           "the top " + std::to_string(kCrashFrames) + " frames, by function and source line where symbols were "
@@ -434,14 +460,14 @@ std::string app_body(const std::string& app, const AppRuns& runs) {
     std::string flags, seen;
     for (size_t r = 0; r < releases; ++r) {
       if (!in_release[g][r]) continue;
-      seen += (seen.empty() ? "" : ", ") + html_escape(runs.releases[r]);
+      seen += (seen.empty() ? "" : ", ") + html_escape(order[r]->version);
       bool before = false;
       for (size_t k = 0; k + 1 < r; ++k) before = before || in_release[g][k];
       const bool previous = r > 0 && in_release[g][r - 1];
       if (!previous && !before) {
-        flags += "<span class=\"flag new\">new in " + html_escape(runs.releases[r]) + "</span>";
+        flags += "<span class=\"flag new\">new in " + html_escape(order[r]->version) + "</span>";
       } else if (!previous && before) {
-        flags += "<span class=\"flag regressed\">regressed in " + html_escape(runs.releases[r]) + "</span>";
+        flags += "<span class=\"flag regressed\">regressed in " + html_escape(order[r]->version) + "</span>";
       }
     }
     body += "<tr id=\"group-" + std::to_string(g + 1) + "\"><td class=\"num\">" +
@@ -457,9 +483,10 @@ std::string app_body(const std::string& app, const AppRuns& runs) {
   // The latest runs, newest first.
   body += "<h2>Latest runs</h2>\n<table id=\"latest-runs\">\n<thead><tr><th>received (UTC)</th><th>run</th>"
           "<th>release</th><th>outcome</th><th>crash group</th></tr></thead>\n<tbody>\n";
-  for (size_t n = 0, s = runs.stored.size(); n < kLatestRuns && s-- > 0; ++n) {
-    const store::Run& run = runs.stored[s];
-    const int32_t g = runs.group_of[s];
+  for (size_t s = latest.size(); s-- > 0;) {
+    const store::Run& run = latest[s];
+    auto group = group_of_run.find(run.run_id);
+    const int32_t g = group == group_of_run.end() ? -1 : group->second;
     body += "<tr><td>" + utc(run.received) + "</td><td><code>" + html_escape(run.run_id) + "</code></td><td>" +
             html_escape(run.version) + "</td><td>" + html_escape(outcome_text(run)) + "</td><td>" +
             (g < 0 ? std::string() : html_link("#group-" + std::to_string(g + 1), "#" + std::to_string(g + 1))) +
@@ -753,14 +780,33 @@ Response Console::handle(const Request& request) {
   const std::string_view tail = rest.substr(app->size() + 1);
   AppRuns runs;
   std::string error;
-  // The application's page needs the crashes' reports only; the predictor pages need every run's.
-  if (!load_app(store_, *app, site_dir_, /*crashes_only=*/tail.empty(), runs, error)) {
+  auto unavailable = [this, &error] {
     Response response = page(503, "Storage unavailable", "<h1>Storage unavailable</h1>\n<p>The store did not "
                                                          "answer; try again.</p>\n", true);
     response.log = "console: the store failed: " + json_string(error);
     return response;
+  };
+  if (tail.empty()) {
+    // The application's page reads the crashes' runs, then counts the rest in the database (after the crashes:
+    // their releases are among the counts) and reads the newest runs (docs/decisions.md, "The console").
+    std::vector<store::DayCounts> days;
+    std::vector<store::Run> latest;
+    store::Query newest{*app};
+    newest.stored_bodies = true;  // not decompressed: the columns are enough
+    newest.newest = kLatestRuns;
+    if (!load_app(store_, *app, site_dir_, /*crashes_only=*/true, runs, error) ||
+        !store_.count_days(*app, days, error) ||
+        !store_.for_each(newest, [&latest](const store::Run& run) {
+          latest.push_back(run);
+          latest.back().stored_body.clear();
+          return true;
+        }, error)) {
+      return unavailable();
+    }
+    return page(200, *app, app_body(*app, days, runs, latest), true);
   }
-  if (tail.empty()) return page(200, *app, app_body(*app, runs), true);
+  // The predictor pages need every run's summary.
+  if (!load_app(store_, *app, site_dir_, /*crashes_only=*/false, runs, error)) return unavailable();
   if (tail == "predictors/") {
     const store::CountsQuery query{*app};
     return page(200, *app + ": predictors",

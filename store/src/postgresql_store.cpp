@@ -101,6 +101,10 @@ constexpr const char* kMigrations[] = {
     "CREATE FUNCTION sampler_add_counts(a BIGINT[], b BIGINT[]) RETURNS BIGINT[] LANGUAGE plpgsql IMMUTABLE AS "
     "$$ DECLARE sum BIGINT[] := a; BEGIN "
     "FOR i IN 1 .. cardinality(b) LOOP sum[i] := coalesce(sum[i], 0) + b[i]; END LOOP; RETURN sum; END $$;",
+    // 7 -> 8: an application's newest runs (the console's latest runs) found by an index, not a scan; the
+    // columns count_days() groups and counts are in it too, so that its GROUP BY reads the index alone (an
+    // index-only scan), not the runs' rows with their summaries.
+    "CREATE INDEX runs_app_id ON runs (app, id) INCLUDE (version, received, exit_status, signal, failed);",
 };
 static_assert(std::size(kMigrations) == kSchemaVersion);
 
@@ -147,13 +151,15 @@ class PostgresqlStore : public Store {
     // A body is fetched from run_bodies by the run's row id only where it is wanted: the other rows' scan reads
     // the narrow runs table alone.
     constexpr const char* kBody = "(SELECT body FROM run_bodies WHERE run = runs.id)";
-    const std::string sql =
+    std::string sql =
         std::string("SELECT run_id, app, version, received, exit_status, signal, failed, crash_signature, body_size, ") +
-        (query.summaries           ? "CASE WHEN summary IS NULL THEN " + std::string(kBody) + " END"
-         : query.crash_bodies_only ? "CASE WHEN crash_signature <> '' THEN " + std::string(kBody) + " END"
-                                   : std::string(kBody)) +
-        ", interim_sequence, " + (query.summaries ? "summary" : "NULL::bytea") + ", counted FROM runs WHERE app = $1" +
-        (query.version ? " AND version = $2" : "") + " ORDER BY id";
+        (query.summaries ? "CASE WHEN summary IS NULL THEN " + std::string(kBody) + " END" : std::string(kBody)) +
+        ", interim_sequence, " + (query.summaries ? "summary" : "NULL::bytea") +
+        ", counted, id FROM runs WHERE app = $1" + (query.version ? " AND version = $2" : "") +
+        (query.crashes_only ? " AND crash_signature <> ''" : "");
+    sql = query.newest == 0 ? sql + " ORDER BY id"
+                            : "SELECT * FROM (" + sql + " ORDER BY id DESC LIMIT " + std::to_string(query.newest) +
+                                  ") AS newest ORDER BY id";
     // Binary results: the body arrives as its bytes, not hex text; rows one at a time, never all in memory.
     if (!PQsendQueryParams(c, sql.c_str(), query.version ? 2 : 1, nullptr, values, nullptr, nullptr, 1) ||
         !PQsetSingleRowMode(c)) {
@@ -187,7 +193,7 @@ class PostgresqlStore : public Store {
         run.body_size = int_value(p, 8);
         run.summary.assign(PQgetvalue(p, 0, 11), static_cast<size_t>(PQgetlength(p, 0, 11)));
         run.counted = PQgetvalue(p, 0, 12)[0] != 0;
-        const bool absent = PQgetisnull(p, 0, 9);  // not asked for (crash_bodies_only, or a summary instead)
+        const bool absent = PQgetisnull(p, 0, 9);  // not asked for (a summary instead)
         const bool as_stored = query.stored_bodies || query.summaries;
         if (!absent && as_stored) run.stored_body.assign(stored);
         if (!absent && !as_stored && !decompress_body(stored, run.body_size, run.body)) {
@@ -201,6 +207,31 @@ class PostgresqlStore : public Store {
         trim(error);
         ok = false;
       }
+    }
+    release(c);
+    return ok;
+  }
+
+  bool count_days(std::string_view app, std::vector<DayCounts>& days, std::string& error) override {
+    PGconn* c = acquire(error);
+    if (c == nullptr) return false;
+    const std::string a(app);
+    const char* values[] = {a.c_str()};
+    Result r(PQexecParams(c, kCountDays, 1, nullptr, values, nullptr, nullptr, 0));
+    const bool ok = PQresultStatus(r.result) == PGRES_TUPLES_OK;
+    if (!ok) {
+      error = std::string("postgresql: ") + PQresultErrorMessage(r.result);
+      trim(error);
+    }
+    for (int row = 0; ok && row < PQntuples(r.result); ++row) {
+      DayCounts& d = days.emplace_back();
+      d.version.assign(PQgetvalue(r.result, row, 0), static_cast<size_t>(PQgetlength(r.result, row, 0)));
+      d.day = std::strtoll(PQgetvalue(r.result, row, 1), nullptr, 10);
+      d.first_stored = std::strtoll(PQgetvalue(r.result, row, 2), nullptr, 10);
+      d.runs = std::strtoull(PQgetvalue(r.result, row, 3), nullptr, 10);
+      d.failures = std::strtoull(PQgetvalue(r.result, row, 4), nullptr, 10);
+      d.first_received = std::strtoll(PQgetvalue(r.result, row, 5), nullptr, 10);
+      d.last_received = std::strtoll(PQgetvalue(r.result, row, 6), nullptr, 10);
     }
     release(c);
     return ok;

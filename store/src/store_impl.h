@@ -24,6 +24,15 @@ inline std::string keep_latest_report(std::string_view more) {
          "(excluded.interim_sequence IS NULL OR excluded.interim_sequence > runs.interim_sequence)";
 }
 
+/// Store::count_days()' query, the same on both stores: runs per release and day, failing as FailureRule's
+/// default says (a signal; else an exit status whose low byte is not 0; else, without one, the stored flag).
+/// Columns: version, day, first id, runs, failures, first and last received.
+inline constexpr const char* kCountDays =
+    "SELECT version, received / 86400, min(id), count(*), "
+    "sum(CASE WHEN signal IS NOT NULL OR (exit_status IS NULL AND failed) OR (exit_status & 255) <> 0 "
+    "THEN 1 ELSE 0 END), min(received), max(received) "
+    "FROM runs WHERE app = $1 GROUP BY version, received / 86400";
+
 std::unique_ptr<Store> open_sqlite(const std::string& path, std::string& error);
 std::unique_ptr<Store> open_postgresql(std::string_view url, std::string& error);
 

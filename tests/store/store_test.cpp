@@ -16,6 +16,7 @@
 #include <iterator>
 #include <random>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 #include "group_commit.h"
@@ -174,8 +175,9 @@ TEST_P(StoreTest, StoresAndReadsBackEveryColumn) {
   EXPECT_GT(b.received, 1700000000);  // filled in by the store
 }
 
-// crash_bodies_only: every run's columns, the bodies of crashes only (the console's crash groups).
-TEST_P(StoreTest, CrashBodiesOnly) {
+// crashes_only: the runs with a crash signature, with their bodies (the console's crash groups); newest: the
+// last runs stored, oldest first (its latest runs).
+TEST_P(StoreTest, CrashesOnlyAndNewest) {
   std::string app = unique_name("app");
   StoredRun crashed = make_run(app, "1.0");
   crashed.signal = 11;
@@ -183,26 +185,97 @@ TEST_P(StoreTest, CrashBodiesOnly) {
   crashed.body = "the crash's report\n";
   StoredRun clean = make_run(app, "1.0");
   clean.body = "a clean run's report\n";
+  StoredRun later = make_run(app, "2.0");
   std::string error;
   ASSERT_EQ(store_->put(crashed, error), PutStatus::kStored) << error;
   ASSERT_EQ(store_->put(clean, error), PutStatus::kStored) << error;
-  std::vector<StoredRun> runs = read({app, std::nullopt, true});
-  ASSERT_EQ(runs.size(), 2u);
+  ASSERT_EQ(store_->put(later, error), PutStatus::kStored) << error;
+  ASSERT_EQ(store_->put(make_run(unique_name("other")), error), PutStatus::kStored) << error;
+  Query crashes{app};
+  crashes.crashes_only = true;
+  std::vector<StoredRun> runs = read(crashes);
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(runs[0].run_id, crashed.run_id);
   EXPECT_EQ(runs[0].body, crashed.body);
-  EXPECT_EQ(runs[1].run_id, clean.run_id);
-  EXPECT_EQ(runs[1].body, "");
-  EXPECT_EQ(runs[1].exit_status, 0);
-  runs = read({app, "1.0", true});
+  crashes.version = "2.0";
+  EXPECT_TRUE(read(crashes).empty());
+  Query newest{app};
+  newest.newest = 2;
+  runs = read(newest);
   ASSERT_EQ(runs.size(), 2u);
-  EXPECT_EQ(runs[1].body, "");
-  EXPECT_EQ(read({app, std::nullopt})[1].body, clean.body);
+  EXPECT_EQ(runs[0].run_id, clean.run_id);
+  EXPECT_EQ(runs[0].body, clean.body);
+  EXPECT_EQ(runs[1].run_id, later.run_id);
+  newest.newest = 10;
+  EXPECT_EQ(read(newest).size(), 3u);
   // stored_bodies: as stored, decompressed by the reader.
   runs = read({app, std::nullopt, false, true});
-  ASSERT_EQ(runs.size(), 2u);
+  ASSERT_EQ(runs.size(), 3u);
   EXPECT_EQ(runs[1].body, "");
   std::string text;
   ASSERT_TRUE(decompress_body(runs[1].stored_body, runs[1].body_size, text));
   EXPECT_EQ(text, clean.body);
+}
+
+// count_days(): per release and day the runs, the failures by FailureRule's default (a signal; an exit status
+// whose low byte is not 0; without either, the stored flag), the first run's order and the first and last times.
+TEST_P(StoreTest, CountsRunsAndFailuresPerReleaseAndDay) {
+  const std::string app = unique_name("app");
+  constexpr int64_t kDay = 20000;  // days since the epoch
+  struct Made {
+    std::string version;
+    int64_t received;
+    std::optional<int> exit_status, signal;
+    bool failed;
+  };
+  const std::vector<Made> made = {
+      {"1.0", kDay * 86400 + 100, 0, std::nullopt, false},           // success
+      {"1.0", kDay * 86400 + 50, 1, std::nullopt, true},             // fails: exit 1
+      {"1.0", kDay * 86400 + 86399, 256, std::nullopt, false},       // exit 256: low byte 0, a success
+      {"1.0", (kDay + 1) * 86400, std::nullopt, 11, true},           // the next day: a signal
+      {"2.0", kDay * 86400 + 7, std::nullopt, std::nullopt, true},   // no outcome: the stored flag
+      {"2.0", kDay * 86400 + 9, std::nullopt, std::nullopt, false},
+      {"1.0", (kDay + 1) * 86400 + 5, 0, std::nullopt, false},
+  };
+  std::string error;
+  for (const Made& m : made) {
+    StoredRun run = make_run(app, m.version);
+    run.received = m.received;
+    run.exit_status = m.exit_status;
+    run.signal = m.signal;
+    run.failed = m.failed;
+    if (m.signal) run.crash_signature = "SIGSEGV:0123456789abcdef";
+    ASSERT_EQ(store_->put(run, error), PutStatus::kStored) << error;
+  }
+  ASSERT_EQ(store_->put(make_run(unique_name("other"), "1.0"), error), PutStatus::kStored) << error;
+  std::vector<DayCounts> days;
+  ASSERT_TRUE(store_->count_days(app, days, error)) << error;
+  std::sort(days.begin(), days.end(), [](const DayCounts& a, const DayCounts& b) {
+    return std::tie(a.version, a.day) < std::tie(b.version, b.day);
+  });
+  ASSERT_EQ(days.size(), 3u);
+  auto expect = [](const DayCounts& d, std::string_view version, int64_t day, uint64_t runs, uint64_t failures,
+                   int64_t first, int64_t last) {
+    EXPECT_EQ(d.version, version);
+    EXPECT_EQ(d.day, day);
+    EXPECT_EQ(d.runs, runs);
+    EXPECT_EQ(d.failures, failures);
+    EXPECT_EQ(d.first_received, first);
+    EXPECT_EQ(d.last_received, last);
+  };
+  expect(days[0], "1.0", kDay, 3, 1, kDay * 86400 + 50, kDay * 86400 + 86399);
+  expect(days[1], "1.0", kDay + 1, 2, 1, (kDay + 1) * 86400, (kDay + 1) * 86400 + 5);
+  expect(days[2], "2.0", kDay, 2, 1, kDay * 86400 + 7, kDay * 86400 + 9);
+  // The store's order of each day's first run: 1.0's first day, its second day, then 2.0.
+  EXPECT_LT(days[0].first_stored, days[1].first_stored);
+  EXPECT_LT(days[1].first_stored, days[2].first_stored);
+  // The same failures as FailureRule's default, which the predictor pages use, says of these runs.
+  uint64_t failing = 0;
+  for (const StoredRun& run : read({app})) failing += FailureRule().failed(run) ? 1 : 0;
+  EXPECT_EQ(failing, days[0].failures + days[1].failures + days[2].failures);
+  days.clear();
+  ASSERT_TRUE(store_->count_days(unique_name("none"), days, error)) << error;
+  EXPECT_TRUE(days.empty());
 }
 
 TEST_P(StoreTest, DuplicateRunIdsAreStoredOnce) {

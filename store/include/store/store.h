@@ -90,15 +90,30 @@ struct Plan {
 struct Query {
   std::string app;
   std::optional<std::string> version;
-  /// Only the bodies of runs with a crash signature are read: the others come with an empty body, neither
-  /// fetched nor decompressed (what a page of crash groups needs: every run's columns, the crashes' stacks).
-  bool crash_bodies_only = false;
+  /// Only the runs with a crash signature, with their bodies (what the application's page's crash groups need:
+  /// the crashes' stacks); the other runs are not read at all.
+  bool crashes_only = false;
   /// Bodies come as stored (Run::stored_body), not decompressed: a reader that holds many runs at once keeps
   /// them small, and decompresses each when it reads it.
   bool stored_bodies = false;
   /// Each run comes with its summary (Run::summary) instead of its body; a run without one comes with its body
   /// (as stored_bodies gives it) and an empty summary, for the reader to summarize. Ranking reads no report.
   bool summaries = false;
+  /// When not 0, only the application's `newest` runs stored last (by the order they were stored: an index on
+  /// (app, id) finds them without a scan), still oldest first.
+  size_t newest = 0;
+};
+
+/// One application's runs of one release received on one day (Store::count_days()): what the application's
+/// page shows of its releases and their charts, counted by the database instead of read run by run.
+struct DayCounts {
+  std::string version;
+  int64_t day = 0;             ///< received / 86400 (days since the epoch, UTC)
+  int64_t first_stored = 0;    ///< the store's order of the day's first run (releases are shown in that order)
+  uint64_t runs = 0;
+  uint64_t failures = 0;       ///< failing as store::FailureRule's default says (store/files.h)
+  int64_t first_received = 0;  ///< the day's earliest and latest `received`
+  int64_t last_received = 0;
 };
 
 /// Which runs' counts to sum (Store::sum_counts()): one application, one release or all, and either every run or
@@ -137,6 +152,10 @@ class Store {
   /// and summary, in one transaction. A run that got a summary meanwhile (its report was replaced) keeps it.
   virtual bool fill_summaries(std::string_view app, const std::vector<std::pair<std::string, std::string>>& summaries,
                               std::string& error) = 0;
+  /// `app`'s runs per release and day (DayCounts), one GROUP BY in the database, in no particular order. A run
+  /// fails by FailureRule's default: a signal, or an exit status whose low byte is not 0, or, without either,
+  /// its stored `failed` flag.
+  virtual bool count_days(std::string_view app, std::vector<DayCounts>& days, std::string& error) = 0;
   /// Whether the store keeps each application's counts (PostgreSQL): put() adds a final run's Run::counts and
   /// sum_counts() answers; otherwise the console counts the runs itself.
   virtual bool keeps_counts() const { return false; }
@@ -190,7 +209,7 @@ inline bool supersedes(const Run& incoming, const Run& stored) {
 }
 
 /// The schema version this build creates and migrates to.
-constexpr int kSchemaVersion = 7;
+constexpr int kSchemaVersion = 8;
 
 /// Opens (creating and migrating when needed) the store a URL names: "sqlite:PATH" or "postgresql://..."
 /// (also "postgres://..."). Returns nullptr and sets `error` when the URL is malformed or opening fails.
