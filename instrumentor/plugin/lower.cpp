@@ -976,8 +976,8 @@ class Lowering {
     if (v.trips->getType()->getIntegerBitWidth() > 32)  // else B + 1 < 2^33
       out_of_reach = b.CreateAnd(b.CreateICmpULT(trips, b.getInt64(kMaxTripsChecked)), out_of_reach);
     // No branch weights: which loop runs depends on the sparsity, which the compiler does not know. Weighted
-    // likely, the code generator took the checked loop for cold and spilled in it, and gzip's longest_match
-    // ran 13 % more instructions at 1/1000 (docs/performance.md, "Fast sides: loops around loops").
+    // likely, the code generator took the checked loop for cold and spilled in it, which cost gzip's longest_match
+    // at 1/1000 (docs/performance.md, "Fast sides: loops around loops").
     b.CreateCondBr(out_of_reach, fast[0], header);
 
     // The points after the loop whose operands the loop makes.
@@ -1029,7 +1029,7 @@ class Lowering {
 
   // Whether a copy without checks that passes at most `most` sites may run: the countdown above `most`. The copies
   // subtract immediates (a loop's countdown an induction variable that indvars and the vectorizer turn into its
-  // value where the loop leaves: a loaded weight cost bc 16 % of its instructions without a plan), so under a plan
+  // value where the loop leaves; a loaded weight stops both: docs/decisions.md, "Per-site weights"), so under a plan
   // they must not run: a shift of 63 (the shift kind with w = 0, sampler/abi.h) makes the test fail, and the
   // checked code runs, each region with its weights; without a plan the shift is 0. `one_comparison`: the shifted
   // comparison alone (a nest's guard: as a second comparison its branch changed the register allocation of gzip's

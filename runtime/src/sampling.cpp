@@ -223,9 +223,9 @@ struct Drawn {
   uint64_t state;
 };
 
-/// The 2.2 % of draws whose first word falls outside its layer's core, out of line: inline in the refill's loop,
-/// they held registers (their logarithm's constants) and the common case moved its state and reloaded its own
-/// constants at every variate (29 instructions a variate, 24 without them).
+/// The few draws whose first word falls outside its layer's core, out of line: inline in the refill's loop, they
+/// held registers (their logarithm's constants) and the common case moved its state and reloaded its own constants
+/// at every variate (docs/performance.md, "The draw: wyrand, a bank of 32").
 __attribute__((noinline, cold)) Drawn draw_beyond_core(uint64_t bits, double x, uint64_t state) {
   double e = exponential_beyond_core(bits, x, [&state] { return next_random_word(state); });
   return {e, state};
