@@ -44,7 +44,8 @@
 #                         over the interim report before it, and the process dies of SIGSEGV (no deadlock)
 #   concurrent_reports    four threads call sampler_write_report() 25 times each while they call is_third: each
 #                         report read after one is said is whole, sequences and counters never go back, each
-#                         sequence is written once, and the final report counts every call
+#                         sequence is written once, and the final report counts the calls (less the few that two
+#                         threads counting at once may lose)
 #   crash_resumed_writer  a program with its own SIGABRT handler, which returns: SIGABRT arrives while the same
 #                         thread writes its report (an interim one, then at exit), held in its first write by a size
 #                         limit; the crash's report stays the final one, whole, each count once (as a run without
@@ -756,8 +757,12 @@ case $case_name in
       said=$(printf '%s\n' "${said_sequences[@]}" | sort -n)
       [ "$said" = "$(seq 1 $((threads * rounds)))" ] || fail "sequences said: $(echo $said)"
       whole report "the final report"
-      [ "$(counters is_third function-entries report.resolved)" = $((threads * rounds * 100)) ] ||
-        fail "final is_third: $(cat report.resolved)"
+      # Every call counted, up to the counts two threads may lose in one instant of the counter's relaxed load and
+      # store (docs/decisions.md, "The counter: counted by the unit"): never above the calls, never below the last
+      # interim report read, and at most a hundredth lost.
+      final=$(counters is_third function-entries report.resolved)
+      [ "$final" -le $((threads * rounds * 100)) ] && [ "$final" -ge "$entries" ] &&
+        [ "$final" -ge $((threads * rounds * 99)) ] || fail "final is_third $final after $entries: $(cat report.resolved)"
       [ -z "$(sequence_of report)" ] || fail "the final report holds an interim one: $(cat report)"
     else
       # The counts of a run without the signal: 2000 calls, interim report 1 after the first 1000.
