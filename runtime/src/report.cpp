@@ -216,6 +216,15 @@ bool yield_to_crash() {
   return true;
 }
 
+/// The report is a crash's: one under way on another thread (yield_to_crash), or one that finished it while this
+/// thread was writing. Lets go of the lock then; true if the caller must leave the report alone.
+bool report_left_to_crash() {
+  if (yield_to_crash()) return true;
+  if (!crash_finished_report()) return false;
+  unlock();
+  return true;
+}
+
 }  // namespace
 
 void finish_report() {
@@ -233,11 +242,7 @@ void finish_report() {
     // Over an interim report, beside the file and renamed over it: a kill while writing leaves the interim report.
     replaced = ok = write_report_aside(g_writer, kFinalReport);
     if (!replaced) {
-      if (yield_to_crash()) return;  // the aside report was left to a crash on another thread
-      if (crash_finished_report()) {
-        unlock();
-        return;
-      }
+      if (report_left_to_crash()) return;  // the aside report was left to a crash
       discard_interim_report();
       open_samples_subreport(g_writer);
       // One flush per unit, so that a crash in the middle knows exactly which units are out.
@@ -247,11 +252,7 @@ void finish_report() {
         g_writer.flush();
         store_release(&u->state, uintptr_t{kUnitReported});
         raise_deferred_signal();
-        if (yield_to_crash()) return;
-        if (crash_finished_report()) {
-          unlock();
-          return;
-        }
+        if (report_left_to_crash()) return;
       }
       g_writer.append("</report>");
       g_writer.end_line();
