@@ -21,13 +21,6 @@ constinit ReportState g_report;
 
 namespace {
 
-/// The samples subreport was finished while this thread, holding the registry lock, was writing: by a crash (the
-/// holder writes everything else). A crash on this thread whose signal the program's own handler survived (SIGABRT
-/// sent by kill(), say) lets the writer resume; a crash on another thread may have written past the lock's wait.
-/// The crash's report is the final one: the writer leaves it alone (docs/decisions.md, "A writer resumed after a
-/// crash").
-bool crash_finished_report() { return load_acquire(&g_report.finished) != 0; }
-
 /// The normal writer's sink: the report's descriptor, but nothing once a crash has finished the report, so that a
 /// flush the crash interrupted never follows the crash's report with text of its own.
 bool write_unless_finished(void* context, const char* data, size_t size) {

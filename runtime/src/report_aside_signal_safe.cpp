@@ -151,7 +151,7 @@ bool replace_report_file(AsideSpace& space, long base, uint64_t sequence, sample
   // A crash that interrupted this writer on its thread, and whose signal the program's own handler survived, has
   // renamed the final report in: it stays (checked with signals held, so no crash comes between this and the rename).
   // renameat2 with no flags: AArch64 has no plain renameat. A kernel without it (before 3.15) gets in-place reports.
-  bool renamed = !load_acquire(&g_report.finished) &&
+  bool renamed = !crash_finished_report() &&
                  sys::call6(SYS_renameat2, AT_FDCWD, reinterpret_cast<long>(aside_name), AT_FDCWD,
                             reinterpret_cast<long>(name), 0, 0) == 0;
   if (renamed) {

@@ -112,6 +112,13 @@ bool write_report_aside(ReportWriter& stream, uint64_t sequence, sampler_unit* l
 /// when there is no such interim report or it cannot be written so: the crash path writes in place. Signal-safe.
 bool write_crash_report_aside(bool interrupted_here);
 
+/// The samples subreport was finished while this thread, holding the registry lock, was writing: by a crash (the
+/// holder writes everything else). A crash on this thread whose signal the program's own handler survived (SIGABRT
+/// sent by kill(), say) lets the writer resume; a crash on another thread may have written past the lock's wait.
+/// The crash's report is the final one: the writer leaves it alone (docs/decisions.md, "A writer resumed after a
+/// crash").
+inline bool crash_finished_report() { return load_acquire(&g_report.finished) != 0; }
+
 /// sampler_write_report() and SAMPLER_INTERVAL: under the registry lock, replaces the last interim report (if any)
 /// with the samples counted so far, a whole samples subreport and an `interim` subreport with its sequence number,
 /// written past the stream's permanent part. A report file named by SAMPLER_FILE is replaced whole: the stream's
