@@ -168,7 +168,7 @@ CountersSamples samples_of_counters(int fd, size_t size) {
 /// older runtime) or their report would exceed kMaxReportBytes.
 std::string read_shared_counters(const LaunchSettings& settings, int fd) {
   struct stat st{};
-  if (fstat(fd, &st) != 0 || st.st_size <= 0 || static_cast<uint64_t>(st.st_size) > runtime::kSharedMaxBytes) return {};
+  if (fstat(fd, &st) != 0 || !runtime::shared_size_in_bounds(st.st_size)) return {};
   CountersSamples samples = samples_of_counters(fd, static_cast<size_t>(st.st_size));
   if (!samples.snapshot.claimed) return {};
   if (samples.snapshot.problem != nullptr) say(settings, std::string("shared counters: ") + samples.snapshot.problem);
@@ -484,6 +484,48 @@ int launch(const LaunchSettings& settings, const std::vector<std::string>& argv)
   return WEXITSTATUS(status);
 }
 
+namespace {
+
+/// recover_report()'s second source: the samples subreport of the counters file `counters`, open as `fd`.
+bool recover_from_counters(const std::string& counters, int fd, std::string& report, DiagnosticSink& sink) {
+  struct stat st{};
+  bool ok = false;
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    sink.error(counters, 0, "not a counters file (not a regular file)");
+  } else if (!runtime::shared_size_in_bounds(st.st_size)) {
+    sink.error(counters, 0, "not a counters file (" + std::to_string(st.st_size) +
+                                " bytes; a counters file has one page to 1 GiB): truncated?");
+  } else {
+    // The runtime holds an exclusive lock on its counters file for as long as it runs.
+    if (flock(fd, LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK) {
+      sink.warning(counters, 0, "in use by a running process: its counters so far");
+    }
+    CountersSamples samples = samples_of_counters(fd, static_cast<size_t>(st.st_size));
+    if (!samples.snapshot.claimed) {
+      sink.error(counters, 0, "not a counters file, or one no process has counted in (no header)");
+    } else if (samples.too_large) {
+      sink.error(counters, 0, "its report would be larger than " + std::to_string(kMaxReportBytes) + " bytes");
+    } else {
+      const uint64_t units = samples.snapshot.units;
+      ok = samples.snapshot.problem == nullptr;
+      // Damaged part-way: the whole records before the damage are still reported (and the status says it).
+      if (ok || units > 0) report = std::move(samples.text);
+      if (!ok) {
+        sink.error(counters, 0, std::string(samples.snapshot.problem) +
+                                    (units > 0 ? "; the " + std::to_string(units) + " units before it are reported"
+                                               : ""));
+      }
+      if (samples.snapshot.units_left_out > 0) {
+        sink.warning(counters, 0, std::to_string(samples.snapshot.units_left_out) +
+                                      " units did not fit in it: their samples are missing");
+      }
+    }
+  }
+  return ok;
+}
+
+}  // namespace
+
 bool recover_report(const std::string& name, std::string& report, DiagnosticSink& sink) {
   report.clear();
   // The report file first: a normal exit or a crash report left it whole, and it holds more than the samples.
@@ -514,40 +556,7 @@ bool recover_report(const std::string& name, std::string& report, DiagnosticSink
     }
     return false;
   }
-  struct stat st{};
-  bool ok = false;
-  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    sink.error(counters, 0, "not a counters file (not a regular file)");
-  } else if (static_cast<uint64_t>(st.st_size) < runtime::kSharedMinBytes ||
-             static_cast<uint64_t>(st.st_size) > runtime::kSharedMaxBytes) {
-    sink.error(counters, 0, "not a counters file (" + std::to_string(st.st_size) +
-                                " bytes; a counters file has one page to 1 GiB): truncated?");
-  } else {
-    // The runtime holds an exclusive lock on its counters file for as long as it runs.
-    if (flock(fd, LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK) {
-      sink.warning(counters, 0, "in use by a running process: its counters so far");
-    }
-    CountersSamples samples = samples_of_counters(fd, static_cast<size_t>(st.st_size));
-    if (!samples.snapshot.claimed) {
-      sink.error(counters, 0, "not a counters file, or one no process has counted in (no header)");
-    } else if (samples.too_large) {
-      sink.error(counters, 0, "its report would be larger than " + std::to_string(kMaxReportBytes) + " bytes");
-    } else {
-      const uint64_t units = samples.snapshot.units;
-      ok = samples.snapshot.problem == nullptr;
-      // Damaged part-way: the whole records before the damage are still reported (and the status says it).
-      if (ok || units > 0) report = std::move(samples.text);
-      if (!ok) {
-        sink.error(counters, 0, std::string(samples.snapshot.problem) +
-                                    (units > 0 ? "; the " + std::to_string(units) + " units before it are reported"
-                                               : ""));
-      }
-      if (samples.snapshot.units_left_out > 0) {
-        sink.warning(counters, 0, std::to_string(samples.snapshot.units_left_out) +
-                                      " units did not fit in it: their samples are missing");
-      }
-    }
-  }
+  const bool ok = recover_from_counters(counters, fd, report, sink);
   close(fd);
   return ok;
 }

@@ -100,7 +100,7 @@ ParseStatus map_shared_descriptor(int fd, unsigned char*& base, uint64_t& size) 
   if ((flags & O_ACCMODE) != O_RDWR || !S_ISREG(status.st_mode)) {
     return {false, "expected a regular file (a memfd) open for reading and writing"};
   }
-  if (status.st_size < static_cast<off_t>(kSharedMinBytes) || status.st_size > static_cast<off_t>(kSharedMaxBytes)) {
+  if (!shared_size_in_bounds(status.st_size)) {
     return {false, "expected a file of one page to 1 GiB"};
   }
   void* mapping = mmap(nullptr, static_cast<size_t>(status.st_size), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);

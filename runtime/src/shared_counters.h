@@ -34,6 +34,10 @@ constexpr uint32_t kSharedVersion = 1;
 /// The mapping's size bounds: the parent's memfd must be at least one page and at most 1 GiB.
 constexpr uint64_t kSharedMinBytes = 4096;
 constexpr uint64_t kSharedMaxBytes = uint64_t{1} << 30;
+/// Whether a file of `bytes` can hold shared counters: the runtime maps no other, and readers trust no other.
+constexpr bool shared_size_in_bounds(int64_t bytes) {
+  return bytes >= static_cast<int64_t>(kSharedMinBytes) && bytes <= static_cast<int64_t>(kSharedMaxBytes);
+}
 /// %c in SAMPLER_FILE: the counters file is the report's name with this suffix, made this size by the runtime:
 /// sparse, so only the pages the counters fill take room (sampler-run's memfd has the same size).
 constexpr char kCountersSuffix[] = ".counters";
