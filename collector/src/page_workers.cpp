@@ -1,6 +1,7 @@
 // The console's page workers and the one making at a time per page (collector/page_workers.h).
 #include "collector/page_workers.h"
 
+#include <malloc.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -20,6 +21,10 @@ PageWorkers::PageWorkers(unsigned count) {
           jobs_.pop_front();
         }
         job();
+        // What the page read (a run list, the ranking's tables), freed, goes back to the system: glibc keeps freed
+        // memory in the arena of the thread that freed it, and a page's tens of MB otherwise stay in each of the
+        // arenas its threads used (docs/decisions.md, "The console").
+        malloc_trim(0);
       }
     });
   }
