@@ -21,9 +21,9 @@ PageWorkers::PageWorkers(unsigned count) {
           jobs_.pop_front();
         }
         job();
-        // What the page read (a run list, the ranking's tables), freed, goes back to the system: glibc keeps freed
-        // memory in the arena of the thread that freed it, and a page's tens of MB otherwise stay in each of the
-        // arenas its threads used (docs/decisions.md, "The console").
+        // What the page freed (its run list, the ranking's tables) goes back to the system: glibc keeps free
+        // pages inside the arenas of the threads that used them (an arena's top is trimmed by the threshold
+        // Server::start pins); docs/decisions.md, "The console".
         malloc_trim(0);
       }
     });
