@@ -10,8 +10,8 @@
 #     of the predictors, alone, beside readers of the application's page): each flood is 64 upload clients x
 #     FLOOD-REPORTS-PER-CLIENT reports of another application ("flood", so that the pages read the same RUNS
 #     runs throughout); the readers are page_readers, one process, each reader a page every EVERY seconds. Per
-#     flood: reports/s, the pages answered meanwhile and their latency, and the CPU seconds of the collector, of
-#     the readers' process and (on PostgreSQL) of the database server's processes;
+#     flood: reports/s, the pages answered meanwhile and their latency, the CPU seconds of the collector, of the
+#     readers' process and (on PostgreSQL) of the database server's processes, and the collector's RSS after it;
 #   - the bytes a stored run takes: its summary, its body, and the database's size per run.
 # SQLite by default; under tests/store/with_postgresql.sh, the PostgreSQL server it started.
 # usage: console_bench.sh SAMPLER-COLLECTOR LOAD-CLIENT PAGE-READERS
@@ -141,8 +141,8 @@ flood() {
     readers_pid=
     readers_line=" | $(cat readers.out)"
   fi
-  printf '  %-26s %s | CPU s: collector %.1f database %.1f readers %.2f%s\n' "${page:-alone}" "$summary" \
-    "$collector_cpu" "$database_cpu_used" "$readers_cpu" "$readers_line"
+  printf '  %-26s %s | CPU s: collector %.1f database %.1f readers %.2f%s | collector RSS %s\n' "${page:-alone}" \
+    "$summary" "$collector_cpu" "$database_cpu_used" "$readers_cpu" "$readers_line" "$(rss)"
 }
 floods=0
 echo "uploads (64 clients x $per_client reports of $size bytes) alone and beside $readers readers, a page every $every s each:"

@@ -792,13 +792,12 @@ Response Console::handle(const Request& request) {
     std::vector<store::DayCounts> days;
     std::vector<store::Run> latest;
     store::Query newest{*app};
-    newest.stored_bodies = true;  // not decompressed: the columns are enough
     newest.newest = kLatestRuns;
+    newest.bodies = false;  // the listing shows the columns alone
     if (!load_app(store_, *app, site_dir_, /*crashes_only=*/true, runs, error) ||
         !store_.count_days(*app, days, error) ||
         !store_.for_each(newest, [&latest](const store::Run& run) {
           latest.push_back(run);
-          latest.back().stored_body.clear();
           return true;
         }, error)) {
       return unavailable();

@@ -1,6 +1,7 @@
 // The console's page workers and the one making at a time per page (collector/page_workers.h).
 #include "collector/page_workers.h"
 
+#include <malloc.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -20,6 +21,10 @@ PageWorkers::PageWorkers(unsigned count) {
           jobs_.pop_front();
         }
         job();
+        // What the page freed (its run list, the ranking's tables) goes back to the system: glibc keeps free
+        // pages inside the arenas of the threads that used them (an arena's top is trimmed by the threshold
+        // Server::start pins); docs/decisions.md, "The console".
+        malloc_trim(0);
       }
     });
   }

@@ -17,6 +17,7 @@
 #include "sections/diagnostics.h"  // json_string
 
 #include <arpa/inet.h>
+#include <malloc.h>
 #include <microhttpd.h>
 #include <netdb.h>
 #include <sys/socket.h>
@@ -400,6 +401,10 @@ class MhdServer : public Server {
 std::unique_ptr<Server> Server::start(Collector& collector, const std::string& listen,
                                       std::function<void(const std::string&)> log, std::string& error,
                                       const TlsSettings* tls) {
+  // glibc's default trim threshold, pinned: left alone, glibc raises it to twice the largest block it ever
+  // mapped and freed (up to 64 MB), and each thread's arena then keeps that much of what a page freed, resident
+  // for good (docs/decisions.md, "The console").
+  mallopt(M_TRIM_THRESHOLD, 128 * 1024);
   auto server = std::make_unique<MhdServer>(collector, std::move(log), tls);
   if (!server->start(listen, error)) return nullptr;
   return server;

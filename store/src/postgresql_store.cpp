@@ -151,10 +151,12 @@ class PostgresqlStore : public Store {
     // A body is fetched from run_bodies by the run's row id only where it is wanted: the other rows' scan reads
     // the narrow runs table alone.
     constexpr const char* kBody = "(SELECT body FROM run_bodies WHERE run = runs.id)";
+    const std::string body = !query.bodies      ? "NULL::bytea"
+                             : query.summaries ? "CASE WHEN summary IS NULL THEN " + std::string(kBody) + " END"
+                                               : std::string(kBody);
     std::string sql =
         std::string("SELECT run_id, app, version, received, exit_status, signal, failed, crash_signature, body_size, ") +
-        (query.summaries ? "CASE WHEN summary IS NULL THEN " + std::string(kBody) + " END" : std::string(kBody)) +
-        ", interim_sequence, " + (query.summaries ? "summary" : "NULL::bytea") +
+        body + ", interim_sequence, " + (query.summaries && query.bodies ? "summary" : "NULL::bytea") +
         ", counted, id FROM runs WHERE app = $1" + (query.version ? " AND version = $2" : "") +
         (query.crashes_only ? " AND crash_signature <> ''" : "");
     sql = query.newest == 0 ? sql + " ORDER BY id"
@@ -193,7 +195,7 @@ class PostgresqlStore : public Store {
         run.body_size = int_value(p, 8);
         run.summary.assign(PQgetvalue(p, 0, 11), static_cast<size_t>(PQgetlength(p, 0, 11)));
         run.counted = PQgetvalue(p, 0, 12)[0] != 0;
-        const bool absent = PQgetisnull(p, 0, 9);  // not asked for (a summary instead)
+        const bool absent = PQgetisnull(p, 0, 9);  // not asked for (a summary instead, or neither)
         const bool as_stored = query.stored_bodies || query.summaries;
         if (!absent && as_stored) run.stored_body.assign(stored);
         if (!absent && !as_stored && !decompress_body(stored, run.body_size, run.body)) {

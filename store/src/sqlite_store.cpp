@@ -204,10 +204,11 @@ class SqliteStore : public Store {
     if (!closer) return false;
     sqlite3* reader = closer.get();
     auto failed = [&error, reader] { return fail(reader, error); };
+    const char* body = !query.bodies ? "NULL" : query.summaries ? "CASE WHEN summary IS NULL THEN body END" : "body";
     std::string sql =
         std::string("SELECT run_id, app, version, received, exit_status, signal, failed, crash_signature, body_size, ") +
-        (query.summaries ? "CASE WHEN summary IS NULL THEN body END" : "body") + ", interim_sequence, " +
-        (query.summaries ? "summary" : "NULL") + ", id FROM runs WHERE app = ?1" +
+        body + ", interim_sequence, " + (query.summaries && query.bodies ? "summary" : "NULL") +
+        ", id FROM runs WHERE app = ?1" +
         (query.version ? " AND version = ?2" : "") + (query.crashes_only ? " AND crash_signature <> ''" : "");
     sql = query.newest == 0 ? sql + " ORDER BY id"
                             : "SELECT * FROM (" + sql + " ORDER BY id DESC LIMIT " + std::to_string(query.newest) +
@@ -244,7 +245,7 @@ class SqliteStore : public Store {
       run.summary.assign(static_cast<const char*>(sqlite3_column_blob(s, 11)),
                          static_cast<size_t>(sqlite3_column_bytes(s, 11)));
       if (sqlite3_column_type(s, 9) == SQLITE_NULL) {
-        // not asked for (a summary instead)
+        // not asked for (a summary instead, or neither)
       } else if (query.stored_bodies || query.summaries) {
         run.stored_body.assign(stored);
       } else if (!decompress_body(stored, run.body_size, run.body)) {

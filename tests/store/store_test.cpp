@@ -215,6 +215,29 @@ TEST_P(StoreTest, CrashesOnlyAndNewest) {
   std::string text;
   ASSERT_TRUE(decompress_body(runs[1].stored_body, runs[1].body_size, text));
   EXPECT_EQ(text, clean.body);
+  // Without bodies: the columns alone, neither body nor summary, whether summaries are asked for or not.
+  StoredRun summarized = make_run(app, "3.0");
+  summarized.exit_status = 2;
+  summarized.failed = true;
+  summarized.summary = "a summary";
+  ASSERT_EQ(store_->put(summarized, error), PutStatus::kStored) << error;
+  newest.newest = 2;
+  newest.bodies = false;
+  for (bool summaries : {false, true}) {
+    newest.summaries = summaries;
+    runs = read(newest);
+    ASSERT_EQ(runs.size(), 2u);
+    EXPECT_EQ(runs[0].run_id, later.run_id);
+    EXPECT_EQ(runs[0].version, "2.0");
+    EXPECT_EQ(runs[1].run_id, summarized.run_id);
+    EXPECT_EQ(runs[1].exit_status, 2);
+    EXPECT_TRUE(runs[1].failed);
+    for (const StoredRun& run : runs) {
+      EXPECT_EQ(run.body, "");
+      EXPECT_EQ(run.stored_body, "");
+      EXPECT_EQ(run.summary, "");
+    }
+  }
 }
 
 // count_days(): per release and day the runs, the failures by FailureRule's default (a signal; an exit status

@@ -102,6 +102,9 @@ struct Query {
   /// When not 0, only the application's `newest` runs stored last (by the order they were stored: an index on
   /// (app, id) finds them without a scan), still oldest first.
   size_t newest = 0;
+  /// False: each run comes with its columns alone, neither its body nor its summary (Run::body, stored_body and
+  /// summary empty): what a list of runs shows, without the database reading or sending the reports.
+  bool bodies = true;
 };
 
 /// One application's runs of one release received on one day (Store::count_days()): what the application's
