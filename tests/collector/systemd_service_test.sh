@@ -103,6 +103,8 @@ cat >"units/$unit.d/test.conf" <<EOF
 [Unit]
 # The test's manager has no boot targets (basic.target, network-online.target) to order the service after.
 DefaultDependencies=no
+# A service that fails for good (not restarted) says so where the test waits for the program's pid.
+OnFailure=service-failed.service
 [Service]
 ExecStart=
 ExecStart=$TOOLS/sampler-run --verbose --app wordfreq --version 1.0 --interval 1 --sparsity 1 --upload $url \
@@ -112,6 +114,8 @@ Environment=SAMPLER_API_KEY=good-key
 StandardError=append:$SCRATCH/said
 ExecStopPost=/bin/sh -c 'echo "stopped \$\$SERVICE_RESULT \$\$EXIT_CODE \$\$EXIT_STATUS" >&2'
 EOF
+printf '[Unit]\nDefaultDependencies=no\n[Service]\nType=oneshot\nExecStart=/bin/sh -c "echo failed >%s"\n' \
+  "$SCRATCH/progress" >units/service-failed.service
 systemctl --user daemon-reload
 rm -f progress said && mkfifo progress said
 exec 8<>progress 6<>said
