@@ -75,7 +75,6 @@ EOF
 # is left (after a failure) is killed, and the groups are removed.
 stop_manager() {
   trap - EXIT
-  local status=0
   if systemctl --user exit 2>>manager.err; then
     read -r line <&5
     [ "$line" = "ended 0" ] || fail "the manager $line after systemctl --user exit: $(tail -20 manager.err manager.log)"
@@ -84,7 +83,7 @@ stop_manager() {
     fail "systemctl --user exit: $(tail -20 manager.err manager.log)"
   fi
   echo 1 >"$group/cgroup.kill"
-  wait "$manager" || status=$?
+  wait "$manager" || true
   find "$group" -depth -type d -exec rmdir {} + || fail "the cgroup $group is left"
   exec 5<&-
 }
@@ -126,7 +125,7 @@ started() {
   [[ $pid =~ ^[0-9]+$ ]] || { fail "the program did not start: $pid"; finish; }
   local reached
   read -r reached <&8
-  [ "$reached" = done ] || fail "the program said '$reached'"
+  [ "$reached" = "done" ] || fail "the program said '$reached'"
   [ "$(state MainPID)" != "$pid" ] || fail "the program is the main process, not sampler-run"
 }
 # heard PATTERN: reads the service's lines until one matches PATTERN; a line saying the service stopped (when
@@ -139,12 +138,23 @@ heard() {
     case $line in stopped*) fail "waiting for '$1': $line"; finish ;; esac
   done
 }
-# run_of N: the stored report of the N-th run (in the order the collector stored them) in $stored.
+# stored_runs: the stored runs' reports (exported), one path a line.
 stored_runs() {
   rm -rf exported
   "$TOOLS/sampler-collector" export --database sqlite:reports.db --app wordfreq exported >/dev/null ||
     fail "export failed"
   find exported -name '*.report' | sort
+}
+# run_ids: the stored runs' ids; the_run ID: the stored report of run ID.
+run_ids() {
+  local reports
+  mapfile -t reports < <(stored_runs)
+  sed -n 's/^run-id\t//p' "${reports[@]}"
+}
+the_run() {
+  local reports
+  mapfile -t reports < <(stored_runs)
+  grep -l "^run-id	$1\$" "${reports[@]}"
 }
 # samples REPORT LABEL: the whole run's samples (the program reached "done" before the first interval).
 samples() {
@@ -152,16 +162,13 @@ samples() {
   [ "$(counters is_third function-entries "$2.txt")" = 1000 ] || fail "$2: is_third entries: $(cat "$2.txt")"
   [ "$(counters is_third branches "$2.txt")" = "666	334" ] || fail "$2: is_third branches: $(cat "$2.txt")"
 }
-run_id() { sed -n 's/^run-id\t//p' "$1"; }
-# the_run ID: the stored report of run ID.
-the_run() { grep -l "^run-id	$1\$" $(stored_runs); }
 
 systemctl --user start "$unit"
 started
 heard "sampler-run: interim report 3 of run * sent to *"
 stored=$(stored_runs)
 [ "$(echo "$stored" | wc -w)" = 1 ] || { fail "stored runs: '$stored'"; finish; }
-first=$(run_id "$stored")
+first=$(run_ids)
 if grep -q -E '^(signal|exit-status)	' "$stored"; then fail "interim outcome with an end: $(cat "$stored")"; fi
 
 # 1. The program alone killed outright (the OOM killer): its run ends with signal 9, and systemd restarts it.
@@ -175,8 +182,8 @@ started  # Restart=on-failure, after RestartSec
 
 # 2. The whole service killed (sampler-run too): the run stays what its last interim report said.
 heard "sampler-run: interim report 1 of run * sent to *"
-second=$(sed -n 's/^run-id\t//p' $(stored_runs) | grep -v -x "$first")
-[ -n "$second" ] || fail "the restarted service made no new run"
+second=$(run_ids | grep -v -x "$first")
+[ "$(echo "$second" | wc -w)" = 1 ] || { fail "runs after the restart: $(run_ids)"; finish; }
 systemctl --user kill --signal=SIGKILL "$unit"
 heard "stopped signal killed KILL"
 report=$(the_run "$second")
@@ -190,8 +197,8 @@ systemctl --user stop "$unit"
 heard "stopped success killed TERM"
 [ "$(state ActiveState) $(state Result)" = "inactive success" ] ||
   fail "after systemctl stop: $(state ActiveState) $(state Result)"
-third=$(sed -n 's/^run-id\t//p' $(stored_runs) | grep -v -x -e "$first" -e "$second")
-[ "$(echo "$third" | wc -w)" = 1 ] || fail "runs after systemctl stop: $(stored_runs)"
+third=$(run_ids | grep -v -x -e "$first" -e "$second")
+[ "$(echo "$third" | wc -w)" = 1 ] || { fail "runs after systemctl stop: $(run_ids)"; finish; }
 report=$(the_run "$third")
 grep -q '^signal	15$' "$report" || fail "stopped program: outcome: $(cat "$report")"
 samples "$report" stopped
