@@ -48,6 +48,11 @@ requirements=(
   "plain rpm2cpio cmd:rpm2cpio"
   "plain cpio cmd:cpio"
   "plain chromium cmd:chromium"    # the HTML pages of sampler-analyze and the collector's console, in a real browser
+  "plain systemd file:/lib/systemd/systemd"   # the documented unit run by a user manager the test starts
+  "plain systemd cmd:systemctl"                 # (tests/collector/systemd_service_test.sh)
+  "plain util-linux cmd:unshare"                # its mount and cgroup namespaces
+  "plain util-linux cmd:findmnt"                # the cgroup2 hierarchy it makes its group in
+  "plain mount cmd:mount"                       # tmpfs, cgroup2 and a bind mount in that namespace
   "plain libsqlite3-dev file:/usr/include/sqlite3.h"            # store/: the collector's default database
   "plain libpq-dev file:/usr/include/postgresql/libpq-fe.h"     # store/: the PostgreSQL store
   "plain postgresql-15 file:/usr/lib/postgresql/15/bin/initdb"  # a real server the PostgreSQL tests start
