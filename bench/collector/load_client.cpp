@@ -131,8 +131,10 @@ int main(int argc, char** argv) {
   // Bug b's line must be in the report (past its lines a bug would change nothing): samples lines are those of the
   // text less its two opening and two closing tags.
   const std::string plain_samples = make_samples(size);
-  if (bugs > 0 && 13 * size_t{bugs} + 4 >= static_cast<size_t>(std::count(plain_samples.begin(), plain_samples.end(), '\n'))) {
-    std::fprintf(stderr, "load_client: --bugs %u needs more than %u samples lines: SIZE is too small\n", bugs, 13 * bugs);
+  const auto text_lines = static_cast<size_t>(std::count(plain_samples.begin(), plain_samples.end(), '\n'));
+  if (bugs > 0 && 13 * size_t{bugs} + 4 >= text_lines) {
+    std::fprintf(stderr, "load_client: --bugs %u needs more than %u samples lines: SIZE is too small\n", bugs,
+                 13 * bugs);
     return 2;
   }
   const std::string url = base_url + path;

@@ -112,7 +112,10 @@ TEST(Ranking, EachRoundCountsTheRunsLeft) {
   constexpr uint32_t kSites = 300, kPredicates = 2 * kSites;
   RunSet runs;
   uint64_t state = 12345;
-  auto next = [&state] { return static_cast<uint32_t>((state = state * 6364136223846793005u + 1442695040888963407u) >> 33); };
+  auto next = [&state] {  // a linear congruential generator (Knuth's MMIX constants): the same runs every time
+    state = state * 6364136223846793005u + 1442695040888963407u;
+    return static_cast<uint32_t>(state >> 33);
+  };
   for (int i = 0; i < 400; ++i) {
     const bool failing = i % 3 == 0;
     const uint32_t bug = failing ? 1 + static_cast<uint32_t>(i / 3) % 4 : 0;  // predicate 2 * 50 * bug + 1
