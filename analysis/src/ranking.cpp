@@ -33,21 +33,11 @@ bool ranks_before(const RankedPredicate& a, const RankedPredicate& b) {
 namespace {
 
 // The counts over the runs still in play.
-struct Tally : RunCounts {
-  void apply(const RunSet& runs, size_t run, int64_t sign) {
-    bool failing = runs.failed[run] != 0;
-    auto bump = [sign](uint64_t& value) { value = static_cast<uint64_t>(static_cast<int64_t>(value) + sign); };
-    bump(failing ? num_failing : num_succeeding);
-    std::vector<uint64_t>& by_predicate = failing ? f : s;
-    std::vector<uint64_t>& by_site = failing ? f_observed : s_observed;
-    runs.for_each_predicate(run, [&](uint32_t p) { bump(by_predicate[p]); });
-    runs.for_each_site(run, [&](uint32_t site) { bump(by_site[site]); });
-  }
-};
+using Tally = RunCounts;
 
-// The first count over every run, faster than Tally::apply() one id at a time: ids are counted in 16-bit
-// counters, four to a 64-bit word, so that a bitset list adds a byte of bits (8 ids) with two additions of
-// words from a table (no carry crosses a counter: the counters are added to the tally every 65535 runs).
+// Counts runs' lists faster than one id at a time: ids are counted in 16-bit counters, four to a 64-bit word,
+// so that a bitset list adds a byte of bits (8 ids) with two additions of words from a table (no carry crosses a
+// counter: the counters are flushed to the tally every 65535 runs).
 class BatchCounter {
  public:
   explicit BatchCounter(size_t ids) : counts_((ids + 63) / 64 * 64 + 64, 0) {}
@@ -66,9 +56,9 @@ class BatchCounter {
         [this](uint32_t id) { ++counts_[id]; });
   }
 
-  // Adds the counters to `total` and clears them.
-  void flush(std::vector<uint64_t>& total) {
-    for (size_t i = 0; i < total.size(); ++i) total[i] += counts_[i];
+  // Adds the counters to `total` (subtracts them, when `subtract`) and clears them.
+  void flush(std::vector<uint64_t>& total, bool subtract) {
+    for (size_t i = 0; i < total.size(); ++i) subtract ? total[i] -= counts_[i] : total[i] += counts_[i];
     std::fill(counts_.begin(), counts_.end(), 0);
   }
 
@@ -99,24 +89,27 @@ class BatchCounter {
   std::vector<uint16_t> counts_;
 };
 
-// Tally::apply(+1) of every run.
-void count_all(const RunSet& runs, Tally& tally) {
+// Adds to the tally (subtracts from it, when `subtract`) the runs `for_each_run(visit)` visits.
+template <class ForEachRun>
+void count_runs(const RunSet& runs, Tally& tally, bool subtract, ForEachRun&& for_each_run) {
   BatchCounter f(tally.f.size()), s(tally.s.size()), f_observed(tally.f_observed.size()),
       s_observed(tally.s_observed.size());
   auto flush = [&] {
-    f.flush(tally.f);
-    s.flush(tally.s);
-    f_observed.flush(tally.f_observed);
-    s_observed.flush(tally.s_observed);
+    f.flush(tally.f, subtract);
+    s.flush(tally.s, subtract);
+    f_observed.flush(tally.f_observed, subtract);
+    s_observed.flush(tally.s_observed, subtract);
   };
   constexpr size_t kBatch = 65535;  // a 16-bit counter's most
-  for (size_t r = 0; r < runs.size(); ++r) {
+  size_t counted = 0;
+  for_each_run([&](size_t r) {
     bool failing = runs.failed[r] != 0;
-    ++(failing ? tally.num_failing : tally.num_succeeding);
+    uint64_t& number = failing ? tally.num_failing : tally.num_succeeding;
+    subtract ? --number : ++number;
     (failing ? f : s).add(runs.predicate_data.data() + runs.predicate_offsets[r]);
     (failing ? f_observed : s_observed).add(runs.site_data.data() + runs.site_offsets[r]);
-    if ((r + 1) % kBatch == 0) flush();
-  }
+    if (++counted % kBatch == 0) flush();
+  });
   flush();
 }
 
@@ -145,13 +138,15 @@ Ranking rank(const RunSet& runs, const std::vector<uint32_t>& predicate_site, si
   Ranking ranking;
   Tally tally;
   if (counted != nullptr) {
-    static_cast<RunCounts&>(tally) = *counted;
+    tally = *counted;
   } else {
     tally.f.assign(predicate_site.size(), 0);
     tally.s.assign(predicate_site.size(), 0);
     tally.f_observed.assign(site_count, 0);
     tally.s_observed.assign(site_count, 0);
-    count_all(runs, tally);
+    count_runs(runs, tally, /*subtract=*/false, [&runs](auto visit) {
+      for (size_t r = 0; r < runs.size(); ++r) visit(r);
+    });
   }
   ranking.num_failing = tally.num_failing;
   ranking.num_succeeding = tally.num_succeeding;
@@ -171,18 +166,20 @@ Ranking rank(const RunSet& runs, const std::vector<uint32_t>& predicate_site, si
     Round round;
     round.top = *std::min_element(candidates.begin(), candidates.end(), ranks_before);
     std::map<int32_t, uint64_t> groups;
-    for (size_t r = 0; r < runs.size(); ++r) {
-      if (!active[r]) continue;
-      if (!runs.has_predicate(r, round.top.predicate)) continue;
-      active[r] = 0;
-      tally.apply(runs, r, -1);
-      if (runs.failed[r]) {
-        ++round.failing_discarded;
-        if (runs.crash_group[r] >= 0) ++groups[runs.crash_group[r]];
-      } else {
-        ++round.succeeding_discarded;
+    // The runs where the top predicate was true leave the tally, subtracted as they are found.
+    count_runs(runs, tally, /*subtract=*/true, [&](auto discard) {
+      for (size_t r = 0; r < runs.size(); ++r) {
+        if (!active[r] || !runs.has_predicate(r, round.top.predicate)) continue;
+        active[r] = 0;
+        discard(r);
+        if (runs.failed[r]) {
+          ++round.failing_discarded;
+          if (runs.crash_group[r] >= 0) ++groups[runs.crash_group[r]];
+        } else {
+          ++round.succeeding_discarded;
+        }
       }
-    }
+    });
     round.crash_groups.assign(groups.begin(), groups.end());
     std::stable_sort(round.crash_groups.begin(), round.crash_groups.end(),
                      [](const auto& a, const auto& b) { return a.second > b.second; });

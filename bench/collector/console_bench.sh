@@ -13,12 +13,14 @@
 #     flood: reports/s, the pages answered meanwhile and their latency, the CPU seconds of the collector, of the
 #     readers' process and (on PostgreSQL) of the database server's processes, and the collector's RSS after it;
 #   - the bytes a stored run takes: its summary, its body, and the database's size per run.
-# SQLite by default; under tests/store/with_postgresql.sh, the PostgreSQL server it started.
+# SQLite by default; under tests/store/with_postgresql.sh, the PostgreSQL server it started. BUGS=B in the
+# environment gives the RUNS runs' failures B causes (load_client --bugs), so that the predictor page ranks B
+# predicates in B elimination rounds; without it no predicate predicts failure and the page makes no round.
 # usage: console_bench.sh SAMPLER-COLLECTOR LOAD-CLIENT PAGE-READERS
 #                         [RUNS SIZE READERS EVERY FLOOD-REPORTS-PER-CLIENT ROUNDS]
 set -euo pipefail
 collector=$(realpath -e "$1") load=$(realpath -e "$2") page_readers=$(realpath -e "$3") runs=${4:-100000}
-size=${5:-2000} readers=${6:-20} every=${7:-10} per_client=${8:-250} rounds=${9:-3}
+size=${5:-2000} readers=${6:-20} every=${7:-10} per_client=${8:-250} rounds=${9:-3} bugs=${BUGS:-0}
 work=$(mktemp -d)
 cleanup() {
   [ -n "${readers_pid:-}" ] && kill "$readers_pid" 2>/dev/null
@@ -56,7 +58,7 @@ url=http://${line##* }
 
 echo "uploading $runs runs of about $size bytes ($sites branch sites)"
 # 50 clients: on PostgreSQL each commit waits for its fsync, and concurrent ones share it (4 clients: 110 runs/s).
-"$load" "$url" load-key 50 "$((runs / 50))" "$size" --prefix "runs-$$" >upload.summary
+"$load" "$url" load-key 50 "$((runs / 50))" "$size" --prefix "runs-$$" --bugs "$bugs" >upload.summary
 cat upload.summary
 
 # A page's time (wall) and the collector's CPU time while making it (utime + stime: what the machine's other work
@@ -71,6 +73,7 @@ page_time() {
 }
 three_times() { echo "$1 (wall/CPU): $(page_time "$1") $(page_time "$1") $(page_time "$1") s"; }
 three_times /ui/app/load/predictors/
+echo "the predictor page: $(grep -o '[0-9]* elimination rounds explain [0-9]* of the failing runs' page.html)"
 counted_by=SQLite
 if [ -n "${SAMPLER_TEST_POSTGRESQL_URL:-}" ]; then
   page=$(cat page.html)

@@ -4,11 +4,14 @@
 // Reports are gzip-compressed as sampler-run sends them (--encoding plain: as text).
 //
 //   load_client URL KEY CLIENTS REPORTS-PER-CLIENT SIZE [--acked FILE] [--progress N] [--prefix P] [--path P]
-//              [--encoding gzip|plain] [--app NAME]
+//              [--encoding gzip|plain] [--app NAME] [--bugs B]
 //
 // --path sends the same bodies elsewhere than /api/reports: the benchmark's HTTP ceiling POSTs them to /metrics,
 // which reads the body and answers without validating or storing anything. --app names the reports' application
-// ("load" unless given).
+// ("load" unless given). --bugs B gives the failing runs (a third) B causes, so that a predictor page has something
+// to rank: the failing runs are dealt round the B bugs, and bug b's runs take line 13 (b + 1)'s other branch,
+// which no other run takes (its true counter is 0 in them): B predicates that predict failure, one elimination
+// round each. Without it every report carries the same samples and no predicate predicts anything.
 // Prints "progress N" on stdout (flushed) once N reports are acknowledged, so that a test can act in the middle
 // of the flood without sleeping; at the end "reports R clients C seconds T rate X p50_ms A p99_ms B retries Z".
 // --acked FILE gets each acknowledged run id, written after its 200 arrived. Exit status 0 when every report
@@ -32,11 +35,13 @@ using Clock = std::chrono::steady_clock;
 
 // The samples part of a report of about `size` bytes (the same for every report of a client: building 20 KB of
 // text per report would cost the client, which shares the machine with the server, more than the server's work).
-std::string make_samples(size_t size) {
+// `bug` (1 to B, 0: none) sets line 13 bug's true counter, 0 in every other report (--bugs).
+std::string make_samples(size_t size, unsigned bug = 0) {
   std::string text = "<report id=\"samples\">\n<samples unit=\"0123456789abcdef0123456789abcdef\" scheme=\"branches\">\n";
   unsigned counter = 0;
   while (text.size() + 200 < size) {
-    text += std::to_string(counter % 97) + "\t" + std::to_string(counter % 13) + "\n";
+    const unsigned taken = bug != 0 && counter == 13 * bug ? 1 : counter % 13;
+    text += std::to_string(counter % 97) + "\t" + std::to_string(taken) + "\n";
     ++counter;
   }
   return text + "</samples>\n</report>\n";
@@ -102,7 +107,7 @@ size_t keep_answer(char* data, size_t size, size_t count, void* answer) {
 int main(int argc, char** argv) {
   if (argc < 6) {
     std::fprintf(stderr, "usage: load_client URL KEY CLIENTS REPORTS-PER-CLIENT SIZE [--acked FILE] [--progress N] "
-                         "[--prefix P] [--path P] [--encoding gzip|plain] [--app NAME]\n");
+                         "[--prefix P] [--path P] [--encoding gzip|plain] [--app NAME] [--bugs B]\n");
     return 2;
   }
   std::string base_url = argv[1], path = "/api/reports", key = argv[2];
@@ -112,6 +117,7 @@ int main(int argc, char** argv) {
   long progress_at = -1;
   std::string prefix = "load", app = "load";
   bool plain = false;
+  unsigned bugs = 0;
   for (int i = 6; i + 1 < argc; i += 2) {
     std::string option = argv[i];
     if (option == "--acked") acked = std::fopen(argv[i + 1], "w");
@@ -120,6 +126,16 @@ int main(int argc, char** argv) {
     if (option == "--path") path = argv[i + 1];
     if (option == "--encoding") plain = std::string(argv[i + 1]) == "plain";
     if (option == "--app") app = argv[i + 1];
+    if (option == "--bugs") bugs = static_cast<unsigned>(std::atoi(argv[i + 1]));
+  }
+  // Bug b's line must be in the report (past its lines a bug would change nothing): samples lines are those of the
+  // text less its two opening and two closing tags.
+  const std::string plain_samples = make_samples(size);
+  const auto text_lines = static_cast<size_t>(std::count(plain_samples.begin(), plain_samples.end(), '\n'));
+  if (bugs > 0 && 13 * size_t{bugs} + 4 >= text_lines) {
+    std::fprintf(stderr, "load_client: --bugs %u needs more than %u samples lines: SIZE is too small\n", bugs,
+                 13 * bugs);
+    return 2;
   }
   const std::string url = base_url + path;
   curl_global_init(CURL_GLOBAL_DEFAULT);
@@ -138,12 +154,18 @@ int main(int argc, char** argv) {
       if (!plain) headers = curl_slist_append(headers, "Content-Encoding: gzip");
       headers = curl_slist_append(headers, "Expect:");
       std::vector<double> mine;
-      const std::string samples = make_samples(size);
-      const DeflatedPrefix deflated = deflate_prefix(samples);
+      std::vector<std::string> samples;  // [bug]: 0 for the runs without one
+      std::vector<DeflatedPrefix> deflated;
+      for (unsigned bug = 0; bug <= bugs; ++bug) {
+        samples.push_back(make_samples(size, bug));
+        deflated.push_back(deflate_prefix(samples.back()));
+      }
       for (int r = 0; r < per_client && !failed; ++r) {
         std::string run_id = prefix + "-" + std::to_string(c) + "-" + std::to_string(r);
         std::string outcome = make_outcome(app, run_id, r);
-        std::string body = plain ? samples + outcome : gzip_report(deflated, outcome);
+        // make_outcome() fails every third run: those are dealt round the bugs.
+        const unsigned bug = bugs != 0 && r % 3 == 0 ? 1 + static_cast<unsigned>(r / 3) % bugs : 0;
+        std::string body = plain ? samples[bug] + outcome : gzip_report(deflated[bug], outcome);
         for (long attempt = 0;; ++attempt) {
           if (attempt > 100000) {
             failed = true;

@@ -105,6 +105,58 @@ TEST(Ranking, EliminationFindsBothCauses) {
   EXPECT_EQ(ranking.failing_unexplained, 0u);
 }
 
+// Each round's counts are those of the runs no earlier round discarded, recounted here one run at a time: the
+// elimination subtracts the discarded runs' lists in batches (as the first count adds them), dense lists (kept as
+// bitsets) and sparse ones alike.
+TEST(Ranking, EachRoundCountsTheRunsLeft) {
+  constexpr uint32_t kSites = 300, kPredicates = 2 * kSites;
+  RunSet runs;
+  uint64_t state = 12345;
+  auto next = [&state] {  // a linear congruential generator (Knuth's MMIX constants): the same runs every time
+    state = state * 6364136223846793005u + 1442695040888963407u;
+    return static_cast<uint32_t>(state >> 33);
+  };
+  for (int i = 0; i < 400; ++i) {
+    const bool failing = i % 3 == 0;
+    const uint32_t bug = failing ? 1 + static_cast<uint32_t>(i / 3) % 4 : 0;  // predicate 2 * 50 * bug + 1
+    const bool dense = i % 2 == 0;
+    std::vector<uint32_t> sites, predicates;
+    for (uint32_t site = 0; site < kSites; ++site) {
+      if (!dense && next() % 8 != 0 && site % 50 != 0) continue;
+      sites.push_back(site);
+      predicates.push_back(2 * site);
+      if (site % 50 == 0 ? site == 50 * bug && bug != 0 : next() % 2 == 0) predicates.push_back(2 * site + 1);
+    }
+    runs.add("r" + std::to_string(i), failing, false, -1, sites, predicates);
+  }
+  std::vector<uint32_t> predicate_site(kPredicates);
+  for (uint32_t p = 0; p < kPredicates; ++p) predicate_site[p] = p / 2;
+  const Ranking ranking = rank(runs, predicate_site, kSites, RankOptions{});
+  ASSERT_GE(ranking.rounds.size(), 4u);
+  std::vector<uint8_t> left(runs.size(), 1);
+  for (const Round& round : ranking.rounds) {
+    Counts expected;
+    uint64_t failing = 0;
+    for (size_t r = 0; r < runs.size(); ++r) {
+      if (!left[r]) continue;
+      failing += runs.failed[r];
+      bool observed = false;
+      runs.for_each_site(r, [&](uint32_t site) { observed = observed || site == predicate_site[round.top.predicate]; });
+      const bool truth = runs.has_predicate(r, round.top.predicate);
+      (runs.failed[r] ? expected.f : expected.s) += truth ? 1 : 0;
+      (runs.failed[r] ? expected.f_observed : expected.s_observed) += observed ? 1 : 0;
+    }
+    EXPECT_EQ(round.top.counts.f, expected.f);
+    EXPECT_EQ(round.top.counts.s, expected.s);
+    EXPECT_EQ(round.top.counts.f_observed, expected.f_observed);
+    EXPECT_EQ(round.top.counts.s_observed, expected.s_observed);
+    EXPECT_EQ(round.top.num_failing, failing);
+    for (size_t r = 0; r < runs.size(); ++r) {
+      if (runs.has_predicate(r, round.top.predicate)) left[r] = 0;
+    }
+  }
+}
+
 TEST(Ranking, StopsWhenNothingPredicts) {
   RunSet runs = two_causes();
   // Three more failing runs where nothing special is true: left unexplained.
