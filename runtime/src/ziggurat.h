@@ -149,8 +149,8 @@ struct CountdownTable {
   double scale;  ///< the draw scale, for the draws beyond the core
 };
 
-/// The table for `scale` (> 0): the shift as large as the widest layer allows (the multipliers keep 59 or more
-/// significant bits at any scale), and fixed point only where the widest layer's countdown stays below 2^61
+/// The table for `scale` (> 0): the shift as large as the widest layer allows (its multiplier keeps 60 or more
+/// significant bits at any scale, the narrower layers' as many fewer as they are narrower), and fixed point only where the widest layer's countdown stays below 2^61
 /// (a sparsity up to about 2.6 * 10^17; the plans' clock, 2^48, is far below).
 inline void fill_countdown_table(CountdownTable& table, double scale) {
   using ziggurat::kTables;
