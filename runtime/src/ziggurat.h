@@ -150,8 +150,9 @@ struct CountdownTable {
 };
 
 /// The table for `scale` (> 0): the shift as large as the widest layer allows (its multiplier keeps 60 or more
-/// significant bits at any scale, the narrower layers' as many fewer as they are narrower), and fixed point only where the widest layer's countdown stays below 2^61
-/// (a sparsity up to about 2.6 * 10^17; the plans' clock, 2^48, is far below).
+/// significant bits at any scale, the narrower layers' as many fewer as they are narrower), and fixed point only
+/// where the widest layer's countdown stays below 2^61 (a sparsity up to about 2.6 * 10^17; the plans' clock,
+/// 2^48, is far below).
 inline void fill_countdown_table(CountdownTable& table, double scale) {
   using ziggurat::kTables;
   double largest = kTables.width[0] * 0x1p53 * scale;  // the base layer is the widest (ziggurat::base_is_widest())

@@ -478,8 +478,8 @@ void compare_with_double_draws(double sparsity, double scale, bool fixed_point, 
 TEST(Sampling, FixedPointCountdownsAreTheDoubleDraws) {
   // The bank's countdowns in fixed point (ziggurat.h, CountdownTable) against 1 + floor(E * scale) in double from
   // the same words: the same words taken, and the same countdown up to the two ways' roundings (about 2^-51 of
-  // the countdown) and the position's step the word's low bits fill in; where the scale is beyond fixed point (a sparsity
-  // from about 2.6 * 10^17), every draw the double one, saturated at 2^62.
+  // the countdown) and the position's step the word's low bits fill in; where the scale is beyond fixed point (a
+  // sparsity from about 2.6 * 10^17), every draw the double one, saturated at 2^62.
   int differ = 0;
   // Near 1 the scale is smallest (about 1/36.7): the multipliers still keep their bits.
   for (double sparsity : {1.0000000001, 1.5, 2.0, 10.0, 1000.0}) {
@@ -533,7 +533,7 @@ double chi_square_bound(int dof) {
 }
 
 /// What the tests of a generator see of 10^6 countdowns at sparsity 10, drawn as the runtime draws them from the
-/// words `next()` returns (the ziggurat's variates, then the geometric countdown).
+/// words `next()` returns (countdown_from_words: the ziggurat's layer and position, the countdown in fixed point).
 struct CountdownStatistics {
   double mean_error;      ///< the sample mean's distance from 10, in standard errors
   double variance_ratio;  ///< the sample variance over the law's, 0.9 / 0.1^2
