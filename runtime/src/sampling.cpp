@@ -37,6 +37,8 @@ struct Configuration {
   /// -1 / ln(1 - 1/sparsity) (draw_scale_for) when sampling is on at a sparsity above 1; 0 otherwise (then no
   /// countdown is drawn: none reaches 0, or every one is 1).
   double draw_scale = 0;
+  /// The countdowns' draw at draw_scale (filled where it is not 0).
+  CountdownTable countdowns{};
   uint64_t seed = 0;
 };
 Configuration g_config;
@@ -179,15 +181,19 @@ double draw_scale_for(double sparsity) {
   return scale < __DBL_MAX__ ? scale : __DBL_MAX__;
 }
 
+}  // namespace
+
 /// With E exponential of mean 1, 1 + floor(E / -ln(1 - p)) is geometric with parameter p (P(floor(E / l) >= n) =
 /// e^(-n l) = (1 - p)^n). No test of NaN: E * scale is >= 0, at most +infinity, never NaN (both are finite); it
 /// saturates at kNever before the conversion, which would be undefined out of range. One test: below 2^62 the skip
 /// is at most 2^62 - 2^9 (the double before it), so 1 + its floor stays below kNever.
-int64_t countdown_of(double exponential, double scale) {
+int64_t countdown_at_scale(double exponential, double scale) {
   double skip = exponential * scale;
   constexpr double kNeverAsDouble = static_cast<double>(kNever);
   return skip < kNeverAsDouble ? 1 + static_cast<int64_t>(skip) : kNever;
 }
+
+namespace {
 
 /// natural_log(): the draw scale (at configuration) and the ziggurat's rare paths (wedges and tail) use it.
 inline double log_of(double x) {
@@ -217,34 +223,37 @@ inline double log_of(double x) {
   return hi + (lo + tail);
 }
 
-/// A variate and the generator's state after it.
+/// A countdown and the generator's state after it.
 struct Drawn {
-  double variate;
+  int64_t countdown;
   uint64_t state;
 };
 
 /// The few draws whose first word falls outside its layer's core, out of line: inline in the refill's loop, they
 /// held registers (their logarithm's constants) and the common case moved its state and reloaded its own constants
 /// at every variate (docs/performance.md, "The draw: wyrand, a bank of 32").
-__attribute__((noinline, cold)) Drawn draw_beyond_core(uint64_t bits, double x, uint64_t state) {
-  double e = exponential_beyond_core(bits, x, [&state] { return next_random_word(state); });
-  return {e, state};
+__attribute__((noinline, cold)) Drawn draw_beyond_core(uint64_t bits, uint64_t state, const CountdownTable& table) {
+  int64_t countdown = countdown_beyond_core(bits, table, [&state] { return next_random_word(state); });
+  return {countdown, state};
 }
 
 /// Draws the bank's variates from the generator's `state` in order (the last entry first: it is used first) and
-/// sets the countdowns at `scale` of the entries below `kept` (all of them at a refill). Returns the state after.
+/// sets the countdowns by `table` of the entries below `kept` (all of them at a refill). Returns the state after.
 /// Unrolled by 4: the loop's own test and branch were 3 of its 24 instructions a variate.
-inline uint64_t draw_bank(uint64_t state, double scale, uint32_t kept) {
+inline uint64_t draw_bank(uint64_t state, const CountdownTable& table, uint32_t kept) {
+  uint32_t shift = table.shift;
 #pragma GCC unroll 4
   for (uint32_t i = kBankSize; i-- > 0;) {
     uint64_t bits = next_random_word(state);
-    double e;
-    if (__builtin_expect(!exponential_in_core(bits, e), 0)) {
-      Drawn drawn = draw_beyond_core(bits, e, state);
-      e = drawn.variate;
+    int64_t countdown;
+    if (__builtin_expect(countdown_in_core(bits, table), 1)) {
+      countdown = core_countdown(bits, table, shift);
+    } else {
+      Drawn drawn = draw_beyond_core(bits, state, table);
+      countdown = drawn.countdown;
       state = drawn.state;
     }
-    if (i < kept) sampler_bank.countdowns[i] = countdown_of(e, scale);
+    if (i < kept) sampler_bank.countdowns[i] = countdown;
   }
   return state;
 }
@@ -252,34 +261,34 @@ inline uint64_t draw_bank(uint64_t state, double scale, uint32_t kept) {
 /// Fills the bank: out of line, once per kBankSize samples. A signal handler that samples while this runs refills
 /// the bank itself (from the same state: its draws may repeat this batch's, which changes no probability); either
 /// way `banked` is set only after the entries it counts are written.
-__attribute__((noinline)) void refill_bank(ThreadState& t, double scale) {
+__attribute__((noinline)) void refill_bank(ThreadState& t, const CountdownTable& table) {
   uint64_t start = t.generator;
-  t.generator = draw_bank(start, scale, kBankSize);
+  t.generator = draw_bank(start, table, kBankSize);
   t.bank_start = start;
   t.bank_generation = g_configuration;
   sampler_bank.banked = kBankSize;
 }
 
 /// The countdowns of the bank's `banked` entries left, drawn under another configuration, computed again at the
-/// draw scale in force (`scale`): the same variates, drawn again, so the same SAMPLER_SEED still gives the same
+/// draw scale in force (`table`): the same variates, drawn again, so the same SAMPLER_SEED still gives the same
 /// samples.
-__attribute__((noinline)) void rebank(ThreadState& t, int64_t banked, double scale) {
-  draw_bank(t.bank_start, scale, static_cast<uint32_t>(banked));
+__attribute__((noinline)) void rebank(ThreadState& t, int64_t banked, const CountdownTable& table) {
+  draw_bank(t.bank_start, table, static_cast<uint32_t>(banked));
   t.bank_generation = g_configuration;
 }
 
-/// The thread's next countdown with the draw scale in force (`scale`, that of g_config).
-inline int64_t next_countdown(ThreadState& t, double scale) {
+/// The thread's next countdown with the draw in force (`table`, that of g_config).
+inline int64_t next_countdown(ThreadState& t, const CountdownTable& table) {
   int64_t banked = sampler_bank.banked;
   if (__builtin_expect(banked == 0 && t.parked != 0, 0)) {  // set aside by a configuration that drew none
     banked = t.parked;
     t.parked = 0;
   }
   if (__builtin_expect(banked == 0, 0)) {
-    refill_bank(t, scale);
+    refill_bank(t, table);
     banked = kBankSize;
   }
-  if (__builtin_expect(t.bank_generation != g_configuration, 0)) rebank(t, banked, scale);
+  if (__builtin_expect(t.bank_generation != g_configuration, 0)) rebank(t, banked, table);
   sampler_bank.banked = banked - 1;
   return sampler_bank.countdowns[banked - 1];
 }
@@ -287,7 +296,7 @@ inline int64_t next_countdown(ThreadState& t, double scale) {
 int64_t draw(ThreadState& t) {
   if (!g_config.enabled) return kNever;
   if (g_config.sparsity <= 1.0) return 1;  // every opportunity, and no variate drawn
-  return next_countdown(t, g_config.draw_scale);
+  return next_countdown(t, g_config.countdowns);
 }
 
 }  // namespace
@@ -302,7 +311,7 @@ bool take_opportunity_slowly() {
   // Most calls: a ready thread whose bank ran out (or was drawn under another configuration), sampling on above
   // sparsity 1 (the only case with a draw scale). What follows would come to the same draw after its tests.
   if (__builtin_expect(t.ready && g_config.draw_scale != 0.0, 1)) {
-    sampler_countdown = next_countdown(t, g_config.draw_scale);
+    sampler_countdown = next_countdown(t, g_config.countdowns);
     return true;
   }
   bool initialized = ensure_initialized();
@@ -338,6 +347,7 @@ void configure_sampling(bool enabled, double sparsity, bool seeded, uint64_t see
   g_config.seeded = seeded;
   g_config.seed = seed;
   g_config.draw_scale = g_config.enabled && sparsity > 1.0 ? draw_scale_for(sparsity) : 0.0;
+  if (g_config.draw_scale != 0.0) fill_countdown_table(g_config.countdowns, g_config.draw_scale);
   ++g_configuration;
   // The calling thread draws again with the new parameters at its next opportunity, from the same variates: its
   // bank's countdowns are computed again now (code that counts its own samples takes them without the runtime),
@@ -347,17 +357,18 @@ void configure_sampling(bool enabled, double sparsity, bool seeded, uint64_t see
     t.parked = static_cast<uint32_t>(sampler_bank.banked);
     sampler_bank.banked = 0;
   } else if (sampler_bank.banked != 0) {
-    rebank(t, sampler_bank.banked, g_config.draw_scale);
+    rebank(t, sampler_bank.banked, g_config.countdowns);
   }
   sampler_countdown = 1;
 }
 
 void configure_plan_clock() {
-  // countdown_of(E, 2^48) = 1 + floor(E * 2^48): the clock value after a sample, in units of 2^-48 nat. Whatever
-  // the sparsity: the sites' weights carry the rates (plan.h).
+  // countdown_at_scale(E, 2^48) = 1 + floor(E * 2^48): the clock value after a sample, in units of 2^-48 nat.
+  // Whatever the sparsity: the sites' weights carry the rates (plan.h).
   g_config.enabled = true;
   g_config.sparsity = 2;  // above 1: draw() draws
   g_config.draw_scale = 0x1p48;
+  fill_countdown_table(g_config.countdowns, g_config.draw_scale);
   ++g_configuration;
   sampler_countdown = 1;
 }
@@ -376,7 +387,11 @@ double natural_log1p(double x) {
 
 int64_t geometric_countdown(double exponential, double sparsity) {
   if (sparsity <= 1.0) return 1;
-  return countdown_of(exponential, draw_scale_for(sparsity));
+  return countdown_at_scale(exponential, draw_scale_for(sparsity));
+}
+
+void fill_countdown_table_for(CountdownTable& table, double sparsity) {
+  fill_countdown_table(table, draw_scale_for(sparsity));
 }
 
 uint64_t next_timestamp() { return fetch_add_relaxed(&g_clock, uint64_t{1}) + 1; }

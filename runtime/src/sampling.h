@@ -92,6 +92,13 @@ double natural_log1p(double x);
 /// >= 1, capped at 2^62 (saturated, for any sparsity up to the largest double).
 int64_t geometric_countdown(double exponential, double sparsity);
 
+/// 1 + floor(exponential * scale) for scale > 0 (the draw scale of a sparsity, or a plan's clock), saturated at 2^62.
+int64_t countdown_at_scale(double exponential, double scale);
+
+struct CountdownTable;
+/// The table of the countdowns' draw at `sparsity` (> 1), as configure_sampling() makes it (ziggurat.h).
+void fill_countdown_table_for(CountdownTable& table, double sparsity);
+
 /// The next value of the process-wide logical clock used for timestamps (1, 2, 3, ...).
 uint64_t next_timestamp();
 

@@ -93,6 +93,14 @@ constexpr Tables make_tables() {
 
 inline constexpr Tables kTables = make_tables();
 
+constexpr bool base_is_widest() {
+  for (int i = 1; i < kLayers; ++i) {
+    if (kTables.width[i] > kTables.width[0]) return false;
+  }
+  return true;
+}
+static_assert(base_is_widest(), "fill_countdown_table() takes its shift from the base layer");
+
 }  // namespace ziggurat
 
 /// The draw's common case, from its first word `bits`: true, with the variate in `x`, when the point falls in its
@@ -127,6 +135,53 @@ double exponential_beyond_core(uint64_t bits, double x, Next&& next) {
   }
 }
 
+/// The geometric countdown's draw at one draw scale, in integer fixed point (docs/decisions.md, "The countdown in
+/// fixed point"). In a layer's core the point's abscissa is u w, u = word / 2^64 and w the layer's width (the
+/// word's low 11 bits, below the 53 of the position, move it by less than 2^-53 w), and the countdown
+/// 1 + floor(u w scale) is the high word of word x multiplier, shifted: one multiplication, no conversion to or from
+/// double, and no cap (every core countdown is below 2^61). Made for each configuration (fill_countdown_table).
+struct CountdownTable {
+  /// A word below this is in its layer's core (the position below `inside`: inside << 11); 0 in every layer where
+  /// the scale is beyond fixed point, so that every draw takes countdown_beyond_core().
+  uint64_t core_limit[ziggurat::kLayers];
+  uint64_t multiplier[ziggurat::kLayers];  ///< the layer's width (2^53 width) times the scale, times 2^shift
+  uint32_t shift;
+  double scale;  ///< the draw scale, for the draws beyond the core
+};
+
+/// The table for `scale` (> 0): the shift as large as the widest layer allows (its multiplier keeps 60 or more
+/// significant bits at any scale, the narrower layers' as many fewer as they are narrower), and fixed point only
+/// where the widest layer's countdown stays below 2^61 (a sparsity up to about 2.6 * 10^17; the plans' clock,
+/// 2^48, is far below).
+inline void fill_countdown_table(CountdownTable& table, double scale) {
+  using ziggurat::kTables;
+  double largest = kTables.width[0] * 0x1p53 * scale;  // the base layer is the widest (ziggurat::base_is_widest())
+  bool fixed = largest < 0x1p61;
+  uint32_t shift = 0;
+  double factor = 1.0;
+  while (fixed && shift < 63 && largest * factor * 2.0 < 0x1p64) {
+    ++shift;
+    factor *= 2.0;
+  }
+  for (int i = 0; i < ziggurat::kLayers; ++i) {
+    table.core_limit[i] = fixed ? kTables.inside[i] << 11 : 0;
+    table.multiplier[i] = fixed ? static_cast<uint64_t>(kTables.width[i] * 0x1p53 * scale * factor) : 0;
+  }
+  table.shift = shift;
+  table.scale = scale;
+}
+
+/// The common case of the countdown's draw from its first word `bits`: in the layer's core.
+inline bool countdown_in_core(uint64_t bits, const CountdownTable& table) {
+  return bits < table.core_limit[bits & 0xff];
+}
+
+/// The countdown of a word in its layer's core (countdown_in_core()), `shift` being the table's.
+inline int64_t core_countdown(uint64_t bits, const CountdownTable& table, uint32_t shift) {
+  __uint128_t product = static_cast<__uint128_t>(bits) * table.multiplier[bits & 0xff];
+  return 1 + static_cast<int64_t>(static_cast<uint64_t>(product >> 64) >> shift);
+}
+
 /// An exponential variate of mean 1 (>= 0, finite), from the 64-bit words `next()` returns: one word in 97.8 % of
 /// draws, more in the rest.
 template <typename Next>
@@ -135,6 +190,23 @@ inline double exponential_variate(Next&& next) {
   double x;
   if (__builtin_expect(exponential_in_core(bits, x), 1)) return x;
   return exponential_beyond_core(bits, x, next);
+}
+
+/// The rest of a countdown's draw whose first word `bits` is not in its layer's core by `table` (or any word, where
+/// the table's scale is beyond fixed point): the variate in double, scaled and capped (countdown_at_scale()).
+template <typename Next>
+int64_t countdown_beyond_core(uint64_t bits, const CountdownTable& table, Next&& next) {
+  double x;
+  double e = exponential_in_core(bits, x) ? x : exponential_beyond_core(bits, x, next);
+  return countdown_at_scale(e, table.scale);
+}
+
+/// A countdown at the table's scale from the words `next()` returns, as a thread's bank draws it.
+template <typename Next>
+int64_t countdown_from_words(const CountdownTable& table, Next&& next) {
+  uint64_t bits = next();
+  if (__builtin_expect(countdown_in_core(bits, table), 1)) return core_countdown(bits, table, table.shift);
+  return countdown_beyond_core(bits, table, next);
 }
 
 }  // namespace sampler::runtime

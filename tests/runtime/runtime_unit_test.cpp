@@ -446,6 +446,54 @@ TEST(Sampling, CountdownsReachTheCapWithoutPassingIt) {
   EXPECT_TRUE(at);
 }
 
+/// Draws 10^5 countdowns by the table of `sparsity` (or of `scale`, if above 0) and the same in double from the same
+/// words (countdown_at_scale), and counts in `differ` those that differ; fails where one is out of bounds.
+void compare_with_double_draws(double sparsity, double scale, bool fixed_point, int* differ) {
+  constexpr int64_t kNever = int64_t{1} << 62;
+  CountdownTable table;
+  if (scale > 0) {
+    fill_countdown_table(table, scale);
+  } else {
+    fill_countdown_table_for(table, sparsity);
+  }
+  ASSERT_EQ(table.core_limit[1] != 0, fixed_point) << sparsity << " " << scale;
+  uint64_t state = 5;
+  *differ = 0;
+  for (int i = 0; i < 100000; ++i) {
+    uint64_t again = state;
+    int64_t countdown = countdown_from_words(table, [&state] { return next_random_word(state); });
+    double e = exponential_variate([&again] { return next_random_word(again); });
+    int64_t reference = scale > 0 ? countdown_at_scale(e, scale) : geometric_countdown(e, sparsity);
+    ASSERT_EQ(again, state) << sparsity << " " << scale;
+    ASSERT_GE(countdown, 1);
+    ASSERT_LE(countdown, kNever);
+    // The roundings, and the word's low 11 bits below the position's 53: at most one position's step (the widest
+    // layer's, about 8.7 * 2^-53 nat, times the scale).
+    double tolerance = 1 + static_cast<double>(reference) * 0x1p-50 + table.scale * 0x1p-49;
+    ASSERT_LE(std::fabs(static_cast<double>(countdown - reference)), tolerance) << sparsity << " " << scale << " " << e;
+    *differ += countdown != reference;
+  }
+}
+
+TEST(Sampling, FixedPointCountdownsAreTheDoubleDraws) {
+  // The bank's countdowns in fixed point (ziggurat.h, CountdownTable) against 1 + floor(E * scale) in double from
+  // the same words: the same words taken, and the same countdown up to the two ways' roundings (about 2^-51 of
+  // the countdown) and the position's step the word's low bits fill in; where the scale is beyond fixed point (a
+  // sparsity from about 2.6 * 10^17), every draw the double one, saturated at 2^62.
+  int differ = 0;
+  // Near 1 the scale is smallest (about 1/36.7): the multipliers still keep their bits.
+  for (double sparsity : {1.0000000001, 1.5, 2.0, 10.0, 1000.0}) {
+    compare_with_double_draws(sparsity, 0, true, &differ);
+    EXPECT_LT(differ, 100) << sparsity;
+  }
+  for (double sparsity : {1e9, 1e15, 2e17}) compare_with_double_draws(sparsity, 0, true, &differ);
+  compare_with_double_draws(0, 0x1p48, true, &differ);  // a plan's clock: 2^48 units a nat
+  for (double sparsity : {3e17, 1e18, 1e30, std::numeric_limits<double>::max()}) {
+    compare_with_double_draws(sparsity, 0, false, &differ);
+    EXPECT_EQ(differ, 0) << sparsity;
+  }
+}
+
 TEST(Sampling, ProbabilityOfTheFirstOpportunity) {
   // P(G = 1) = p: the first opportunity of a new thread is taken with the same probability as any other.
   uint64_t x = 99;
@@ -468,7 +516,13 @@ struct ReferenceGenerator {
     __uint128_t product = static_cast<__uint128_t>(state) * (state ^ 0xe7037ed1a0b428dbull);
     return static_cast<uint64_t>(product >> 64) ^ static_cast<uint64_t>(product);
   }
-  double exponential() { return exponential_variate([this] { return next(); }); }
+  /// The next countdown at `sparsity`, as the thread's bank draws it (none drawn at sparsity 1 or below).
+  int64_t countdown(double sparsity) {
+    if (sparsity <= 1.0) return 1;
+    CountdownTable table;
+    fill_countdown_table_for(table, sparsity);
+    return countdown_from_words(table, [this] { return next(); });
+  }
 };
 
 /// The chi-square value exceeded with probability about 10^-5 at `dof` degrees of freedom (Wilson and Hilferty's
@@ -479,7 +533,7 @@ double chi_square_bound(int dof) {
 }
 
 /// What the tests of a generator see of 10^6 countdowns at sparsity 10, drawn as the runtime draws them from the
-/// words `next()` returns (the ziggurat's variates, then the geometric countdown).
+/// words `next()` returns (countdown_from_words: the ziggurat's layer and position, the countdown in fixed point).
 struct CountdownStatistics {
   double mean_error;      ///< the sample mean's distance from 10, in standard errors
   double variance_ratio;  ///< the sample variance over the law's, 0.9 / 0.1^2
@@ -504,8 +558,10 @@ CountdownStatistics countdown_statistics(Next next) {
   std::vector<double> values(kLargest + 1), pairs(kClasses * kClasses);
   double sum = 0, squares = 0;
   int previous_class = -1;
+  CountdownTable table;
+  fill_countdown_table_for(table, 1 / p);
   for (int i = 0; i < kDraws; ++i) {
-    int64_t g = geometric_countdown(exponential_variate(next), 1 / p);
+    int64_t g = countdown_from_words(table, next);
     sum += static_cast<double>(g);
     squares += static_cast<double>(g) * static_cast<double>(g);
     ++values[std::min<int64_t>(g, kLargest + 1) - 1];
@@ -617,10 +673,10 @@ TEST(Sampling, BankedDrawsAreTheGeneratorsCountdownsInOrder) {
       }
     };
     // A new thread's first opportunity draws the first countdown: its first sample is that many opportunities in.
-    next_sample = static_cast<uint64_t>(geometric_countdown(reference.exponential(), sparsity));
+    next_sample = static_cast<uint64_t>(reference.countdown(sparsity));
     for (int i = 0; i < 100; ++i) {
       expected.push_back(next_sample);
-      next_sample += static_cast<uint64_t>(geometric_countdown(reference.exponential(), sparsity));
+      next_sample += static_cast<uint64_t>(reference.countdown(sparsity));
     }
     run(100);
     ASSERT_EQ(seen, expected);
@@ -632,7 +688,7 @@ TEST(Sampling, BankedDrawsAreTheGeneratorsCountdownsInOrder) {
       next_sample = opportunity + 1;
       for (int i = 0; i < 37; ++i) {
         expected.push_back(next_sample);
-        next_sample += static_cast<uint64_t>(geometric_countdown(sparsity > 1.0 ? reference.exponential() : 0.0, sparsity));
+        next_sample += static_cast<uint64_t>(reference.countdown(sparsity));
       }
       run(37);
       ASSERT_EQ(seen, expected) << changed;
@@ -680,7 +736,7 @@ TEST(Sampling, TakeOpportunityAloneSamplesAsTheFastPathDoes) {
     configure_sampling(true, 5.0, true, 31);
     EXPECT_EQ(sampler_countdown, 1);
     ReferenceGenerator reference(31, seeded_thread_count());
-    uint64_t expected = static_cast<uint64_t>(geometric_countdown(reference.exponential(), 5.0));
+    uint64_t expected = static_cast<uint64_t>(reference.countdown(5.0));
     int samples = 0;
     for (uint64_t opportunity = 1; samples < 200; ++opportunity) {
       if (--sampler_countdown != 0) continue;
@@ -689,7 +745,7 @@ TEST(Sampling, TakeOpportunityAloneSamplesAsTheFastPathDoes) {
       if (taken == 0) continue;
       ++samples;
       ASSERT_EQ(opportunity, expected);
-      expected += static_cast<uint64_t>(geometric_countdown(reference.exponential(), 5.0));
+      expected += static_cast<uint64_t>(reference.countdown(5.0));
     }
     EXPECT_GT(sampler_countdown, 0);
     configure_sampling(false, 5.0, true, 31);
@@ -708,12 +764,12 @@ TEST(Sampling, ThreadsDrawIndependentStreams) {
     on_new_thread([&samples] {
       configure_sampling(true, 50.0, true, 9);
       ReferenceGenerator reference(9, seeded_thread_count());
-      uint64_t expected = static_cast<uint64_t>(geometric_countdown(reference.exponential(), 50.0));
+      uint64_t expected = static_cast<uint64_t>(reference.countdown(50.0));
       for (uint64_t opportunity = 1; samples.size() < 40; ++opportunity) {
         if (sampler_sample_now() == 0) continue;
         samples.push_back(opportunity);
         EXPECT_EQ(opportunity, expected);
-        expected += static_cast<uint64_t>(geometric_countdown(reference.exponential(), 50.0));
+        expected += static_cast<uint64_t>(reference.countdown(50.0));
       }
     });
   }
