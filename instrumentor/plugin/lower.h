@@ -97,21 +97,35 @@ class Lowering {
     std::vector<BasicBlock*> fast;  // fast[0] its entry
   };
 
+  // One function's state through the phases that copy its code (copy_functions() makes it for each function and
+  // passes it on): what the loops phase leaves for the regions, and the regions' own.
+  struct FunctionState {
+    AllocaInst* loop_countdown = nullptr;  // for its loops' copies (version_loop())
+    std::set<BasicBlock*> loop_guards;  // their guards, each a region's head (it reads the thread's countdown)
+    AllocaInst* local_countdown = nullptr;  // for the clones of its regions
+    std::set<BasicBlock*> dispatches;  // its cloned regions' heads
+    std::vector<std::pair<BasicBlock*, Instruction*>> reloads;  // each such head's load of the thread's countdown
+    std::set<BasicBlock*> region_blocks;  // both sides of its cloned regions
+    std::vector<ClonedRegion> cloned_regions;  // in reverse post-order of their heads
+  };
+
   static bool is_marker(const CallBase& call);
   static bool cuts_region(const Instruction& inst);
   static bool can_amortize(Function& f);
-  void amortize(Function& f, const std::vector<size_t>& indices);
+  void amortize(Function& f, const std::vector<size_t>& indices, FunctionState& state);
   static Instruction* after_allocas(BasicBlock& entry);
   static bool has_token(const std::vector<BasicBlock*>& blocks);
   static bool passes_countdown(BasicBlock* block);
-  void chain_dispatches();
-  void look_ahead(const std::vector<size_t>& indices);
+  void chain_dispatches(FunctionState& state);
+  void look_ahead(const std::vector<size_t>& indices, const FunctionState& state);
   static bool can_enter(BasicBlock* dispatch);
   void enter_fast(const ClonedRegion& region, const std::vector<BasicBlock*>& blocks,
                   std::unordered_map<Value*, std::vector<std::pair<Value**, Instruction*>>>& operands);
-  void clone_region(Function& f, std::vector<BasicBlock*> blocks, unsigned k, FunctionPoints& points);
+  void clone_region(Function& f, FunctionState& state, std::vector<BasicBlock*> blocks, unsigned k,
+                    FunctionPoints& points);
   void forget_variables(const std::vector<BasicBlock*>& blocks);
-  void keep_countdown_local(Function& f, BasicBlock* block, const std::set<BasicBlock*>& region);
+  void keep_countdown_local(Function& f, const FunctionState& state, BasicBlock* block,
+                            const std::set<BasicBlock*>& region);
 
   // ---- lower_loops.cpp: loops checked once, at their entry ----
   static constexpr uint64_t kMaxVersionedLoopSites = 256;  // in the loop's own blocks: the copy's size
@@ -126,7 +140,7 @@ class Lowering {
     bool around_loops = false;  // not innermost: its copy is of the whole nest
   };
 
-  void version_loops(Function& f, const std::vector<size_t>& indices);
+  void version_loops(Function& f, const std::vector<size_t>& indices, FunctionState& state);
   static bool leaves_by_inductions(const Loop& loop, ScalarEvolution& evolution);
   static bool versionable(Loop& loop, const std::unordered_map<const BasicBlock*, uint64_t>& sites,
                           const std::unordered_map<const BasicBlock*, size_t>& order, LoopInfo& info,
@@ -136,7 +150,7 @@ class Lowering {
                                                     const std::unordered_map<const BasicBlock*, size_t>& order,
                                                     LoopInfo& info, ScalarEvolution& evolution,
                                                     std::vector<BasicBlock*>& blocks);
-  void version_loop(Function& f, VersionedLoop& v, const std::vector<size_t>& indices);
+  void version_loop(Function& f, VersionedLoop& v, const std::vector<size_t>& indices, FunctionState& state);
   Value* fast_side_test(IRBuilder<>& b, Value* count, Value* most, bool one_comparison);
 
   // ---- lower_counted.cpp: a leaf function's counted copy ----
@@ -230,10 +244,6 @@ class Lowering {
   bool inline_counters_;  // count samples in line (ABI version 2); not for a unit with timestamps
   std::vector<Point> points_;
   std::vector<CallInst*> markers_;
-  std::set<BasicBlock*> dispatches_;  // the function's cloned regions' heads
-  std::vector<std::pair<BasicBlock*, Instruction*>> reloads_;  // each such head's load of the thread's countdown
-  std::set<BasicBlock*> region_blocks_;              // both sides of the function's cloned regions
-  std::vector<ClonedRegion> cloned_regions_;  // the function's, in reverse post-order of their heads
   std::map<Function*, uint64_t> most_pairs_;         // the most pairs one assignment has, per function
   std::map<Function*, AllocaInst*> pair_operands_;   // an array of that many, for sampler_take_compares()
   std::map<std::vector<uint64_t>, GlobalVariable*> pair_constants_;  // the unit's constant ends of groups
@@ -243,7 +253,6 @@ class Lowering {
   GlobalVariable* countdown_ = nullptr;
   GlobalVariable* bank_ = nullptr;  // sampler_bank, the thread's countdowns drawn ahead
   Function* unit_takes_[6] = {};    // the unit's counting functions: unit_take()'s by Classify, then the groups'
-  AllocaInst* local_countdown_ = nullptr;  // the function's, for the clones of its regions
   bool unit_countdown_ = false;  // the unit declares sampler_countdown itself (the hand macros, a test)
   GlobalVariable* weights_ = nullptr;        // the unit's weights (find_weights()), or null
   GlobalVariable* schemes_table_ = nullptr;  // the unit's scheme table
@@ -252,8 +261,6 @@ class Lowering {
   GlobalVariable* thresholds_placeholder_ = nullptr;  // the thresholds, until their number is known
   std::vector<uint64_t> threshold_values_;  // their values under uniform sampling
   std::vector<ThresholdBound> threshold_bounds_;  // what each bounds, from which a plan's runtime computes it
-  std::map<Function*, AllocaInst*> loop_countdowns_;  // the function's, for its loops' copies (version_loop())
-  std::set<BasicBlock*> loop_guards_;  // their guards, each a region's head (it reads the thread's countdown)
 };
 
 }  // namespace sampler::plugin::lowering

@@ -26,7 +26,7 @@
 
 namespace sampler::plugin::lowering {
 
-void Lowering::version_loops(Function& f, const std::vector<size_t>& indices) {
+void Lowering::version_loops(Function& f, const std::vector<size_t>& indices, FunctionState& state) {
   // A unit that moves the countdown itself (the hand macros) would have it overwritten by the loop's local.
   if (unit_countdown_ || f.hasOptNone()) return;
   std::unordered_map<const BasicBlock*, uint64_t> sites;
@@ -69,7 +69,7 @@ void Lowering::version_loops(Function& f, const std::vector<size_t>& indices) {
       loops.push_back(std::move(v));
     }
   }
-  for (VersionedLoop& v : loops) version_loop(f, v, indices);
+  for (VersionedLoop& v : loops) version_loop(f, v, indices, state);
 }
 
 // Whether each exit of `loop` compares an induction of it (an affine add recurrence) with a value it does not
@@ -173,13 +173,14 @@ std::optional<uint64_t> Lowering::most_per_iteration(Loop& loop,
 
 // The guard, the copy without sites, the countdown written back where the copy leaves, and the values the loop
 // makes, now made in two places, merged after it (SSAUpdater), the points' operands too.
-void Lowering::version_loop(Function& f, VersionedLoop& v, const std::vector<size_t>& indices) {
+void Lowering::version_loop(Function& f, VersionedLoop& v, const std::vector<size_t>& indices,
+                            FunctionState& state) {
   BasicBlock* header = v.blocks[0];
   std::set<BasicBlock*> inside(v.blocks.begin(), v.blocks.end());
   for (BasicBlock* pred : predecessors(header))  // an earlier loop's copy may have left into this header
     if (pred != v.entering && !inside.count(pred)) return;
   Type* i64 = Type::getInt64Ty(context_);
-  AllocaInst*& local = loop_countdowns_[&f];
+  AllocaInst*& local = state.loop_countdown;
   if (!local) {
     IRBuilder<> b(&*f.getEntryBlock().getFirstInsertionPt());
     local = b.CreateAlloca(i64, nullptr, "sampler.loop_countdown");
@@ -187,7 +188,7 @@ void Lowering::version_loop(Function& f, VersionedLoop& v, const std::vector<siz
   BasicBlock* guard = BasicBlock::Create(context_, "sampler.loop_guard", &f, header);
   v.entering->getTerminator()->replaceSuccessorWith(header, guard);
   for (PHINode& phi : header->phis()) phi.replaceIncomingBlockWith(v.entering, guard);
-  loop_guards_.insert(guard);
+  state.loop_guards.insert(guard);
 
   ValueToValueMapTy map;
   std::vector<BasicBlock*> fast = copy_blocks(f, v.blocks, ".loop_fast", map);

@@ -55,7 +55,7 @@ bool Lowering::can_amortize(Function& f) {
   return true;
 }
 
-void Lowering::amortize(Function& f, const std::vector<size_t>& indices) {
+void Lowering::amortize(Function& f, const std::vector<size_t>& indices, FunctionState& state) {
   FunctionPoints points;
   for (size_t i : indices) {
     Point& p = points_[i];
@@ -79,8 +79,8 @@ void Lowering::amortize(Function& f, const std::vector<size_t>& indices) {
         }
       }
   for (Instruction* at : cuts) heads.insert(at->getParent()->splitBasicBlock(at, "sampler.after_call"));
-  for (BasicBlock* guard : loop_guards_)  // version_loops(): each reads the thread's countdown
-    if (guard->getParent() == &f) heads.insert(guard);
+  for (BasicBlock* guard : state.loop_guards)  // version_loops(): each reads the thread's countdown
+    heads.insert(guard);
 
   // Regions, in reverse post-order: a block joins its predecessors' region if they all have the same one.
   ReversePostOrderTraversal<Function*> rpo(&f);
@@ -125,14 +125,10 @@ void Lowering::amortize(Function& f, const std::vector<size_t>& indices) {
     for (BasicBlock* block : regions[head]) k = std::max(k, most[block]);
     if (k >= kMinRegionSites && head != &entry && !has_token(regions[head])) cloned.emplace_back(head, k);
   }
-  dispatches_.clear();
-  reloads_.clear();
-  region_blocks_.clear();
-  for (auto [head, k] : cloned) dispatches_.insert(head);
-  cloned_regions_.clear();
-  for (auto [head, k] : cloned) clone_region(f, regions[head], k, points);
-  chain_dispatches();
-  look_ahead(indices);
+  for (auto [head, k] : cloned) state.dispatches.insert(head);
+  for (auto [head, k] : cloned) clone_region(f, state, regions[head], k, points);
+  chain_dispatches(state);
+  look_ahead(indices, state);
 }
 
 Instruction* Lowering::after_allocas(BasicBlock& entry) {
@@ -160,13 +156,13 @@ bool Lowering::passes_countdown(BasicBlock* block) {
 // Each dispatch reads the local countdown. Where every edge into it comes from outside the cloned regions,
 // it loads the thread's countdown into the local itself (as cloned); otherwise the edges that do not pass the
 // countdown load it on their way.
-void Lowering::chain_dispatches() {
+void Lowering::chain_dispatches(FunctionState& state) {
   std::set<BasicBlock*> refreshed;
-  for (auto [dispatch, reload] : reloads_) {
+  for (auto [dispatch, reload] : state.reloads) {
     std::vector<BasicBlock*> others;
     bool chained = false;
     for (BasicBlock* pred : predecessors(dispatch)) {
-      if (region_blocks_.count(pred) && passes_countdown(pred))
+      if (state.region_blocks.count(pred) && passes_countdown(pred))
         chained = true;
       else if (std::find(others.begin(), others.end(), pred) == others.end())
         others.push_back(pred);
@@ -183,7 +179,7 @@ void Lowering::chain_dispatches() {
       BasicBlock* where = branch ? pred : SplitEdge(pred, dispatch);
       IRBuilder<> b(where->getTerminator());
       b.SetCurrentDebugLocation(loc);
-      reload_local(b, local_countdown_);
+      reload_local(b, state.local_countdown);
     }
   }
 }
@@ -194,19 +190,20 @@ void Lowering::chain_dispatches() {
 // condition a `continue` jumps to) then checks once an iteration rather than twice. A region entered that way
 // does not look ahead itself: its own check has not covered what follows it. Only jumps within a loop's
 // iteration are worth it (a jump into a loop runs once, and would give its header a second entry).
-void Lowering::look_ahead(const std::vector<size_t>& indices) {
-  if (cloned_regions_.empty()) return;
-  DominatorTree tree(*cloned_regions_[0].dispatch->getParent());
+void Lowering::look_ahead(const std::vector<size_t>& indices, const FunctionState& state) {
+  const std::vector<ClonedRegion>& cloned_regions = state.cloned_regions;
+  if (cloned_regions.empty()) return;
+  DominatorTree tree(*cloned_regions[0].dispatch->getParent());
   LoopInfo loops(tree);
   std::map<BasicBlock*, size_t> by_dispatch;
-  for (size_t r = 0; r < cloned_regions_.size(); ++r) by_dispatch[cloned_regions_[r].dispatch] = r;
-  std::vector<bool> source(cloned_regions_.size()), target(cloned_regions_.size());
+  for (size_t r = 0; r < cloned_regions.size(); ++r) by_dispatch[cloned_regions[r].dispatch] = r;
+  std::vector<bool> source(cloned_regions.size()), target(cloned_regions.size());
   std::map<size_t, std::vector<BasicBlock*>> entering;  // region -> the fast blocks that now jump into it
-  for (size_t r = 0; r < cloned_regions_.size(); ++r) {
+  for (size_t r = 0; r < cloned_regions.size(); ++r) {
     if (target[r]) continue;
     unsigned most = 0;
     std::vector<std::pair<BasicBlock*, size_t>> edges;
-    for (BasicBlock* block : cloned_regions_[r].fast) {
+    for (BasicBlock* block : cloned_regions[r].fast) {
       if (!passes_countdown(block)) continue;
       for (BasicBlock* next : successors(block)) {
         auto found = by_dispatch.find(next);
@@ -215,20 +212,20 @@ void Lowering::look_ahead(const std::vector<size_t>& indices) {
           continue;
         if (std::find(edges.begin(), edges.end(), std::pair{block, found->second}) != edges.end()) continue;
         edges.emplace_back(block, found->second);
-        most = std::max(most, cloned_regions_[found->second].k);
+        most = std::max(most, cloned_regions[found->second].k);
       }
     }
     if (edges.empty()) continue;
     source[r] = true;
-    set_threshold(cloned_regions_[r].check, cloned_regions_[r].slot, cloned_regions_[r].k + uint64_t{most});
+    set_threshold(cloned_regions[r].check, cloned_regions[r].slot, cloned_regions[r].k + uint64_t{most});
     for (auto [block, h] : edges) {
       target[h] = true;
       entering[h].push_back(block);
       // Under a plan, the sum of every region it may enter (at least the largest of them).
       if (!weights_) continue;
-      std::vector<size_t>& slots = threshold_bounds_.at(cloned_regions_[r].slot).slots;
-      if (std::find(slots.begin(), slots.end(), cloned_regions_[h].slot) == slots.end())
-        slots.push_back(cloned_regions_[h].slot);
+      std::vector<size_t>& slots = threshold_bounds_.at(cloned_regions[r].slot).slots;
+      if (std::find(slots.begin(), slots.end(), cloned_regions[h].slot) == slots.end())
+        slots.push_back(cloned_regions[h].slot);
     }
   }
   if (entering.empty()) return;
@@ -237,7 +234,7 @@ void Lowering::look_ahead(const std::vector<size_t>& indices) {
   for (size_t i : indices)
     for (Value** operand : {&points_[i].value, &points_[i].other, &points_[i].site, &points_[i].scheme})
       if (*operand && isa<PHINode>(*operand)) operands[*operand].emplace_back(operand, points_[i].before);
-  for (auto& [h, blocks] : entering) enter_fast(cloned_regions_[h], blocks, operands);
+  for (auto& [h, blocks] : entering) enter_fast(cloned_regions[h], blocks, operands);
 }
 
 // The jumps into a dispatch can bypass it unless one of its phis takes another's value (the value that phi had
@@ -299,7 +296,8 @@ void Lowering::enter_fast(const ClonedRegion& region, const std::vector<BasicBlo
 }
 
 // blocks[0] is the region's head. Its phis (and landing pad) stay in a dispatch block that checks the countdown.
-void Lowering::clone_region(Function& f, std::vector<BasicBlock*> blocks, unsigned k, FunctionPoints& points) {
+void Lowering::clone_region(Function& f, FunctionState& state, std::vector<BasicBlock*> blocks, unsigned k,
+                            FunctionPoints& points) {
   std::set<BasicBlock*> inside(blocks.begin(), blocks.end());
   BasicBlock* dispatch = blocks[0];
   BasicBlock* body = dispatch->splitBasicBlock(dispatch->getFirstInsertionPt(), "sampler.region");
@@ -310,19 +308,19 @@ void Lowering::clone_region(Function& f, std::vector<BasicBlock*> blocks, unsign
   ValueToValueMapTy map;
   std::vector<BasicBlock*> clones = copy_blocks(f, blocks, ".fast", map);
   std::set<BasicBlock*> cloned(clones.begin(), clones.end());
-  region_blocks_.insert(clones.begin(), clones.end());
+  state.region_blocks.insert(clones.begin(), clones.end());
 
   Type* i64 = Type::getInt64Ty(context_);
-  if (!local_countdown_ || local_countdown_->getFunction() != &f) {
+  if (!state.local_countdown) {
     IRBuilder<> b(&*f.getEntryBlock().getFirstInsertionPt());
-    local_countdown_ = b.CreateAlloca(i64, nullptr, "sampler.local_countdown");
+    state.local_countdown = b.CreateAlloca(i64, nullptr, "sampler.local_countdown");
   }
   // The dispatch: countdown > k (likely) runs the clone; otherwise the original, site by site.
   Instruction* old_branch = dispatch->getTerminator();
   IRBuilder<> b(old_branch);
   b.SetCurrentDebugLocation(body->getFirstNonPHIOrDbg()->getDebugLoc());
-  reloads_.emplace_back(dispatch, reload_local(b, local_countdown_));
-  Value* count = b.CreateLoad(i64, local_countdown_, "sampler.countdown");
+  state.reloads.emplace_back(dispatch, reload_local(b, state.local_countdown));
+  Value* count = b.CreateLoad(i64, state.local_countdown, "sampler.countdown");
   size_t slot = 0;
   ThresholdBound bound;  // every site of the region: at least the weight of any path through it
   for (BasicBlock* block : blocks)
@@ -331,7 +329,7 @@ void Lowering::clone_region(Function& f, std::vector<BasicBlock*> blocks, unsign
         for (size_t i : found->second) bound_sites(bound, points_[i]);
   Value* fast = b.CreateICmpSGT(count, threshold(b, k, slot, std::move(bound)), "sampler.region_fast");
   b.CreateCondBr(fast, clones[0], body, MDBuilder(context_).createLikelyBranchWeights());
-  cloned_regions_.push_back({dispatch, cast<ICmpInst>(fast), k, slot, clones});
+  state.cloned_regions.push_back({dispatch, cast<ICmpInst>(fast), k, slot, clones});
   old_branch->eraseFromParent();
 
   for (size_t i = 0; i < blocks.size(); ++i) {
@@ -346,14 +344,14 @@ void Lowering::clone_region(Function& f, std::vector<BasicBlock*> blocks, unsign
         phi.addIncoming(v, clone);
       }
     }
-    keep_countdown_local(f, clone, cloned);
-    keep_countdown_local(f, block, inside);
+    keep_countdown_local(f, state, clone, cloned);
+    keep_countdown_local(f, state, block, inside);
   }
-  region_blocks_.insert(blocks.begin(), blocks.end());
+  state.region_blocks.insert(blocks.begin(), blocks.end());
   for (BasicBlock* block : blocks)
     for (Instruction& inst : *block)
       if (auto found = points.at.find(&inst); found != points.at.end())
-        for (size_t i : found->second) points_[i].local = local_countdown_;
+        for (size_t i : found->second) points_[i].local = state.local_countdown;
 
   // Values made inside the region and used after it now have two definitions: the points' operands too (a
   // call's value is classified after the call, in the next region).
@@ -376,7 +374,7 @@ void Lowering::clone_region(Function& f, std::vector<BasicBlock*> blocks, unsign
     for (Instruction& inst : *block)
       if (auto found = points.at.find(&inst); found != points.at.end())
         for (size_t i : found->second) passed.emplace_back(i, cast<Instruction>(map[&inst]));
-  subtract_passed(passed, local_countdown_, map, /*by_block=*/false, /*immediates=*/false, &cloned);
+  subtract_passed(passed, state.local_countdown, map, /*by_block=*/false, /*immediates=*/false, &cloned);
   erase_markers(clones);
   forget_variables(blocks);
 }
@@ -412,7 +410,8 @@ void Lowering::forget_variables(const std::vector<BasicBlock*>& blocks) {
 // the thread's variable before a call and where `block` leaves the region (`region`: that side's blocks), on the
 // edges that leave it, so that a path staying inside stores nothing. A jump into another region's dispatch hands
 // it on in the local (chain_dispatches).
-void Lowering::keep_countdown_local(Function& f, BasicBlock* block, const std::set<BasicBlock*>& region) {
+void Lowering::keep_countdown_local(Function& f, const FunctionState& state, BasicBlock* block,
+                                    const std::set<BasicBlock*>& region) {
   Type* i64 = Type::getInt64Ty(context_);
   bool leaves = succ_empty(block);
   for (BasicBlock* next : successors(block))
@@ -421,7 +420,7 @@ void Lowering::keep_countdown_local(Function& f, BasicBlock* block, const std::s
   auto store_countdown = [&](Instruction* before) {
     IRBuilder<> s(before);
     s.SetCurrentDebugLocation(terminator->getDebugLoc());
-    s.CreateStore(s.CreateLoad(i64, local_countdown_), s.CreateThreadLocalAddress(countdown_));
+    s.CreateStore(s.CreateLoad(i64, state.local_countdown), s.CreateThreadLocalAddress(countdown_));
   };
   if (cuts_region(*terminator)) {
     store_countdown(terminator);
@@ -432,7 +431,7 @@ void Lowering::keep_countdown_local(Function& f, BasicBlock* block, const std::s
   } else if (leaves) {
     std::vector<BasicBlock*> outside;
     for (BasicBlock* next : successors(block))
-      if (!region.count(next) && !dispatches_.count(next) &&
+      if (!region.count(next) && !state.dispatches.count(next) &&
           std::find(outside.begin(), outside.end(), next) == outside.end())
         outside.push_back(next);
     for (BasicBlock* next : outside) {

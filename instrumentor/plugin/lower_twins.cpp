@@ -44,8 +44,9 @@ void Lowering::copy_functions() {
     if (twins_.count(f)) counted = counted_copy(*f, points);
     Function& sampled = twins_.count(f) ? dispatch(*f, points, counted) : *f;
     if (amortized_ && points.size() <= kMaxAmortizedSites && can_amortize(sampled)) {
-      version_loops(sampled, points);
-      amortize(sampled, points);
+      FunctionState state;
+      version_loops(sampled, points, state);
+      amortize(sampled, points, state);
     }
     if (counted) counted_test(*f, *counted);
   }
