@@ -1,10 +1,10 @@
 // The lowering pass's one class (lower.cpp runs it): the unit's state, shared by the phases, each in a file of its
-// own (docs/architecture.md, "The plugin"):
+// own, in the order they run (docs/architecture.md, "The passes"):
 //   lower.cpp             the pass: the markers read into points, one function after another, the markers erased;
 //   lower_twins.cpp       twins without sites and the dispatch between them, and the copying every copy uses;
-//   lower_regions.cpp     the amortized countdown: acyclic regions, each cloned into a fast and a slow side;
-//   lower_loops.cpp       loops checked once at their entry;
 //   lower_counted.cpp     a leaf function's counted copy;
+//   lower_loops.cpp       loops checked once at their entry;
+//   lower_regions.cpp     the amortized countdown: acyclic regions, each cloned into a fast and a slow side;
 //   lower_thresholds.cpp  the unit's weights, and the thresholds the amortized checks compare with;
 //   lower_sites.cpp       per-site lowering: the check at each site and its slow path;
 //   lower_unit_functions.cpp  the unit's counting functions, which the slow paths call.
@@ -75,7 +75,7 @@ class Lowering {
   void read(CallInst* call, SiteKind kind, bool is_signed);
 
   // ---- lower_regions.cpp: the amortized countdown ----
-  static constexpr unsigned kMinRegionSites = 2;
+  static constexpr unsigned kMinRegionSites = 2;  // cloned when a path through the region passes this many sites
   // A function with more sites keeps the per-site check: LLVM's code generator (register coalescing, machine
   // CSE) grows faster than linearly with a function's size, and the clones double it (the compile times that set
   // this bound: docs/performance.md, "Instrumentor"); real programs' largest functions stay under it.
