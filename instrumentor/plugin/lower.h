@@ -238,6 +238,7 @@ class Lowering {
   GlobalVariable* thread_bank();
   void count_at(IRBuilder<>& r, Value* slots, Classify how, Value* a, Value* other);
 
+  // The unit's state, which every phase shares (one function's is a FunctionState).
   Module& m_;
   LLVMContext& context_;
   bool amortized_;
