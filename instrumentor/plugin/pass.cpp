@@ -334,15 +334,24 @@ class Collector {
     points_.push_back({Point::Unref, s, add_site(s, std::move(site)), call, call->getArgOperand(0)});
   }
 
+  // The unit (docs/instrumenting.md section 4): its site text, its signature, its schemes' counters and table, its
+  // descriptor with the sites' weights, and its registration, in that order (each step's globals after the last's).
   void emit_unit(const std::vector<Scheme*>& used, const UnitState& state) {
-    Type* i32 = Type::getInt32Ty(context_);
-    Type* i64 = Type::getInt64Ty(context_);
-    PointerType* ptr = PointerType::getUnqual(context_);
     const DataLayout& layout = m_.getDataLayout();
     scheme_type_ = scheme_struct_type(context_, layout);
     StructType* unit_type = unit_struct_type(context_, layout);
 
     // The site text first: the signature is derived from it and from the compiled file's identity.
+    std::vector<std::string> lines = site_text(used);
+    std::string signature = unit_signature(lines);
+    emit_site_text(lines, signature);
+    std::vector<Constant*> entries = scheme_entries(used, state);
+    GlobalVariable* unit = emit_descriptor(used, entries, signature, unit_type);
+    emit_registration(unit);
+  }
+
+  // Each scheme's sites as lines of site text (docs/formats.md), the unit's signature still a placeholder.
+  static std::vector<std::string> site_text(const std::vector<Scheme*>& used) {
     std::vector<std::string> lines;
     for (Scheme* s : used) {
       lines.push_back("<sites unit=\"@SIGNATURE@\" scheme=\"" + s->name() + "\">\n");
@@ -354,6 +363,11 @@ class Collector {
       }
       lines.push_back("</sites>\n");
     }
+    return lines;
+  }
+
+  // The unit signature: the MD5 of the compiled file's directory and name and of the site text.
+  std::string unit_signature(const std::vector<std::string>& lines) {
     MD5 hash;
     std::string directory, file = m_.getSourceFileName();
     for (DICompileUnit* unit : m_.debug_compile_units()) {
@@ -368,8 +382,11 @@ class Collector {
     for (const std::string& line : lines) hash.update(line);
     MD5::MD5Result digest;
     hash.final(digest);
-    std::string signature = digest.digest().str().str();
+    return digest.digest().str().str();
+  }
 
+  // The site text, signed, in .debug_site_info (module-level inline assembler).
+  void emit_site_text(const std::vector<std::string>& lines, const std::string& signature) {
     std::string assembly = ".pushsection .debug_site_info,\"\",@progbits\n";
     for (std::string line : lines) {
       if (auto at = line.find("@SIGNATURE@"); at != std::string::npos) line.replace(at, 11, signature);
@@ -377,7 +394,13 @@ class Collector {
     }
     assembly += ".popsection";
     m_.appendModuleInlineAsm(assembly);
+  }
 
+  // Each scheme's counters and entry in the scheme table (sampler/abi.h, struct sampler_scheme).
+  std::vector<Constant*> scheme_entries(const std::vector<Scheme*>& used, const UnitState& state) {
+    Type* i32 = Type::getInt32Ty(context_);
+    Type* i64 = Type::getInt64Ty(context_);
+    PointerType* ptr = PointerType::getUnqual(context_);
     std::vector<Constant*> entries;
     Constant* null = ConstantPointerNull::get(ptr);
     bool first = state.timestamps == "first" || state.timestamps == "both";
@@ -420,6 +443,15 @@ class Collector {
       set(SchemeField::last, last ? array(count, "__sampler_last_" + s->name()) : null);
       entries.push_back(ConstantStruct::get(scheme_type_, entry));
     }
+    return entries;
+  }
+
+  // The scheme table and the unit's descriptor (struct sampler_unit), with the sites' weights.
+  GlobalVariable* emit_descriptor(const std::vector<Scheme*>& used, const std::vector<Constant*>& entries,
+                                  const std::string& signature, StructType* unit_type) {
+    Type* i32 = Type::getInt32Ty(context_);
+    Type* i64 = Type::getInt64Ty(context_);
+    Constant* null = ConstantPointerNull::get(PointerType::getUnqual(context_));
     ArrayType* table_type = ArrayType::get(scheme_type_, entries.size());
     schemes_table_ = new GlobalVariable(m_, table_type, false, GlobalValue::InternalLinkage,
                                         ConstantArray::get(table_type, entries), "__sampler_schemes");
@@ -435,7 +467,7 @@ class Collector {
     set(UnitField::next, null);
     set(UnitField::state, ConstantInt::get(unit_type->getElementType(static_cast<unsigned>(UnitField::state)), 0));
     // The sites' weights, in the schemes' order, each 1 (uniform sampling) until a plan sets them; the lowering
-    // adds the thresholds of the amortized checks it makes (lower.cpp).
+    // adds the thresholds of the amortized checks it makes (lower_thresholds.cpp).
     uint64_t site_total = 0;
     for (Scheme* s : used) site_total += s->sites.size();
     std::vector<uint64_t> ones(site_total, 1);
@@ -450,7 +482,12 @@ class Collector {
     set(UnitField::planned, ConstantInt::get(i32, 0));
     auto* unit = new GlobalVariable(m_, unit_type, false, GlobalValue::InternalLinkage,
                                     ConstantStruct::get(unit_type, fields), kUnitName);
+    return unit;
+  }
 
+  // The unit's constructor and destructor, which register it with the runtime and unregister it.
+  void emit_registration(GlobalVariable* unit) {
+    PointerType* ptr = PointerType::getUnqual(context_);
     // Priority 101, as SAMPLER_DEFINE_UNIT: registered before the unit's other constructors run its sites.
     auto unit_call = [&](const char* runtime, const char* name) {
       FunctionCallee target = m_.getOrInsertFunction(runtime, FunctionType::get(Type::getVoidTy(context_), {ptr},
@@ -466,7 +503,6 @@ class Collector {
     appendToGlobalCtors(m_, unit_call(abi::sampler_register_unit, "__sampler_register_unit"), 101);
     appendToGlobalDtors(m_, unit_call(abi::sampler_unregister_unit, "__sampler_unregister_unit"),
                         101);
-
   }
 
   // A site marker (site_marker.h) before each point, with the debug location its fast and slow paths will have;
@@ -619,7 +655,7 @@ struct CollectSitesPass : PassInfoMixin<CollectSitesPass> {
 // x86 pays with the comparison again and both operands kept in registers; moved down to its first use in the
 // block, the flags of the program's comparison reach their reader (docs/performance.md, "The exits' subtractions
 // after the program's comparison").
-// A leaf function's counted copy (lower.cpp, `counted`) subtracts immediates: its adds of a constant to the
+// A leaf function's counted copy (lower_counted.cpp, `counted`) subtracts immediates: its adds of a constant to the
 // countdown (its load at the entry, through phis and adds) move down the same way.
 void subtract_after_comparisons(Function& f, const GlobalVariable* thresholds, bool counted) {
   auto reads_thresholds = [thresholds](Value* v) {
@@ -698,7 +734,7 @@ void limit_code_generator_on_large_functions() {
 // The lowering, then (when optimising) a short clean-up of what it made, and only of that: mem2reg gives the
 // local countdown a register, and instcombine, simplifycfg and GVN merge the fast paths' adjacent countdown
 // updates and forward the thread's countdown from one region to the next (fewer instructions executed, sampling
-// off: docs/performance.md). The twins without sites (lower.cpp) are the program's code without the
+// off: docs/performance.md). The twins without sites (lower_twins.cpp) are the program's code without the
 // markers, which kept the optimiser from speculating branches into selects and the vectorizer out of their
 // loops: simplifycfg first with the hoisting and sinking of common code that the optimiser's last stage does
 // (the markers in both arms of an `if` kept it from merging what the arms share and making the rest a select:
@@ -717,7 +753,7 @@ struct LowerSitesPass : PassInfoMixin<LowerSitesPass> {
     FunctionPassManager sites;
     sites.addPass(PromotePass());
     sites.addPass(InstCombinePass());
-    // The copies of loops without checks (lower.cpp, version_loops()): indvars computes such a loop's countdown
+    // The copies of loops without checks (lower_loops.cpp, version_loops()): indvars computes such a loop's countdown
     // where it leaves rather than each iteration, and the vectorizer finds those loops as plain clang's build has
     // them (gzip's fill_window; docs/performance.md, "Field-grade cost").
     sites.addPass(createFunctionToLoopPassAdaptor(IndVarSimplifyPass()));

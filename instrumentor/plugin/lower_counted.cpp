@@ -1,0 +1,175 @@
+// A leaf function's counted copy: a phase of the lowering (lower.h), beside the twins.
+//
+// A function with loops that calls nothing (bzip2's mainGtU, gzip's longest_match) gets a third copy, f.counted:
+// its code without checks, its countdown in a local that drops by the sites each block passes, stored back at
+// each return. The dispatch runs it when the countdown is above B, the most sites one call can pass: the sites
+// outside loops plus, for each outermost loop, (its trips + 1) times its most per iteration (most_per_iteration()),
+// its trips SCEV's constant maximum, or else its exact count or symbolic maximum expanded from the arguments
+// alone. No site can then reach 0 and the countdown drops by exactly the sites passed: the same
+// sites sample as in f.sampled. The copy has its own registers: no slow side's prologue, no globals loaded for
+// the slow sides' pairs (docs/decisions.md, "Fast sides: a leaf function's counted copy").
+#include <llvm/ADT/PostOrderIterator.h>
+#include <llvm/Analysis/CFG.h>
+#include <llvm/Analysis/AssumptionCache.h>
+#include <llvm/Analysis/TargetLibraryInfo.h>
+#include <llvm/IR/Dominators.h>
+#include <llvm/IR/InstIterator.h>
+#include <llvm/TargetParser/Triple.h>
+#include <llvm/Transforms/Utils/Cloning.h>
+#include <llvm/Transforms/Utils/ScalarEvolutionExpander.h>
+
+#include <algorithm>
+
+#include "lower.h"
+
+namespace sampler::plugin::lowering {
+
+std::optional<Lowering::CountedCopy> Lowering::counted_copy(Function& f, const std::vector<size_t>& indices) {
+  if (!amortized_ || unit_countdown_ || f.hasOptNone() || indices.size() > kMaxAmortizedSites) return {};
+  for (Instruction& inst : instructions(f))
+    if (cuts_region(inst) || inst.getType()->isTokenTy() || inst.isEHPad()) return {};
+  ValueToValueMapTy map;
+  CountedCopy c;
+  c.copy = CloneFunction(&f, map);
+  make_local(*c.copy, f, ".counted");
+  std::vector<std::pair<size_t, Instruction*>> passed;
+  for (size_t i : indices) passed.emplace_back(i, cast<Instruction>(map[points_[i].before]));
+  if (!call_bound(c, passed)) {
+    c.copy->eraseFromParent();
+    return {};
+  }
+  // A new entry: the local and its first value, before any block's subtraction; the allocas move with it.
+  BasicBlock* old_entry = &c.copy->getEntryBlock();
+  BasicBlock* entry = BasicBlock::Create(context_, "sampler.counted", c.copy, old_entry);
+  IRBuilder<> b(entry);
+  Type* i64 = Type::getInt64Ty(context_);
+  AllocaInst* local = b.CreateAlloca(i64, nullptr, "sampler.call_countdown");
+  b.CreateStore(b.CreateLoad(i64, b.CreateThreadLocalAddress(countdown_)), local);
+  b.CreateBr(old_entry);
+  for (Instruction& inst : make_early_inc_range(*old_entry))
+    if (auto* alloca = dyn_cast<AllocaInst>(&inst); alloca && alloca->isStaticAlloca()) alloca->moveBefore(local);
+  subtract_passed(passed, local, map, /*by_block=*/true, /*immediates=*/true);
+  std::vector<BasicBlock*> blocks;
+  for (BasicBlock& block : *c.copy) {
+    blocks.push_back(&block);
+    if (auto* ret = dyn_cast<ReturnInst>(block.getTerminator())) {
+      IRBuilder<> r(ret);
+      r.CreateStore(r.CreateLoad(i64, local), r.CreateThreadLocalAddress(countdown_));
+    }
+  }
+  erase_markers(blocks);
+  with_sites_.insert(c.copy);  // the lowering's clean-up: mem2reg, indvars, the vectorizer
+  counted_.insert(c.copy);
+  return c;
+}
+
+// B's parts (CountedCopy), trips not constant expanded in the copy's entry; false if a loop's trips or w are not
+// known from the arguments, B may pass 2^62, or a cycle is no loop.
+bool Lowering::call_bound(CountedCopy& c, const std::vector<std::pair<size_t, Instruction*>>& passed) {
+  Function& f = *c.copy;
+  std::unordered_map<const BasicBlock*, uint64_t> sites;
+  for (auto [i, at] : passed) ++sites[at->getParent()];
+  DominatorTree tree(f);
+  LoopInfo info(tree);
+  ReversePostOrderTraversal<Function*> rpo(&f);
+  if (containsIrreducibleCFG<const BasicBlock*>(rpo, info)) return false;
+  TargetLibraryInfoImpl library_impl{Triple(m_.getTargetTriple())};
+  TargetLibraryInfo library(library_impl, &f);
+  AssumptionCache assumptions(f);
+  ScalarEvolution evolution(f, library, assumptions, tree, info);
+  std::unordered_map<const BasicBlock*, size_t> order;
+  for (BasicBlock* block : rpo) order.emplace(block, order.size());
+  std::vector<std::pair<const SCEV*, uint64_t>> loops;
+  for (BasicBlock& block : f)
+    if (!info.getLoopFor(&block))
+      if (auto found = sites.find(&block); found != sites.end()) c.constant += found->second;
+  // The straight sites and every loop's w, kept below kMaxLoopSitesBound as one loop's w: B stays below 2^62
+  // (2^48 trips at most each, checked in the dispatch where not known).
+  uint64_t most = c.constant;
+  bool sites_in_loops = false;
+  for (Loop* loop : info) {
+    std::vector<BasicBlock*> blocks;
+    std::optional<uint64_t> w = most_per_iteration(*loop, sites, order, info, evolution, blocks);
+    if (!w) return false;
+    if (*w == 0) continue;
+    sites_in_loops = true;
+    most += *w;
+    // A constant maximum of trips (from the types: bzip2's mainGtU at most 2^28) keeps B a constant, and the
+    // dispatch's test one comparison; only where it may pass 2^34 is B computed from the arguments.
+    if (auto* limit = dyn_cast<SCEVConstant>(evolution.getConstantMaxBackedgeTakenCount(loop));
+        limit && limit->getAPInt().getActiveBits() <= kMaxConstantTripsBits) {
+      c.constant += (limit->getAPInt().getZExtValue() + 1) * *w;
+      continue;
+    }
+    const SCEV* trips = evolution.getBackedgeTakenCount(loop);
+    if (isa<SCEVCouldNotCompute>(trips)) trips = evolution.getSymbolicMaxBackedgeTakenCount(loop);
+    if (isa<SCEVCouldNotCompute>(trips) || !trips->getType()->isIntegerTy() ||
+        trips->getType()->getIntegerBitWidth() > 64)
+      return false;
+    loops.emplace_back(trips, *w);
+  }
+  if (!sites_in_loops || most > kMaxLoopSitesBound) return false;
+  // Expanded at the entry, from the arguments only: the dispatch computes B before it picks a copy.
+  Instruction* at = &*f.getEntryBlock().getFirstInsertionPt();
+  SCEVExpander expander(evolution, m_.getDataLayout(), "sampler.call_trips");
+  for (auto [trips, w] : loops)
+    if (!expander.isSafeToExpandAt(trips, at)) return false;
+  std::set<Instruction*> before;
+  for (Instruction& inst : f.getEntryBlock()) before.insert(&inst);
+  for (auto [trips, w] : loops) c.loops.emplace_back(expander.expandCodeFor(trips, trips->getType(), at), w);
+  std::set<Value*> made;
+  for (Instruction& inst : f.getEntryBlock())
+    if (!before.count(&inst)) {
+      c.bound.push_back(&inst);
+      made.insert(&inst);
+    }
+  auto from_arguments = [&](Value* v) { return isa<Constant, Argument>(v) || made.count(v); };
+  for (Instruction* inst : c.bound)
+    if (isa<PHINode>(inst) || inst->mayReadOrWriteMemory() || !all_of(inst->operands(), from_arguments))
+      return false;
+  for (auto [trips, w] : c.loops)
+    if (!from_arguments(trips)) return false;
+  return true;
+}
+
+// The dispatch's test (f's block c.test): the copy's B, and the branch to the copy when the countdown is above it,
+// else to f.sampled. Made after f.sampled's lowering, so that its thresholds come after the function's own.
+void Lowering::counted_test(Function& f, CountedCopy& c) {
+  IRBuilder<> b(c.test);
+  Value* count = c.count;
+  for (Instruction* inst : c.bound) {
+    inst->removeFromParent();
+    inst->setDebugLoc(DebugLoc());  // the dispatch has no subprogram
+    b.Insert(inst);
+    for (Use& operand : inst->operands())
+      if (auto* arg = dyn_cast<Argument>(operand.get()); arg && arg->getParent() == c.copy)
+        operand.set(f.getArg(arg->getArgNo()));
+  }
+  Type* i64 = Type::getInt64Ty(context_);
+  Value* most = b.getInt64(c.constant);
+  Value* checked = nullptr;
+  for (auto [trips, w] : c.loops) {
+    Value* value = trips;
+    if (auto* arg = dyn_cast<Argument>(value); arg && arg->getParent() == c.copy) value = f.getArg(arg->getArgNo());
+    Value* wide = b.CreateZExtOrTrunc(value, i64);
+    most = b.CreateAdd(most, b.CreateMul(b.CreateAdd(wide, b.getInt64(1)), b.getInt64(w)), "sampler.call_sites");
+    if (value->getType()->getIntegerBitWidth() > 32) {  // else trips + 1 < 2^33
+      Value* within = b.CreateICmpULT(wide, b.getInt64(kMaxTripsChecked));
+      checked = checked ? b.CreateAnd(checked, within) : within;
+    }
+  }
+  if (c.loops.empty()) {
+    // B a constant: an entry of the thresholds, B without a plan and 2^62 under one (unknown weights), which no
+    // countdown passes: one comparison with a memory operand, where the shift costs three instructions.
+    ThresholdBound bound;
+    bound.unknown = true;
+    size_t slot = 0;
+    b.CreateCondBr(b.CreateICmpSGT(count, threshold(b, c.constant, slot, std::move(bound)), "sampler.counted"),
+                   c.fast, c.sampled);
+    return;
+  }
+  Value* test = fast_side_test(b, count, most, /*one_comparison=*/true);
+  b.CreateCondBr(checked ? b.CreateAnd(checked, test, "sampler.counted") : test, c.fast, c.sampled);
+}
+
+}  // namespace sampler::plugin::lowering

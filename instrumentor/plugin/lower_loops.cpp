@@ -1,0 +1,280 @@
+// Loops checked once, at their entry (docs/decisions.md, "Fast sides: a loop's check at its entry"): a phase of
+// the lowering (lower.h), before the regions of the same function.
+//
+// A loop without calls whose back edge SCEV bounds (its backedge-taken count B) runs its header at most B + 1
+// times, so at most (B + 1) * w sites, w the most sites on a path through one iteration, each loop inside it
+// counted as its constant maximum of trips times its own w. A guard on the edge that enters the loop reads
+// the thread's countdown: above that bound, a copy of the loop without sites or checks runs, counting the sites
+// it passes in a local (a register after mem2reg), and the countdown goes back to the thread's variable where
+// the copy leaves the loop. No site can reach 0 there (the countdown stays >= 1) and the countdown drops by
+// exactly the sites passed, so the same sites sample as with a check per site. Otherwise the loop runs as
+// before, its regions checked each iteration. B is the exact count for an innermost loop; a loop around loops
+// (gzip's longest_match) may take SCEV's symbolic maximum, its iterations being long enough to pay the guard.
+#include <llvm/ADT/PostOrderIterator.h>
+#include <llvm/Analysis/AssumptionCache.h>
+#include <llvm/Analysis/TargetLibraryInfo.h>
+#include <llvm/IR/CFG.h>
+#include <llvm/IR/Dominators.h>
+#include <llvm/TargetParser/Triple.h>
+#include <llvm/Transforms/Utils/ScalarEvolutionExpander.h>
+#include <llvm/Transforms/Utils/SSAUpdater.h>
+
+#include <algorithm>
+
+#include "lower.h"
+#include "sampler/abi.h"
+
+namespace sampler::plugin::lowering {
+
+void Lowering::version_loops(Function& f, const std::vector<size_t>& indices, FunctionState& state) {
+  // A unit that moves the countdown itself (the hand macros) would have it overwritten by the loop's local.
+  if (unit_countdown_ || f.hasOptNone()) return;
+  std::unordered_map<const BasicBlock*, uint64_t> sites;
+  for (size_t i : indices) ++sites[points_[i].before->getParent()];
+  std::vector<VersionedLoop> loops;
+  {  // the analyses, and the trip counts computed before each loop, before any block changes
+    DominatorTree tree(f);
+    LoopInfo info(tree);
+    if (info.empty()) return;
+    TargetLibraryInfoImpl library_impl{Triple(m_.getTargetTriple())};
+    TargetLibraryInfo library(library_impl, &f);
+    AssumptionCache assumptions(f);
+    ScalarEvolution evolution(f, library, assumptions, tree, info);
+    SCEVExpander expander(evolution, m_.getDataLayout(), "sampler.trips");
+    std::unordered_map<const BasicBlock*, size_t> order;
+    ReversePostOrderTraversal<Function*> rpo(&f);
+    for (BasicBlock* block : rpo) order.emplace(block, order.size());
+    std::set<const Loop*> versioned;
+    for (Loop* loop : info.getLoopsInPreorder()) {
+      bool inside_versioned = false;  // its blocks are in an outer loop's copy already
+      for (const Loop* outer = loop->getParentLoop(); outer; outer = outer->getParentLoop())
+        inside_versioned = inside_versioned || versioned.count(outer) != 0;
+      VersionedLoop v;
+      if (inside_versioned || !versionable(*loop, sites, order, info, evolution, v)) continue;
+      // The exact count of an innermost loop, not the symbolic maximum of one that may leave early on its data:
+      // such loops (bzip2's mainQSort3, mainGtU) mostly run a few iterations of a large bound, and the guard cost
+      // them more than the checks it saved (docs/performance.md, "Fast sides"). An innermost loop that leaves
+      // only by its inductions takes the maximum too (bc's digit loops: docs/decisions.md).
+      const SCEV* trips = evolution.getBackedgeTakenCount(loop);
+      if (isa<SCEVCouldNotCompute>(trips) && (!loop->isInnermost() || leaves_by_inductions(*loop, evolution)))
+        trips = evolution.getSymbolicMaxBackedgeTakenCount(loop);
+      if (isa<SCEVCouldNotCompute>(trips) || !trips->getType()->isIntegerTy() ||
+          trips->getType()->getIntegerBitWidth() > 64)
+        continue;
+      Instruction* at = v.entering->getTerminator();
+      if (!expander.isSafeToExpandAt(trips, at)) continue;
+      v.trips = expander.expandCodeFor(trips, trips->getType(), at);
+      v.around_loops = !loop->isInnermost();
+      versioned.insert(loop);
+      loops.push_back(std::move(v));
+    }
+  }
+  for (VersionedLoop& v : loops) version_loop(f, v, indices, state);
+}
+
+// Whether each exit of `loop` compares an induction of it (an affine add recurrence) with a value it does not
+// change: a loop whose count SCEV gives up on only for want of no-wrap flags (bc's `n1ptr >= n1->n_value`, a
+// pointer going down), whose iterations its other exits' count then bounds closely enough to pay the guard.
+bool Lowering::leaves_by_inductions(const Loop& loop, ScalarEvolution& evolution) {
+  SmallVector<BasicBlock*, 4> exiting;
+  loop.getExitingBlocks(exiting);
+  auto induction = [&](const SCEV* s) {
+    auto* recurrence = dyn_cast<SCEVAddRecExpr>(s);
+    return recurrence && recurrence->getLoop() == &loop && recurrence->isAffine();
+  };
+  for (BasicBlock* block : exiting) {
+    auto* branch = dyn_cast<BranchInst>(block->getTerminator());
+    auto* compare = branch && branch->isConditional() ? dyn_cast<ICmpInst>(branch->getCondition()) : nullptr;
+    if (!compare) return false;
+    const SCEV* a = evolution.getSCEV(compare->getOperand(0));
+    const SCEV* b = evolution.getSCEV(compare->getOperand(1));
+    if (!(induction(a) && evolution.isLoopInvariant(b, &loop)) &&
+        !(induction(b) && evolution.isLoopInvariant(a, &loop)))
+      return false;
+  }
+  return true;
+}
+
+// A loop version_loop() can copy: one way in, a latch, no call that may run sites, no token or EH pad, no edge
+// within it going back but to its header or an inner loop's; w (most_per_iteration()) between 1 and
+// kMaxLoopSitesBound, and at most kMaxVersionedLoopSites sites in its blocks.
+bool Lowering::versionable(Loop& loop, const std::unordered_map<const BasicBlock*, uint64_t>& sites,
+                           const std::unordered_map<const BasicBlock*, size_t>& order, LoopInfo& info,
+                           ScalarEvolution& evolution, VersionedLoop& v) {
+  // The one block outside the loop that enters it (the optimiser's last stage leaves few preheaders), ending
+  // in a branch with one edge to the header: the guard goes on that edge.
+  v.entering = loop.getLoopPredecessor();
+  if (!v.entering || !loop.getLoopLatch() || !isa<BranchInst>(v.entering->getTerminator())) return false;
+  if (v.entering->getTerminator()->getNumSuccessors() == 2 &&
+      v.entering->getTerminator()->getSuccessor(0) == v.entering->getTerminator()->getSuccessor(1))
+    return false;
+  uint64_t own = 0;
+  for (BasicBlock* block : loop.blocks()) {
+    if (block->isEHPad() || !isa<BranchInst, SwitchInst>(block->getTerminator())) return false;
+    for (Instruction& inst : *block)
+      if (cuts_region(inst) || inst.getType()->isTokenTy()) return false;
+    if (auto here = sites.find(block); here != sites.end()) own += here->second;
+  }
+  if (own > kMaxVersionedLoopSites) return false;
+  std::optional<uint64_t> w = most_per_iteration(loop, sites, order, info, evolution, v.blocks);
+  if (!w || *w < 1) return false;
+  v.per_iteration = *w;
+  return true;
+}
+
+// The most sites on a path from `loop`'s header through one iteration, each loop inside it counted as a block
+// with its most per entry: (its constant maximum of trips, SCEV's, plus one) times its own most per iteration.
+// None if a cycle inside is no such loop, or the most passes kMaxLoopSitesBound. `blocks`: the loop's, in
+// reverse post-order, the header first.
+std::optional<uint64_t> Lowering::most_per_iteration(Loop& loop,
+                                                     const std::unordered_map<const BasicBlock*, uint64_t>& sites,
+                                                     const std::unordered_map<const BasicBlock*, size_t>& order,
+                                                     LoopInfo& info, ScalarEvolution& evolution,
+                                                     std::vector<BasicBlock*>& blocks) {
+  BasicBlock* header = loop.getHeader();
+  blocks.assign(loop.block_begin(), loop.block_end());
+  for (BasicBlock* block : blocks)
+    if (!order.count(block)) return std::nullopt;
+  std::sort(blocks.begin(), blocks.end(), [&](BasicBlock* a, BasicBlock* b) { return order.at(a) < order.at(b); });
+  if (blocks[0] != header) return std::nullopt;
+  std::unordered_map<const BasicBlock*, uint64_t> most;  // the most sites on a path from the header to its end
+  uint64_t w = 0;
+  for (BasicBlock* block : blocks) {
+    Loop* inner = info.getLoopFor(block);  // the loop directly inside `loop` that holds the block, or `loop`
+    while (inner != &loop && inner->getParentLoop() != &loop) inner = inner->getParentLoop();
+    if (inner != &loop && block != inner->getHeader()) {  // counted with the inner loop's header
+      most[block] = most.at(inner->getHeader());
+      continue;
+    }
+    uint64_t before = 0;
+    if (block != header)
+      for (BasicBlock* pred : predecessors(block)) {
+        if (inner != &loop && inner->contains(pred)) continue;  // the inner loop's own back edges
+        auto found = most.find(pred);
+        if (found == most.end()) return std::nullopt;  // an irreducible cycle inside the loop
+        before = std::max(before, found->second);
+      }
+    uint64_t here = 0;
+    if (inner == &loop) {
+      if (auto found = sites.find(block); found != sites.end()) here = found->second;
+    } else {
+      std::vector<BasicBlock*> inner_blocks;
+      std::optional<uint64_t> inner_w = most_per_iteration(*inner, sites, order, info, evolution, inner_blocks);
+      auto* trips = dyn_cast<SCEVConstant>(evolution.getConstantMaxBackedgeTakenCount(inner));
+      if (!inner_w || !trips || trips->getAPInt().getActiveBits() > 32) return std::nullopt;
+      here = (trips->getAPInt().getZExtValue() + 1) * *inner_w;  // below 2^47
+    }
+    most[block] = before + here;
+    if (most[block] > kMaxLoopSitesBound) return std::nullopt;
+    w = std::max(w, most[block]);
+  }
+  return w;
+}
+
+// The guard, the copy without sites, the countdown written back where the copy leaves, and the values the loop
+// makes, now made in two places, merged after it (SSAUpdater), the points' operands too.
+void Lowering::version_loop(Function& f, VersionedLoop& v, const std::vector<size_t>& indices,
+                            FunctionState& state) {
+  BasicBlock* header = v.blocks[0];
+  std::set<BasicBlock*> inside(v.blocks.begin(), v.blocks.end());
+  for (BasicBlock* pred : predecessors(header))  // an earlier loop's copy may have left into this header
+    if (pred != v.entering && !inside.count(pred)) return;
+  Type* i64 = Type::getInt64Ty(context_);
+  AllocaInst*& local = state.loop_countdown;
+  if (!local) {
+    IRBuilder<> b(&*f.getEntryBlock().getFirstInsertionPt());
+    local = b.CreateAlloca(i64, nullptr, "sampler.loop_countdown");
+  }
+  BasicBlock* guard = BasicBlock::Create(context_, "sampler.loop_guard", &f, header);
+  v.entering->getTerminator()->replaceSuccessorWith(header, guard);
+  for (PHINode& phi : header->phis()) phi.replaceIncomingBlockWith(v.entering, guard);
+  state.loop_guards.insert(guard);
+
+  ValueToValueMapTy map;
+  std::vector<BasicBlock*> fast = copy_blocks(f, v.blocks, ".loop_fast", map);
+  std::set<BasicBlock*> copies(fast.begin(), fast.end());
+
+  IRBuilder<> b(guard);
+  b.SetCurrentDebugLocation(v.entering->getTerminator()->getDebugLoc());
+  Value* count = b.CreateLoad(i64, b.CreateThreadLocalAddress(countdown_), "sampler.countdown");
+  b.CreateStore(count, local);
+  Value* trips = b.CreateZExtOrTrunc(v.trips, i64);
+  Value* most = b.CreateMul(b.CreateAdd(trips, b.getInt64(1)), b.getInt64(v.per_iteration), "sampler.loop_sites");
+  Value* out_of_reach = fast_side_test(b, count, most, /*one_comparison=*/v.around_loops);
+  if (v.trips->getType()->getIntegerBitWidth() > 32)  // else B + 1 < 2^33
+    out_of_reach = b.CreateAnd(b.CreateICmpULT(trips, b.getInt64(kMaxTripsChecked)), out_of_reach);
+  // No branch weights: which loop runs depends on the sparsity, which the compiler does not know. Weighted
+  // likely, the code generator took the checked loop for cold and spilled in it, which cost gzip's longest_match
+  // at 1/1000 (docs/performance.md, "Fast sides: loops around loops").
+  b.CreateCondBr(out_of_reach, fast[0], header);
+
+  // The points after the loop whose operands the loop makes.
+  std::unordered_map<const Value*, std::vector<std::pair<Value**, BasicBlock*>>> operands;
+  for (size_t i : indices) {
+    Point& p = points_[i];
+    if (inside.count(p.before->getParent())) continue;
+    for (Value** operand : {&p.value, &p.other, &p.site, &p.scheme})
+      if (auto* inst = dyn_cast_or_null<Instruction>(*operand); inst && inside.count(inst->getParent()))
+        operands[inst].emplace_back(operand, p.before->getParent());
+  }
+  // The copy's sites: the local drops by their weights (nothing in the copy samples, so only the sum matters
+  // where it leaves the loop).
+  std::vector<std::pair<size_t, Instruction*>> passed;
+  for (size_t i : indices)
+    if (inside.count(points_[i].before->getParent()))
+      passed.emplace_back(i, cast<Instruction>(map[points_[i].before]));
+  subtract_passed(passed, local, map, /*by_block=*/true, /*immediates=*/true);
+
+  // Where the copy leaves the loop, the countdown goes back to the thread's variable.
+  for (size_t i = 0; i < v.blocks.size(); ++i) {
+    std::vector<BasicBlock*> exits;
+    for (BasicBlock* next : successors(fast[i]))
+      if (!copies.count(next) && std::find(exits.begin(), exits.end(), next) == exits.end()) exits.push_back(next);
+    for (BasicBlock* next : exits) {
+      BasicBlock* leave = BasicBlock::Create(context_, "sampler.loop_leave", &f, next);
+      IRBuilder<> l(leave);
+      l.SetCurrentDebugLocation(fast[i]->getTerminator()->getDebugLoc());
+      l.CreateStore(l.CreateLoad(i64, local), l.CreateThreadLocalAddress(countdown_));
+      l.CreateBr(next);
+      fast[i]->getTerminator()->replaceSuccessorWith(next, leave);
+      for (PHINode& phi : next->phis()) {
+        Value* value = phi.getIncomingValueForBlock(v.blocks[i]);
+        if (auto mapped = map.find(value); mapped != map.end()) value = mapped->second;
+        phi.addIncoming(value, leave);
+      }
+    }
+  }
+
+  // Values made in the loop and used after it.
+  for (BasicBlock* block : v.blocks)
+    for (Instruction& inst : *block) {
+      auto held = operands.find(&inst);
+      merge_copies(inst, map, inside, copies,
+                   held == operands.end() ? std::vector<std::pair<Value**, BasicBlock*>>{} : held->second);
+    }
+  erase_markers(fast);  // last: the copies of what only the markers used may be used after the loop
+}
+
+// Whether a copy without checks that passes at most `most` sites may run: the countdown above `most`. The copies
+// subtract immediates (a loop's countdown an induction variable that indvars and the vectorizer turn into its
+// value where the loop leaves; a loaded weight stops both: docs/decisions.md, "Per-site weights"), so under a plan
+// they must not run: a shift of 63 (the shift kind with w = 0, sampler/abi.h) makes the test fail, and the
+// checked code runs, each region with its weights; without a plan the shift is 0. `one_comparison`: the shifted
+// comparison alone (a nest's guard: as a second comparison its branch changed the register allocation of gzip's
+// longest_match, a reload more an iteration in its copy); an innermost loop's keeps two, the cheaper where short
+// counted loops run their guards often (bzip2's mainQSort3; docs/performance.md, "Fast sides at plain speed").
+// (With a shift from the iteration's weights, S <= w * 2^s, the copy would be exact under a plan if it
+// subtracted the weights: docs/decisions.md, "Per-site weights".)
+Value* Lowering::fast_side_test(IRBuilder<>& b, Value* count, Value* most, bool one_comparison) {
+  Value* above = b.CreateICmpSGT(count, most, "sampler.loop_fast");
+  if (!weights_) return above;
+  ThresholdBound bound;
+  bound.multiplier = SAMPLER_THRESHOLD_SHIFT;
+  bound.unknown = true;
+  size_t slot = 0;
+  Value* shifted = b.CreateLShr(count, threshold(b, 0, slot, std::move(bound)), "sampler.loop_scaled");
+  Value* in_shift = b.CreateICmpSGT(shifted, most, "sampler.loop_fast");
+  return one_comparison ? in_shift : b.CreateAnd(in_shift, above);
+}
+
+}  // namespace sampler::plugin::lowering
