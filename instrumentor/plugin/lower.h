@@ -233,6 +233,7 @@ class Lowering {
                                                            Classify how);
   void record_pair(IRBuilder<>& r, Function* f, Value* count, Value* i, Classify how);
   Function* unit_function(const char* name, std::vector<Type*> params);
+  Function* group_function(Classify how, const char* compares, const char* unsigned_compares);
   std::pair<PHINode*, Instruction*> emit_draw(IRBuilder<>& b, BasicBlock* sampled, BasicBlock* not_sampled,
                                               Value* reached);
   GlobalVariable* thread_bank();

@@ -61,10 +61,7 @@ Function* Lowering::unit_take_group(Classify how) {
   Function*& f = unit_takes_[3 + static_cast<int>(how)];
   if (f) return f;
   Type* i64 = Type::getInt64Ty(context_);
-  PointerType* ptr = PointerType::getUnqual(context_);
-  f = unit_function(how == Classify::Compare ? "sampler_take_compares_in_unit"
-                                             : "sampler_take_compares_unsigned_in_unit",
-                    {ptr, i64, i64, ptr, ptr, i64});
+  f = group_function(how, "sampler_take_compares_in_unit", "sampler_take_compares_unsigned_in_unit");
   Function* walk_rest = unit_walk_group(how);
   BasicBlock* entry = BasicBlock::Create(context_, "", f);
   if (weights_) {  // the unit's `planned`, which the runtime sets with the weights of a plan
@@ -121,11 +118,7 @@ Function* Lowering::unit_take_group(Classify how) {
 // The walk of unit_take_group(), as a loop: the same arguments and result; each site the countdown reaches
 // samples, until the next countdown is beyond the group.
 Function* Lowering::unit_walk_group(Classify how) {
-  Type* i64 = Type::getInt64Ty(context_);
-  PointerType* ptr = PointerType::getUnqual(context_);
-  Function* f = unit_function(how == Classify::Compare ? "sampler_walk_compares_in_unit"
-                                                       : "sampler_walk_compares_unsigned_in_unit",
-                              {ptr, i64, i64, ptr, ptr, i64});
+  Function* f = group_function(how, "sampler_walk_compares_in_unit", "sampler_walk_compares_unsigned_in_unit");
   BasicBlock* entry = BasicBlock::Create(context_, "", f);
   BasicBlock* walk = BasicBlock::Create(context_, "walk", f);
   BasicBlock* done = BasicBlock::Create(context_, "done", f);
@@ -145,10 +138,7 @@ Function* Lowering::unit_walk_group(Classify how) {
 // would (instrument()); returns the countdown after the group. Exact for any weights, but k loads a call.
 Function* Lowering::unit_weigh_group(Classify how) {
   Type* i64 = Type::getInt64Ty(context_);
-  PointerType* ptr = PointerType::getUnqual(context_);
-  Function* f = unit_function(how == Classify::Compare ? "sampler_weigh_compares_in_unit"
-                                                       : "sampler_weigh_compares_unsigned_in_unit",
-                              {ptr, i64, i64, ptr, ptr, i64});
+  Function* f = group_function(how, "sampler_weigh_compares_in_unit", "sampler_weigh_compares_unsigned_in_unit");
   BasicBlock* entry = BasicBlock::Create(context_, "", f);
   BasicBlock* loop = BasicBlock::Create(context_, "site", f);
   BasicBlock* reached = BasicBlock::Create(context_, "reached", f);
@@ -243,6 +233,13 @@ Function* Lowering::unit_function(const char* name, std::vector<Type*> params) {
   f->addFnAttr(Attribute::NoInline);
   if (Triple(m_.getTargetTriple()).getArch() == Triple::x86_64) f->setCallingConv(CallingConv::PreserveMost);
   return f;
+}
+
+// A function of a group of pairs, named for how it classifies: the arguments of unit_take_group().
+Function* Lowering::group_function(Classify how, const char* compares, const char* unsigned_compares) {
+  Type* i64 = Type::getInt64Ty(context_);
+  PointerType* ptr = PointerType::getUnqual(context_);
+  return unit_function(how == Classify::Compare ? compares : unsigned_compares, {ptr, i64, i64, ptr, ptr, i64});
 }
 
 // The draw, at the end of `b`'s block: the next countdown from the thread's bank (sampler_bank), or, when the
