@@ -231,6 +231,8 @@ class Lowering {
   Function* unit_weigh_group(Classify how);
   std::tuple<PHINode*, PHINode*, Value*> emit_group_sample(Function* f, BasicBlock* entry, BasicBlock* after,
                                                            Classify how);
+  PHINode* draw_and_record(IRBuilder<>& b, BasicBlock* record, BasicBlock* after, Value* reached, Function* f,
+                           Value* count, Value* i, Classify how);
   void record_pair(IRBuilder<>& r, Function* f, Value* count, Value* i, Classify how);
   Function* unit_function(const char* name, std::vector<Type*> params);
   Function* group_function(Classify how, const char* compares, const char* unsigned_compares);

@@ -161,15 +161,8 @@ Function* Lowering::unit_weigh_group(Classify how) {
   l.CreateCondBr(l.CreateICmpSLE(left, l.getInt64(0)), reached, step,
                  MDBuilder(context_).createUnlikelyBranchWeights());
   IRBuilder<> d(reached);
-  auto [next, from_runtime] = emit_draw(d, record, drawn, left);
-  IRBuilder<> r(record);
-  record_pair(r, f, count, i, how);
-  r.CreateBr(drawn);
-  IRBuilder<> n(drawn);
-  PHINode* after = n.CreatePHI(i64, 2, "next");
-  after->addIncoming(next, record);
-  after->addIncoming(from_runtime, from_runtime->getParent());
-  n.CreateBr(step);
+  PHINode* after = draw_and_record(d, record, drawn, left, f, count, i, how);
+  IRBuilder<>(drawn).CreateBr(step);
   IRBuilder<> s(step);
   PHINode* carried = s.CreatePHI(i64, 2, "carried");
   carried->addIncoming(left, loop);
@@ -198,15 +191,23 @@ std::tuple<PHINode*, PHINode*, Value*> Lowering::emit_group_sample(Function* f, 
   IRBuilder<> l(site);
   PHINode* i = l.CreatePHI(i64, 2, "i");  // the site whose countdown reaches 0
   i->addIncoming(first_sampled, entry);
-  auto [drawn, from_runtime] = emit_draw(l, record, after, e.getInt64(0));
+  PHINode* next = draw_and_record(l, record, after, e.getInt64(0), f, count, i, how);
+  return {i, next, count};
+}
+
+// The draw at the end of `b`'s block (emit_draw()), pair i of the group function `f` recorded in `record` if it
+// says so; both go on to `after`, where the returned phi is the next countdown.
+PHINode* Lowering::draw_and_record(IRBuilder<>& b, BasicBlock* record, BasicBlock* after, Value* reached, Function* f,
+                                   Value* count, Value* i, Classify how) {
+  auto [drawn, from_runtime] = emit_draw(b, record, after, reached);
   IRBuilder<> r(record);
   record_pair(r, f, count, i, how);
   r.CreateBr(after);
-  IRBuilder<> w(after);
-  PHINode* next = w.CreatePHI(i64, 2, "next");
+  IRBuilder<> n(after);
+  PHINode* next = n.CreatePHI(Type::getInt64Ty(context_), 2, "next");
   next->addIncoming(drawn, record);
   next->addIncoming(from_runtime, from_runtime->getParent());
-  return {i, next, count};
+  return next;
 }
 
 // The sample of pair i of a group function `f`'s `count` (the arguments of unit_take_group()), counted.
