@@ -13,6 +13,8 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <mutex>
+#include <optional>
 #include <set>
 #include <unordered_map>
 
@@ -41,6 +43,7 @@ constexpr size_t kLatestRuns = 20;      // rows of an application's "latest runs
 constexpr int64_t kChartDays = 60;      // a release's chart shows at most its last 60 days
 constexpr size_t kStackFrames = 64;     // frames of a sample run's stack on the crash group's row
 constexpr size_t kCrashFrames = 3;      // frames that group crashes: sampler-analyze's default (--crash-frames)
+constexpr size_t kSignedStackBytes = 64u << 20;  // the distinct stacks a page keeps with their signatures
 
 std::string utc(int64_t seconds) {
   std::time_t t = static_cast<std::time_t>(seconds);
@@ -122,15 +125,15 @@ bool report_text(const store::Run& run, std::string& text) {
 
 // Reads the stored runs of `app` through read_runs(), the crashes grouped by symbolized signature with the
 // symbols the collector stored for `app` (as sampler-analyze --database groups them). With `crashes_only`, only
-// the runs that crashed are read, with their reports: enough for the crash groups, which come out numbered as
-// when every run is read, since only crashes make groups (the application's page counts the others in the
-// database: Store::count_days()). Without
-// it, the runs' summaries are read instead of their reports (analysis/run_summary.h); a run stored before
-// summaries were kept is summarized from its report here, once: its summary is stored for the next page.
+// the runs that crashed are read: enough for the crash groups, which come out numbered as when every run is read,
+// since only crashes make groups (the application's page counts the others in the database:
+// Store::count_days()). The runs' summaries are read instead of their reports (analysis/run_summary.h: a crash's
+// summary keeps its stack); a run stored before summaries were kept is summarized from its report here, once:
+// its summary is stored for the next page. Each distinct stack is symbolized once.
 bool load_app(store::Store& store, const std::string& app, const std::string& site_dir, bool crashes_only,
               AppRuns& runs, std::string& error) {
   // Kept as stored, each decompressed when it is read: 10^5 runs' texts at once took 800 MB.
-  store::Query query{app, std::nullopt, crashes_only, /*stored_bodies=*/true, /*summaries=*/!crashes_only};
+  store::Query query{app, std::nullopt, crashes_only, /*stored_bodies=*/true, /*summaries=*/true};
   if (!store.for_each(query, [&](const store::Run& run) {
         runs.stored.push_back(run);
         return true;
@@ -167,33 +170,36 @@ bool load_app(store::Store& store, const std::string& app, const std::string& si
   analysis::ReadOptions options;
   options.jobs = 0;  // one reading thread per core, at the page worker's low priority (collector/src/server.cpp)
   options.crash_frames = kCrashFrames;
-  options.crash_signer = [symbols = runs.symbols.get()](std::string_view body, size_t frames) {
-    return analysis::symbolized_crash_signature(body, frames, *symbols);
+  // Crashes of one bug share their stack: each distinct stack is symbolized once (by the reading threads).
+  std::mutex signed_mutex;
+  std::unordered_map<std::string, std::string> signed_stacks;  // stack -> symbolized signature
+  size_t signed_bytes = 0;
+  options.crash_signer = [&, symbols = runs.symbols.get()](std::string_view body, size_t frames) {
+    {
+      std::lock_guard<std::mutex> lock(signed_mutex);
+      if (auto it = signed_stacks.find(std::string(body)); it != signed_stacks.end()) return it->second;
+    }
+    std::string signature = analysis::symbolized_crash_signature(body, frames, *symbols);
+    std::lock_guard<std::mutex> lock(signed_mutex);
+    if (signed_bytes + body.size() <= kSignedStackBytes && signed_stacks.emplace(body, signature).second) {
+      signed_bytes += body.size();
+    }
+    return signature;
   };
-  std::vector<uint8_t> summarized;  // stored run -> 1: its summary was made here
-  if (crashes_only) {
-    options.text_of = [&](size_t index) {
+  std::vector<uint8_t> summarized(runs.stored.size(), 0);  // stored run -> 1: its summary was made here
+  options.summary_of = [&](size_t index) {
+    store::Run& run = runs.stored[read_from[index]];  // each index comes once, on one thread
+    if (run.summary.empty()) {
       thread_local std::string text;
-      // A body that does not decompress reads as empty: the run is left out, named among the page's problems.
-      if (!report_text(runs.stored[read_from[index]], text)) text.clear();
-      return std::string_view(text);
-    };
-  } else {
-    summarized.assign(runs.stored.size(), 0);
-    options.summary_of = [&](size_t index) {
-      store::Run& run = runs.stored[read_from[index]];  // each index comes once, on one thread
-      if (run.summary.empty()) {
-        thread_local std::string text;
-        // A body that does not decompress gives no summary: the run is left out, named among the problems.
-        if (report_text(run, text)) {
-          run.summary = analysis::summarize_report(text);
-          summarized[read_from[index]] = 1;
-        }
-        run.stored_body = std::string();
+      // A body that does not decompress gives no summary: the run is left out, named among the problems.
+      if (report_text(run, text)) {
+        run.summary = analysis::summarize_report(text);
+        summarized[read_from[index]] = 1;
       }
-      return std::string_view(run.summary);
-    };
-  }
+      run.stored_body = std::string();
+    }
+    return std::string_view(run.summary);
+  };
   DiagnosticList read_problems;
   runs.read = analysis::read_runs(names, sites, options, read_problems);
   for (Diagnostic& problem : read_problems.items) runs.problems.items.push_back(std::move(problem));
@@ -244,15 +250,14 @@ bool load_app(store::Store& store, const std::string& app, const std::string& si
   return true;
 }
 
-// The main-backtrace body of a stored run's report ("" if none).
-std::string main_backtrace(const store::Run& run) {
-  std::string report;
-  if (!report_text(run, report)) return "";
-  DiagnosticList ignored;
-  LineReader input(report, "report", ignored);
-  std::string body;
-  extract_subreports(input, "main-backtrace", [&body](std::string_view piece) { body.append(piece); });
-  return body;
+// A stored run's stack: the first main-backtrace body, as its summary keeps it and its crash group was made from
+// ("" if none, or if the summary is not whole).
+std::string_view crash_stack(const store::Run& run) {
+  bool have_samples = false;
+  std::optional<std::string_view> backtrace;
+  if (!analysis::read_summary(run.summary, have_samples, backtrace, [](const analysis::SummarySection&) {}))
+    return {};
+  return backtrace.value_or(std::string_view());
 }
 
 // Runs and failures of a release on one day (days since the epoch, UTC).
@@ -301,7 +306,7 @@ std::string problems_note(const SerializedList& problems) {
 
 // A stored run's stack, symbolized as the crash groups are (kStackFrames frames), one frame per line.
 std::string sample_stack(const AppRuns& runs, size_t stored) {
-  const std::string signature = analysis::symbolized_crash_signature(main_backtrace(runs.stored[stored]),
+  const std::string signature = analysis::symbolized_crash_signature(crash_stack(runs.stored[stored]),
                                                                      kStackFrames, *runs.symbols);
   const size_t at = signature.find(" at ");
   if (at == std::string::npos) return "";
@@ -331,8 +336,7 @@ std::string missing_symbols(const AppRuns& runs) {
   for (size_t s = 0; s < runs.stored.size(); ++s) {
     if (runs.group_of[s] < 0) continue;
     std::set<std::string> seen;  // a build ID counts once per crash
-    const std::string backtrace = main_backtrace(runs.stored[s]);
-    std::string_view body = backtrace;
+    std::string_view body = crash_stack(runs.stored[s]);
     while (!body.empty()) {
       // A line that is one {{{module:ID:NAME:elf:BUILDID}}} element (docs/formats.md, section 3: NAME holds no
       // ':'), with exactly its four fields and a build ID of whole bytes.
