@@ -4,14 +4,15 @@
 // Reports are gzip-compressed as sampler-run sends them (--encoding plain: as text).
 //
 //   load_client URL KEY CLIENTS REPORTS-PER-CLIENT SIZE [--acked FILE] [--progress N] [--prefix P] [--path P]
-//              [--encoding gzip|plain] [--app NAME] [--bugs B]
+//              [--encoding gzip|plain] [--app NAME] [--bugs B] [--crashes K]
 //
 // --path sends the same bodies elsewhere than /api/reports: the benchmark's HTTP ceiling POSTs them to /metrics,
 // which reads the body and answers without validating or storing anything. --app names the reports' application
 // ("load" unless given). --bugs B gives the failing runs (a third) B causes, so that a predictor page has something
 // to rank: the failing runs are dealt round the B bugs, and bug b's runs take line 13 (b + 1)'s other branch,
 // which no other run takes (its true counter is 0 in them): B predicates that predict failure, one elimination
-// round each. Without it every report carries the same samples and no predicate predicts anything.
+// round each. Without it every report carries the same samples and no predicate predicts anything. --crashes K:
+// the failing runs crash instead (SIGSEGV and a main-backtrace of one of K stacks), for the crash groups.
 // Prints "progress N" on stdout (flushed) once N reports are acknowledged, so that a test can act in the middle
 // of the flood without sleeping; at the end "reports R clients C seconds T rate X p50_ms A p99_ms B retries Z".
 // --acked FILE gets each acknowledged run id, written after its 200 arrived. Exit status 0 when every report
@@ -47,9 +48,19 @@ std::string make_samples(size_t size, unsigned bug = 0) {
   return text + "</samples>\n</report>\n";
 }
 
-std::string make_outcome(const std::string& app, const std::string& run_id, int number) {
-  return "<report id=\"outcome\">\nrun-id\t" + run_id + "\napp\t" + app + "\nexit-status\t" +
-         std::to_string(number % 3 == 0 ? 1 : 0) + "\n</report>\n";
+// Every third run fails: by exit status, or with --crashes K by SIGSEGV, its main-backtrace (legacy
+// backtrace_symbols lines, the same addresses in every run as a program built without PIE has) one of K stacks.
+std::string make_outcome(const std::string& app, const std::string& run_id, int number, unsigned crashes) {
+  const bool failing = number % 3 == 0;
+  std::string text;
+  if (failing && crashes != 0) {
+    const std::string stack = std::to_string(static_cast<unsigned>(number / 3) % crashes);
+    text = "<report id=\"main-backtrace\">\nsignal:11:SIGSEGV:0x0\nload(crash_" + stack + "+0x1)[0x401000]\n"
+           "load(caller_" + stack + "+0x10)[0x401100]\nload(main+0x20)[0x401200]\n</report>\n";
+  }
+  return text + "<report id=\"outcome\">\nrun-id\t" + run_id + "\napp\t" + app + "\n" +
+         (failing && crashes != 0 ? "signal\t11" : "exit-status\t" + std::to_string(failing ? 1 : 0)) +
+         "\n</report>\n";
 }
 
 // Reports go gzip-compressed, as sampler-run sends them. The samples part is deflated once per client (ending in
@@ -107,7 +118,7 @@ size_t keep_answer(char* data, size_t size, size_t count, void* answer) {
 int main(int argc, char** argv) {
   if (argc < 6) {
     std::fprintf(stderr, "usage: load_client URL KEY CLIENTS REPORTS-PER-CLIENT SIZE [--acked FILE] [--progress N] "
-                         "[--prefix P] [--path P] [--encoding gzip|plain] [--app NAME] [--bugs B]\n");
+                         "[--prefix P] [--path P] [--encoding gzip|plain] [--app NAME] [--bugs B] [--crashes K]\n");
     return 2;
   }
   std::string base_url = argv[1], path = "/api/reports", key = argv[2];
@@ -117,7 +128,7 @@ int main(int argc, char** argv) {
   long progress_at = -1;
   std::string prefix = "load", app = "load";
   bool plain = false;
-  unsigned bugs = 0;
+  unsigned bugs = 0, crashes = 0;
   for (int i = 6; i + 1 < argc; i += 2) {
     std::string option = argv[i];
     if (option == "--acked") acked = std::fopen(argv[i + 1], "w");
@@ -127,6 +138,7 @@ int main(int argc, char** argv) {
     if (option == "--encoding") plain = std::string(argv[i + 1]) == "plain";
     if (option == "--app") app = argv[i + 1];
     if (option == "--bugs") bugs = static_cast<unsigned>(std::atoi(argv[i + 1]));
+    if (option == "--crashes") crashes = static_cast<unsigned>(std::atoi(argv[i + 1]));
   }
   // Bug b's line must be in the report (past its lines a bug would change nothing): samples lines are those of the
   // text less its two opening and two closing tags.
@@ -162,7 +174,7 @@ int main(int argc, char** argv) {
       }
       for (int r = 0; r < per_client && !failed; ++r) {
         std::string run_id = prefix + "-" + std::to_string(c) + "-" + std::to_string(r);
-        std::string outcome = make_outcome(app, run_id, r);
+        std::string outcome = make_outcome(app, run_id, r, crashes);
         // make_outcome() fails every third run: those are dealt round the bugs.
         const unsigned bug = bugs != 0 && r % 3 == 0 ? 1 + static_cast<unsigned>(r / 3) % bugs : 0;
         std::string body = plain ? samples[bug] + outcome : gzip_report(deflated[bug], outcome);
