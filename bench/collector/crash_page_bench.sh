@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The application's page over many crashes (docs/performance.md, "The console: pages computed from the store"):
 # RUNS runs of the load client (about SIZE bytes of report each, a third crashing with one of STACKS stacks:
-# load_client --crashes) uploaded to the first COLLECTOR's SQLite store; then each COLLECTOR in turn serves that
+# load_client --crashes) uploaded to the first COLLECTOR's store (SQLite; under tests/store/with_postgresql.sh,
+# the PostgreSQL server it started); then each COLLECTOR in turn serves that
 # store, and its application's page is timed three times (curl's time_total, wall, and the collector's CPU
 # seconds while it made the page). The crash groups' tables and the symbols' section of every collector's page
 # must be the same (the first's is the reference), else the script fails; then again with the last COLLECTOR once
@@ -21,10 +22,11 @@ trap cleanup EXIT
 cd "$work"
 printf 'load\tload-key\nload\tview\tread\n' >keys.tsv
 hz=$(getconf CLK_TCK)
+database=${SAMPLER_TEST_POSTGRESQL_URL:-sqlite:$work/reports.db}
 
 start() {
   rm -f fifo && mkfifo fifo
-  "$1" serve --listen 127.0.0.1:0 --database "sqlite:$work/reports.db" --keys keys.tsv --rate 1e9 --burst 1e9 \
+  "$1" serve --listen 127.0.0.1:0 --database "$database" --keys keys.tsv --rate 1e9 --burst 1e9 \
     --max-connections-per-client 128 >fifo 2>collector.err &
   server_pid=$!
   exec {fd}<fifo
@@ -64,7 +66,11 @@ for collector in "${collectors[@]}"; do
 done
 # As a database migrated from schema version 4: no summaries. The last collector's first page summarizes the
 # crashes' reports (and stores the summaries), the next reads them; the crash groups stay the same.
-sqlite3 reports.db "UPDATE runs SET summary = NULL"
+if [ -n "${SAMPLER_TEST_POSTGRESQL_URL:-}" ]; then
+  psql -qAt "$database" -c "UPDATE runs SET summary = NULL" >/dev/null
+else
+  sqlite3 reports.db "UPDATE runs SET summary = NULL"
+fi
 start "${collectors[-1]}"
 echo "${collectors[-1]} without summaries, then with (wall/CPU): $(page_time) $(page_time) s"
 stop
