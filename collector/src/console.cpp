@@ -27,10 +27,8 @@
 #include "analysis/runs.h"
 #include "sections/diagnostics.h"
 #include "sections/hex.h"
-#include "sections/line_reader.h"
 #include "sections/lines.h"
 #include "sections/markup.h"
-#include "sections/report.h"
 #include "sections/sites_index.h"
 #include "store/files.h"
 
