@@ -133,7 +133,8 @@ bool Lowering::call_bound(CountedCopy& c, const std::vector<std::pair<size_t, In
 }
 
 // The dispatch's test (f's block c.test): the copy's B, and the branch to the copy when the countdown is above it
-// (and, B a constant, below sampling off's), else to f.sampled. Made after f.sampled's lowering, so that its thresholds come after the function's own.
+// (and, B a constant, below sampling off's), else to f.sampled. Made after f.sampled's lowering, so that its
+// thresholds come after the function's own.
 void Lowering::counted_test(Function& f, CountedCopy& c) {
   IRBuilder<> b(c.test);
   Value* count = c.count;
