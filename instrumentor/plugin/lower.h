@@ -52,12 +52,15 @@ struct Point {
 
 // What an amortized check's threshold bounds (sampler/abi.h, `threshold_bounds`), for the runtime to compute it
 // from a plan's weights: multiplier * (the sum of times * weight over `sites`, plus the bounds of the thresholds
-// `slots` name). `unknown`: a site whose weight the compiler cannot name (2^62 under a plan).
+// `slots` name). `unknown`: a site whose weight the compiler cannot name (2^62 under a plan). `below_unsampled`:
+// 2^61 - 1 under a plan, below every countdown that sends the dispatch to the twin and above every other
+// (a counted copy's B, tested first: lower_counted.cpp).
 struct ThresholdBound {
   uint64_t multiplier = 1;
   std::vector<std::pair<uint64_t, uint64_t>> sites;  // (weight ordinal, times)
   std::vector<size_t> slots;
   bool unknown = false;
+  bool below_unsampled = false;
 };
 
 class Lowering {
@@ -161,9 +164,11 @@ class Lowering {
     std::vector<std::pair<Value*, uint64_t>> loops;  // each outermost loop B takes from the arguments: trips, w
     uint64_t constant = 0;  // the rest of B: the sites outside loops, the loops with a constant maximum of trips
     // In the dispatch: the countdown it read, the block that tests it (filled in last, after f.sampled's thresholds,
-    // by counted_test()), and the blocks that call the counted copy and f.sampled.
+    // by counted_test(); with B a constant the dispatch's entry, which tests B first), and the blocks that call
+    // the twin, the counted copy and f.sampled.
     Value* count = nullptr;
     BasicBlock* test = nullptr;
+    BasicBlock* off = nullptr;
     BasicBlock* fast = nullptr;
     BasicBlock* sampled = nullptr;
   };

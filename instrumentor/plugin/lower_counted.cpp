@@ -132,8 +132,9 @@ bool Lowering::call_bound(CountedCopy& c, const std::vector<std::pair<size_t, In
   return true;
 }
 
-// The dispatch's test (f's block c.test): the copy's B, and the branch to the copy when the countdown is above it,
-// else to f.sampled. Made after f.sampled's lowering, so that its thresholds come after the function's own.
+// The dispatch's test (f's block c.test): the copy's B, and the branch to the copy when the countdown is above it
+// (and, B a constant, below sampling off's), else to f.sampled. Made after f.sampled's lowering, so that its
+// thresholds come after the function's own.
 void Lowering::counted_test(Function& f, CountedCopy& c) {
   IRBuilder<> b(c.test);
   Value* count = c.count;
@@ -159,13 +160,18 @@ void Lowering::counted_test(Function& f, CountedCopy& c) {
     }
   }
   if (c.loops.empty()) {
-    // B a constant: an entry of the thresholds, B without a plan and 2^62 under one (unknown weights), which no
-    // countdown passes: one comparison with a memory operand, where the shift costs three instructions.
+    // B a constant, tested first (the dispatch's entry): a sampled run's countdown is below it, and pays the one
+    // comparison and branch it paid before the copy existed; above it, sampling off goes to the twin, the rest to
+    // the copy. B is an entry of the thresholds: B without a plan, 2^61 - 1 under one (the copy subtracts
+    // immediates and must not run), below every countdown of sampling off and above every other.
     ThresholdBound bound;
-    bound.unknown = true;
+    bound.below_unsampled = true;
     size_t slot = 0;
-    b.CreateCondBr(b.CreateICmpSGT(count, threshold(b, c.constant, slot, std::move(bound)), "sampler.counted"),
-                   c.fast, c.sampled);
+    Value* bound_value = threshold(b, c.constant, slot, std::move(bound));
+    BasicBlock* above = BasicBlock::Create(context_, "sampler.above", &f, c.sampled);
+    b.CreateCondBr(b.CreateICmpSLE(count, bound_value, "sampler.within"), c.sampled, above);
+    IRBuilder<> a(above);
+    a.CreateCondBr(a.CreateICmpSGE(count, a.getInt64(kUnsampledCountdown), "sampler.off"), c.off, c.fast);
     return;
   }
   Value* test = fast_side_test(b, count, most, /*one_comparison=*/true);

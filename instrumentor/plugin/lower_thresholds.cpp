@@ -291,7 +291,10 @@ void Lowering::emit_thresholds() {
     if (sites)
       for (auto [ordinal, times] : *sites)
         if (times >= SAMPLER_THRESHOLD_RUN || ordinal > UINT32_MAX) sites.reset();
-    if (!sites) {
+    if (threshold_bounds_[slot].below_unsampled) {
+      sites.emplace();
+      multiplier = SAMPLER_THRESHOLD_BELOW_UNSAMPLED;
+    } else if (!sites) {
       sites.emplace();
       // 2^62 under any plan; a shift of 63 (w of 0)
       multiplier = multiplier & SAMPLER_THRESHOLD_SHIFT ? SAMPLER_THRESHOLD_SHIFT : UINT64_MAX;

@@ -135,16 +135,22 @@ Function& Lowering::dispatch(Function& f, const std::vector<size_t>& indices, st
   IRBuilder<> b(entry);
   Type* i64 = Type::getInt64Ty(context_);
   Value* count = b.CreateLoad(i64, b.CreateThreadLocalAddress(countdown_));
-  Value* out_of_reach = b.CreateICmpSGE(count, ConstantInt::get(i64, kUnsampledCountdown), "sampler.off");
-  b.CreateCondBr(out_of_reach, off, on);
   std::vector<std::pair<BasicBlock*, Function*>> calls{{off, twins_[&f]}, {on, sampled}};
-  if (counted) {  // on: the counted copy when the countdown is above its B, else f.sampled (counted_test())
+  if (counted) {  // the counted copy when the countdown is above its B (counted_test())
     counted->count = count;
-    counted->test = on;
-    counted->test->setName("sampler.reach");
-    on = counted->sampled = BasicBlock::Create(context_, "sampler.sampled", &f);
+    counted->off = off;
+    counted->sampled = on;
     counted->fast = BasicBlock::Create(context_, "sampler.counted", &f);
     calls = {{off, twins_[&f]}, {counted->fast, counted->copy}, {on, sampled}};
+    if (counted->loops.empty()) {  // B a constant: tested first, in the entry
+      counted->test = entry;
+    } else {  // B from the arguments: after the test of sampling off
+      counted->test = BasicBlock::Create(context_, "sampler.reach", &f, on);
+      b.CreateCondBr(b.CreateICmpSGE(count, ConstantInt::get(i64, kUnsampledCountdown), "sampler.off"), off,
+                     counted->test);
+    }
+  } else {
+    b.CreateCondBr(b.CreateICmpSGE(count, ConstantInt::get(i64, kUnsampledCountdown), "sampler.off"), off, on);
   }
   std::vector<Value*> args;
   for (Argument& arg : f.args()) args.push_back(&arg);

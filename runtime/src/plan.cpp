@@ -327,6 +327,8 @@ void compute_thresholds(sampler_unit& unit) {
       uint64_t threshold = 0;
       if (multiplier == UINT64_MAX) {
         threshold = static_cast<uint64_t>(kCertainWeight);
+      } else if (multiplier == SAMPLER_THRESHOLD_BELOW_UNSAMPLED) {  // a counted copy's B (abi.h)
+        threshold = (uint64_t{1} << 61) - 1;
       } else if (multiplier & SAMPLER_THRESHOLD_SHIFT) {  // a loop's copy does not run under a plan (abi.h)
         threshold = 63;
       } else {

@@ -244,6 +244,18 @@ TEST(Plan, ThresholdsFromTheWeights) {
   EXPECT_EQ(shifted[0], 63);
   EXPECT_EQ(shifted[1], 63);
   EXPECT_EQ(shifted[2], 63);
+  // A counted copy's B: 2^61 - 1 under a plan whatever the pairs, below sampling off's countdowns (the copy
+  // subtracts immediates and must not run, the twin must still run when sampling is off).
+  const uint32_t below[] = {0, 0xfffffffeu, 0xffffffffu,          // what the lowering emits
+                            1, 0xfffffffeu, 0xffffffffu, 3, 1};  // a pair of weight 2^62
+  int64_t below_unsampled[2] = {};
+  unit.thresholds = below_unsampled;
+  unit.threshold_count = 2;
+  unit.threshold_bounds = below;
+  unit.threshold_bounds_size = sizeof below / sizeof below[0];
+  compute_thresholds(unit);
+  EXPECT_EQ(below_unsampled[0], (int64_t{1} << 61) - 1);
+  EXPECT_EQ(below_unsampled[1], (int64_t{1} << 61) - 1);
   unit.threshold_bounds = bounds;
   // Words missing at the end: the thresholds they would describe get 2^62.
   int64_t two[2] = {};

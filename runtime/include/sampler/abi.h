@@ -109,7 +109,7 @@ enum sampler_bound_type {
  *                     in order, n, then a multiplier as two words (low, high), then n pairs (site, times), where
  *                     times with bit 31 set stands for the sites site, site + 1, ... (times - 2^31 of them) once
  *                     each: the threshold under a plan is multiplier * the sum of times * weights[site], saturated
- *                     at 2^62 (a multiplier of 2^64 - 1: 2^62 whatever the weights).
+ *                     at 2^62 (a multiplier of 2^64 - 1: 2^62 whatever the weights; of 2^64 - 2: 2^61 - 1).
  *                     A check's threshold is at least the weight of any path its stretch of sites can take (a
  *                     safe bound: docs/decisions.md, "Thresholds from the weights"); the lowering also subtracts some
  *                     entries as the exact weight of the sites a stretch passed without checking them.
@@ -133,10 +133,15 @@ enum sampler_bound_type {
 /** In a pair of `threshold_bounds`, the bit of the second word that makes the pair a run of sites. */
 #define SAMPLER_THRESHOLD_RUN 0x80000000u
 /** In the multiplier of `threshold_bounds`, the bit that makes the entry a loop's shift: 0 without a plan (its
- *  value in `thresholds`), 63 under a plan, whatever the other bits and pairs. A loop checked at its entry shifts
+ *  value in `thresholds`), 63 under a plan, whatever the other bits and pairs (but for the multipliers 2^64 - 1
+ *  and SAMPLER_THRESHOLD_BELOW_UNSAMPLED, 2^64 - 2). A loop checked at its entry shifts
  *  the countdown by it before comparing with its trips times its sites an iteration: under a plan the test fails
  *  and the loop runs its checked copy, whose regions subtract the plan's weights (its copy subtracts immediates). */
 #define SAMPLER_THRESHOLD_SHIFT 0x8000000000000000ull
+/** A multiplier of `threshold_bounds` that makes the entry 2^61 - 1 under a plan, whatever its pairs: below every
+ *  countdown of sampling off (2^61 and above), above every other. A leaf function's counted copy (which subtracts
+ *  immediates) runs when the countdown is above its entry and below 2^61: under a plan, never. */
+#define SAMPLER_THRESHOLD_BELOW_UNSAMPLED 0xfffffffffffffffeull
 
 #define SAMPLER_I_C_FIELD(ir_kind, c_type, field_name) c_type field_name;
 struct sampler_scheme {

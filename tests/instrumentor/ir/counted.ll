@@ -19,26 +19,36 @@
 ; RUN: %opt -load-pass-plugin=%passes -passes=sampler-lower -S %s | %FileCheck %s --check-prefix=CLEAN
 ;
 ; first_differs' loop runs at most 2^31 - 1 times (an int's count): B is the constant (2^31 - 1) * 2 sites an
-; iteration + 1 before the loop, an entry of the thresholds after the function's own three (2^62 under a plan:
-; the copy subtracts immediates).
+; iteration + 1 before the loop, an entry of the thresholds after the function's own three, whose bound (n 0, the
+; multiplier 2^64 - 2: the words 0, -2, -1 after the entries 0 to 2's) makes it 2^61 - 1 under a plan: below sampling
+; off's countdowns, above all others, so that the copy (which subtracts immediates) never runs.
+; CHECK:       @__sampler_threshold_bounds = private constant [36 x i32] [i32 1, i32 1, i32 0, i32 0, i32 -2147483646, i32 1, i32 1, i32 0, i32 1, i32 -2147483647, i32 1, i32 1, i32 0, i32 0, i32 -2147483646, i32 0, i32 -2, i32 -1,
 ; CHECK:       @__sampler_thresholds = internal global [8 x i64] [i64 2, i64 1, i64 2, i64 4294967295,
 ;
+; B is tested first, in the dispatch's entry: a sampled run's countdown is below it and goes to f.sampled after one
+; comparison, as before the copy existed; above it, sampling off goes to the twin, the rest to the copy.
 ; CHECK-LABEL: define dso_local i32 @first_differs(
-; CHECK:         [[COUNT:%.*]] = load i64, ptr {{%.*}}, align 8
-; CHECK-NEXT:    %sampler.off = icmp sge i64 [[COUNT]], 2305843009213693952
-; CHECK-NEXT:    br i1 %sampler.off, label %sampler.unsampled, label %sampler.reach
-; CHECK:       sampler.reach:
+; CHECK-NEXT:  sampler.dispatch:
+; CHECK-NEXT:    [[TLS:%.*]] = call ptr @llvm.threadlocal.address.p0(ptr @sampler_countdown)
+; CHECK-NEXT:    [[COUNT:%.*]] = load i64, ptr [[TLS]], align 8
 ; CHECK-NEXT:    [[B:%.*]] = load i64, ptr getelementptr inbounds (i64, ptr @__sampler_thresholds, i64 3), align 8
-; CHECK-NEXT:    [[FAST:%.*]] = icmp sgt i64 [[COUNT]], [[B]]
-; CHECK-NEXT:    br i1 [[FAST]], label %sampler.counted, label %sampler.sampled
+; CHECK-NEXT:    %sampler.within = icmp sle i64 [[COUNT]], [[B]]
+; CHECK-NEXT:    br i1 %sampler.within, label %sampler.sampled, label %sampler.above
+; CHECK:       sampler.unsampled:
+; CHECK-NEXT:    musttail call i32 @first_differs.unsampled(
+; CHECK:       sampler.above:
+; CHECK-NEXT:    %sampler.off = icmp sge i64 [[COUNT]], 2305843009213693952
+; CHECK-NEXT:    br i1 %sampler.off, label %sampler.unsampled, label %sampler.counted
 ; CHECK:       sampler.sampled:
 ; CHECK-NEXT:    musttail call i32 @first_differs.sampled(
 ; CHECK:       sampler.counted:
 ; CHECK-NEXT:    musttail call i32 @first_differs.counted(
 ;
 ; first_zero's loop runs up to a long's count: B from the argument, (n - 1 + 1) * 2 + 1, the count below 2^48,
-; and the loops' shift (63 under a plan).
+; and the loops' shift (63 under a plan), tested after sampling off's test.
 ; CHECK-LABEL: define dso_local i64 @first_zero(
+; CHECK:         %sampler.off = icmp sge i64 {{%.*}}, 2305843009213693952
+; CHECK-NEXT:    br i1 %sampler.off, label %sampler.unsampled, label %sampler.reach
 ; CHECK:       sampler.reach:
 ; CHECK-NEXT:    [[TRIPS:%.*]] = add i64 %1, -1
 ; CHECK-NEXT:    [[ITERATIONS:%.*]] = add i64 [[TRIPS]], 1

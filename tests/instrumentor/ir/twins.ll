@@ -14,19 +14,19 @@
 ; CHECK-NEXT:  sampler.dispatch:
 ; CHECK-NEXT:    [[TLS:%.*]] = call ptr @llvm.threadlocal.address.p0(ptr @sampler_countdown)
 ; CHECK-NEXT:    [[COUNT:%.*]] = load i64, ptr [[TLS]], align 8
-; Out of reach (2^61 and above): sampling is off for this thread.
-; CHECK-NEXT:    %sampler.off = icmp sge i64 [[COUNT]], 2305843009213693952
-; CHECK-NEXT:    br i1 %sampler.off, label %sampler.unsampled, label %sampler.reach
+; At most the most sites a call can pass ((2^31 - 1) * 2 + 1, this unit has no weights): the code with sites, after
+; one comparison. Above it, out of reach (2^61 and above: sampling is off for this thread) the twin, otherwise the
+; counted copy (counted.ll).
+; CHECK-NEXT:    %sampler.within = icmp sle i64 [[COUNT]], 4294967295
+; CHECK-NEXT:    br i1 %sampler.within, label %sampler.sampled, label %sampler.above
 ; CHECK-EMPTY:
 ; CHECK-NEXT:  sampler.unsampled:
 ; CHECK-NEXT:    [[OFF:%.*]] = musttail call i32 @sum.unsampled(ptr nocapture noundef readonly %0, i32 noundef %1)
 ; CHECK-NEXT:    ret i32 [[OFF]]
-; Above the most sites a call can pass ((2^31 - 1) * 2 + 1, this unit has no weights), the counted copy
-; (counted.ll); otherwise the code with sites.
 ; CHECK-EMPTY:
-; CHECK-NEXT:  sampler.reach:
-; CHECK-NEXT:    [[FAST:%.*]] = icmp sgt i64 [[COUNT]], 4294967295
-; CHECK-NEXT:    br i1 [[FAST]], label %sampler.counted, label %sampler.sampled
+; CHECK-NEXT:  sampler.above:
+; CHECK-NEXT:    %sampler.off = icmp sge i64 [[COUNT]], 2305843009213693952
+; CHECK-NEXT:    br i1 %sampler.off, label %sampler.unsampled, label %sampler.counted
 ; CHECK-EMPTY:
 ; CHECK-NEXT:  sampler.sampled:
 ; CHECK-NEXT:    [[ON:%.*]] = musttail call i32 @sum.sampled(ptr nocapture noundef readonly %0, i32 noundef %1)
