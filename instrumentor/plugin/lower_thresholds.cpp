@@ -14,7 +14,8 @@
 
 namespace sampler::plugin::lowering {
 
-// The collector's weights (pass.cpp) and each scheme's first entry in them. None in a unit of the hand macros.
+// The unit's scheme table, which every marker must name, its weights (pass.cpp) and each scheme's first entry in
+// them. No weights in a unit of the hand macros.
 void Lowering::find_weights() {
   GlobalVariable* unit = m_.getGlobalVariable(kUnitName, /*AllowInternal=*/true);
   auto* fields = unit && unit->hasInitializer() ? dyn_cast<ConstantStruct>(unit->getInitializer()) : nullptr;
@@ -29,7 +30,8 @@ void Lowering::find_weights() {
   const DataLayout& layout = m_.getDataLayout();
   for (const Point& p : points_) {
     APInt offset(layout.getIndexTypeSizeInBits(p.scheme->getType()), 0);
-    auto* named = dyn_cast<GlobalVariable>(p.scheme->stripAndAccumulateConstantOffsets(layout, offset, true));
+    auto* named = dyn_cast<GlobalVariable>(p.scheme->stripAndAccumulateConstantOffsets(layout, offset,
+                                                                                  /*AllowNonInbounds=*/true));
     if (named && named != schemes_table_) {
       context_.emitError(Twine("sampler: ") + m_.getModuleIdentifier() + ": a site marker names @" +
                          named->getName() + ", not @" + schemes_table_->getName() + " of @" + kUnitName +
