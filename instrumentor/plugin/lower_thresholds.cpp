@@ -14,20 +14,36 @@
 
 namespace sampler::plugin::lowering {
 
-// The collector's weights (pass.cpp) and each scheme's first entry in them. None in a unit of the hand macros.
+// The unit's scheme table, which every marker must name, its weights (pass.cpp) and each scheme's first entry in
+// them. No weights in a unit of the hand macros.
 void Lowering::find_weights() {
-  weights_ = m_.getGlobalVariable(kWeightsName, /*AllowInternal=*/true);
   GlobalVariable* unit = m_.getGlobalVariable(kUnitName, /*AllowInternal=*/true);
-  if (!weights_ || !unit || !unit->hasInitializer()) {
-    weights_ = nullptr;
-    return;
-  }
-  auto* fields = cast<ConstantStruct>(unit->getInitializer());
+  auto* fields = unit && unit->hasInitializer() ? dyn_cast<ConstantStruct>(unit->getInitializer()) : nullptr;
+  if (!fields || fields->getNumOperands() <= static_cast<unsigned>(UnitField::schemes)) return;
   schemes_table_ = dyn_cast<GlobalVariable>(fields->getOperand(static_cast<unsigned>(UnitField::schemes)));
   if (!schemes_table_ || !schemes_table_->hasInitializer()) {
-    weights_ = nullptr;
+    schemes_table_ = nullptr;
     return;
   }
+  // One unit a module: a marker naming another table (another unit's, in a module collected twice) would find
+  // its weight at another site's place, and each unit's weights and thresholds are its own.
+  const DataLayout& layout = m_.getDataLayout();
+  for (const Point& p : points_) {
+    APInt offset(layout.getIndexTypeSizeInBits(p.scheme->getType()), 0);
+    auto* named = dyn_cast<GlobalVariable>(p.scheme->stripAndAccumulateConstantOffsets(layout, offset,
+                                                                                  /*AllowNonInbounds=*/true));
+    if (named && named != schemes_table_) {
+      context_.emitError(Twine("sampler: ") + m_.getModuleIdentifier() + ": a site marker names @" +
+                         named->getName() + ", not @" + schemes_table_->getName() + " of @" + kUnitName +
+                         ": a module holds one unit");
+      return;
+    }
+  }
+  // The unit's weights, in a unit of this ABI's layout: one of an older version (the hand macros' version 2)
+  // has neither weights nor the thresholds' fields that emit_thresholds() fills.
+  if (fields->getNumOperands() != static_cast<unsigned>(UnitField::kCount)) return;
+  weights_ = dyn_cast<GlobalVariable>(fields->getOperand(static_cast<unsigned>(UnitField::weights)));
+  if (!weights_) return;
   Constant* table = schemes_table_->getInitializer();
   uint64_t base = 0;
   for (unsigned i = 0; i < cast<ArrayType>(table->getType())->getNumElements(); ++i) {

@@ -633,8 +633,24 @@ LoweredSites lower_unit(Module& module, const LoweringSettings& settings) {
   return lower_sites(module, settings.countdown != "site", settings.timestamps == "none");
 }
 
+// What shows that a module was collected already: the unit the collection emits, or site markers in use. Collected
+// again, it would get a second unit, whose weights the lowering cannot tell from the first's.
+std::string collected_already(const Module& module) {
+  if (module.getGlobalVariable(kUnitName, /*AllowInternal=*/true)) return (Twine("@") + kUnitName).str();
+  for (const Function& f : module)
+    if (site_marker_kind(f) && !f.use_empty()) return ("site markers (@" + f.getName() + ")").str();
+  return {};
+}
+
 struct CollectSitesPass : PassInfoMixin<CollectSitesPass> {
   PreservedAnalyses run(Module& module, ModuleAnalysisManager&) {
+    // An error through the context, as take_lowering_settings(); the module is left as it came, for the lowering.
+    if (std::string found = collected_already(module); !found.empty()) {
+      module.getContext().emitError(Twine("sampler: ") + module.getModuleIdentifier() + ": already collected (it has " +
+                                    found + "): sampler-collect runs once, on a module without sites");
+      unit_state() = UnitState();
+      return PreservedAnalyses::all();
+    }
     bool changed = Collector(module).run();
     // The AST action's work ends here: the lowering reads the module, and the next unit compiled in this
     // process starts afresh.
