@@ -33,8 +33,10 @@ extern "C" {
  *  a sampling plan sets at registration (docs/instrumenting.md, "Sampling plans"); units of versions 1 and 2 are
  *  accepted, and under a plan their sites weigh one clock unit each. Version 4 adds what each threshold bounds
  *  (`threshold_bounds`), from which the runtime computes the thresholds under a plan, and the `planned` flag; under a
- *  plan the thresholds of a unit of version 3 are all 2^62, as that version's code expects. */
-#define SAMPLER_ABI_VERSION 4
+ *  plan the thresholds of a unit of version 3 are all 2^62, as that version's code expects. Version 5 adds the
+ *  multiplier SAMPLER_THRESHOLD_BELOW_UNSAMPLED, which a runtime of version 4 would read as a bound of sites: a
+ *  unit of version 5 must not register with it (under a plan its counted copies would run). */
+#define SAMPLER_ABI_VERSION 5
 /** The oldest version a runtime of this version still accepts. */
 #define SAMPLER_ABI_OLDEST_VERSION 1
 
