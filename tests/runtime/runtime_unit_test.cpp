@@ -235,12 +235,16 @@ TEST(Plan, ThresholdsFromTheWeights) {
   const uint32_t shifts[] = {1, 3, 0x80000000u, 1, 1,   // other bits 3, sum 7
                              0, 0, 0x80000000u,         // no pairs, other bits 0: what the lowering emits
                              1, 1, 0x80000000u, 3, 1};  // other bits 1, sum 2^62
+  // The thresholds `entries` computed from the words `words`.
+  auto compute = [&unit](int64_t* entries, uint32_t count, const uint32_t* words, uint32_t size) {
+    unit.thresholds = entries;
+    unit.threshold_count = count;
+    unit.threshold_bounds = words;
+    unit.threshold_bounds_size = size;
+    compute_thresholds(unit);
+  };
   int64_t shifted[3] = {};
-  unit.thresholds = shifted;
-  unit.threshold_count = 3;
-  unit.threshold_bounds = shifts;
-  unit.threshold_bounds_size = sizeof shifts / sizeof shifts[0];
-  compute_thresholds(unit);
+  compute(shifted, 3, shifts, sizeof shifts / sizeof shifts[0]);
   EXPECT_EQ(shifted[0], 63);
   EXPECT_EQ(shifted[1], 63);
   EXPECT_EQ(shifted[2], 63);
@@ -249,11 +253,7 @@ TEST(Plan, ThresholdsFromTheWeights) {
   const uint32_t below[] = {0, 0xfffffffeu, 0xffffffffu,          // what the lowering emits
                             1, 0xfffffffeu, 0xffffffffu, 3, 1};  // a pair of weight 2^62
   int64_t below_unsampled[2] = {};
-  unit.thresholds = below_unsampled;
-  unit.threshold_count = 2;
-  unit.threshold_bounds = below;
-  unit.threshold_bounds_size = sizeof below / sizeof below[0];
-  compute_thresholds(unit);
+  compute(below_unsampled, 2, below, sizeof below / sizeof below[0]);
   EXPECT_EQ(below_unsampled[0], (int64_t{1} << 61) - 1);
   EXPECT_EQ(below_unsampled[1], (int64_t{1} << 61) - 1);
   unit.threshold_bounds = bounds;
