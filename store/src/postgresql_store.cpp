@@ -151,13 +151,9 @@ class PostgresqlStore : public Store {
     // A body is fetched from run_bodies by the run's row id only where it is wanted: the other rows' scan reads
     // the narrow runs table alone.
     constexpr const char* kBody = "(SELECT body FROM run_bodies WHERE run = runs.id)";
-    const std::string body = !query.bodies      ? "NULL::bytea"
-                             : query.summaries ? "CASE WHEN summary IS NULL THEN " + std::string(kBody) + " END"
-                                               : std::string(kBody);
     std::string sql =
         std::string("SELECT run_id, app, version, received, exit_status, signal, failed, crash_signature, body_size, ") +
-        body + ", interim_sequence, " + (query.summaries && query.bodies ? "summary" : "NULL::bytea") +
-        ", counted, id FROM runs WHERE app = $1" + (query.version ? " AND version = $2" : "") +
+        report_columns(query, kBody, "NULL::bytea") + ", counted, id FROM runs WHERE app = $1" + (query.version ? " AND version = $2" : "") +
         (query.crashes_only ? " AND crash_signature <> ''" : "");
     sql = query.newest == 0 ? sql + " ORDER BY id"
                             : "SELECT * FROM (" + sql + " ORDER BY id DESC LIMIT " + std::to_string(query.newest) +

@@ -204,11 +204,9 @@ class SqliteStore : public Store {
     if (!closer) return false;
     sqlite3* reader = closer.get();
     auto failed = [&error, reader] { return fail(reader, error); };
-    const char* body = !query.bodies ? "NULL" : query.summaries ? "CASE WHEN summary IS NULL THEN body END" : "body";
     std::string sql =
         std::string("SELECT run_id, app, version, received, exit_status, signal, failed, crash_signature, body_size, ") +
-        body + ", interim_sequence, " + (query.summaries && query.bodies ? "summary" : "NULL") +
-        ", id FROM runs WHERE app = ?1" +
+        report_columns(query, "body", "NULL") + ", id FROM runs WHERE app = ?1" +
         (query.version ? " AND version = ?2" : "") + (query.crashes_only ? " AND crash_signature <> ''" : "");
     sql = query.newest == 0 ? sql + " ORDER BY id"
                             : "SELECT * FROM (" + sql + " ORDER BY id DESC LIMIT " + std::to_string(query.newest) +

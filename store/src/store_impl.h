@@ -24,6 +24,17 @@ inline std::string keep_latest_report(std::string_view more) {
          "(excluded.interim_sequence IS NULL OR excluded.interim_sequence > runs.interim_sequence)";
 }
 
+/// The columns of a run's report in both stores' Store::for_each() queries, in their order: the stored body,
+/// interim_sequence, the summary. Neither body nor summary when `query.bodies` is false; with `query.summaries`, the
+/// summary, and the body only of a run without one; else the body alone. `body` is the store's expression of the
+/// stored body, `null` its null of the same type.
+inline std::string report_columns(const Query& query, std::string_view body, std::string_view null) {
+  const std::string stored = !query.bodies     ? std::string(null)
+                             : query.summaries ? "CASE WHEN summary IS NULL THEN " + std::string(body) + " END"
+                                               : std::string(body);
+  return stored + ", interim_sequence, " + std::string(query.bodies && query.summaries ? "summary" : null);
+}
+
 /// Store::count_days()' query, the same on both stores: runs per release and day, failing as FailureRule's
 /// default says (a signal; else an exit status whose low byte is not 0; else, without one, the stored flag).
 /// Columns: version, day, first id, runs, failures, first and last received.
