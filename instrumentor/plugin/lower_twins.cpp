@@ -136,22 +136,22 @@ Function& Lowering::dispatch(Function& f, const std::vector<size_t>& indices, st
   Type* i64 = Type::getInt64Ty(context_);
   Value* count = b.CreateLoad(i64, b.CreateThreadLocalAddress(countdown_));
   std::vector<std::pair<BasicBlock*, Function*>> calls{{off, twins_[&f]}, {on, sampled}};
+  BasicBlock* below_off = on;  // where the entry sends a countdown below sampling off's
   if (counted) {  // the counted copy when the countdown is above its B (counted_test())
     counted->count = count;
     counted->off = off;
     counted->sampled = on;
     counted->fast = BasicBlock::Create(context_, "sampler.counted", &f);
     calls = {{off, twins_[&f]}, {counted->fast, counted->copy}, {on, sampled}};
-    if (counted->loops.empty()) {  // B a constant: tested first, in the entry
+    if (counted->loops.empty()) {  // B a constant: tested first, in the entry, which counted_test() ends
       counted->test = entry;
+      below_off = nullptr;
     } else {  // B from the arguments: after the test of sampling off
-      counted->test = BasicBlock::Create(context_, "sampler.reach", &f, on);
-      b.CreateCondBr(b.CreateICmpSGE(count, ConstantInt::get(i64, kUnsampledCountdown), "sampler.off"), off,
-                     counted->test);
+      below_off = counted->test = BasicBlock::Create(context_, "sampler.reach", &f, on);
     }
-  } else {
-    b.CreateCondBr(b.CreateICmpSGE(count, ConstantInt::get(i64, kUnsampledCountdown), "sampler.off"), off, on);
   }
+  if (below_off)
+    b.CreateCondBr(b.CreateICmpSGE(count, ConstantInt::get(i64, kUnsampledCountdown), "sampler.off"), off, below_off);
   std::vector<Value*> args;
   for (Argument& arg : f.args()) args.push_back(&arg);
   for (auto [block, callee] : calls) {
