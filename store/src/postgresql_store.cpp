@@ -153,8 +153,8 @@ class PostgresqlStore : public Store {
     constexpr const char* kBody = "(SELECT body FROM run_bodies WHERE run = runs.id)";
     std::string sql =
         std::string("SELECT run_id, app, version, received, exit_status, signal, failed, crash_signature, body_size, ") +
-        report_columns(query, kBody, "NULL::bytea") + ", counted, id FROM runs WHERE app = $1" + (query.version ? " AND version = $2" : "") +
-        (query.crashes_only ? " AND crash_signature <> ''" : "");
+        report_columns(query, kBody, "NULL::bytea") + ", counted, id FROM runs WHERE app = $1" +
+        (query.version ? " AND version = $2" : "") + (query.crashes_only ? " AND crash_signature <> ''" : "");
     sql = query.newest == 0 ? sql + " ORDER BY id"
                             : "SELECT * FROM (" + sql + " ORDER BY id DESC LIMIT " + std::to_string(query.newest) +
                                   ") AS newest ORDER BY id";
