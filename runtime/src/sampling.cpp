@@ -34,10 +34,8 @@ struct Configuration {
   bool enabled = false;
   bool seeded = false;
   double sparsity = 0;
-  /// -1 / ln(1 - 1/sparsity) (draw_scale_for) when sampling is on at a sparsity above 1; 0 otherwise (then no
-  /// countdown is drawn: none reaches 0, or every one is 1).
-  double draw_scale = 0;
-  /// The countdowns' draw at draw_scale (filled where it is not 0).
+  /// The countdowns' draw. Its scale is -1 / ln(1 - 1/sparsity) (draw_scale_for) when sampling is on at a
+  /// sparsity above 1; 0 otherwise (then no countdown is drawn: none reaches 0, or every one is 1).
   CountdownTable countdowns{};
   uint64_t seed = 0;
 };
@@ -310,7 +308,7 @@ bool take_opportunity_slowly() {
   int64_t reached = sampler_countdown;
   // Most calls: a ready thread whose bank ran out (or was drawn under another configuration), sampling on above
   // sparsity 1 (the only case with a draw scale). What follows would come to the same draw after its tests.
-  if (__builtin_expect(t.ready && g_config.draw_scale != 0.0, 1)) {
+  if (__builtin_expect(t.ready && g_config.countdowns.scale != 0.0, 1)) {
     sampler_countdown = next_countdown(t, g_config.countdowns);
     return true;
   }
@@ -346,14 +344,17 @@ void configure_sampling(bool enabled, double sparsity, bool seeded, uint64_t see
   g_config.sparsity = sparsity;
   g_config.seeded = seeded;
   g_config.seed = seed;
-  g_config.draw_scale = g_config.enabled && sparsity > 1.0 ? draw_scale_for(sparsity) : 0.0;
-  if (g_config.draw_scale != 0.0) fill_countdown_table(g_config.countdowns, g_config.draw_scale);
+  if (g_config.enabled && sparsity > 1.0) {
+    fill_countdown_table(g_config.countdowns, draw_scale_for(sparsity));
+  } else {
+    g_config.countdowns.scale = 0.0;
+  }
   ++g_configuration;
   // The calling thread draws again with the new parameters at its next opportunity, from the same variates: its
   // bank's countdowns are computed again now (code that counts its own samples takes them without the runtime),
   // or set aside while the configuration draws none.
   ThreadState& t = t_state;
-  if (sampler_bank.banked != 0 && g_config.draw_scale == 0.0) {
+  if (sampler_bank.banked != 0 && g_config.countdowns.scale == 0.0) {
     t.parked = static_cast<uint32_t>(sampler_bank.banked);
     sampler_bank.banked = 0;
   } else if (sampler_bank.banked != 0) {
@@ -367,8 +368,7 @@ void configure_plan_clock() {
   // Whatever the sparsity: the sites' weights carry the rates (plan.h).
   g_config.enabled = true;
   g_config.sparsity = 2;  // above 1: draw() draws
-  g_config.draw_scale = 0x1p48;
-  fill_countdown_table(g_config.countdowns, g_config.draw_scale);
+  fill_countdown_table(g_config.countdowns, 0x1p48);
   ++g_configuration;
   sampler_countdown = 1;
 }
