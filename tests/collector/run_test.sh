@@ -115,16 +115,18 @@ print(s.getsockname()[1], flush=True); sys.stdin.read()')
     ;;
   large_report_exit_delay_bounded)
     # A program that leaves a 60 MB report, and a collector that never answers: compressing, waiting for the answer
-    # and spooling together stay within --upload-timeout-ms of the program's end (here 1 s; the check allows 2x for
-    # a machine busy with other tests, where writing the 60 MB spool and state files alone can take 300 ms), and
-    # the spooled report is the whole report.
+    # and spooling together are bounded by --upload-timeout-ms from the program's end, and the spooled report is
+    # the whole report. The events say each share of the bound was kept: compressing 60 MB takes longer than
+    # half of 300 ms at any zlib speed, so its rest goes uncompressed, and the send gave up to spool. The time
+    # itself is checked only against 20x the bound, as exit_delay_bounded does: a loaded machine can take seconds
+    # to write the 60 MB spool and state files.
     exec 6< <(exec python3 -c 'import socket,sys
 s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(64)
 print(s.getsockname()[1], flush=True)
 import select; p = select.poll(); p.register(1, 0); p.poll()  # until the test ends (its stdout then errs)')
     read -r port <&6
     mkdir -p config/sampler && printf 'spool-max-bytes = 200000000\n' >config/sampler/run.conf  # room for it all
-    run "$R" -v --app wordfreq --upload http://127.0.0.1:"$port" --api-key k --upload-timeout-ms 1000 -- \
+    run "$R" -v --app wordfreq --upload http://127.0.0.1:"$port" --api-key k --upload-timeout-ms 300 -- \
       python3 -c 'import os, random, time
 random.seed(1)
 block = "".join("0\t0\t0\n" if random.random() < 0.5 else "%d\t%d\t%d\n" % tuple(random.choices(range(300), k=3))
@@ -138,7 +140,10 @@ while data:
 open("ended", "w").write(str(time.time_ns()))'
     elapsed_ms=$((($(date +%s%N) - $(cat ended)) / 1000000))
     [ "$status" = 0 ] || fail "exit status $status: $(cat err)"
-    [ "$elapsed_ms" -lt 2000 ] || fail "the exit was delayed ${elapsed_ms} ms with a 1000 ms bound: $(cat err)"
+    grep -q 'compressing the report took half of --upload-timeout-ms' err ||
+      fail "compressed past its share: $(cat err)"
+    grep -q 'spooled in ' err || fail "not spooled after the send's share: $(cat err)"
+    [ "$elapsed_ms" -lt 6000 ] || fail "the exit was delayed ${elapsed_ms} ms with a 300 ms bound: $(cat err)"
     [ "$(ls cache/sampler/spool | wc -l)" = 1 ] || fail "not spooled: $(cat err)"
     "$R" --show-last >shown 2>/dev/null || fail "--show-last failed"
     [ "$(wc -c <shown)" -gt 60000000 ] || fail "--show-last: $(wc -c <shown) bytes"
