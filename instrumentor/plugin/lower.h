@@ -223,10 +223,6 @@ class Lowering {
   Value* countdown_address(IRBuilder<>& b, AllocaInst* local);
   StoreInst* reload_local(IRBuilder<>& b, AllocaInst* local);
   bool take_compares(size_t begin, size_t end, Instruction* at, Value* countdown, AllocaInst* local);
-  // A group with this many variable operands or more picks its sampled pair in the program (pick_compares()).
-  static constexpr size_t kPickedVariables = 8;
-  void pick_compares(size_t begin, size_t end, Instruction* at, Value* countdown, AllocaInst* local,
-                     bool is_signed);
   void instrument(Point& p, Instruction* at = nullptr);
   static uint64_t columns_of(Point::Kind kind);
   static bool counts_in_line(Point::Kind kind);
@@ -236,8 +232,6 @@ class Lowering {
   // ---- lower_unit_functions.cpp: the unit's counting functions ----
   Function* unit_take(Classify how);
   Function* unit_take_group(Classify how);
-  Function* unit_take_pair(Classify how);
-  Function* unit_locate_pair();
   Function* unit_walk_group(Classify how);
   Function* unit_weigh_group(Classify how);
   std::tuple<PHINode*, PHINode*, Value*> emit_group_sample(Function* f, BasicBlock* entry, BasicBlock* after,
@@ -245,8 +239,7 @@ class Lowering {
   PHINode* draw_and_record(IRBuilder<>& b, BasicBlock* record, BasicBlock* after, Value* reached, Function* f,
                            Value* count, Value* i, Classify how);
   void record_pair(IRBuilder<>& r, Function* f, Value* count, Value* i, Classify how);
-  Function* unit_function(const char* name, std::vector<Type*> params, Type* result = nullptr);
-  StructType* pair_result();
+  Function* unit_function(const char* name, std::vector<Type*> params);
   Function* group_function(Classify how, const char* compares, const char* unsigned_compares);
   std::pair<PHINode*, Instruction*> emit_draw(IRBuilder<>& b, BasicBlock* sampled, BasicBlock* not_sampled,
                                               Value* reached);
@@ -268,9 +261,7 @@ class Lowering {
   std::set<Function*> counted_;                       // the leaf functions' counted copies (counted_copy())
   GlobalVariable* countdown_ = nullptr;
   GlobalVariable* bank_ = nullptr;  // sampler_bank, the thread's countdowns drawn ahead
-  Function* unit_takes_[9] = {};    // the unit's counting functions: unit_take()'s by Classify, then the groups',
-                                    // then the pairs' (unit_take_pair())
-  Function* unit_locate_ = nullptr;  // unit_locate_pair()
+  Function* unit_takes_[6] = {};    // the unit's counting functions: unit_take()'s by Classify, then the groups'
   bool unit_countdown_ = false;  // the unit declares sampler_countdown itself (the hand macros, a test)
   GlobalVariable* weights_ = nullptr;        // the unit's weights (find_weights()), or null
   GlobalVariable* schemes_table_ = nullptr;  // the unit's scheme table

@@ -102,17 +102,13 @@ bool Lowering::take_compares(size_t begin, size_t end, Instruction* at, Value* c
         points_[i].value != p.value)
       return false;
   }
-  bool is_signed = p.is_signed && !p.value->getType()->isPointerTy();
-  size_t variables_end = end;
-  while (variables_end > begin && isa<ConstantInt>(points_[variables_end - 1].other)) --variables_end;
-  if (inline_counters_ && variables_end - begin >= kPickedVariables) {
-    pick_compares(begin, end, at, countdown, local, is_signed);
-    return true;
-  }
   Function* f = p.before->getFunction();
   Type* i32 = Type::getInt32Ty(context_);
   Type* i64 = Type::getInt64Ty(context_);
   PointerType* ptr = PointerType::getUnqual(context_);
+  bool is_signed = p.is_signed && !p.value->getType()->isPointerTy();
+  size_t variables_end = end;
+  while (variables_end > begin && isa<ConstantInt>(points_[variables_end - 1].other)) --variables_end;
   IRBuilder<> slow(at);
   slow.SetCurrentDebugLocation(p.before->getDebugLoc());
   Value* variables = ConstantPointerNull::get(ptr);
@@ -165,95 +161,6 @@ bool Lowering::take_compares(size_t begin, size_t end, Instruction* at, Value* c
                                 {i32, i64, ptr, ptr});
   slow.CreateCall(take, {p.scheme, first, count, value, variables, table});
   return true;
-}
-
-// A group's slow side counting in line: the pair the countdown reaches picked in the program, by a switch on its
-// index to its operand (a jump table), and counted by the unit's pair function (unit_take_pair()), which draws
-// the next countdown and says where it falls: inside the group (r <= 0, pair r + k - 1 samples too: the switch
-// again) or beyond it (r > 0, the countdown after the group). So only the sampled pair's operand is read, and
-// nothing is stored for the group. Under a plan (the unit's `planned`) the pair is found by its weights
-// (unit_locate_pair()); `reached`, where that pair left the countdown, goes to the draw (a thread's first
-// opportunity). docs/decisions.md, "The sample: the group function, and where the operands are picked".
-void Lowering::pick_compares(size_t begin, size_t end, Instruction* at, Value* countdown, AllocaInst* local,
-                             bool is_signed) {
-  const Point& p = points_[begin];
-  Function* f = p.before->getFunction();
-  Type* i64 = Type::getInt64Ty(context_);
-  PointerType* ptr = PointerType::getUnqual(context_);
-  DebugLoc loc = p.before->getDebugLoc();
-  uint64_t k = end - begin;
-  BasicBlock* done = SplitBlock(at->getParent(), at, static_cast<DominatorTree*>(nullptr), nullptr, nullptr,
-                                "sampler.group_done");
-  BasicBlock* slow_block = done->getSinglePredecessor();
-  slow_block->getTerminator()->eraseFromParent();
-  IRBuilder<> slow(slow_block);
-  slow.SetCurrentDebugLocation(loc);
-  Value* values = slow.CreateLoad(
-      ptr, slow.CreateConstInBoundsGEP1_64(slow.getInt8Ty(), p.scheme, offsetof(sampler_scheme, values)),
-      "sampler.values");
-  Value* slots = slow.CreateInBoundsGEP(i64, values, slow.getInt64(cast<ConstantInt>(p.site)->getZExtValue() * 3));
-  Value* value = widen(slow, p.value, is_signed);
-  Value* sites = slow.getInt64(k);  // and the first pair's weight ordinal above bit 32
-  if (weights_) sites = slow.CreateOr(sites, slow.CreateShl(weight_ordinal(slow, p), 32));
-  BasicBlock* header = BasicBlock::Create(context_, "sampler.group", f, done);
-  BasicBlock* pick = BasicBlock::Create(context_, "sampler.pick", f, done);
-  BasicBlock* join = BasicBlock::Create(context_, "sampler.picked", f, done);
-  IRBuilder<> h(header);
-  h.SetCurrentDebugLocation(loc);
-  PHINode* r = h.CreatePHI(i64, 3, "sampler.where");
-  PHINode* reached = h.CreatePHI(i64, 3, "sampler.reached");
-  Value* uniform_r = slow.CreateSub(countdown, slow.getInt64(k), "", false, true);  // pair countdown - 1
-  if (weights_) {
-    BasicBlock* uniform = BasicBlock::Create(context_, "sampler.uniform", f, header);
-    BasicBlock* planned = BasicBlock::Create(context_, "sampler.planned", f, header);
-    GlobalVariable* unit = m_.getGlobalVariable(kUnitName, /*AllowInternal=*/true);
-    Value* flag = slow.CreateLoad(slow.getInt32Ty(), slow.CreateStructGEP(unit->getValueType(), unit,
-                                                                         static_cast<unsigned>(UnitField::planned)));
-    slow.CreateCondBr(slow.CreateICmpNE(flag, slow.getInt32(0)), planned, uniform,
-                      MDBuilder(context_).createUnlikelyBranchWeights());
-    IRBuilder<> pl(planned);
-    pl.SetCurrentDebugLocation(loc);
-    Function* locate = unit_locate_pair();
-    CallInst* found = pl.CreateCall(locate, {sites, countdown, pl.getInt64(0)});
-    found->setCallingConv(locate->getCallingConv());
-    r->addIncoming(pl.CreateExtractValue(found, 0), planned);
-    reached->addIncoming(pl.CreateExtractValue(found, 1), planned);
-    pl.CreateBr(header);
-    IRBuilder<>(uniform).CreateBr(header);
-    r->addIncoming(uniform_r, uniform);
-    reached->addIncoming(slow.getInt64(0), uniform);
-  } else {
-    slow.CreateBr(header);
-    r->addIncoming(uniform_r, slow_block);
-    reached->addIncoming(slow.getInt64(0), slow_block);
-  }
-  h.CreateCondBr(h.CreateICmpSGT(r, h.getInt64(0)), done, pick, MDBuilder(context_).createLikelyBranchWeights());
-  IRBuilder<> s(pick);
-  s.SetCurrentDebugLocation(loc);
-  Value* i = s.CreateAdd(r, s.getInt64(k - 1), "sampler.pair", false, true);
-  BasicBlock* none = BasicBlock::Create(context_, "sampler.no_pair", f, join);
-  IRBuilder<>(none).CreateUnreachable();
-  SwitchInst* which = s.CreateSwitch(i, none, static_cast<unsigned>(k));
-  IRBuilder<> j(join);
-  j.SetCurrentDebugLocation(loc);
-  PHINode* other = j.CreatePHI(i64, static_cast<unsigned>(k), "sampler.other");
-  for (uint64_t n = 0; n < k; ++n) {
-    BasicBlock* c = BasicBlock::Create(context_, "sampler.pair_operand", f, join);
-    IRBuilder<> cb(c);
-    cb.SetCurrentDebugLocation(loc);
-    other->addIncoming(widen(cb, points_[begin + n].other, is_signed), c);
-    cb.CreateBr(join);
-    which->addCase(s.getInt64(n), c);
-  }
-  Function* take = unit_take_pair(is_signed ? Classify::Compare : Classify::CompareUnsigned);
-  CallInst* taken = j.CreateCall(take, {slots, sites, value, other, i, reached});
-  taken->setCallingConv(take->getCallingConv());
-  r->addIncoming(j.CreateExtractValue(taken, 0), join);
-  reached->addIncoming(j.CreateExtractValue(taken, 1), join);
-  j.CreateBr(header);
-  IRBuilder<> d(&*done->getFirstInsertionPt());
-  d.SetCurrentDebugLocation(loc);
-  d.CreateStore(r, countdown_address(d, local));
 }
 
 // The fast path before p.before (or `at`): countdown - 1, stored; if 0 (weighted unlikely), the scheme's

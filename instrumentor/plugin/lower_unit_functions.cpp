@@ -115,107 +115,6 @@ Function* Lowering::unit_take_group(Classify how) {
   return f;
 }
 
-// The unit's pair function for one signedness, for a group's slow side that picked the pair itself
-// (pick_compares()): (slots, sites, value, other, i, reached) -> {r, reached'}. Pair i of the group (`sites` as for
-// unit_take_group()), reached by the countdown (left at `reached`: 0, or below under a plan), samples: the draw of
-// the next countdown, and the count of (value, other) in slots[3 * i + column] if it says so. Returns where the
-// next countdown falls: r <= 0 when pair r + count - 1 of the group samples too (`reached'` where it leaves the
-// countdown), else r, the countdown after the group. Under a plan the pairs after i weigh their own weights
-// (unit_locate_pair(), by a jump).
-Function* Lowering::unit_take_pair(Classify how) {
-  Function*& f = unit_takes_[6 + static_cast<int>(how)];
-  if (f) return f;
-  Type* i64 = Type::getInt64Ty(context_);
-  PointerType* ptr = PointerType::getUnqual(context_);
-  f = unit_function(how == Classify::Compare ? "sampler_take_pair_in_unit" : "sampler_take_pair_unsigned_in_unit",
-                    {ptr, i64, i64, i64, i64, i64}, pair_result());
-  Argument* sites = f->getArg(1);
-  Argument* i = f->getArg(4);
-  BasicBlock* entry = BasicBlock::Create(context_, "", f);
-  BasicBlock* record = BasicBlock::Create(context_, "record", f);
-  BasicBlock* after = BasicBlock::Create(context_, "after", f);
-  IRBuilder<> b(entry);
-  auto [drawn, from_runtime] = emit_draw(b, record, after, f->getArg(5));
-  IRBuilder<> r(record);
-  count_at(r, r.CreateInBoundsGEP(i64, f->getArg(0), r.CreateMul(i, r.getInt64(3))), how, f->getArg(2),
-           f->getArg(3));
-  r.CreateBr(after);
-  IRBuilder<> a(after);
-  PHINode* next = a.CreatePHI(i64, 2, "next");
-  next->addIncoming(drawn, record);
-  next->addIncoming(from_runtime, from_runtime->getParent());
-  Value* following = a.CreateAdd(i, a.getInt64(1));
-  if (weights_) {  // the unit's `planned`, which the runtime sets with the weights of a plan
-    BasicBlock* uniform = BasicBlock::Create(context_, "uniform", f);
-    BasicBlock* planned = BasicBlock::Create(context_, "planned", f);
-    GlobalVariable* unit = m_.getGlobalVariable(kUnitName, /*AllowInternal=*/true);
-    Value* flag = a.CreateLoad(a.getInt32Ty(), a.CreateStructGEP(unit->getValueType(), unit,
-                                                                 static_cast<unsigned>(UnitField::planned)));
-    a.CreateCondBr(a.CreateICmpNE(flag, a.getInt32(0)), planned, uniform,
-                   MDBuilder(context_).createUnlikelyBranchWeights());
-    IRBuilder<> p(planned);
-    Function* locate = unit_locate_pair();
-    CallInst* found = p.CreateCall(locate, {sites, next, following});
-    found->setCallingConv(locate->getCallingConv());
-    found->setTailCallKind(CallInst::TCK_Tail);
-    p.CreateRet(found);
-    a.SetInsertPoint(uniform);
-  }
-  // Uniform: the next sample is pair i + next, beyond the group when that is at or above count.
-  Value* count = a.CreateAnd(sites, a.getInt64(0xffffffff));
-  Value* where = a.CreateSub(a.CreateAdd(next, following, "", true, true), count, "where", false, true);
-  a.CreateRet(a.CreateInsertValue(a.CreateInsertValue(PoisonValue::get(pair_result()), where, 0), a.getInt64(0), 1));
-  return f;
-}
-
-// Under a plan, (sites, countdown, from) -> {r, reached} as unit_take_pair()'s: pairs from, from + 1, ... of the
-// group each subtract their weight from the countdown; the first that leaves it at or below 0 samples (r = its
-// index - count + 1 <= 0, reached where it left the countdown), or, past the last pair, r is the countdown left.
-// As unit_weigh_group()'s walk, without the count.
-Function* Lowering::unit_locate_pair() {
-  if (unit_locate_) return unit_locate_;
-  Type* i64 = Type::getInt64Ty(context_);
-  Function* f = unit_locate_ = unit_function("sampler_locate_pair_in_unit", {i64, i64, i64}, pair_result());
-  BasicBlock* entry = BasicBlock::Create(context_, "", f);
-  BasicBlock* loop = BasicBlock::Create(context_, "pair", f);
-  BasicBlock* found = BasicBlock::Create(context_, "found", f);
-  BasicBlock* step = BasicBlock::Create(context_, "step", f);
-  BasicBlock* past = BasicBlock::Create(context_, "past", f);
-  IRBuilder<> e(entry);
-  Value* sites = f->getArg(0);
-  Value* count = e.CreateAnd(sites, e.getInt64(0xffffffff));
-  Value* weights = e.CreateInBoundsGEP(i64, weights_, e.CreateLShr(sites, 32));
-  e.CreateCondBr(e.CreateICmpULT(f->getArg(2), count), loop, past);
-  IRBuilder<> l(loop);
-  PHINode* j = l.CreatePHI(i64, 2, "j");
-  PHINode* countdown = l.CreatePHI(i64, 2, "countdown");
-  j->addIncoming(f->getArg(2), entry);
-  countdown->addIncoming(f->getArg(1), entry);
-  // No signed overflow: as instrument()'s subtraction.
-  Value* left = l.CreateNSWSub(countdown, l.CreateLoad(i64, l.CreateInBoundsGEP(i64, weights, j)));
-  l.CreateCondBr(l.CreateICmpSLE(left, l.getInt64(0)), found, step);
-  IRBuilder<> fd(found);
-  Value* where = fd.CreateAdd(fd.CreateSub(j, count), fd.getInt64(1));
-  fd.CreateRet(fd.CreateInsertValue(fd.CreateInsertValue(PoisonValue::get(pair_result()), where, 0), left, 1));
-  IRBuilder<> s(step);
-  Value* following = s.CreateAdd(j, s.getInt64(1));
-  j->addIncoming(following, step);
-  countdown->addIncoming(left, step);
-  s.CreateCondBr(s.CreateICmpULT(following, count), loop, past);
-  IRBuilder<> p(past);
-  PHINode* rest = p.CreatePHI(i64, 2, "rest");
-  rest->addIncoming(f->getArg(1), entry);
-  rest->addIncoming(left, step);
-  p.CreateRet(p.CreateInsertValue(p.CreateInsertValue(PoisonValue::get(pair_result()), rest, 0), p.getInt64(0), 1));
-  return f;
-}
-
-// What unit_take_pair() and unit_locate_pair() return: {r, reached}, two registers.
-StructType* Lowering::pair_result() {
-  Type* i64 = Type::getInt64Ty(context_);
-  return StructType::get(context_, {i64, i64});
-}
-
 // The walk of unit_take_group(), as a loop: the same arguments and result; each site the countdown reaches
 // samples, until the next countdown is beyond the group.
 Function* Lowering::unit_walk_group(Classify how) {
@@ -328,8 +227,8 @@ void Lowering::record_pair(IRBuilder<>& r, Function* f, Value* count, Value* i, 
 // once, not at every site), and on x86-64 the registers of preserve_most, as sampler_take_opportunity() (so that
 // its callers keep their values in registers across it). Named as the runtime's slow-path functions, with a
 // local symbol: scripts/check-site-dwarf.sh finds the sites' calls by that name.
-Function* Lowering::unit_function(const char* name, std::vector<Type*> params, Type* result) {
-  Function* f = Function::Create(FunctionType::get(result ? result : Type::getInt64Ty(context_), params, false),
+Function* Lowering::unit_function(const char* name, std::vector<Type*> params) {
+  Function* f = Function::Create(FunctionType::get(Type::getInt64Ty(context_), params, false),
                                  GlobalValue::InternalLinkage, name, m_);
   f->addFnAttr(Attribute::NoUnwind);
   f->addFnAttr(Attribute::NoInline);
