@@ -176,6 +176,8 @@ class Lowering {
   std::optional<CountedCopy> counted_copy(Function& f, const std::vector<size_t>& indices);
   bool call_bound(CountedCopy& c, const std::vector<std::pair<size_t, Instruction*>>& passed);
   void counted_test(Function& f, CountedCopy& c);
+  void subtract_by_iterations(Function& copy, const std::vector<std::pair<size_t, Instruction*>>& passed,
+                              AllocaInst* local);
 
   // ---- lower_twins.cpp: twins and dispatch ----
   // The countdown a thread with sampling off runs the twins at (lower_twins.cpp says why 2^61).

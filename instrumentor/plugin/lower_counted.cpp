@@ -24,6 +24,26 @@
 
 namespace sampler::plugin::lowering {
 
+namespace {
+
+// Whether the iterations that leave `loop` pass `block` only where it dominates the block they leave from: no
+// path from it within the iteration (not through the header) reaches another exiting block.
+bool passed_only_where_dominating(Loop& loop, BasicBlock* block,
+                                  const SmallVectorImpl<std::pair<BasicBlock*, BasicBlock*>>& exits,
+                                  DominatorTree& tree) {
+  std::set<BasicBlock*> reached{block};
+  std::vector<BasicBlock*> work{block};
+  while (!work.empty()) {
+    BasicBlock* at = work.back();
+    work.pop_back();
+    for (BasicBlock* next : successors(at))
+      if (next != loop.getHeader() && loop.contains(next) && reached.insert(next).second) work.push_back(next);
+  }
+  return none_of(exits, [&](auto& e) { return reached.count(e.first) && !tree.dominates(block, e.first); });
+}
+
+}  // namespace
+
 std::optional<Lowering::CountedCopy> Lowering::counted_copy(Function& f, const std::vector<size_t>& indices) {
   if (!amortized_ || unit_countdown_ || f.hasOptNone() || indices.size() > kMaxAmortizedSites) return {};
   for (Instruction& inst : instructions(f))
@@ -48,7 +68,7 @@ std::optional<Lowering::CountedCopy> Lowering::counted_copy(Function& f, const s
   b.CreateBr(old_entry);
   for (Instruction& inst : make_early_inc_range(*old_entry))
     if (auto* alloca = dyn_cast<AllocaInst>(&inst); alloca && alloca->isStaticAlloca()) alloca->moveBefore(local);
-  subtract_passed(passed, local, map, /*by_block=*/true, /*immediates=*/true);
+  subtract_by_iterations(*c.copy, passed, local);
   std::vector<BasicBlock*> blocks;
   for (BasicBlock& block : *c.copy) {
     blocks.push_back(&block);
@@ -61,6 +81,63 @@ std::optional<Lowering::CountedCopy> Lowering::counted_copy(Function& f, const s
   with_sites_.insert(c.copy);  // the lowering's clean-up: mem2reg, indvars, the vectorizer
   counted_.insert(c.copy);
   return c;
+}
+
+// The copy's subtractions: each block's sites, as subtract_passed()'s by_block would place them, except in a loop
+// the blocks every iteration passes (its own blocks that dominate its one latch): their sum is subtracted once an
+// iteration, at the latch, and where the loop leaves before the latch, the sum of those of them that dominate the
+// block it leaves from, on the exit edge. The hottest path of an iteration then subtracts once (gzip's
+// longest_match: its first comparison's block no longer subtracts on its own edge). Exact: a completed iteration
+// passes each such block once (the blocks of inner loops are not among them), and the last one the blocks that
+// dominate its exit; a block that may be passed on the way to an exit without dominating it keeps its own
+// subtraction (docs/decisions.md, "Fast sides: a leaf function's counted copy").
+void Lowering::subtract_by_iterations(Function& copy, const std::vector<std::pair<size_t, Instruction*>>& passed,
+                                      AllocaInst* local) {
+  std::map<BasicBlock*, uint64_t> sites;
+  for (auto [i, at] : passed) ++sites[at->getParent()];
+  std::map<BasicBlock*, uint64_t> at_block = sites;
+  std::map<std::pair<BasicBlock*, BasicBlock*>, uint64_t> at_edge;
+  DominatorTree tree(copy);
+  LoopInfo info(tree);
+  for (Loop* loop : info.getLoopsInPreorder()) {
+    BasicBlock* latch = loop->getLoopLatch();
+    if (!latch || info.getLoopFor(latch) != loop) continue;
+    SmallVector<std::pair<BasicBlock*, BasicBlock*>, 8> exits;
+    loop->getExitEdges(exits);
+    if (any_of(exits, [](auto& e) { return !isa<BranchInst, SwitchInst>(e.first->getTerminator()); })) continue;
+    std::vector<BasicBlock*> every;  // the blocks with sites every iteration passes
+    for (BasicBlock* block : loop->blocks())
+      if (info.getLoopFor(block) == loop && sites.count(block) && tree.dominates(block, latch) &&
+          passed_only_where_dominating(*loop, block, exits, tree))
+        every.push_back(block);
+    if (every.empty()) continue;
+    for (BasicBlock* block : every) {
+      at_block[block] -= sites[block];
+      at_block[latch] += sites[block];
+      for (auto [from, to] : exits)
+        if (from != latch && tree.dominates(block, from)) at_edge[{from, to}] += sites[block];
+    }
+  }
+  Type* i64 = Type::getInt64Ty(context_);
+  auto subtract = [&](Instruction* where, uint64_t count) {
+    IRBuilder<> d(where);
+    d.CreateStore(d.CreateSub(d.CreateLoad(i64, local), d.getInt64(count)), local);
+  };
+  for (auto [block, count] : at_block)
+    if (count) subtract(&*block->getFirstInsertionPt(), count);
+  for (auto [edge, count] : at_edge) {
+    auto [from, to] = edge;
+    BasicBlock* leave = BasicBlock::Create(context_, "sampler.counted_leave", &copy, to);
+    IRBuilder<> l(leave);
+    l.SetCurrentDebugLocation(from->getTerminator()->getDebugLoc());
+    subtract(l.CreateBr(to), count);
+    from->getTerminator()->replaceSuccessorWith(to, leave);
+    for (PHINode& phi : to->phis()) {
+      Value* value = phi.getIncomingValueForBlock(from);
+      while (phi.getBasicBlockIndex(from) >= 0) phi.removeIncomingValue(from, /*DeletePHIIfEmpty=*/false);
+      phi.addIncoming(value, leave);
+    }
+  }
 }
 
 // B's parts (CountedCopy), trips not constant expanded in the copy's entry; false if a loop's trips or w are not
