@@ -176,8 +176,18 @@ class Lowering {
   std::optional<CountedCopy> counted_copy(Function& f, const std::vector<size_t>& indices);
   bool call_bound(CountedCopy& c, const std::vector<std::pair<size_t, Instruction*>>& passed);
   void counted_test(Function& f, CountedCopy& c);
+  // A loop's iterations completed before its last: w times (the variable's value - its start) / 2^shift,
+  // the difference reversed for a downward step (subtract_by_iterations()).
+  struct Iterations {
+    PHINode* variable;
+    Value* start;
+    bool down;
+    unsigned shift;
+    uint64_t w;
+  };
   void subtract_by_iterations(Function& copy, const std::vector<std::pair<size_t, Instruction*>>& passed,
                               AllocaInst* local);
+  static std::optional<Iterations> counted_iterations(Loop& loop, ScalarEvolution& evolution);
 
   // ---- lower_twins.cpp: twins and dispatch ----
   // The countdown a thread with sampling off runs the twins at (lower_twins.cpp says why 2^61).
