@@ -1,13 +1,14 @@
 // A leaf function's counted copy: a phase of the lowering (lower.h), beside the twins.
 //
 // A function with loops that calls nothing (bzip2's mainGtU, gzip's longest_match) gets a third copy, f.counted:
-// its code without checks, its countdown in a local that drops by the sites each block passes, stored back at
-// each return. The dispatch runs it when the countdown is above B, the most sites one call can pass: the sites
-// outside loops plus, for each outermost loop, (its trips + 1) times its most per iteration (most_per_iteration()),
-// its trips SCEV's constant maximum, or else its exact count or symbolic maximum expanded from the arguments
-// alone. No site can then reach 0 and the countdown drops by exactly the sites passed: the same
-// sites sample as in f.sampled. The copy has its own registers: no slow side's prologue, no globals loaded for
-// the slow sides' pairs (docs/decisions.md, "Fast sides: a leaf function's counted copy").
+// its code without checks, its countdown in a local that drops by the sites each block passes (a loop's blocks
+// that every iteration passes counted by its iterations: subtract_by_iterations()), stored back at each return.
+// The dispatch runs it when the countdown is above B, the most sites one call can pass: the sites outside loops
+// plus, for each outermost loop, (its trips + 1) times its most per iteration (most_per_iteration()), its trips
+// SCEV's constant maximum, or else its exact count or symbolic maximum expanded from the arguments alone. No site
+// can then reach 0 and the countdown drops by exactly the sites passed: the same sites sample as in f.sampled.
+// The copy has its own registers: no slow side's prologue, no globals loaded for the slow sides' pairs
+// (docs/decisions.md, "Fast sides: a leaf function's counted copy").
 #include <llvm/ADT/PostOrderIterator.h>
 #include <llvm/Analysis/CFG.h>
 #include <llvm/Analysis/AssumptionCache.h>
@@ -127,7 +128,8 @@ void Lowering::subtract_by_iterations(Function& copy, const std::vector<std::pai
         w += sites[block];
       }
     if (every.empty()) continue;
-    std::optional<Iterations> iterations = counted_iterations(*loop, evolution);
+    std::optional<Iterations> iterations;
+    if (exits.size() <= kMaxIterationExits) iterations = counted_iterations(*loop, evolution);
     for (BasicBlock* block : every) {
       at_block[block] -= sites[block];
       if (!iterations) at_block[latch] += sites[block];
