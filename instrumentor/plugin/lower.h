@@ -192,7 +192,8 @@ class Lowering {
   };
   void subtract_by_iterations(Function& copy, const std::vector<std::pair<size_t, Instruction*>>& passed,
                               AllocaInst* local);
-  static std::optional<Iterations> counted_iterations(Loop& loop, ScalarEvolution& evolution);
+  static std::optional<Iterations> counted_iterations(Loop& loop, ScalarEvolution& evolution,
+                                                      const DataLayout& layout);
 
   // ---- lower_twins.cpp: twins and dispatch ----
   // The countdown a thread with sampling off runs the twins at (lower_twins.cpp says why 2^61).

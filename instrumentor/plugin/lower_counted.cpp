@@ -117,7 +117,9 @@ void Lowering::subtract_by_iterations(Function& copy, const std::vector<std::pai
     BasicBlock* latch = loop->getLoopLatch();
     if (!latch || info.getLoopFor(latch) != loop) continue;
     SmallVector<std::pair<BasicBlock*, BasicBlock*>, 8> exits;
-    loop->getExitEdges(exits);
+    loop->getExitEdges(exits);  // an edge once for each of its terminator's operands: once here
+    for (size_t i = exits.size(); i-- > 0;)
+      if (std::find(exits.begin(), exits.begin() + i, exits[i]) != exits.begin() + i) exits.erase(exits.begin() + i);
     if (any_of(exits, [](auto& e) { return !isa<BranchInst, SwitchInst>(e.first->getTerminator()); })) continue;
     std::vector<BasicBlock*> every;  // the blocks with sites every iteration passes
     uint64_t w = 0;
@@ -129,7 +131,7 @@ void Lowering::subtract_by_iterations(Function& copy, const std::vector<std::pai
       }
     if (every.empty()) continue;
     std::optional<Iterations> iterations;
-    if (exits.size() <= kMaxIterationExits) iterations = counted_iterations(*loop, evolution);
+    if (exits.size() <= kMaxIterationExits) iterations = counted_iterations(*loop, evolution, m_.getDataLayout());
     for (BasicBlock* block : every) {
       at_block[block] -= sites[block];
       if (!iterations) at_block[latch] += sites[block];
@@ -182,13 +184,17 @@ void Lowering::subtract_by_iterations(Function& copy, const std::vector<std::pai
 // An induction variable of `loop` that counts its iterations: a phi of its header, SCEV's {start, +, step} in it,
 // step a constant of magnitude 2^shift, which cannot wrap within the loop's constant maximum of trips (so that
 // its distance from start over the step is the iterations completed), entered from one block.
-std::optional<Lowering::Iterations> Lowering::counted_iterations(Loop& loop, ScalarEvolution& evolution) {
+std::optional<Lowering::Iterations> Lowering::counted_iterations(Loop& loop, ScalarEvolution& evolution,
+                                                                const DataLayout& layout) {
   BasicBlock* before = loop.getLoopPredecessor();
   auto* limit = dyn_cast<SCEVConstant>(evolution.getConstantMaxBackedgeTakenCount(&loop));
   if (!before || !limit || limit->getAPInt().getActiveBits() > 64) return {};
   std::optional<Iterations> best;
   for (PHINode& phi : loop.getHeader()->phis()) {
-    if (!phi.getType()->isIntOrPtrTy()) continue;
+    Type* type = phi.getType();
+    if (!type->isIntegerTy() && !(type->isPointerTy() && !layout.isNonIntegralPointerType(type) &&
+                                  layout.getPointerSizeInBits(type->getPointerAddressSpace()) == 64))
+      continue;
     auto* rec = dyn_cast<SCEVAddRecExpr>(evolution.getSCEV(&phi));
     if (!rec || rec->getLoop() != &loop || !rec->isAffine()) continue;
     auto* step = dyn_cast<SCEVConstant>(rec->getStepRecurrence(evolution));
@@ -197,9 +203,9 @@ std::optional<Lowering::Iterations> Lowering::counted_iterations(Loop& loop, Sca
     uint64_t magnitude = value < 0 ? 0 - uint64_t(value) : uint64_t(value);
     if (magnitude == 0 || (magnitude & (magnitude - 1))) continue;
     unsigned shift = Log2_64(magnitude);
-    unsigned bits = phi.getType()->isPointerTy() ? 64 : phi.getType()->getIntegerBitWidth();
+    unsigned bits = type->isPointerTy() ? 64 : type->getIntegerBitWidth();
     // |step| * (the most trips before the last) stays below 2^bits: the distance does not wrap.
-    if (bits > 64 || limit->getAPInt().zext(128).shl(shift).getActiveBits() > bits) continue;
+    if (bits > 64 || limit->getAPInt().getActiveBits() + shift > bits) continue;
     if (!best || shift < best->shift)
       best = Iterations{&phi, phi.getIncomingValueForBlock(before), value < 0, shift, 0};
   }
