@@ -1,10 +1,11 @@
 /* Leaf functions whose loops have a small constant maximum of trips, so that their counted copies
- * (lower_counted.cpp) run at the test's sparsities: in each loop the blocks every iteration passes subtract once
- * an iteration, at the latch, and where the loop leaves before it, the sum of those the last iteration passed.
- * `chain` is gzip's longest_match (a walk that continues at its first comparison and leaves on a long match,
- * around an inner loop), `compare` bzip2's mainGtU (exits in the middle of each iteration, arms that wrap),
- * `digits` a loop whose arms pass different numbers of sites. The test compares the reports with those of the
- * per-site check: the same sites must sample. Prints a checksum of the work. */
+ * (lower_counted.cpp) run at the test's sparsities: in each loop the blocks every iteration passes are counted by
+ * its iterations (by its induction variable where it leaves, or at its latch) and, where it leaves before the
+ * latch, those the last iteration passed. `chain` is gzip's longest_match (a walk that continues at its first
+ * comparison and leaves on a long match, around an inner loop), `compare` bzip2's mainGtU (exits in the middle of
+ * each iteration, arms that wrap), `digits` a loop whose arms pass different numbers of sites, `classify` a switch
+ * whose cases leave the loop for one block (one exit edge for three cases). The test compares the reports with
+ * those of the per-site check: the same sites must sample. Prints a checksum of the work. */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -63,6 +64,24 @@ __attribute__((noinline)) static int digits(const unsigned char* a, unsigned cha
   return sum;
 }
 
+__attribute__((noinline)) static int classify(const unsigned char* a) {
+  int odd = 0;
+  for (unsigned k = 0; k < 16; k++) {
+    switch (a[k] * 3 + a[k + 1]) {
+      case 0:
+      case 4:
+      case 7:
+        return k + odd;
+      case 1:
+        odd += 2;
+        break;
+      default:
+        odd++;
+    }
+  }
+  return -1;
+}
+
 int main(int argc, char** argv) {
   int n = argc > 1 ? atoi(argv[1]) : 100;
   unsigned seed = 12345;
@@ -76,6 +95,7 @@ int main(int argc, char** argv) {
     sum += chain(at, (unsigned)round % 512);
     sum += compare(at, (at * 5 + 1) % SIZE, SIZE) * 3;
     sum += digits(data + at, (unsigned char)(round % 13));
+    sum += classify(data + at);
   }
   printf("%ld\n", sum);
   return 0;
