@@ -176,6 +176,24 @@ class Lowering {
   std::optional<CountedCopy> counted_copy(Function& f, const std::vector<size_t>& indices);
   bool call_bound(CountedCopy& c, const std::vector<std::pair<size_t, Instruction*>>& passed);
   void counted_test(Function& f, CountedCopy& c);
+  // A loop counted by iterations computes their sites on each exit edge (a subtraction, a shift, a multiplication
+  // where the latch's path took one addition an iteration); one with more exits (bzip2's mainGtU returns from each
+  // of its comparisons, after an iteration or two) keeps the latch's subtraction (docs/performance.md, "Fast sides:
+  // a counted loop's iterations").
+  static constexpr size_t kMaxIterationExits = 4;
+  // A loop's iterations completed before its last: w times (the variable's value - its start) / 2^shift,
+  // the difference reversed for a downward step (subtract_by_iterations()).
+  struct Iterations {
+    PHINode* variable;
+    Value* start;
+    bool down;
+    unsigned shift;
+    uint64_t w;
+  };
+  void subtract_by_iterations(Function& copy, const std::vector<std::pair<size_t, Instruction*>>& passed,
+                              AllocaInst* local);
+  static std::optional<Iterations> counted_iterations(Loop& loop, ScalarEvolution& evolution,
+                                                      const DataLayout& layout);
 
   // ---- lower_twins.cpp: twins and dispatch ----
   // The countdown a thread with sampling off runs the twins at (lower_twins.cpp says why 2^61).

@@ -1,13 +1,14 @@
 // A leaf function's counted copy: a phase of the lowering (lower.h), beside the twins.
 //
 // A function with loops that calls nothing (bzip2's mainGtU, gzip's longest_match) gets a third copy, f.counted:
-// its code without checks, its countdown in a local that drops by the sites each block passes, stored back at
-// each return. The dispatch runs it when the countdown is above B, the most sites one call can pass: the sites
-// outside loops plus, for each outermost loop, (its trips + 1) times its most per iteration (most_per_iteration()),
-// its trips SCEV's constant maximum, or else its exact count or symbolic maximum expanded from the arguments
-// alone. No site can then reach 0 and the countdown drops by exactly the sites passed: the same
-// sites sample as in f.sampled. The copy has its own registers: no slow side's prologue, no globals loaded for
-// the slow sides' pairs (docs/decisions.md, "Fast sides: a leaf function's counted copy").
+// its code without checks, its countdown in a local that drops by the sites each block passes (a loop's blocks
+// that every iteration passes counted by its iterations: subtract_by_iterations()), stored back at each return.
+// The dispatch runs it when the countdown is above B, the most sites one call can pass: the sites outside loops
+// plus, for each outermost loop, (its trips + 1) times its most per iteration (most_per_iteration()), its trips
+// SCEV's constant maximum, or else its exact count or symbolic maximum expanded from the arguments alone. No site
+// can then reach 0 and the countdown drops by exactly the sites passed: the same sites sample as in f.sampled.
+// The copy has its own registers: no slow side's prologue, no globals loaded for the slow sides' pairs
+// (docs/decisions.md, "Fast sides: a leaf function's counted copy").
 #include <llvm/ADT/PostOrderIterator.h>
 #include <llvm/Analysis/CFG.h>
 #include <llvm/Analysis/AssumptionCache.h>
@@ -23,6 +24,26 @@
 #include "lower.h"
 
 namespace sampler::plugin::lowering {
+
+namespace {
+
+// Whether the iterations that leave `loop` pass `block` only where it dominates the block they leave from: no
+// path from it within the iteration (not through the header) reaches another exiting block.
+bool passed_only_where_dominating(Loop& loop, BasicBlock* block,
+                                  const SmallVectorImpl<std::pair<BasicBlock*, BasicBlock*>>& exits,
+                                  DominatorTree& tree) {
+  std::set<BasicBlock*> reached{block};
+  std::vector<BasicBlock*> work{block};
+  while (!work.empty()) {
+    BasicBlock* at = work.back();
+    work.pop_back();
+    for (BasicBlock* next : successors(at))
+      if (next != loop.getHeader() && loop.contains(next) && reached.insert(next).second) work.push_back(next);
+  }
+  return none_of(exits, [&](auto& e) { return reached.count(e.first) && !tree.dominates(block, e.first); });
+}
+
+}  // namespace
 
 std::optional<Lowering::CountedCopy> Lowering::counted_copy(Function& f, const std::vector<size_t>& indices) {
   if (!amortized_ || unit_countdown_ || f.hasOptNone() || indices.size() > kMaxAmortizedSites) return {};
@@ -48,7 +69,7 @@ std::optional<Lowering::CountedCopy> Lowering::counted_copy(Function& f, const s
   b.CreateBr(old_entry);
   for (Instruction& inst : make_early_inc_range(*old_entry))
     if (auto* alloca = dyn_cast<AllocaInst>(&inst); alloca && alloca->isStaticAlloca()) alloca->moveBefore(local);
-  subtract_passed(passed, local, map, /*by_block=*/true, /*immediates=*/true);
+  subtract_by_iterations(*c.copy, passed, local);
   std::vector<BasicBlock*> blocks;
   for (BasicBlock& block : *c.copy) {
     blocks.push_back(&block);
@@ -61,6 +82,134 @@ std::optional<Lowering::CountedCopy> Lowering::counted_copy(Function& f, const s
   with_sites_.insert(c.copy);  // the lowering's clean-up: mem2reg, indvars, the vectorizer
   counted_.insert(c.copy);
   return c;
+}
+
+// The copy's subtractions: each block's sites, as subtract_passed()'s by_block would place them, except in a loop
+// the blocks every iteration passes (its own blocks that dominate its one latch). Their sum w is counted by
+// iterations: where the loop has an induction variable of constant step (a power of two) that cannot wrap within
+// its constant maximum of trips, each exit edge subtracts w times the iterations completed before the last
+// ((the variable's value in the last - its start) / step) plus the sites of those blocks that dominate the block
+// it leaves from, and the loop's own path subtracts nothing (gzip's longest_match: its hottest path is plain's);
+// else the latch subtracts w and the exit edges before it the blocks that dominate them. Exact: a completed
+// iteration passes each such block once (the blocks of inner loops are not among them), and the last one those
+// that dominate its exit; a block that may be passed on the way to an exit without dominating it keeps its own
+// subtraction (docs/decisions.md, "Fast sides: a leaf function's counted copy").
+void Lowering::subtract_by_iterations(Function& copy, const std::vector<std::pair<size_t, Instruction*>>& passed,
+                                      AllocaInst* local) {
+  std::map<BasicBlock*, uint64_t> sites;
+  for (auto [i, at] : passed) ++sites[at->getParent()];
+  std::map<BasicBlock*, uint64_t> at_block = sites;
+  // Each exit edge's sites and iterations, in the order found (the blocks made for them come out in that order).
+  std::vector<std::pair<std::pair<BasicBlock*, BasicBlock*>, std::pair<uint64_t, std::vector<Iterations>>>> edges;
+  std::map<std::pair<BasicBlock*, BasicBlock*>, size_t> edge_index;
+  auto at_edge = [&](BasicBlock* from, BasicBlock* to) -> std::pair<uint64_t, std::vector<Iterations>>& {
+    auto [found, added] = edge_index.try_emplace({from, to}, edges.size());
+    if (added) edges.emplace_back(std::pair{from, to}, std::pair<uint64_t, std::vector<Iterations>>{});
+    return edges[found->second].second;
+  };
+  DominatorTree tree(copy);
+  LoopInfo info(tree);
+  TargetLibraryInfoImpl library_impl{Triple(m_.getTargetTriple())};
+  TargetLibraryInfo library(library_impl, &copy);
+  AssumptionCache assumptions(copy);
+  ScalarEvolution evolution(copy, library, assumptions, tree, info);
+  for (Loop* loop : info.getLoopsInPreorder()) {
+    BasicBlock* latch = loop->getLoopLatch();
+    if (!latch || info.getLoopFor(latch) != loop) continue;
+    SmallVector<std::pair<BasicBlock*, BasicBlock*>, 8> exits;
+    loop->getExitEdges(exits);  // an edge once for each of its terminator's operands: once here
+    for (size_t i = exits.size(); i-- > 0;)
+      if (std::find(exits.begin(), exits.begin() + i, exits[i]) != exits.begin() + i) exits.erase(exits.begin() + i);
+    if (any_of(exits, [](auto& e) { return !isa<BranchInst, SwitchInst>(e.first->getTerminator()); })) continue;
+    std::vector<BasicBlock*> every;  // the blocks with sites every iteration passes
+    uint64_t w = 0;
+    for (BasicBlock* block : loop->blocks())
+      if (info.getLoopFor(block) == loop && sites.count(block) && tree.dominates(block, latch) &&
+          passed_only_where_dominating(*loop, block, exits, tree)) {
+        every.push_back(block);
+        w += sites[block];
+      }
+    if (every.empty()) continue;
+    std::optional<Iterations> iterations;
+    if (exits.size() <= kMaxIterationExits) iterations = counted_iterations(*loop, evolution, m_.getDataLayout());
+    for (BasicBlock* block : every) {
+      at_block[block] -= sites[block];
+      if (!iterations) at_block[latch] += sites[block];
+      for (auto [from, to] : exits)
+        if ((iterations || from != latch) && tree.dominates(block, from)) at_edge(from, to).first += sites[block];
+    }
+    if (iterations)
+      for (auto [from, to] : exits) {
+        at_edge(from, to).second.push_back(*iterations);
+        at_edge(from, to).second.back().w = w;
+      }
+  }
+  Type* i64 = Type::getInt64Ty(context_);
+  auto subtract = [&](IRBuilder<>& d, Value* amount) {
+    d.CreateStore(d.CreateSub(d.CreateLoad(i64, local), amount), local);
+  };
+  for (auto [block, count] : at_block)
+    if (count) {
+      IRBuilder<> d(&*block->getFirstInsertionPt());
+      subtract(d, d.getInt64(count));
+    }
+  for (auto& [edge, amount] : edges) {
+    auto [from, to] = edge;
+    BasicBlock* leave = BasicBlock::Create(context_, "sampler.counted_leave", &copy, to);
+    IRBuilder<> l(leave);
+    l.SetCurrentDebugLocation(from->getTerminator()->getDebugLoc());
+    Value* sum = l.getInt64(amount.first);
+    for (const Iterations& it : amount.second) {
+      Value* now = it.variable;
+      Value* start = it.start;
+      if (now->getType()->isPointerTy()) {
+        now = l.CreatePtrToInt(now, i64);
+        start = l.CreatePtrToInt(start, i64);
+      }
+      Value* moved = it.down ? l.CreateSub(start, now) : l.CreateSub(now, start);
+      Value* trips = l.CreateLShr(l.CreateZExtOrTrunc(moved, i64), it.shift, "sampler.counted_trips");
+      sum = l.CreateAdd(sum, l.CreateMul(trips, l.getInt64(it.w)));
+    }
+    subtract(l, sum);
+    l.CreateBr(to);
+    from->getTerminator()->replaceSuccessorWith(to, leave);
+    for (PHINode& phi : to->phis()) {
+      Value* value = phi.getIncomingValueForBlock(from);
+      while (phi.getBasicBlockIndex(from) >= 0) phi.removeIncomingValue(from, /*DeletePHIIfEmpty=*/false);
+      phi.addIncoming(value, leave);
+    }
+  }
+}
+
+// An induction variable of `loop` that counts its iterations: a phi of its header, SCEV's {start, +, step} in it,
+// step a constant of magnitude 2^shift, which cannot wrap within the loop's constant maximum of trips (so that
+// its distance from start over the step is the iterations completed), entered from one block.
+std::optional<Lowering::Iterations> Lowering::counted_iterations(Loop& loop, ScalarEvolution& evolution,
+                                                                const DataLayout& layout) {
+  BasicBlock* before = loop.getLoopPredecessor();
+  auto* limit = dyn_cast<SCEVConstant>(evolution.getConstantMaxBackedgeTakenCount(&loop));
+  if (!before || !limit || limit->getAPInt().getActiveBits() > 64) return {};
+  std::optional<Iterations> best;
+  for (PHINode& phi : loop.getHeader()->phis()) {
+    Type* type = phi.getType();
+    if (!type->isIntegerTy() && !(type->isPointerTy() && !layout.isNonIntegralPointerType(type) &&
+                                  layout.getPointerSizeInBits(type->getPointerAddressSpace()) == 64))
+      continue;
+    auto* rec = dyn_cast<SCEVAddRecExpr>(evolution.getSCEV(&phi));
+    if (!rec || rec->getLoop() != &loop || !rec->isAffine()) continue;
+    auto* step = dyn_cast<SCEVConstant>(rec->getStepRecurrence(evolution));
+    if (!step || step->getAPInt().getBitWidth() > 64) continue;
+    int64_t value = step->getAPInt().getSExtValue();
+    uint64_t magnitude = value < 0 ? 0 - uint64_t(value) : uint64_t(value);
+    if (magnitude == 0 || (magnitude & (magnitude - 1))) continue;
+    unsigned shift = Log2_64(magnitude);
+    unsigned bits = type->isPointerTy() ? 64 : type->getIntegerBitWidth();
+    // |step| * (the most trips before the last) stays below 2^bits: the distance does not wrap.
+    if (bits > 64 || limit->getAPInt().getActiveBits() + shift > bits) continue;
+    if (!best || shift < best->shift)
+      best = Iterations{&phi, phi.getIncomingValueForBlock(before), value < 0, shift, 0};
+  }
+  return best;
 }
 
 // B's parts (CountedCopy), trips not constant expanded in the copy's entry; false if a loop's trips or w are not

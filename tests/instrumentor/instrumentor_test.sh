@@ -260,6 +260,10 @@ optimised)
   [ "$guarded" = "blocks.sampled 1, longest.sampled 1, main.sampled 3, " ] ||
     fail "nested.c: the loops checked at their entry are not the outer ones of longest() and blocks(): $guarded"
   same_as_per_site nested
+  # Leaf functions' counted copies (counted.c): loops of few trips, so that B (a few hundred sites) is below most
+  # countdowns at sparsity 1000 and the copies run, each loop's blocks that every iteration passes counted by its
+  # iterations, where it leaves. The same sites sample as with per-site checks.
+  same_as_per_site counted
   # Sampling off, a function runs its twin without sites (the countdown does not move); sampling on, at a
   # sparsity whose countdowns stay in reach, it passes its 2 * 1000 + 1 sites. -O0 and -O2, both checks.
   for level in -O0 -O2 "-O2 -fsampler-countdown=site"; do

@@ -82,14 +82,21 @@
 ; CHECK-NEXT:  }
 ; CHECK-LABEL: define private i64 @first_zero.counted(
 ;
-; After the clean-up the countdown is a register: the loop subtracts its two sites an iteration, the exit in the
-; loop its one, and the return stores what is left.
+; After the clean-up the countdown is a register, and the loop has none: its two sites an iteration are counted by
+; its induction variable where it leaves (twice the iterations before the last, and the last's one site before its
+; exit in the loop, or its two at the latch: lower_counted.cpp, subtract_by_iterations()), and the return stores
+; what is left.
 ; CLEAN-LABEL: define private i32 @first_differs.counted(
 ; CLEAN-NOT:     alloca
 ; CLEAN:         [[START:%.*]] = load i64, ptr [[TLS:%.*]], align 8
-; CLEAN:         add i64 %sampler.call_countdown.0, -2
-; CLEAN:         add i64 %sampler.call_countdown.0, -1
-; CLEAN:         store i64 %sampler.call_countdown.1, ptr [[TLS]], align 8
+; CLEAN-NOT:     %sampler.call_countdown
+; CLEAN:       sampler.counted_leave:
+; CLEAN-NEXT:    [[TWICE:%.*]] = shl nuw i64 [[ITERATIONS:%.*]], 1
+; CLEAN-NEXT:    [[MINUS:%.*]] = xor i64 [[TWICE]], -1
+; CLEAN:       sampler.counted_leave1:
+; CLEAN-NEXT:    [[ALL:%.*]] = shl nuw nsw i64 {{%.*}}, 1
+; CLEAN-NEXT:    sub i64 {{%.*}}, [[ALL]]
+; CLEAN:         store i64 %sampler.call_countdown.0, ptr [[TLS]], align 8
 ; CLEAN-NEXT:    ret i32
 ;
 ; The input: make_input.sh (beside this file) over the source above as counted.c, with -O2 -fsampler-schemes=branches.

@@ -1,0 +1,102 @@
+/* Leaf functions whose loops have a small constant maximum of trips, so that their counted copies
+ * (lower_counted.cpp) run at the test's sparsities: in each loop the blocks every iteration passes are counted by
+ * its iterations (by its induction variable where it leaves, or at its latch) and, where it leaves before the
+ * latch, those the last iteration passed. `chain` is gzip's longest_match (a walk that continues at its first
+ * comparison and leaves on a long match, around an inner loop), `compare` bzip2's mainGtU (exits in the middle of
+ * each iteration, arms that wrap), `digits` a loop whose arms pass different numbers of sites, `classify` a switch
+ * whose cases leave the loop for one block (one exit edge for three cases). The test compares the reports with
+ * those of the per-site check: the same sites must sample. Prints a checksum of the work. */
+#include <stdio.h>
+#include <stdlib.h>
+
+#define SIZE 4096
+
+static unsigned char data[SIZE + 64];
+
+__attribute__((noinline)) static int chain(unsigned start, unsigned limit) {
+  unsigned char* scan = data + start;
+  int best = 1;
+  unsigned current = (start * 7) & (SIZE - 1);
+  unsigned step = 0;
+  do {
+    unsigned char* match = data + current;
+    if (match[best] != scan[best] || *match != *scan) continue;
+    int length = 0;
+    while (length < 8 && match[length] == scan[length]) length++;
+    if (length > best) {
+      best = length;
+      if (length >= 7) break;
+    }
+  } while ((current = (current * 13 + 5) & (SIZE - 1)) > limit && ++step < 6);
+  return best;
+}
+
+__attribute__((noinline)) static int compare(unsigned i1, unsigned i2, unsigned n) {
+  unsigned k = 0;
+  do {
+    unsigned char c1 = data[i1], c2 = data[i2];
+    if (c1 != c2) return c1 > c2;
+    i1++;
+    i2++;
+    c1 = data[i1];
+    c2 = data[i2];
+    if (c1 != c2) return c1 > c2;
+    i1++;
+    i2++;
+    if (i1 >= n) i1 -= n;
+    if (i2 >= n) i2 -= n;
+  } while (++k < 12);
+  return 0;
+}
+
+__attribute__((noinline)) static int digits(const unsigned char* a, unsigned char len) {
+  int carry = 0, sum = 0;
+  for (unsigned char i = 0; i < len && i < 10; i++) {
+    int d = a[i] + carry;
+    if (d >= 3) {
+      d -= 3;
+      carry = 1;
+    } else {
+      carry = 0;
+    }
+    sum += d;
+  }
+  return sum;
+}
+
+__attribute__((noinline)) static int classify(const unsigned char* a) {
+  int odd = 0;
+  for (unsigned k = 0; k < 16; k++) {
+    switch (a[k] * 3 + a[k + 1]) {
+      case 0:
+      case 4:
+      case 7:
+        return k + odd;
+      case 1:
+        odd += 2;
+        break;
+      default:
+        odd++;
+    }
+  }
+  return -1;
+}
+
+int main(int argc, char** argv) {
+  int n = argc > 1 ? atoi(argv[1]) : 100;
+  unsigned seed = 12345;
+  for (unsigned i = 0; i < sizeof data; i++) {
+    seed = seed * 1103515245 + 12345;
+    data[i] = (seed >> 16) % 3;
+  }
+  long sum = 0;
+  for (int round = 0; round < n * 10; round++) {
+    unsigned at = (unsigned)round * 2654435761u % SIZE;
+    sum += chain(at, (unsigned)round % 512);
+    sum += compare(at, (at * 5 + 1) % SIZE, SIZE) * 3;
+    sum += digits(data + at, (unsigned char)(round % 13));
+    sum += classify(data + at);
+  }
+  printf("%ld\n", sum);
+  return 0;
+}
