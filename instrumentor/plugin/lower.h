@@ -154,7 +154,7 @@ class Lowering {
                                                     LoopInfo& info, ScalarEvolution& evolution,
                                                     std::vector<BasicBlock*>& blocks);
   void version_loop(Function& f, VersionedLoop& v, const std::vector<size_t>& indices, FunctionState& state);
-  Value* fast_side_test(IRBuilder<>& b, Value* count, Value* most, bool one_comparison);
+  Value* fast_side_test(IRBuilder<>& b, Value* count, Value* most);
   BasicBlock* planned_copy_guard(Function& f, VersionedLoop& v, const std::vector<size_t>& indices,
                                  const std::set<BasicBlock*>& inside, Value* count, Value* trips,
                                  BasicBlock* planned, BasicBlock* header);

@@ -10,6 +10,8 @@
 // exactly the sites passed, so the same sites sample as with a check per site. Otherwise the loop runs as
 // before, its regions checked each iteration. B is the exact count for an innermost loop; a loop around loops
 // (gzip's longest_match) may take SCEV's symbolic maximum, its iterations being long enough to pay the guard.
+// Under a plan the copy (immediates) never runs; an innermost loop has a second copy for plans, subtracting the
+// plan's weights (planned_copy_guard()).
 #include <llvm/ADT/PostOrderIterator.h>
 #include <llvm/Analysis/AssumptionCache.h>
 #include <llvm/Analysis/TargetLibraryInfo.h>
@@ -216,7 +218,7 @@ void Lowering::version_loop(Function& f, VersionedLoop& v, const std::vector<siz
   // at 1/1000 (docs/performance.md, "Fast sides: loops around loops").
   BasicBlock* plan_guard = nullptr;
   if (planned.empty()) {
-    Value* out_of_reach = fast_side_test(b, count, most, /*one_comparison=*/v.around_loops);
+    Value* out_of_reach = fast_side_test(b, count, most);
     b.CreateCondBr(in_bounds(out_of_reach), fast[0], header);
   } else {
     // The innermost loop's two comparisons in turn: the countdown above the sites, then shifted above them (the
@@ -333,26 +335,23 @@ BasicBlock* Lowering::planned_copy_guard(Function& f, VersionedLoop& v, const st
   return guard;
 }
 
-// Whether a copy without checks that passes at most `most` sites may run: the countdown above `most`. The copies
-// subtract immediates (a loop's countdown an induction variable that indvars and the vectorizer turn into its
-// value where the loop leaves; a loaded weight stops both: docs/decisions.md, "Per-site weights"), so under a plan
-// they must not run: a shift of 63 (the shift kind with w = 0, sampler/abi.h) makes the test fail, and the
-// checked code runs, each region with its weights; without a plan the shift is 0. `one_comparison`: the shifted
-// comparison alone (a nest's guard: as a second comparison its branch changed the register allocation of gzip's
-// longest_match, a reload more an iteration in its copy); an innermost loop's keeps two, the cheaper where short
-// counted loops run their guards often (bzip2's mainQSort3; docs/performance.md, "Fast sides at plain speed").
-// (With a shift from the iteration's weights, S <= w * 2^s, the copy would be exact under a plan if it
-// subtracted the weights: docs/decisions.md, "Per-site weights".)
-Value* Lowering::fast_side_test(IRBuilder<>& b, Value* count, Value* most, bool one_comparison) {
-  Value* above = b.CreateICmpSGT(count, most, "sampler.loop_fast");
-  if (!weights_) return above;
+// Whether a copy without checks that passes at most `most` sites may run, for a nest or a unit without weights
+// (an innermost loop's guard with weights is in version_loop()): the countdown above `most`. The copies subtract
+// immediates (a loop's countdown an induction variable that indvars and the vectorizer turn into its value where
+// the loop leaves; a loaded weight stops both: docs/decisions.md, "Per-site weights"), so under a plan they must
+// not run: a shift of 63 (the shift kind with w = 0, sampler/abi.h) makes the test fail, and the checked code
+// runs, each region with its weights; without a plan the shift is 0. A nest's guard is the shifted comparison
+// alone (as a second comparison its branch changed the register allocation of gzip's longest_match, a reload more
+// an iteration in its copy); an innermost loop's keeps two, the cheaper where short counted loops run their guards
+// often (bzip2's mainQSort3; docs/performance.md, "Fast sides at plain speed").
+Value* Lowering::fast_side_test(IRBuilder<>& b, Value* count, Value* most) {
+  if (!weights_) return b.CreateICmpSGT(count, most, "sampler.loop_fast");
   ThresholdBound bound;
   bound.multiplier = SAMPLER_THRESHOLD_SHIFT;
   bound.unknown = true;
   size_t slot = 0;
   Value* shifted = b.CreateLShr(count, threshold(b, 0, slot, std::move(bound)), "sampler.loop_scaled");
-  Value* in_shift = b.CreateICmpSGT(shifted, most, "sampler.loop_fast");
-  return one_comparison ? in_shift : b.CreateAnd(in_shift, above);
+  return b.CreateICmpSGT(shifted, most, "sampler.loop_fast");
 }
 
 }  // namespace sampler::plugin::lowering
