@@ -17,6 +17,7 @@
 #include <llvm/Analysis/TargetLibraryInfo.h>
 #include <llvm/IR/CFG.h>
 #include <llvm/IR/Dominators.h>
+#include <llvm/IR/MDBuilder.h>
 #include <llvm/TargetParser/Triple.h>
 #include <llvm/Transforms/Utils/ScalarEvolutionExpander.h>
 #include <llvm/Transforms/Utils/SSAUpdater.h>
@@ -223,7 +224,9 @@ void Lowering::version_loop(Function& f, VersionedLoop& v, const std::vector<siz
   } else {
     // The innermost loop's two comparisons in turn: the countdown above the sites, then shifted above them (the
     // same test without a plan, 63 bits of shift under one); the second's failure, which only a plan reaches,
-    // goes to the planned copy's guard, so that the build without a plan runs the comparisons it ran.
+    // goes to the planned copy's guard, so that the build without a plan runs the comparisons it ran. Weighted
+    // unlikely, that edge leaves the code without a plan allocated as before the planned copy existed (bc's
+    // bc_divide: docs/performance.md, "Loops under a plan").
     Value* above = b.CreateICmpSGT(count, most, "sampler.loop_fast");
     BasicBlock* shifted = BasicBlock::Create(context_, "sampler.loop_shifted", &f, header);
     b.CreateCondBr(in_bounds(above), shifted, header);
@@ -235,7 +238,8 @@ void Lowering::version_loop(Function& f, VersionedLoop& v, const std::vector<siz
     shift.unknown = true;
     size_t slot = 0;
     Value* scaled = s.CreateLShr(count, threshold(s, 0, slot, std::move(shift)), "sampler.loop_scaled");
-    s.CreateCondBr(s.CreateICmpSGT(scaled, most, "sampler.loop_fast"), fast[0], plan_guard);
+    s.CreateCondBr(s.CreateICmpSGT(scaled, most, "sampler.loop_fast"), fast[0], plan_guard,
+                   MDBuilder(context_).createLikelyBranchWeights());
     for (PHINode& phi : fast[0]->phis()) phi.replaceIncomingBlockWith(guard, shifted);
     for (PHINode& phi : planned[0]->phis()) phi.replaceIncomingBlockWith(guard, plan_guard);
     for (PHINode& phi : header->phis()) phi.addIncoming(phi.getIncomingValueForBlock(guard), plan_guard);
