@@ -270,9 +270,14 @@ void Lowering::version_loop(Function& f, VersionedLoop& v, const std::vector<siz
     // round a path, which indvars and the vectorizer fold as they fold the immediates (no pass of the
     // clean-up hoists loads). The entries never change once the unit is registered.
     for (BasicBlock* block : planned)
-      for (Instruction& inst : make_early_inc_range(*block))
-        if (auto* load = dyn_cast<LoadInst>(&inst); load && isa<Constant>(load->getPointerOperand()))
+      for (Instruction& inst : make_early_inc_range(*block)) {
+        auto* load = dyn_cast<LoadInst>(&inst);
+        Value* from = load && isa<Constant>(load->getPointerOperand())
+                          ? load->getPointerOperand()->stripInBoundsConstantOffsets()
+                          : nullptr;
+        if (from && (from == thresholds_placeholder_ || from == weights_))  // not the program's own loads
           load->moveBefore(plan_guard->getTerminator());
+      }
     leave_copy(f, v, planned, planned_map, local);
   }
 
