@@ -154,7 +154,12 @@ class Lowering {
                                                     LoopInfo& info, ScalarEvolution& evolution,
                                                     std::vector<BasicBlock*>& blocks);
   void version_loop(Function& f, VersionedLoop& v, const std::vector<size_t>& indices, FunctionState& state);
-  Value* fast_side_test(IRBuilder<>& b, Value* count, Value* most, bool one_comparison);
+  Value* fast_side_test(IRBuilder<>& b, Value* count, Value* most);
+  BasicBlock* planned_copy_guard(Function& f, VersionedLoop& v, const std::vector<size_t>& indices,
+                                 const std::set<BasicBlock*>& inside, Value* count, Value* trips,
+                                 BasicBlock* planned, BasicBlock* header);
+  void leave_copy(Function& f, VersionedLoop& v, const std::vector<BasicBlock*>& copy, ValueToValueMapTy& map,
+                  AllocaInst* local);
 
   // ---- lower_counted.cpp: a leaf function's counted copy ----
   static constexpr unsigned kMaxConstantTripsBits = 34;  // (2^34 + 1) * w stays below 2^48, B with them too
@@ -208,7 +213,8 @@ class Lowering {
   AttributeList call_attributes(Function& f);
   static void merge_copies(Instruction& inst, ValueToValueMapTy& map, const std::set<BasicBlock*>& inside,
                            const std::set<BasicBlock*>& copies,
-                           const std::vector<std::pair<Value**, BasicBlock*>>& operands);
+                           const std::vector<std::pair<Value**, BasicBlock*>>& operands,
+                           ValueToValueMapTy* second = nullptr);
   static std::vector<BasicBlock*> copy_blocks(Function& f, const std::vector<BasicBlock*>& blocks,
                                               const char* suffix, ValueToValueMapTy& map);
   static void erase_markers(const std::vector<BasicBlock*>& blocks);

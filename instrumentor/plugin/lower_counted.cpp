@@ -323,7 +323,7 @@ void Lowering::counted_test(Function& f, CountedCopy& c) {
     a.CreateCondBr(a.CreateICmpSGE(count, a.getInt64(kUnsampledCountdown), "sampler.off"), c.off, c.fast);
     return;
   }
-  Value* test = fast_side_test(b, count, most, /*one_comparison=*/true);
+  Value* test = fast_side_test(b, count, most);
   b.CreateCondBr(checked ? b.CreateAnd(checked, test, "sampler.counted") : test, c.fast, c.sampled);
 }
 

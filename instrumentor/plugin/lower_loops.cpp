@@ -10,11 +10,14 @@
 // exactly the sites passed, so the same sites sample as with a check per site. Otherwise the loop runs as
 // before, its regions checked each iteration. B is the exact count for an innermost loop; a loop around loops
 // (gzip's longest_match) may take SCEV's symbolic maximum, its iterations being long enough to pay the guard.
+// Under a plan the copy (immediates) never runs; an innermost loop has a second copy for plans, subtracting the
+// plan's weights (planned_copy_guard()).
 #include <llvm/ADT/PostOrderIterator.h>
 #include <llvm/Analysis/AssumptionCache.h>
 #include <llvm/Analysis/TargetLibraryInfo.h>
 #include <llvm/IR/CFG.h>
 #include <llvm/IR/Dominators.h>
+#include <llvm/IR/MDBuilder.h>
 #include <llvm/TargetParser/Triple.h>
 #include <llvm/Transforms/Utils/ScalarEvolutionExpander.h>
 #include <llvm/Transforms/Utils/SSAUpdater.h>
@@ -193,6 +196,13 @@ void Lowering::version_loop(Function& f, VersionedLoop& v, const std::vector<siz
   ValueToValueMapTy map;
   std::vector<BasicBlock*> fast = copy_blocks(f, v.blocks, ".loop_fast", map);
   std::set<BasicBlock*> copies(fast.begin(), fast.end());
+  // An innermost loop gets a second copy for plans, which subtracts the plan's weights (planned_copy_guard()).
+  ValueToValueMapTy planned_map;
+  std::vector<BasicBlock*> planned;
+  if (weights_ && !v.around_loops) {
+    planned = copy_blocks(f, v.blocks, ".loop_planned", planned_map);
+    copies.insert(planned.begin(), planned.end());
+  }
 
   IRBuilder<> b(guard);
   b.SetCurrentDebugLocation(v.entering->getTerminator()->getDebugLoc());
@@ -200,13 +210,40 @@ void Lowering::version_loop(Function& f, VersionedLoop& v, const std::vector<siz
   b.CreateStore(count, local);
   Value* trips = b.CreateZExtOrTrunc(v.trips, i64);
   Value* most = b.CreateMul(b.CreateAdd(trips, b.getInt64(1)), b.getInt64(v.per_iteration), "sampler.loop_sites");
-  Value* out_of_reach = fast_side_test(b, count, most, /*one_comparison=*/v.around_loops);
-  if (v.trips->getType()->getIntegerBitWidth() > 32)  // else B + 1 < 2^33
-    out_of_reach = b.CreateAnd(b.CreateICmpULT(trips, b.getInt64(kMaxTripsChecked)), out_of_reach);
+  auto in_bounds = [&](Value* test) {  // B + 1 < 2^33 for a count of 32 bits
+    if (v.trips->getType()->getIntegerBitWidth() <= 32) return test;
+    return b.CreateAnd(b.CreateICmpULT(trips, b.getInt64(kMaxTripsChecked)), test);
+  };
   // No branch weights: which loop runs depends on the sparsity, which the compiler does not know. Weighted
   // likely, the code generator took the checked loop for cold and spilled in it, which cost gzip's longest_match
   // at 1/1000 (docs/performance.md, "Fast sides: loops around loops").
-  b.CreateCondBr(out_of_reach, fast[0], header);
+  BasicBlock* plan_guard = nullptr;
+  if (planned.empty()) {
+    Value* out_of_reach = fast_side_test(b, count, most);
+    b.CreateCondBr(in_bounds(out_of_reach), fast[0], header);
+  } else {
+    // The innermost loop's two comparisons in turn: the countdown above the sites, then shifted above them (the
+    // same test without a plan, 63 bits of shift under one); the second's failure, which only a plan reaches,
+    // goes to the planned copy's guard, so that the build without a plan runs the comparisons it ran. Weighted
+    // unlikely, that edge leaves the code without a plan allocated as before the planned copy existed (bc's
+    // bc_divide: docs/performance.md, "Loops under a plan").
+    Value* above = b.CreateICmpSGT(count, most, "sampler.loop_fast");
+    BasicBlock* shifted = BasicBlock::Create(context_, "sampler.loop_shifted", &f, header);
+    b.CreateCondBr(in_bounds(above), shifted, header);
+    plan_guard = planned_copy_guard(f, v, indices, inside, count, trips, planned[0], header);
+    IRBuilder<> s(shifted);
+    s.SetCurrentDebugLocation(v.entering->getTerminator()->getDebugLoc());
+    ThresholdBound shift;
+    shift.multiplier = SAMPLER_THRESHOLD_SHIFT;
+    shift.unknown = true;
+    size_t slot = 0;
+    Value* scaled = s.CreateLShr(count, threshold(s, 0, slot, std::move(shift)), "sampler.loop_scaled");
+    s.CreateCondBr(s.CreateICmpSGT(scaled, most, "sampler.loop_fast"), fast[0], plan_guard,
+                   MDBuilder(context_).createLikelyBranchWeights());
+    for (PHINode& phi : fast[0]->phis()) phi.replaceIncomingBlockWith(guard, shifted);
+    for (PHINode& phi : planned[0]->phis()) phi.replaceIncomingBlockWith(guard, plan_guard);
+    for (PHINode& phi : header->phis()) phi.addIncoming(phi.getIncomingValueForBlock(guard), plan_guard);
+  }
 
   // The points after the loop whose operands the loop makes.
   std::unordered_map<const Value*, std::vector<std::pair<Value**, BasicBlock*>>> operands;
@@ -218,31 +255,30 @@ void Lowering::version_loop(Function& f, VersionedLoop& v, const std::vector<siz
         operands[inst].emplace_back(operand, p.before->getParent());
   }
   // The copy's sites: the local drops by their weights (nothing in the copy samples, so only the sum matters
-  // where it leaves the loop).
-  std::vector<std::pair<size_t, Instruction*>> passed;
+  // where it leaves the loop): immediates in the copy without a plan, the plan's weights in the other.
+  std::vector<std::pair<size_t, Instruction*>> passed, passed_planned;
   for (size_t i : indices)
-    if (inside.count(points_[i].before->getParent()))
+    if (inside.count(points_[i].before->getParent())) {
       passed.emplace_back(i, cast<Instruction>(map[points_[i].before]));
-  subtract_passed(passed, local, map, /*by_block=*/true, /*immediates=*/true);
-
-  // Where the copy leaves the loop, the countdown goes back to the thread's variable.
-  for (size_t i = 0; i < v.blocks.size(); ++i) {
-    std::vector<BasicBlock*> exits;
-    for (BasicBlock* next : successors(fast[i]))
-      if (!copies.count(next) && std::find(exits.begin(), exits.end(), next) == exits.end()) exits.push_back(next);
-    for (BasicBlock* next : exits) {
-      BasicBlock* leave = BasicBlock::Create(context_, "sampler.loop_leave", &f, next);
-      IRBuilder<> l(leave);
-      l.SetCurrentDebugLocation(fast[i]->getTerminator()->getDebugLoc());
-      l.CreateStore(l.CreateLoad(i64, local), l.CreateThreadLocalAddress(countdown_));
-      l.CreateBr(next);
-      fast[i]->getTerminator()->replaceSuccessorWith(next, leave);
-      for (PHINode& phi : next->phis()) {
-        Value* value = phi.getIncomingValueForBlock(v.blocks[i]);
-        if (auto mapped = map.find(value); mapped != map.end()) value = mapped->second;
-        phi.addIncoming(value, leave);
-      }
+      if (!planned.empty()) passed_planned.emplace_back(i, cast<Instruction>(planned_map[points_[i].before]));
     }
+  subtract_passed(passed, local, map, /*by_block=*/true, /*immediates=*/true);
+  leave_copy(f, v, fast, map, local);
+  if (!planned.empty()) {
+    subtract_passed(passed_planned, local, planned_map, /*by_block=*/true, /*immediates=*/false);
+    // The entries it subtracts read before the loop: its countdown then drops by the same amount each time
+    // round a path, which indvars and the vectorizer fold as they fold the immediates (no pass of the
+    // clean-up hoists loads). The entries never change once the unit is registered.
+    for (BasicBlock* block : planned)
+      for (Instruction& inst : make_early_inc_range(*block)) {
+        auto* load = dyn_cast<LoadInst>(&inst);
+        Value* from = load && isa<Constant>(load->getPointerOperand())
+                          ? load->getPointerOperand()->stripInBoundsConstantOffsets()
+                          : nullptr;
+        if (from && (from == thresholds_placeholder_ || from == weights_))  // not the program's own loads
+          load->moveBefore(plan_guard->getTerminator());
+      }
+    leave_copy(f, v, planned, planned_map, local);
   }
 
   // Values made in the loop and used after it.
@@ -250,31 +286,81 @@ void Lowering::version_loop(Function& f, VersionedLoop& v, const std::vector<siz
     for (Instruction& inst : *block) {
       auto held = operands.find(&inst);
       merge_copies(inst, map, inside, copies,
-                   held == operands.end() ? std::vector<std::pair<Value**, BasicBlock*>>{} : held->second);
+                   held == operands.end() ? std::vector<std::pair<Value**, BasicBlock*>>{} : held->second,
+                   planned.empty() ? nullptr : &planned_map);
     }
   erase_markers(fast);  // last: the copies of what only the markers used may be used after the loop
+  erase_markers(planned);
 }
 
-// Whether a copy without checks that passes at most `most` sites may run: the countdown above `most`. The copies
-// subtract immediates (a loop's countdown an induction variable that indvars and the vectorizer turn into its
-// value where the loop leaves; a loaded weight stops both: docs/decisions.md, "Per-site weights"), so under a plan
-// they must not run: a shift of 63 (the shift kind with w = 0, sampler/abi.h) makes the test fail, and the
-// checked code runs, each region with its weights; without a plan the shift is 0. `one_comparison`: the shifted
-// comparison alone (a nest's guard: as a second comparison its branch changed the register allocation of gzip's
-// longest_match, a reload more an iteration in its copy); an innermost loop's keeps two, the cheaper where short
-// counted loops run their guards often (bzip2's mainQSort3; docs/performance.md, "Fast sides at plain speed").
-// (With a shift from the iteration's weights, S <= w * 2^s, the copy would be exact under a plan if it
-// subtracted the weights: docs/decisions.md, "Per-site weights".)
-Value* Lowering::fast_side_test(IRBuilder<>& b, Value* count, Value* most, bool one_comparison) {
-  Value* above = b.CreateICmpSGT(count, most, "sampler.loop_fast");
-  if (!weights_) return above;
+// Where a copy of the loop leaves it, the countdown goes back to the thread's variable.
+void Lowering::leave_copy(Function& f, VersionedLoop& v, const std::vector<BasicBlock*>& copy,
+                          ValueToValueMapTy& map, AllocaInst* local) {
+  Type* i64 = Type::getInt64Ty(context_);
+  std::set<BasicBlock*> blocks(copy.begin(), copy.end());
+  for (size_t i = 0; i < v.blocks.size(); ++i) {
+    std::vector<BasicBlock*> exits;
+    for (BasicBlock* next : successors(copy[i]))
+      if (!blocks.count(next) && std::find(exits.begin(), exits.end(), next) == exits.end()) exits.push_back(next);
+    for (BasicBlock* next : exits) {
+      BasicBlock* leave = BasicBlock::Create(context_, "sampler.loop_leave", &f, next);
+      IRBuilder<> l(leave);
+      l.SetCurrentDebugLocation(copy[i]->getTerminator()->getDebugLoc());
+      l.CreateStore(l.CreateLoad(i64, local), l.CreateThreadLocalAddress(countdown_));
+      l.CreateBr(next);
+      copy[i]->getTerminator()->replaceSuccessorWith(next, leave);
+      for (PHINode& phi : next->phis()) {
+        Value* value = phi.getIncomingValueForBlock(v.blocks[i]);
+        if (auto mapped = map.find(value); mapped != map.end()) value = mapped->second;
+        phi.addIncoming(value, leave);
+      }
+    }
+  }
+}
+
+// Under a plan, where the innermost loop's copy of immediates may not run: its copy that subtracts the plan's
+// weights (`planned`, entered here) runs when the countdown is above (B + 1) * W, W an entry of the thresholds
+// bounding an iteration's weight (the sum of the loop's sites' weights: at least any path's), the product
+// computed without overflow. No site can reach 0 there and the countdown drops by exactly the weights passed,
+// so the same sites sample as in the checked loop (docs/decisions.md, "A loop's copy for plans"). Without a
+// plan the block is never reached (the shift is 0: the innermost guard's two comparisons agree); W's entry is
+// then 2^62, which no product passes, all the same.
+BasicBlock* Lowering::planned_copy_guard(Function& f, VersionedLoop& v, const std::vector<size_t>& indices,
+                                         const std::set<BasicBlock*>& inside, Value* count, Value* trips,
+                                         BasicBlock* planned, BasicBlock* header) {
+  BasicBlock* guard = BasicBlock::Create(context_, "sampler.loop_plan_guard", &f, header);
+  IRBuilder<> b(guard);
+  b.SetCurrentDebugLocation(v.entering->getTerminator()->getDebugLoc());
+  ThresholdBound iteration;
+  for (size_t i : indices)
+    if (inside.count(points_[i].before->getParent())) bound_sites(iteration, points_[i], 1);
+  size_t slot = 0;
+  Value* weight = threshold(b, uint64_t{1} << 62, slot, std::move(iteration));
+  Value* product = b.CreateBinaryIntrinsic(Intrinsic::umul_with_overflow, b.CreateAdd(trips, b.getInt64(1)),
+                                           weight);
+  Value* fits = b.CreateNot(b.CreateExtractValue(product, 1));
+  Value* above = b.CreateICmpUGT(count, b.CreateExtractValue(product, 0), "sampler.loop_planned");
+  b.CreateCondBr(b.CreateAnd(fits, above), planned, header);
+  return guard;
+}
+
+// Whether a copy without checks that passes at most `most` sites may run, for a nest or a unit without weights
+// (an innermost loop's guard with weights is in version_loop()): the countdown above `most`. The copies subtract
+// immediates (a loop's countdown an induction variable that indvars and the vectorizer turn into its value where
+// the loop leaves; a loaded weight stops both: docs/decisions.md, "Per-site weights"), so under a plan they must
+// not run: a shift of 63 (the shift kind with w = 0, sampler/abi.h) makes the test fail, and the checked code
+// runs, each region with its weights; without a plan the shift is 0. A nest's guard is the shifted comparison
+// alone (as a second comparison its branch changed the register allocation of gzip's longest_match, a reload more
+// an iteration in its copy); an innermost loop's keeps two, the cheaper where short counted loops run their guards
+// often (bzip2's mainQSort3; docs/performance.md, "Fast sides at plain speed").
+Value* Lowering::fast_side_test(IRBuilder<>& b, Value* count, Value* most) {
+  if (!weights_) return b.CreateICmpSGT(count, most, "sampler.loop_fast");
   ThresholdBound bound;
   bound.multiplier = SAMPLER_THRESHOLD_SHIFT;
   bound.unknown = true;
   size_t slot = 0;
   Value* shifted = b.CreateLShr(count, threshold(b, 0, slot, std::move(bound)), "sampler.loop_scaled");
-  Value* in_shift = b.CreateICmpSGT(shifted, most, "sampler.loop_fast");
-  return one_comparison ? in_shift : b.CreateAnd(in_shift, above);
+  return b.CreateICmpSGT(shifted, most, "sampler.loop_fast");
 }
 
 }  // namespace sampler::plugin::lowering

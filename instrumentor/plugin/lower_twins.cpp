@@ -178,10 +178,12 @@ AttributeList Lowering::call_attributes(Function& f) {
 
 // `inst`, made in `inside`, and its copy (`map`), made in `copies`, are now two definitions of one value: its uses
 // outside both, and the points' `operands` (each with the block it is used in), take the merge of the two
-// (SSAUpdater); variable locations outside `inside` that named `inst` are killed.
+// (SSAUpdater); variable locations outside `inside` that named `inst` are killed. `second`: a second copy's map
+// (a loop's copy for plans), its blocks in `copies` too: three definitions.
 void Lowering::merge_copies(Instruction& inst, ValueToValueMapTy& map, const std::set<BasicBlock*>& inside,
                             const std::set<BasicBlock*>& copies,
-                            const std::vector<std::pair<Value**, BasicBlock*>>& operands) {
+                            const std::vector<std::pair<Value**, BasicBlock*>>& operands,
+                            ValueToValueMapTy* second) {
   std::vector<Use*> outside;
   for (Use& use : inst.uses()) {
     auto* user = cast<Instruction>(use.getUser());
@@ -195,6 +197,10 @@ void Lowering::merge_copies(Instruction& inst, ValueToValueMapTy& map, const std
   updater.Initialize(inst.getType(), inst.getName());
   updater.AddAvailableValue(inst.getParent(), &inst);
   updater.AddAvailableValue(copy->getParent(), copy);
+  if (second) {
+    auto* other = cast<Instruction>((*second)[&inst]);
+    updater.AddAvailableValue(other->getParent(), other);
+  }
   for (Use* use : outside) updater.RewriteUse(*use);
   for (auto& [operand, where] : operands) *operand = updater.GetValueInMiddleOfBlock(where);
   SmallVector<DbgVariableIntrinsic*, 2> intrinsics;

@@ -11,6 +11,9 @@
 #                every execution (its region's threshold under the plan keeps it checked), a p = 0 site never samples
 #   branches     arms()'s region, whose paths weigh differently, at rates of its own per site: each site samples
 #                within binomial bounds (the region's fast side subtracts the weights of the path it took)
+#   loops        plan_inner's counted innermost loop, entered once a row: a plan giving every site 1/SPARSITY
+#                samples exactly the sites uniform sampling does, its copy for plans running where the countdown
+#                is above the loop's weight and the sites after the loop sampling from what the copy left
 #   malformed    a malformed plan is refused with its file and line, and the run samples uniformly
 #   plugin       a plan naming the sites of a dlopen()ed library: loaded, used and closed twice by a host built
 #                without instrumentation (the library brings the runtime in) and by an instrumented one, the site
@@ -150,6 +153,25 @@ branches)
   within_bounds scalar-pairs 19 1 24000 0.1
   within_bounds scalar-pairs 19 2 24000 0.1
   [ "$(count_at branches.report branches 10)" = 0 ] || fail "step()'s branch at p = 0 sampled"
+  ;;
+loops)
+  cp "$SOURCE_DIR/tests/instrumentor/programs/plan_inner.c" .
+  "$DRIVERS/sampler-cc" -O2 plan_inner.c -o plan_inner
+  SAMPLER_SPARSITY=1 SAMPLER_FILE=inner_all.report ./plan_inner 100 >/dev/null
+  # p = 1/1000: a row's loop of 8 to 15 iterations weighs a few hundredths of the clock's mean, so its copy for
+  # plans runs in most rows, and 20,000 rows take about 2,000 samples.
+  { plan_header loops; every_site 0.001 inner_all.report; } >inner.plan
+  for seed in 1 2 3; do
+    SAMPLER_SPARSITY=1000 SAMPLER_SEED=$seed SAMPLER_FILE=inner_uniform.report ./plan_inner 20000 >inner_uniform.out
+    SAMPLER_PLAN=inner.plan SAMPLER_SPARSITY=1000 SAMPLER_SEED=$seed SAMPLER_FILE=inner_plan.report ./plan_inner 20000 \
+      >inner_plan.out
+    samples inner_uniform.report >inner_uniform.samples
+    samples inner_plan.report >inner_plan.samples
+    cmp -s inner_uniform.samples inner_plan.samples ||
+      fail "seed $seed: the samples differ from uniform sampling:$(echo; diff inner_uniform.samples inner_plan.samples | head)"
+    cmp -s inner_uniform.out inner_plan.out || fail "seed $seed: the program's output differs"
+    [ "$(total inner_plan.report)" -gt 0 ] || fail "seed $seed: nothing sampled"
+  done
   ;;
 malformed)
   { plan_header bad; printf '%s\tbranches\t0\t0.5\n%s\tbranches\t1\t1.5\n' "$unit" "$unit"; } >bad.plan

@@ -138,7 +138,8 @@ enum sampler_bound_type {
  *  value in `thresholds`), 63 under a plan, whatever the other bits and pairs (but for the multipliers 2^64 - 1
  *  and SAMPLER_THRESHOLD_BELOW_UNSAMPLED, 2^64 - 2). A loop checked at its entry shifts
  *  the countdown by it before comparing with its trips times its sites an iteration: under a plan the test fails
- *  and the loop runs its checked copy, whose regions subtract the plan's weights (its copy subtracts immediates). */
+ *  and the loop runs its checked copy, whose regions subtract the plan's weights (its copy subtracts immediates), or
+ *  an innermost loop its copy for plans, guarded by an entry bounding an iteration's weight (multiplier 1). */
 #define SAMPLER_THRESHOLD_SHIFT 0x8000000000000000ull
 /** A multiplier of `threshold_bounds` that makes the entry 2^61 - 1 under a plan, whatever its pairs: below every
  *  countdown of sampling off (2^61 and above), above every other. A leaf function's counted copy (which subtracts

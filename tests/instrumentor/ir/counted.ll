@@ -55,7 +55,6 @@
 ; CHECK-NEXT:    [[INSIDE:%.*]] = mul i64 [[ITERATIONS]], 2
 ; CHECK-NEXT:    %sampler.call_sites = add i64 1, [[INSIDE]]
 ; CHECK-NEXT:    [[WITHIN:%.*]] = icmp ult i64 [[TRIPS]], 281474976710656
-; CHECK-NEXT:    %sampler.loop_fast = icmp sgt i64 {{%.*}}, %sampler.call_sites
 ; CHECK-NEXT:    [[SHIFT:%.*]] = load i64, ptr getelementptr inbounds (i64, ptr @__sampler_thresholds, i64 7)
 ; CHECK-NEXT:    %sampler.loop_scaled = lshr i64 {{%.*}}, [[SHIFT]]
 ; CHECK-NEXT:    [[ABOVE:%.*]] = icmp sgt i64 %sampler.loop_scaled, %sampler.call_sites
