@@ -733,18 +733,23 @@ void default_llvm_option(const char* name, const char* value) {
   if (found != options.end() && found->second->getNumOccurrences() == 0) found->second->addOccurrence(0, name, value);
 }
 
-// The code generator on a unit with sites: its functions with sites hold a fast and a slow side per region,
-// several times the blocks of the program's function, and two of its steps grow faster than the blocks
-// (docs/performance.md, "Compile time: two of the code generator's limits"):
+// The clean-up and the code generator on a unit with sites: its functions with sites hold a fast and a slow side
+// per region, several times the blocks of the program's function, and three steps grow faster than the blocks
+// (docs/performance.md, "Compile time: two of the code generator's limits" and "Compile time: the clean-up's GVN
+// and the alternatives measured"):
+// - the clean-up's GVN asks, for each load, which stores it depends on: a walk back over up to
+//   -memdep-block-number-limit blocks (200) before it gives up, through the slow sides' thousands of blocks; with
+//   half of that it gives up sooner where nothing is found (the countdown it forwards is found within it);
 // - CodeGenPrepare walks a function's blocks again from the first after each change to the dominator tree, unless
 //   the function has at least -cgpp-huge-func blocks, where it goes on from the block it changed;
 // - the greedy register allocator, to split a value's live range, grows a region of blocks edge by edge up to
 //   -grow-region-complexity-budget edges, once per value and candidate register; with a tenth of LLVM's default
 //   it gives up sooner on a sampled copy's regions and splits or spills the value otherwise.
-// Neither changes what the fast sides execute.
-void limit_code_generator_on_large_functions() {
+// None changed what the fast sides execute where measured (bzip2 and bc).
+void limit_steps_on_large_functions() {
   default_llvm_option("cgpp-huge-func", "500");
   default_llvm_option("grow-region-complexity-budget", "1000");
+  default_llvm_option("memdep-block-number-limit", "100");
 }
 
 // The lowering, then (when optimising) a short clean-up of what it made, and only of that: mem2reg gives the
@@ -765,7 +770,7 @@ struct LowerSitesPass : PassInfoMixin<LowerSitesPass> {
     LoweredSites lowered = lower_unit(module, settings);
     if (!lowered.changed) return PreservedAnalyses::all();
     if (!optimising) return PreservedAnalyses::none();
-    limit_code_generator_on_large_functions();
+    limit_steps_on_large_functions();
     FunctionPassManager sites;
     sites.addPass(PromotePass());
     sites.addPass(InstCombinePass());
