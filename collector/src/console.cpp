@@ -693,7 +693,7 @@ constexpr size_t kKeptPending = 16;  // the newest reads kept pending (an older 
 // Brings `app`'s kept runs up to date for a page: the runs stored since the last kept are read; those every later
 // read sees are kept, and `settled` marks where they end (the others are this page's only: truncate() to it).
 static bool extend_kept(store::Store& store, const std::string& site_dir, const std::string& app, KeptApp& kept,
-                 AppRuns::Mark& settled, std::string& error) {
+                        AppRuns::Mark& settled, std::string& error) {
   const std::string sites_stamp = site_dir_stamp(site_dir, app);
   std::string symbols_stamp;
   if (!store.symbols_stamp(app, symbols_stamp, error)) return false;
