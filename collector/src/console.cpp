@@ -105,9 +105,18 @@ bool parse_section_key(std::string_view key, SectionShape& shape) {
 
 }  // namespace
 
-// One application's stored runs, read for the statistics by the analysis library.
+// One application's stored runs, read for the statistics by the analysis library. Stored run s is numbered in
+// the order the store returns them (oldest first); what the predictor pages need of every stored run is in the
+// columns below, its whole store::Run only while it is read (`stored`, from `first_stored` on: the runs kept
+// between pages drop theirs once read, KeptApp).
 struct AppRuns {
-  std::vector<store::Run> stored;        // oldest first, as the store returns them
+  size_t first_stored = 0;               // stored[0] is stored run first_stored
+  std::vector<store::Run> stored;        // stored runs first_stored and after
+  std::vector<int64_t> stored_id;        // stored run -> its id in the store (Run::stored_id)
+  std::vector<uint8_t> interim;          // stored run -> 1: its report is interim (the run is still going)
+  std::vector<uint32_t> signature_of;    // stored run -> index into signatures
+  std::vector<std::string> signatures;   // the runs' crash signatures as the collector hashed them ("" first)
+  std::map<std::string, uint32_t, std::less<>> signature_index;  // signature -> index into signatures
   std::vector<size_t> stored_of;         // read run -> stored run
   std::vector<int32_t> group_of;         // stored run -> crash group (-1: none, or not read)
   std::vector<std::string> releases;     // versions, in the order of their first runs
@@ -121,32 +130,65 @@ struct AppRuns {
 
   const analysis::ReadResult& read() const { return reader->result(); }
   analysis::ReadResult& read() { return reader->result(); }
+  size_t stored_count() const { return stored_id.size(); }
+  store::Run& run(size_t s) { return stored[s - first_stored]; }
+  const store::Run& run(size_t s) const { return stored[s - first_stored]; }
 
-  // What has been read, to go back to (truncate()).
+  // Appends a stored run (the store's order).
+  void add(const store::Run& run) {
+    stored.push_back(run);
+    stored_id.push_back(run.stored_id);
+    interim.push_back(run.interim_sequence ? 1 : 0);
+    auto [signature, added] =
+        signature_index.emplace(run.crash_signature, static_cast<uint32_t>(signatures.size()));
+    if (added) signatures.push_back(run.crash_signature);
+    signature_of.push_back(signature->second);
+    auto [release, new_release] = release_index.emplace(run.version, releases.size());
+    if (new_release) releases.push_back(run.version);
+    release_of.push_back(release->second);
+    group_of.push_back(-1);
+  }
+  // Drops the whole store::Run of the stored runs before `end`, once read (their columns stay).
+  void drop_stored(size_t end) {
+    stored.erase(stored.begin(), stored.begin() + static_cast<ptrdiff_t>(end - first_stored));
+    first_stored = end;
+  }
+
+  // What has been read, to go back to (truncate()); taken with no store::Run before it (drop_stored()).
   struct Mark {
-    size_t stored = 0, releases = 0, read = 0, problems = 0;
+    size_t stored = 0, releases = 0, signatures = 0, read = 0, problems = 0;
     analysis::RunReader::Mark reader;
   };
-  Mark mark() const { return {stored.size(), releases.size(), stored_of.size(), problems.items.size(), reader->mark()}; }
+  Mark mark() const {
+    return {stored_count(), releases.size(), signatures.size(), stored_of.size(), problems.items.size(),
+            reader->mark()};
+  }
   void truncate(const Mark& mark) {
-    stored.resize(mark.stored);
+    stored.resize(mark.stored - first_stored);
+    stored_of.resize(mark.read);
+    stored_id.resize(mark.stored);
+    interim.resize(mark.stored);
+    signature_of.resize(mark.stored);
     group_of.resize(mark.stored);
     release_of.resize(mark.stored);
-    stored_of.resize(mark.read);
     for (size_t i = mark.releases; i < releases.size(); ++i) release_index.erase(releases[i]);
     releases.resize(mark.releases);
+    for (size_t i = mark.signatures; i < signatures.size(); ++i) signature_index.erase(signatures[i]);
+    signatures.resize(mark.signatures);
     problems.items.resize(mark.problems);
     reader->truncate(mark.reader);
   }
-  // The bytes it holds (an estimate), with the runs' summaries dropped once read (keep_only_columns()).
+  // The bytes it holds (an estimate from the containers' capacities).
   size_t memory() const {
     size_t bytes = reader->memory() + stored.capacity() * sizeof(store::Run) +
-                   (stored_of.capacity() + release_of.capacity()) * sizeof(size_t) +
-                   group_of.capacity() * sizeof(int32_t);
+                   (stored_of.capacity() + release_of.capacity() + stored_id.capacity()) * sizeof(size_t) +
+                   (group_of.capacity() + signature_of.capacity()) * sizeof(int32_t) + interim.capacity();
     for (const store::Run& run : stored) {
       bytes += run.run_id.capacity() + run.version.capacity() + run.crash_signature.capacity() + run.app.capacity() +
                run.summary.capacity() + run.stored_body.capacity();
     }
+    for (const std::string& text : signatures) bytes += 2 * (sizeof(std::string) + text.capacity()) + 64;
+    for (const std::string& text : releases) bytes += 2 * (sizeof(std::string) + text.capacity()) + 64;
     return bytes;
   }
 };
@@ -174,23 +216,14 @@ void open_app(store::Store& store, const std::string& app, const std::string& si
   runs.reader = std::make_unique<analysis::RunReader>(*runs.sites);
 }
 
-// Appends the runs `query` selects to runs.stored, oldest first, with their releases in the order their first
+// Appends the runs `query` selects to the stored runs, oldest first, with their releases in the order their first
 // runs were stored (the store returns runs in that order).
 bool fetch_runs(store::Store& store, const store::Query& query, AppRuns& runs, std::string& error) {
   // Kept as stored, each decompressed when it is read: 10^5 runs' texts at once took 800 MB.
-  if (!store.for_each(query, [&](const store::Run& run) {
-        runs.stored.push_back(run);
-        return true;
-      }, error)) {
-    return false;
-  }
-  for (size_t s = runs.release_of.size(); s < runs.stored.size(); ++s) {
-    auto [it, added] = runs.release_index.emplace(runs.stored[s].version, runs.releases.size());
-    if (added) runs.releases.push_back(runs.stored[s].version);
-    runs.release_of.push_back(it->second);
-  }
-  runs.group_of.resize(runs.stored.size(), -1);
-  return true;
+  return store.for_each(query, [&](const store::Run& run) {
+    runs.add(run);
+    return true;
+  }, error);
 }
 
 // Reads stored runs [from, to) through read_runs() (runs.reader), the crashes grouped by symbolized signature with
@@ -205,8 +238,8 @@ void read_stored(store::Store& store, const std::string& app, bool crashes_only,
   std::vector<std::string> names;
   std::vector<size_t> read_from;  // the reader's input i is stored run read_from[i]
   for (size_t s = from; s < to; ++s) {
-    if (crashes_only && runs.stored[s].crash_signature.empty()) continue;
-    names.push_back(runs.stored[s].run_id);
+    if (crashes_only && runs.run(s).crash_signature.empty()) continue;
+    names.push_back(runs.run(s).run_id);
     read_from.push_back(s);
   }
   if (names.empty()) return;
@@ -231,7 +264,7 @@ void read_stored(store::Store& store, const std::string& app, bool crashes_only,
   };
   std::vector<uint8_t> summarized(to - from, 0);  // stored run - from -> 1: its summary was made here
   options.summary_of = [&](size_t index) {
-    store::Run& run = runs.stored[read_from[index]];  // each index comes once, on one thread
+    store::Run& run = runs.run(read_from[index]);  // each index comes once, on one thread
     if (run.summary.empty()) {
       thread_local std::string text;
       // A body that does not decompress gives no summary: the run is left out, named among the problems.
@@ -251,7 +284,7 @@ void read_stored(store::Store& store, const std::string& app, bool crashes_only,
   constexpr size_t kSummariesPerTransaction = 2000;
   std::vector<std::pair<std::string, std::string>> batch;
   for (size_t s = from; s < to; ++s) {
-    if (summarized[s - from]) batch.emplace_back(runs.stored[s].run_id, runs.stored[s].summary);
+    if (summarized[s - from]) batch.emplace_back(runs.run(s).run_id, runs.run(s).summary);
     if (batch.size() == kSummariesPerTransaction || (s + 1 == to && !batch.empty())) {
       std::string fill_error;
       if (!store.fill_summaries(app, batch, fill_error)) {
@@ -265,7 +298,7 @@ void read_stored(store::Store& store, const std::string& app, bool crashes_only,
   if (!crashes_only && store.keeps_counts()) {
     std::vector<std::pair<std::string, std::vector<store::SectionCounts>>> uncounted;
     for (size_t s = from; s < to; ++s) {
-      const store::Run& run = runs.stored[s];
+      const store::Run& run = runs.run(s);
       if (!run.counted && !run.interim_sequence && !run.summary.empty()) {
         if (std::optional<std::vector<store::SectionCounts>> counts = summary_counts(run.summary)) {
           uncounted.emplace_back(run.run_id, std::move(*counts));
@@ -282,14 +315,14 @@ void read_stored(store::Store& store, const std::string& app, bool crashes_only,
   }
 
   std::unordered_map<std::string_view, size_t> by_id;
-  for (size_t s = from; s < to; ++s) by_id.emplace(runs.stored[s].run_id, s);
+  for (size_t s = from; s < to; ++s) by_id.emplace(runs.run(s).run_id, s);
   const store::FailureRule rule;  // sampler-analyze --database's default: a signal, or a non-zero exit status
   analysis::RunSet& read = runs.read().runs;
   for (size_t r = first_read; r < read.size(); ++r) {
     const size_t s = by_id.at(read.names[r]);
     runs.stored_of.push_back(s);
     runs.group_of[s] = read.crash_group[r];
-    read.failed[r] = rule.failed(runs.stored[s]) ? 1 : 0;
+    read.failed[r] = rule.failed(runs.run(s)) ? 1 : 0;
   }
 }
 
@@ -299,7 +332,7 @@ bool load_app(store::Store& store, const std::string& app, const std::string& si
   open_app(store, app, site_dir, runs);
   store::Query query{app, std::nullopt, crashes_only, /*stored_bodies=*/true, /*summaries=*/true};
   if (!fetch_runs(store, query, runs, error)) return false;
-  read_stored(store, app, crashes_only, 0, runs.stored.size(), runs);
+  read_stored(store, app, crashes_only, 0, runs.stored_count(), runs);
   return true;
 }
 
@@ -359,11 +392,11 @@ std::string problems_note(const SerializedList& problems) {
 
 // A stored run's stack, symbolized as the crash groups are (kStackFrames frames), one frame per line.
 std::string sample_stack(const AppRuns& runs, size_t stored) {
-  const std::string signature = analysis::symbolized_crash_signature(crash_stack(runs.stored[stored]),
+  const std::string signature = analysis::symbolized_crash_signature(crash_stack(runs.run(stored)),
                                                                      kStackFrames, *runs.symbols);
   const size_t at = signature.find(" at ");
   if (at == std::string::npos) return "";
-  std::string out = "<div class=\"where\">run <code>" + html_escape(runs.stored[stored].run_id) +
+  std::string out = "<div class=\"where\">run <code>" + html_escape(runs.run(stored).run_id) +
                     "</code>:</div><ol class=\"stack\" start=\"0\">";
   std::string_view rest = std::string_view(signature).substr(at + 4);
   for (;;) {
@@ -386,10 +419,10 @@ std::string missing_symbols(const AppRuns& runs) {
   };
   std::map<std::string, Module> missing;
   std::set<std::string> have;
-  for (size_t s = 0; s < runs.stored.size(); ++s) {
+  for (size_t s = 0; s < runs.stored_count(); ++s) {
     if (runs.group_of[s] < 0) continue;
     std::set<std::string> seen;  // a build ID counts once per crash
-    std::string_view body = crash_stack(runs.stored[s]);
+    std::string_view body = crash_stack(runs.run(s));
     while (!body.empty()) {
       // A line that is one {{{module:ID:NAME:elf:BUILDID}}} element (docs/formats.md, section 3: NAME holds no
       // ':'), with exactly its four fields and a build ID of whole bytes.
@@ -494,17 +527,17 @@ std::string app_body(const std::string& app, const std::vector<store::DayCounts>
   std::vector<size_t> sample(groups);
   std::vector<std::vector<bool>> in_release(groups, std::vector<bool>(releases));
   std::unordered_map<std::string_view, int32_t> group_of_run;  // run id -> crash group, for the latest runs
-  for (size_t s = 0; s < runs.stored.size(); ++s) {
+  for (size_t s = 0; s < runs.stored_count(); ++s) {
     const int32_t g = runs.group_of[s];
     if (g < 0) continue;
     const size_t gi = static_cast<size_t>(g);
-    group_of_run.emplace(runs.stored[s].run_id, g);
+    group_of_run.emplace(runs.run(s).run_id, g);
     ++group_runs[gi];
-    group_first[gi] = std::min(group_first[gi], runs.stored[s].received);
-    if (runs.stored[s].received >= group_last[gi]) sample[gi] = s;  // the latest run
-    group_last[gi] = std::max(group_last[gi], runs.stored[s].received);
+    group_first[gi] = std::min(group_first[gi], runs.run(s).received);
+    if (runs.run(s).received >= group_last[gi]) sample[gi] = s;  // the latest run
+    group_last[gi] = std::max(group_last[gi], runs.run(s).received);
     // A crash stored after the counts were read may be of a release they do not have yet: not flagged here.
-    auto release = release_index.find(runs.stored[s].version);
+    auto release = release_index.find(runs.run(s).version);
     if (release != release_index.end()) in_release[gi][release->second] = true;
   }
   body += "<h2>Crash groups</h2>\n<p>Crashing runs grouped as <code>sampler-analyze</code> groups them: the signal and "
@@ -619,7 +652,7 @@ std::string predictors_body(store::Store& store, const store::CountsQuery* query
   analysis::RunSet subset;
   subset.crash_groups = runs.read().runs.crash_groups;
   for (size_t r = 0; r < runs.read().runs.size(); ++r) {
-    if (keep(r) && !runs.stored[runs.stored_of[r]].interim_sequence) {
+    if (keep(r) && !runs.interim[runs.stored_of[r]]) {
       subset.add_from(runs.read().runs, r, runs.read().runs.crash_group[r]);
     }
   }
@@ -708,7 +741,7 @@ static bool extend_kept(store::Store& store, const std::string& site_dir, const 
     kept.opened = true;
   }
   AppRuns& runs = *kept.runs;
-  const size_t from = runs.stored.size();
+  const size_t from = runs.stored_count();
   store::ReadPosition position;
   store::Query query{app, std::nullopt, false, /*stored_bodies=*/true, /*summaries=*/true};
   query.after = kept.last_id;
@@ -719,7 +752,7 @@ static bool extend_kept(store::Store& store, const std::string& site_dir, const 
   }
   // The runs up to the highest id an earlier read saw are all seen once every transaction that may still have
   // held one has ended (store.h, ReadPosition); on SQLite at once.
-  if (runs.stored.size() > from) kept.pending.emplace_back(runs.stored.back().stored_id, position);
+  if (runs.stored_count() > from) kept.pending.emplace_back(runs.stored_id.back(), position);
   std::erase_if(kept.pending, [&](const std::pair<int64_t, store::ReadPosition>& read) {
     if (!position.sees_all_before(read.second)) return false;
     kept.seen_up_to = std::max(kept.seen_up_to, read.first);
@@ -728,17 +761,12 @@ static bool extend_kept(store::Store& store, const std::string& site_dir, const 
   if (kept.pending.size() > kKeptPending) kept.pending.erase(kept.pending.begin());
   // Kept: the runs seen by every later read, up to the first still going (its interim report may be replaced).
   size_t keep = from;
-  while (keep < runs.stored.size() && runs.stored[keep].stored_id <= kept.seen_up_to &&
-         !runs.stored[keep].interim_sequence)
-    ++keep;
+  while (keep < runs.stored_count() && runs.stored_id[keep] <= kept.seen_up_to && !runs.interim[keep]) ++keep;
   read_stored(store, app, /*crashes_only=*/false, from, keep, runs);
-  for (size_t s = from; s < keep; ++s) {  // the lists are read: the summaries are not needed again
-    runs.stored[s].summary = std::string();
-    runs.stored[s].stored_body = std::string();
-  }
-  if (keep > from) kept.last_id = runs.stored[keep - 1].stored_id;
+  runs.drop_stored(keep);  // read: their columns are all a page needs of them from now on
+  if (keep > from) kept.last_id = runs.stored_id[keep - 1];
   settled = runs.mark();
-  read_stored(store, app, /*crashes_only=*/false, keep, runs.stored.size(), runs);  // this page's only
+  read_stored(store, app, /*crashes_only=*/false, keep, runs.stored_count(), runs);  // this page's only
   return true;
 }
 
@@ -1039,7 +1067,7 @@ Response Console::predictor_page(const std::string& app_name, std::string_view t
     const store::CountsQuery query{*app, version};
     return page(200, *app + " " + version + ": predictors",
                 predictors_body(store_, &query, *app, runs, "release " + html_escape(version),
-                                [&](size_t r) { return runs.stored[runs.stored_of[r]].version == version; }),
+                                [&](size_t r) { return runs.releases[runs.release_of[runs.stored_of[r]]] == version; }),
                 true);
   }
   if (tail.starts_with("group/") && tail.ends_with("/")) {
@@ -1052,8 +1080,9 @@ Response Console::predictor_page(const std::string& app_name, std::string_view t
     // at upload), when no such signature is also another group's (or no group's) run's: symbols pushed since
     // name frames that the hash told apart, never the other way round; else the page counts the runs itself.
     std::map<std::string_view, std::set<int32_t>> groups_of;
-    for (size_t s = 0; s < runs.stored.size(); ++s) {
-      if (!runs.stored[s].crash_signature.empty()) groups_of[runs.stored[s].crash_signature].insert(runs.group_of[s]);
+    for (size_t s = 0; s < runs.stored_count(); ++s) {
+      const std::string& signature = runs.signatures[runs.signature_of[s]];
+      if (!signature.empty()) groups_of[signature].insert(runs.group_of[s]);
     }
     store::CountsQuery query{*app, std::nullopt, std::vector<std::string>()};
     bool shared = false;
