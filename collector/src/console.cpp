@@ -752,9 +752,14 @@ static bool extend_kept(store::Store& store, const std::string& site_dir, const 
   }
   // The runs up to the highest id an earlier read saw are all seen once every transaction that may still have
   // held one has ended (store.h, ReadPosition); on SQLite at once.
+  // Where the store stands now, after the read (which took a while): often past this read's own transaction, so
+  // that its runs are kept at once rather than at the next page. Without it, where the read stood.
   if (runs.stored_count() > from) kept.pending.emplace_back(runs.stored_id.back(), position);
+  store::ReadPosition now;
+  std::string ignored;
+  const store::ReadPosition& settling = !kept.pending.empty() && store.position(now, ignored) ? now : position;
   std::erase_if(kept.pending, [&](const std::pair<int64_t, store::ReadPosition>& read) {
-    if (!position.sees_all_before(read.second)) return false;
+    if (!settling.sees_all_before(read.second)) return false;
     kept.seen_up_to = std::max(kept.seen_up_to, read.first);
     return true;
   });

@@ -244,6 +244,22 @@ class PostgresqlStore : public Store {
     return ok;
   }
 
+  bool position(ReadPosition& now, std::string& error) override {
+    PGconn* c = acquire(error);
+    if (c == nullptr) return false;
+    Result r(PQexec(c, "SELECT pg_snapshot_xmin(pg_current_snapshot())::text"));
+    const bool ok = PQresultStatus(r.result) == PGRES_TUPLES_OK && PQntuples(r.result) == 1;
+    if (ok) {
+      now = ReadPosition{};
+      now.oldest_running = std::strtoull(PQgetvalue(r.result, 0, 0), nullptr, 10);
+    } else {
+      error = std::string("postgresql: ") + PQresultErrorMessage(r.result);
+      trim(error);
+    }
+    release(c);
+    return ok;
+  }
+
   bool symbols_stamp(std::string_view app, std::string& stamp, std::string& error) override {
     PGconn* c = acquire(error);
     if (c == nullptr) return false;

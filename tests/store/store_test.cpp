@@ -719,8 +719,13 @@ TEST_P(StoreTest, ReadsTheRunsAfterOneAndWhereTheReadStood) {
   positioned.position = &second;
   read(positioned);
   EXPECT_FALSE(second.sees_all_before(first));
+  ReadPosition now;
+  ASSERT_TRUE(store_->position(now, error)) << error;
+  EXPECT_FALSE(now.sees_all_before(first));
   PQclear(PQexec(writer, "COMMIT"));
   PQfinish(writer);
+  ASSERT_TRUE(store_->position(now, error)) << error;
+  EXPECT_TRUE(now.sees_all_before(first));
   positioned.position = &third;
   read(positioned);
   EXPECT_TRUE(third.sees_all_before(first));
