@@ -1058,28 +1058,31 @@ Response Console::handle(const Request& request) {
   return response;
 }
 
-Response Console::predictor_page(const std::string& app_name, std::string_view tail, const AppRuns& runs) {
-  const std::string* app = &app_name;
+Response Console::predictor_page(const std::string& app, std::string_view tail, const AppRuns& runs) {
   auto not_found = [this] { return page(404, "Not found", "<h1>Not found</h1>\n<p>No such page.</p>\n", true); };
   if (tail == "predictors/") {
-    const store::CountsQuery query{*app};
-    return page(200, *app + ": predictors",
-                predictors_body(store_, &query, *app, runs, "all releases", [](size_t) { return true; }), true);
+    const store::CountsQuery query{app};
+    return page(200, app + ": predictors",
+                predictors_body(store_, &query, app, runs, "all releases", [](size_t) { return true; }), true);
   }
   if (tail.starts_with("release/") && tail.ends_with("/")) {
     const std::string version(tail.substr(8, tail.size() - 9));
     if (std::find(runs.releases.begin(), runs.releases.end(), version) == runs.releases.end()) return not_found();
-    const store::CountsQuery query{*app, version};
-    return page(200, *app + " " + version + ": predictors",
-                predictors_body(store_, &query, *app, runs, "release " + html_escape(version),
-                                [&](size_t r) { return runs.releases[runs.release_of[runs.stored_of[r]]] == version; }),
+    const store::CountsQuery query{app, version};
+    return page(200, app + " " + version + ": predictors",
+                predictors_body(store_, &query, app, runs, "release " + html_escape(version),
+                                [&](size_t r) {
+                                  return runs.releases[runs.release_of[runs.stored_of[r]]] == version;
+                                }),
                 true);
   }
   if (tail.starts_with("group/") && tail.ends_with("/")) {
     const std::string number(tail.substr(6, tail.size() - 7));
     char* end = nullptr;
     const unsigned long group = std::strtoul(number.c_str(), &end, 10);
-    if (number.empty() || *end != '\0' || group == 0 || group > runs.read().runs.crash_groups.size()) return not_found();
+    if (number.empty() || *end != '\0' || group == 0 || group > runs.read().runs.crash_groups.size()) {
+      return not_found();
+    }
     const int32_t g = static_cast<int32_t>(group - 1);
     // The store's counts of the group are those of its runs' crash signatures (as the collector hashed the stack
     // at upload), when no such signature is also another group's (or no group's) run's: symbols pushed since
@@ -1089,7 +1092,7 @@ Response Console::predictor_page(const std::string& app_name, std::string_view t
       const std::string& signature = runs.signatures[runs.signature_of[s]];
       if (!signature.empty()) groups_of[signature].insert(runs.group_of[s]);
     }
-    store::CountsQuery query{*app, std::nullopt, std::vector<std::string>()};
+    store::CountsQuery query{app, std::nullopt, std::vector<std::string>()};
     bool shared = false;
     for (const auto& [signature, groups] : groups_of) {
       if (groups.count(g) == 0) continue;
@@ -1097,8 +1100,8 @@ Response Console::predictor_page(const std::string& app_name, std::string_view t
       shared = shared || groups.size() > 1;
     }
     // The group's failing runs against the successful ones (the other failures left out).
-    return page(200, *app + ": crash group #" + number,
-                predictors_body(store_, shared ? nullptr : &query, *app, runs,
+    return page(200, app + ": crash group #" + number,
+                predictors_body(store_, shared ? nullptr : &query, app, runs,
                                 "crash group #" + number + " <code>" +
                                     html_escape(runs.read().runs.crash_groups[static_cast<size_t>(g)]) +
                                     "</code> against the successful runs",

@@ -266,8 +266,9 @@ class PostgresqlStore : public Store {
     const std::string a(app);
     const char* values[] = {a.c_str()};
     // A row's xmin is the transaction that wrote its version: a replaced file's changes.
-    Result r(PQexecParams(c, "SELECT coalesce(string_agg(build_id || ' ' || kind || ' ' || xmin::text, ';' ORDER BY "
-                             "build_id, kind), '') FROM symbols WHERE app = $1", 1, nullptr, values, nullptr, nullptr, 0));
+    constexpr const char* kStamp = "SELECT coalesce(string_agg(build_id || ' ' || kind || ' ' || xmin::text, ';' "
+                                   "ORDER BY build_id, kind), '') FROM symbols WHERE app = $1";
+    Result r(PQexecParams(c, kStamp, 1, nullptr, values, nullptr, nullptr, 0));
     const bool ok = PQresultStatus(r.result) == PGRES_TUPLES_OK && PQntuples(r.result) == 1;
     if (ok) {
       stamp = PQgetvalue(r.result, 0, 0);

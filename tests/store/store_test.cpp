@@ -673,7 +673,9 @@ TEST_P(StoreTest, ReadsTheRunsAfterOneAndWhereTheReadStood) {
   StoredRun going = make_run(app);
   going.exit_status.reset();
   going.interim_sequence = 1;
-  for (StoredRun run : {make_run(app), going, make_run(app)}) ASSERT_EQ(store_->put(run, error), PutStatus::kStored) << error;
+  for (StoredRun run : {make_run(app), going, make_run(app)}) {
+    ASSERT_EQ(store_->put(run, error), PutStatus::kStored) << error;
+  }
   std::vector<StoredRun> all = read({app, std::nullopt});
   ASSERT_EQ(all.size(), 3u);
   EXPECT_LT(all[0].stored_id, all[1].stored_id);

@@ -10,8 +10,8 @@
 #include <functional>
 #include <memory>
 #include <span>
-#include <utility>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "analysis/id_list.h"

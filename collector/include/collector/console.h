@@ -5,7 +5,9 @@
 // The pages come from the analysis library, not from a second implementation: runs are read with read_runs()
 // straight from the store's text, crashes grouped with the symbolized signatures sampler-analyze uses (the
 // symbols the collector stored), predictors ranked by rank() and shown by the same renderer as
-// `sampler-analyze --html` (analysis/html.h).
+// `sampler-analyze --html` (analysis/html.h). The predictor pages keep what they read of each application's runs
+// and read only the runs stored since (analysis/runs.h, RunReader; docs/decisions.md, "The runs kept between
+// pages").
 #pragma once
 
 #include <cstddef>

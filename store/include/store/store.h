@@ -93,8 +93,8 @@ struct Plan {
 /// transactions take run ids before they commit, so a run with a lower id than every run a read saw may still
 /// come; every transaction that may hold such an id began before `reader`, a transaction id taken after the
 /// read's snapshot. A later read whose `oldest_running` is above it sees every run with an id up to the highest
-/// the first saw (docs/decisions.md, "The console"). SQLite writes one transaction at a time, in id order:
-/// `reader` is 0, and a read sees every run up to the highest id it saw.
+/// the first saw (docs/decisions.md, "The runs kept between pages"). SQLite writes one transaction at a time, in
+/// id order: `reader` is 0, and a read sees every run up to the highest id it saw.
 struct ReadPosition {
   uint64_t reader = 0;          ///< a transaction id taken after the read's snapshot (0: none needed)
   uint64_t oldest_running = 0;  ///< the oldest transaction still running when the read's snapshot was taken
