@@ -149,20 +149,35 @@ class Registry {
       catalogue_.sites.push_back(std::move(site));
     }
     entries_.emplace(&sites, entry);
+    entered_.push_back(&sites);
     return entry;
   }
 
   // True the first time a key is reported missing (one error per key over all reports).
   bool first_missing(std::string_view unit, std::string_view scheme) {
     std::lock_guard lock(mutex_);
-    return missing_.emplace(std::string(unit), std::string(scheme)).second;
+    auto [it, added] = missing_.emplace(std::string(unit), std::string(scheme));
+    if (added) missing_order_.push_back(it);
+    return added;
+  }
+
+  // How many sections were entered and keys reported missing; forget() goes back to such a point (the catalogue
+  // is cut back by its caller).
+  std::pair<size_t, size_t> sizes() const { return {entered_.size(), missing_order_.size()}; }
+  void forget(std::pair<size_t, size_t> sizes) {
+    for (size_t i = sizes.first; i < entered_.size(); ++i) entries_.erase(entered_[i]);
+    entered_.resize(std::min(sizes.first, entered_.size()));
+    for (size_t i = sizes.second; i < missing_order_.size(); ++i) missing_.erase(missing_order_[i]);
+    missing_order_.resize(std::min(sizes.second, missing_order_.size()));
   }
 
  private:
   Catalogue& catalogue_;
   std::mutex mutex_;
   std::unordered_map<const IndexedSites*, SectionEntry> entries_;
+  std::vector<const IndexedSites*> entered_;  // entries_' keys in the order they were entered
   std::set<std::pair<std::string, std::string>> missing_;
+  std::vector<std::set<std::pair<std::string, std::string>>::iterator> missing_order_;  // in the order named
 };
 
 // ------------------------------------------------------------------------------------------------ one report
@@ -694,18 +709,26 @@ std::vector<std::string> list_reports(const std::vector<std::string>& operands, 
   return files;
 }
 
-ReadResult read_runs(const std::vector<std::string>& files, const SitesIndex& sites, const ReadOptions& options,
-                     DiagnosticSink& sink) {
-  ReadResult result;
+// What a RunReader keeps between its reads: the catalogue's registry and the crash groups by signature.
+struct RunReader::State {
+  explicit State(ReadResult& result) : registry(result.catalogue) {}
+  Registry registry;
+  std::map<std::string, int32_t> groups;
+};
+
+RunReader::RunReader(const SitesIndex& sites) : sites_(sites), state_(std::make_unique<State>(result_)) {}
+
+RunReader::~RunReader() = default;
+
+void RunReader::read(const std::vector<std::string>& files, const ReadOptions& options, DiagnosticSink& sink) {
   LockedSink locked(sink);
-  Registry registry(result.catalogue);
   unsigned jobs = options.jobs != 0 ? options.jobs : std::max(1u, std::thread::hardware_concurrency());
   jobs = static_cast<unsigned>(std::min<size_t>(jobs, std::max<size_t>(files.size(), 1)));
   std::vector<LocalRuns> locals(jobs);
   std::atomic<size_t> next = 0;
   if (options.progress != nullptr) options.progress->set_total(files.size());
   auto work = [&](LocalRuns& local) {
-    ReportCollector collector(sites, registry);
+    ReportCollector collector(sites_, state_->registry);
     for (size_t i; (i = next.fetch_add(1)) < files.size();) {
       const uint64_t before = local.bytes;
       read_one(files[i], i, collector, options, locked, local);
@@ -722,25 +745,77 @@ ReadResult read_runs(const std::vector<std::string>& files, const SitesIndex& si
   // Back into file order, crash signatures interned in that order.
   std::vector<std::pair<size_t, std::pair<unsigned, size_t>>> order;
   for (unsigned j = 0; j < jobs; ++j) {
-    result.left_out += locals[j].left_out;
-    result.bytes += locals[j].bytes;
+    result_.left_out += locals[j].left_out;
+    result_.bytes += locals[j].bytes;
     for (size_t r = 0; r < locals[j].runs.size(); ++r) order.push_back({locals[j].file_index[r], {j, r}});
   }
   std::sort(order.begin(), order.end());
-  std::map<std::string, int32_t> groups;
   for (const auto& [file, where] : order) {
     const LocalRuns& local = locals[where.first];
     size_t r = where.second;
     int32_t group = -1;
     if (const std::string& key = local.crash_keys[r]; !key.empty()) {
-      auto [it, added] = groups.emplace(key, static_cast<int32_t>(result.runs.crash_groups.size()));
-      if (added) result.runs.crash_groups.push_back(key);
+      auto [it, added] = state_->groups.emplace(key, static_cast<int32_t>(result_.runs.crash_groups.size()));
+      if (added) result_.runs.crash_groups.push_back(key);
       group = it->second;
     }
-    result.runs.add_from(local.runs, r, group);
+    result_.runs.add_from(local.runs, r, group);
   }
-  result.ok = !locked.errors();
-  return result;
+  result_.ok = result_.ok && !locked.errors();
+}
+
+RunReader::Mark RunReader::mark() const {
+  Mark mark;
+  mark.runs = result_.runs.size();
+  mark.crash_groups = result_.runs.crash_groups.size();
+  mark.sites = result_.catalogue.sites.size();
+  mark.predicates = result_.catalogue.predicate_site.size();
+  mark.registry = state_->registry.sizes();
+  mark.left_out = result_.left_out;
+  mark.bytes = result_.bytes;
+  mark.ok = result_.ok;
+  return mark;
+}
+
+void RunReader::truncate(const Mark& mark) {
+  RunSet& runs = result_.runs;
+  if (mark.runs < runs.size()) {
+    runs.names.resize(mark.runs);
+    runs.failed.resize(mark.runs);
+    runs.crashed.resize(mark.runs);
+    runs.crash_group.resize(mark.runs);
+    runs.site_offsets.resize(mark.runs + 1);
+    runs.site_data.resize(runs.site_offsets.back());
+    runs.predicate_offsets.resize(mark.runs + 1);
+    runs.predicate_data.resize(runs.predicate_offsets.back());
+  }
+  for (size_t g = mark.crash_groups; g < runs.crash_groups.size(); ++g) state_->groups.erase(runs.crash_groups[g]);
+  runs.crash_groups.resize(std::min(mark.crash_groups, runs.crash_groups.size()));
+  result_.catalogue.sites.resize(std::min(mark.sites, result_.catalogue.sites.size()));
+  result_.catalogue.predicate_site.resize(std::min(mark.predicates, result_.catalogue.predicate_site.size()));
+  state_->registry.forget(mark.registry);
+  result_.left_out = mark.left_out;
+  result_.bytes = mark.bytes;
+  result_.ok = mark.ok;
+}
+
+size_t RunReader::memory() const {
+  const RunSet& runs = result_.runs;
+  size_t bytes = runs.site_data.capacity() + runs.predicate_data.capacity() +
+                 (runs.site_offsets.capacity() + runs.predicate_offsets.capacity()) * sizeof(uint64_t) +
+                 runs.failed.capacity() * 2 + runs.crash_group.capacity() * sizeof(int32_t) +
+                 result_.catalogue.sites.capacity() * sizeof(Site) +
+                 result_.catalogue.predicate_site.capacity() * sizeof(uint32_t);
+  for (const std::string& name : runs.names) bytes += sizeof(std::string) + name.capacity();
+  for (const std::string& group : runs.crash_groups) bytes += 2 * (sizeof(std::string) + group.capacity()) + 64;
+  return bytes;
+}
+
+ReadResult read_runs(const std::vector<std::string>& files, const SitesIndex& sites, const ReadOptions& options,
+                     DiagnosticSink& sink) {
+  RunReader reader(sites);
+  reader.read(files, options, sink);
+  return std::move(reader.result());
 }
 
 }  // namespace sampler::analysis

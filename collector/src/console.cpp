@@ -103,68 +103,146 @@ bool parse_section_key(std::string_view key, SectionShape& shape) {
   return true;
 }
 
-// One application's stored runs, read for the statistics by the analysis library.
+}  // namespace
+
+// One application's stored runs, read for the statistics by the analysis library. Stored run s is numbered in
+// the order the store returns them (oldest first); what the predictor pages need of every stored run is in the
+// columns below, its whole store::Run only while it is read (`stored`, from `first_stored` on: the runs kept
+// between pages drop theirs once read, KeptApp).
 struct AppRuns {
-  std::vector<store::Run> stored;        // oldest first, as the store returns them
-  analysis::ReadResult read;             // the runs that read (a report without samples is left out)
+  size_t first_stored = 0;               // stored[0] is stored run first_stored
+  std::vector<store::Run> stored;        // stored runs first_stored and after
+  std::vector<int64_t> stored_id;        // stored run -> its id in the store (Run::stored_id)
+  std::vector<uint8_t> interim;          // stored run -> 1: its report is interim (the run is still going)
+  std::vector<uint32_t> signature_of;    // stored run -> index into signatures
+  std::vector<std::string> signatures;   // the runs' crash signatures as the collector hashed them ("" first)
+  std::map<std::string, uint32_t, std::less<>> signature_index;  // signature -> index into signatures
   std::vector<size_t> stored_of;         // read run -> stored run
   std::vector<int32_t> group_of;         // stored run -> crash group (-1: none, or not read)
   std::vector<std::string> releases;     // versions, in the order of their first runs
+  std::map<std::string, size_t> release_index;  // version -> index into releases
   std::vector<size_t> release_of;        // stored run -> index into releases
   SerializedList problems;               // reading the runs and the symbols (from the reading threads)
   std::unique_ptr<analysis::StoreSymbols> symbols;  // the application's symbols, as the collector stored them
+  std::unique_ptr<SitesIndex> sites;     // the application's site information, which the reader refers to
+  std::unique_ptr<analysis::RunReader> reader;
   bool have_sites = false;
+
+  const analysis::ReadResult& read() const { return reader->result(); }
+  analysis::ReadResult& read() { return reader->result(); }
+  size_t stored_count() const { return stored_id.size(); }
+  store::Run& run(size_t s) { return stored[s - first_stored]; }
+  const store::Run& run(size_t s) const { return stored[s - first_stored]; }
+
+  // Appends a stored run (the store's order).
+  void add(const store::Run& run) {
+    stored.push_back(run);
+    stored_id.push_back(run.stored_id);
+    interim.push_back(run.interim_sequence ? 1 : 0);
+    auto [signature, added] =
+        signature_index.emplace(run.crash_signature, static_cast<uint32_t>(signatures.size()));
+    if (added) signatures.push_back(run.crash_signature);
+    signature_of.push_back(signature->second);
+    auto [release, new_release] = release_index.emplace(run.version, releases.size());
+    if (new_release) releases.push_back(run.version);
+    release_of.push_back(release->second);
+    group_of.push_back(-1);
+  }
+  // Drops the whole store::Run of the stored runs before `end`, once read (their columns stay).
+  void drop_stored(size_t end) {
+    stored.erase(stored.begin(), stored.begin() + static_cast<ptrdiff_t>(end - first_stored));
+    first_stored = end;
+  }
+
+  // What has been read, to go back to (truncate()); taken with no store::Run before it (drop_stored()).
+  struct Mark {
+    size_t stored = 0, releases = 0, signatures = 0, read = 0, problems = 0;
+    analysis::RunReader::Mark reader;
+  };
+  Mark mark() const {
+    return {stored_count(), releases.size(), signatures.size(), stored_of.size(), problems.items.size(),
+            reader->mark()};
+  }
+  void truncate(const Mark& mark) {
+    stored.resize(mark.stored - first_stored);
+    stored_of.resize(mark.read);
+    stored_id.resize(mark.stored);
+    interim.resize(mark.stored);
+    signature_of.resize(mark.stored);
+    group_of.resize(mark.stored);
+    release_of.resize(mark.stored);
+    for (size_t i = mark.releases; i < releases.size(); ++i) release_index.erase(releases[i]);
+    releases.resize(mark.releases);
+    for (size_t i = mark.signatures; i < signatures.size(); ++i) signature_index.erase(signatures[i]);
+    signatures.resize(mark.signatures);
+    problems.items.resize(mark.problems);
+    reader->truncate(mark.reader);
+  }
+  // The bytes it holds (an estimate from the containers' capacities).
+  size_t memory() const {
+    size_t bytes = reader->memory() + stored.capacity() * sizeof(store::Run) +
+                   (stored_of.capacity() + release_of.capacity() + stored_id.capacity()) * sizeof(size_t) +
+                   (group_of.capacity() + signature_of.capacity()) * sizeof(int32_t) + interim.capacity();
+    for (const store::Run& run : stored) {
+      bytes += run.run_id.capacity() + run.version.capacity() + run.crash_signature.capacity() + run.app.capacity() +
+               run.summary.capacity() + run.stored_body.capacity();
+    }
+    for (const std::string& text : signatures) bytes += 2 * (sizeof(std::string) + text.capacity()) + 64;
+    for (const std::string& text : releases) bytes += 2 * (sizeof(std::string) + text.capacity()) + 64;
+    return bytes;
+  }
 };
+
+namespace {
 
 // A stored run's report (Query::stored_bodies): false if its body does not decompress.
 bool report_text(const store::Run& run, std::string& text) {
   return store::decompress_body(run.stored_body, run.body_size, text);
 }
 
-// Reads the stored runs of `app` through read_runs(), the crashes grouped by symbolized signature with the
-// symbols the collector stored for `app` (as sampler-analyze --database groups them). With `crashes_only`, only
-// the runs that crashed are read: enough for the crash groups, which come out numbered as when every run is read,
-// since only crashes make groups (the application's page counts the others in the database:
-// Store::count_days()). The runs' summaries are read instead of their reports (analysis/run_summary.h: a crash's
-// summary keeps its stack); a run stored before summaries were kept is summarized from its report here, once:
-// its summary is stored for the next page. Each distinct stack is symbolized once.
-bool load_app(store::Store& store, const std::string& app, const std::string& site_dir, bool crashes_only,
-              AppRuns& runs, std::string& error) {
-  // Kept as stored, each decompressed when it is read: 10^5 runs' texts at once took 800 MB.
-  store::Query query{app, std::nullopt, crashes_only, /*stored_bodies=*/true, /*summaries=*/true};
-  if (!store.for_each(query, [&](const store::Run& run) {
-        runs.stored.push_back(run);
-        return true;
-      }, error)) {
-    return false;
-  }
-  // Releases in the order their first runs were stored (the store returns runs in that order).
-  std::map<std::string, size_t> release_index;
-  runs.release_of.reserve(runs.stored.size());
-  for (const store::Run& run : runs.stored) {
-    auto [it, added] = release_index.emplace(run.version, runs.releases.size());
-    if (added) runs.releases.push_back(run.version);
-    runs.release_of.push_back(it->second);
-  }
-
-  SitesIndex sites;
+// The application's site information and symbols, and a reader of its runs over them.
+void open_app(store::Store& store, const std::string& app, const std::string& site_dir, AppRuns& runs) {
+  runs.sites = std::make_unique<SitesIndex>();
   if (!site_dir.empty()) {
     std::error_code ec;
     const std::filesystem::path path = std::filesystem::path(site_dir) / app;
     // The application's name comes from keys.tsv, never from a request: it cannot lead out of SITE_DIR.
     if (std::filesystem::exists(path, ec)) {
-      sites.add_path(path.string(), runs.problems);  // its problems are shown on the page
+      runs.sites->add_path(path.string(), runs.problems);  // its problems are shown on the page
       runs.have_sites = true;
     }
   }
+  runs.symbols = std::make_unique<analysis::StoreSymbols>(store, app, runs.problems);
+  runs.reader = std::make_unique<analysis::RunReader>(*runs.sites);
+}
+
+// Appends the runs `query` selects to the stored runs, oldest first, with their releases in the order their first
+// runs were stored (the store returns runs in that order).
+bool fetch_runs(store::Store& store, const store::Query& query, AppRuns& runs, std::string& error) {
+  // Kept as stored, each decompressed when it is read: 10^5 runs' texts at once took 800 MB.
+  return store.for_each(query, [&](const store::Run& run) {
+    runs.add(run);
+    return true;
+  }, error);
+}
+
+// Reads stored runs [from, to) through read_runs() (runs.reader), the crashes grouped by symbolized signature with
+// the symbols the collector stored for `app` (as sampler-analyze --database groups them). With `crashes_only`,
+// only the runs that crashed are read: enough for the crash groups, which come out numbered as when every run is
+// read, since only crashes make groups (the application's page counts the others in the database:
+// Store::count_days()). The runs' summaries are read instead of their reports (analysis/run_summary.h: a crash's
+// summary keeps its stack); a run stored before summaries were kept is summarized from its report here, once:
+// its summary is stored for the next page. Each distinct stack is symbolized once.
+void read_stored(store::Store& store, const std::string& app, bool crashes_only, size_t from, size_t to,
+                 AppRuns& runs) {
   std::vector<std::string> names;
-  std::vector<size_t> read_from;  // read_runs()'s report i is stored run read_from[i]
-  for (size_t s = 0; s < runs.stored.size(); ++s) {
-    if (crashes_only && runs.stored[s].crash_signature.empty()) continue;
-    names.push_back(runs.stored[s].run_id);
+  std::vector<size_t> read_from;  // the reader's input i is stored run read_from[i]
+  for (size_t s = from; s < to; ++s) {
+    if (crashes_only && runs.run(s).crash_signature.empty()) continue;
+    names.push_back(runs.run(s).run_id);
     read_from.push_back(s);
   }
-  runs.symbols = std::make_unique<analysis::StoreSymbols>(store, app, runs.problems);
+  if (names.empty()) return;
   analysis::ReadOptions options;
   options.jobs = 0;  // one reading thread per core, at the page worker's low priority (collector/src/server.cpp)
   options.crash_frames = kCrashFrames;
@@ -184,29 +262,30 @@ bool load_app(store::Store& store, const std::string& app, const std::string& si
     }
     return signature;
   };
-  std::vector<uint8_t> summarized(runs.stored.size(), 0);  // stored run -> 1: its summary was made here
+  std::vector<uint8_t> summarized(to - from, 0);  // stored run - from -> 1: its summary was made here
   options.summary_of = [&](size_t index) {
-    store::Run& run = runs.stored[read_from[index]];  // each index comes once, on one thread
+    store::Run& run = runs.run(read_from[index]);  // each index comes once, on one thread
     if (run.summary.empty()) {
       thread_local std::string text;
       // A body that does not decompress gives no summary: the run is left out, named among the problems.
       if (report_text(run, text)) {
         run.summary = analysis::summarize_report(text);
-        summarized[read_from[index]] = 1;
+        summarized[read_from[index] - from] = 1;
       }
       run.stored_body = std::string();
     }
     return std::string_view(run.summary);
   };
+  const size_t first_read = runs.read().runs.size();
   DiagnosticList read_problems;
-  runs.read = analysis::read_runs(names, sites, options, read_problems);
+  runs.reader->read(names, options, read_problems);
   for (Diagnostic& problem : read_problems.items) runs.problems.items.push_back(std::move(problem));
   // The summaries made here, stored a few thousand to a transaction (a write that holds up uploads briefly).
   constexpr size_t kSummariesPerTransaction = 2000;
   std::vector<std::pair<std::string, std::string>> batch;
-  for (size_t s = 0; s < summarized.size(); ++s) {
-    if (summarized[s]) batch.emplace_back(runs.stored[s].run_id, runs.stored[s].summary);
-    if (batch.size() == kSummariesPerTransaction || (s + 1 == summarized.size() && !batch.empty())) {
+  for (size_t s = from; s < to; ++s) {
+    if (summarized[s - from]) batch.emplace_back(runs.run(s).run_id, runs.run(s).summary);
+    if (batch.size() == kSummariesPerTransaction || (s + 1 == to && !batch.empty())) {
       std::string fill_error;
       if (!store.fill_summaries(app, batch, fill_error)) {
         runs.problems.error("store", 0, "cannot store the runs' summaries: " + fill_error);
@@ -218,14 +297,14 @@ bool load_app(store::Store& store, const std::string& app, const std::string& si
   // The final runs the store keeps no counts of yet (stored before it kept them), added from their summaries.
   if (!crashes_only && store.keeps_counts()) {
     std::vector<std::pair<std::string, std::vector<store::SectionCounts>>> uncounted;
-    for (size_t s = 0; s < runs.stored.size(); ++s) {
-      const store::Run& run = runs.stored[s];
+    for (size_t s = from; s < to; ++s) {
+      const store::Run& run = runs.run(s);
       if (!run.counted && !run.interim_sequence && !run.summary.empty()) {
         if (std::optional<std::vector<store::SectionCounts>> counts = summary_counts(run.summary)) {
           uncounted.emplace_back(run.run_id, std::move(*counts));
         }
       }
-      if (uncounted.size() == kSummariesPerTransaction || (s + 1 == runs.stored.size() && !uncounted.empty())) {
+      if (uncounted.size() == kSummariesPerTransaction || (s + 1 == to && !uncounted.empty())) {
         std::string count_error;
         if (!store.add_counts(app, uncounted, count_error)) {
           runs.problems.error("store", 0, "cannot store the runs' counts: " + count_error);
@@ -236,15 +315,24 @@ bool load_app(store::Store& store, const std::string& app, const std::string& si
   }
 
   std::unordered_map<std::string_view, size_t> by_id;
-  for (size_t i = 0; i < runs.stored.size(); ++i) by_id.emplace(runs.stored[i].run_id, i);
-  runs.group_of.assign(runs.stored.size(), -1);
+  for (size_t s = from; s < to; ++s) by_id.emplace(runs.run(s).run_id, s);
   const store::FailureRule rule;  // sampler-analyze --database's default: a signal, or a non-zero exit status
-  for (size_t r = 0; r < runs.read.runs.size(); ++r) {
-    const size_t s = by_id.at(runs.read.runs.names[r]);
+  analysis::RunSet& read = runs.read().runs;
+  for (size_t r = first_read; r < read.size(); ++r) {
+    const size_t s = by_id.at(read.names[r]);
     runs.stored_of.push_back(s);
-    runs.group_of[s] = runs.read.runs.crash_group[r];
-    runs.read.runs.failed[r] = rule.failed(runs.stored[s]) ? 1 : 0;
+    runs.group_of[s] = read.crash_group[r];
+    read.failed[r] = rule.failed(runs.run(s)) ? 1 : 0;
   }
+}
+
+// Reads every stored run of `app` (only its crashes with `crashes_only`): read_stored() over fetch_runs().
+bool load_app(store::Store& store, const std::string& app, const std::string& site_dir, bool crashes_only,
+              AppRuns& runs, std::string& error) {
+  open_app(store, app, site_dir, runs);
+  store::Query query{app, std::nullopt, crashes_only, /*stored_bodies=*/true, /*summaries=*/true};
+  if (!fetch_runs(store, query, runs, error)) return false;
+  read_stored(store, app, crashes_only, 0, runs.stored_count(), runs);
   return true;
 }
 
@@ -304,11 +392,11 @@ std::string problems_note(const SerializedList& problems) {
 
 // A stored run's stack, symbolized as the crash groups are (kStackFrames frames), one frame per line.
 std::string sample_stack(const AppRuns& runs, size_t stored) {
-  const std::string signature = analysis::symbolized_crash_signature(crash_stack(runs.stored[stored]),
+  const std::string signature = analysis::symbolized_crash_signature(crash_stack(runs.run(stored)),
                                                                      kStackFrames, *runs.symbols);
   const size_t at = signature.find(" at ");
   if (at == std::string::npos) return "";
-  std::string out = "<div class=\"where\">run <code>" + html_escape(runs.stored[stored].run_id) +
+  std::string out = "<div class=\"where\">run <code>" + html_escape(runs.run(stored).run_id) +
                     "</code>:</div><ol class=\"stack\" start=\"0\">";
   std::string_view rest = std::string_view(signature).substr(at + 4);
   for (;;) {
@@ -331,10 +419,10 @@ std::string missing_symbols(const AppRuns& runs) {
   };
   std::map<std::string, Module> missing;
   std::set<std::string> have;
-  for (size_t s = 0; s < runs.stored.size(); ++s) {
+  for (size_t s = 0; s < runs.stored_count(); ++s) {
     if (runs.group_of[s] < 0) continue;
     std::set<std::string> seen;  // a build ID counts once per crash
-    std::string_view body = crash_stack(runs.stored[s]);
+    std::string_view body = crash_stack(runs.run(s));
     while (!body.empty()) {
       // A line that is one {{{module:ID:NAME:elf:BUILDID}}} element (docs/formats.md, section 3: NAME holds no
       // ':'), with exactly its four fields and a build ID of whole bytes.
@@ -432,24 +520,24 @@ std::string app_body(const std::string& app, const std::vector<store::DayCounts>
 
   // Crash groups: per group its runs, releases, first and last run, a sample.
   const AppRuns& runs = crashes;
-  const std::vector<std::string>& signatures = runs.read.runs.crash_groups;
+  const std::vector<std::string>& signatures = runs.read().runs.crash_groups;
   const size_t groups = signatures.size();
   std::vector<uint64_t> group_runs(groups);
   std::vector<int64_t> group_first(groups, INT64_MAX), group_last(groups, 0);
   std::vector<size_t> sample(groups);
   std::vector<std::vector<bool>> in_release(groups, std::vector<bool>(releases));
   std::unordered_map<std::string_view, int32_t> group_of_run;  // run id -> crash group, for the latest runs
-  for (size_t s = 0; s < runs.stored.size(); ++s) {
+  for (size_t s = 0; s < runs.stored_count(); ++s) {
     const int32_t g = runs.group_of[s];
     if (g < 0) continue;
     const size_t gi = static_cast<size_t>(g);
-    group_of_run.emplace(runs.stored[s].run_id, g);
+    group_of_run.emplace(runs.run(s).run_id, g);
     ++group_runs[gi];
-    group_first[gi] = std::min(group_first[gi], runs.stored[s].received);
-    if (runs.stored[s].received >= group_last[gi]) sample[gi] = s;  // the latest run
-    group_last[gi] = std::max(group_last[gi], runs.stored[s].received);
+    group_first[gi] = std::min(group_first[gi], runs.run(s).received);
+    if (runs.run(s).received >= group_last[gi]) sample[gi] = s;  // the latest run
+    group_last[gi] = std::max(group_last[gi], runs.run(s).received);
     // A crash stored after the counts were read may be of a release they do not have yet: not flagged here.
-    auto release = release_index.find(runs.stored[s].version);
+    auto release = release_index.find(runs.run(s).version);
     if (release != release_index.end()) in_release[gi][release->second] = true;
   }
   body += "<h2>Crash groups</h2>\n<p>Crashing runs grouped as <code>sampler-analyze</code> groups them: the signal and "
@@ -509,7 +597,7 @@ bool store_counts(store::Store& store, const store::CountsQuery& query, const Ap
   std::vector<store::SectionTotals> totals;
   std::string error;
   if (!store.sum_counts(query, totals, error)) return false;
-  const analysis::Catalogue& catalogue = runs.read.catalogue;
+  const analysis::Catalogue& catalogue = runs.read().catalogue;
   struct Entry {
     size_t first_site = 0, site_count = 0;
   };
@@ -562,19 +650,19 @@ std::string predictors_body(store::Store& store, const store::CountsQuery* query
                             const AppRuns& runs, std::string_view heading, Keep keep) {
   // Unfinished runs (their last report interim) are left out, as sampler-analyze --database leaves them out.
   analysis::RunSet subset;
-  subset.crash_groups = runs.read.runs.crash_groups;
-  for (size_t r = 0; r < runs.read.runs.size(); ++r) {
-    if (keep(r) && !runs.stored[runs.stored_of[r]].interim_sequence) {
-      subset.add_from(runs.read.runs, r, runs.read.runs.crash_group[r]);
+  subset.crash_groups = runs.read().runs.crash_groups;
+  for (size_t r = 0; r < runs.read().runs.size(); ++r) {
+    if (keep(r) && !runs.interim[runs.stored_of[r]]) {
+      subset.add_from(runs.read().runs, r, runs.read().runs.crash_group[r]);
     }
   }
   analysis::RankOptions options;
   analysis::RunCounts counted;
   const bool in_store = query != nullptr && store_counts(store, *query, runs, subset, counted);
-  const analysis::Ranking ranking = analysis::rank(subset, runs.read.catalogue.predicate_site,
-                                                   runs.read.catalogue.sites.size(), options,
+  const analysis::Ranking ranking = analysis::rank(subset, runs.read().catalogue.predicate_site,
+                                                   runs.read().catalogue.sites.size(), options,
                                                    in_store ? &counted : nullptr);
-  const analysis::Analysis analysis{&runs.read.catalogue, &subset, &ranking, options, runs.read.left_out};
+  const analysis::Analysis analysis{&runs.read().catalogue, &subset, &ranking, options, runs.read().left_out};
   std::string body = "<h1>" + html_link(app_path(app), html_escape(app)) + ": bug predictors, " + std::string(heading) +
                      "</h1>\n" + problems_note(runs.problems);
   if (!runs.have_sites) {
@@ -589,7 +677,142 @@ std::string predictors_body(store::Store& store, const store::CountsQuery* query
   return body;
 }
 
+// What an application's site information is read from: its files, sizes and times ("" when there is none).
+std::string site_dir_stamp(const std::string& site_dir, const std::string& app) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::path path = fs::path(site_dir) / app;
+  if (site_dir.empty() || !fs::exists(path, ec)) return "";
+  std::vector<std::string> files;
+  auto add = [&files](const fs::path& file) {
+    std::error_code ignored;
+    files.push_back(file.string() + " " + std::to_string(fs::file_size(file, ignored)) + " " +
+                    std::to_string(fs::last_write_time(file, ignored).time_since_epoch().count()));
+  };
+  if (fs::is_directory(path, ec)) {
+    for (fs::recursive_directory_iterator it(path, ec), end; !ec && it != end; it.increment(ec)) {
+      std::error_code type_error;
+      if (it->is_regular_file(type_error)) add(it->path());
+    }
+    if (ec) files.push_back("? " + ec.message());  // never equal to a stamp that listed the directory
+  } else {
+    add(path);
+  }
+  std::sort(files.begin(), files.end());
+  std::string stamp = "+";
+  for (const std::string& file : files) stamp += file + "\n";
+  return stamp;
+}
+
 }  // namespace
+
+// What the console keeps of one application's runs between its predictor pages (docs/decisions.md, "The
+// console", "The runs kept between pages"): each page reads only the runs stored after the last one kept.
+struct KeptApp {
+  std::mutex making;  // held by the page that reads, extends and uses `runs`
+  std::unique_ptr<AppRuns> runs = std::make_unique<AppRuns>();  // between pages, the settled runs only
+  bool opened = false;
+  std::string sites_stamp, symbols_stamp;  // what `runs` were read with
+  int64_t last_id = 0;     // the store's id of the last run kept
+  int64_t seen_up_to = 0;  // every run with an id up to this one is seen by every read from now on
+  // Reads not yet known to have seen every run up to the highest id they saw: (that id, the read's position).
+  std::vector<std::pair<int64_t, store::ReadPosition>> pending;
+  size_t bytes = 0;   // runs.memory() after the last page (under Console::Kept::mutex)
+  uint64_t used = 0;  // Console::Kept::clock at the last page (under Console::Kept::mutex)
+};
+
+constexpr size_t kKeptPending = 16;  // the newest reads kept pending (an older one settles no later)
+
+// Brings `app`'s kept runs up to date for a page: the runs stored since the last kept are read; those every later
+// read sees are kept, and `settled` marks where they end (the others are this page's only: truncate() to it).
+static bool extend_kept(store::Store& store, const std::string& site_dir, const std::string& app, KeptApp& kept,
+                        AppRuns::Mark& settled, std::string& error) {
+  const std::string sites_stamp = site_dir_stamp(site_dir, app);
+  std::string symbols_stamp;
+  if (!store.symbols_stamp(app, symbols_stamp, error)) return false;
+  if (!kept.opened || sites_stamp != kept.sites_stamp || symbols_stamp != kept.symbols_stamp) {
+    // Site information or symbols changed (or nothing is kept yet): the runs are read again, all of them.
+    kept.runs = std::make_unique<AppRuns>();
+    open_app(store, app, site_dir, *kept.runs);
+    kept.sites_stamp = sites_stamp;
+    kept.symbols_stamp = symbols_stamp;
+    kept.last_id = kept.seen_up_to = 0;
+    kept.pending.clear();
+    kept.opened = true;
+  }
+  AppRuns& runs = *kept.runs;
+  const size_t from = runs.stored_count();
+  store::ReadPosition position;
+  store::Query query{app, std::nullopt, false, /*stored_bodies=*/true, /*summaries=*/true};
+  query.after = kept.last_id;
+  query.position = &position;
+  if (!fetch_runs(store, query, runs, error)) {
+    kept.opened = false;
+    return false;
+  }
+  // The runs up to the highest id an earlier read saw are all seen once every transaction that may still have
+  // held one has ended (store.h, ReadPosition); on SQLite at once.
+  // Where the store stands now, after the read (which took a while): often past this read's own transaction, so
+  // that its runs are kept at once rather than at the next page. Without it, where the read stood.
+  if (runs.stored_count() > from) kept.pending.emplace_back(runs.stored_id.back(), position);
+  store::ReadPosition now;
+  std::string ignored;
+  const store::ReadPosition& settling = !kept.pending.empty() && store.position(now, ignored) ? now : position;
+  std::erase_if(kept.pending, [&](const std::pair<int64_t, store::ReadPosition>& read) {
+    if (!settling.sees_all_before(read.second)) return false;
+    kept.seen_up_to = std::max(kept.seen_up_to, read.first);
+    return true;
+  });
+  if (kept.pending.size() > kKeptPending) kept.pending.erase(kept.pending.begin());
+  // Kept: the runs seen by every later read, up to the first still going (its interim report may be replaced).
+  size_t keep = from;
+  while (keep < runs.stored_count() && runs.stored_id[keep] <= kept.seen_up_to && !runs.interim[keep]) ++keep;
+  read_stored(store, app, /*crashes_only=*/false, from, keep, runs);
+  runs.drop_stored(keep);  // read: their columns are all a page needs of them from now on
+  if (keep > from) kept.last_id = runs.stored_id[keep - 1];
+  settled = runs.mark();
+  read_stored(store, app, /*crashes_only=*/false, keep, runs.stored_count(), runs);  // this page's only
+  return true;
+}
+
+// Every application's KeptApp, within a budget of memory.
+struct Console::Kept {
+  using App = KeptApp;
+  std::mutex mutex;
+  std::map<std::string, std::shared_ptr<App>> apps;
+  uint64_t clock = 0;
+  size_t budget = kDefaultKeptBytes;
+
+  std::shared_ptr<App> find(const std::string& app) {
+    std::lock_guard lock(mutex);
+    std::shared_ptr<App>& kept = apps[app];
+    if (!kept) kept = std::make_shared<App>();
+    return kept;
+  }
+
+  // Keeps `kept`'s runs if they fit in the budget, with the applications used last (the others are dropped).
+  void account(App& kept) {
+    const size_t bytes = kept.runs->memory();
+    std::lock_guard lock(mutex);
+    kept.bytes = bytes;
+    kept.used = ++clock;
+    for (;;) {
+      size_t total = 0;
+      std::map<std::string, std::shared_ptr<App>>::iterator oldest = apps.end();
+      for (auto it = apps.begin(); it != apps.end(); ++it) {
+        total += it->second->bytes;
+        if (oldest == apps.end() || it->second->used < oldest->second->used) oldest = it;
+      }
+      if (total <= budget || oldest == apps.end()) break;
+      apps.erase(oldest);  // a page making with it still holds it; its memory goes when that page ends
+    }
+  }
+
+  void drop(const std::string& app, const std::shared_ptr<App>& kept) {
+    std::lock_guard lock(mutex);
+    if (auto it = apps.find(app); it != apps.end() && it->second == kept) apps.erase(it);
+  }
+};
 
 std::string percent_encode(std::string_view text) {
   static constexpr char kHex[] = "0123456789ABCDEF";
@@ -655,7 +878,7 @@ std::string presented_key(const Request& request) {
 }
 
 Console::Console(store::Store& store, const KeyTable& keys, std::string site_dir)
-    : store_(store), keys_(keys), site_dir_(std::move(site_dir)) {
+    : store_(store), keys_(keys), site_dir_(std::move(site_dir)), kept_(std::make_unique<Kept>()) {
   // The one script is named by its hash: no other script runs, whatever a page holds (analysis/html.h).
   unsigned char digest[32];
   unsigned int size = 0;
@@ -665,6 +888,13 @@ Console::Console(store::Store& store, const KeyTable& keys, std::string site_dir
   content_security_policy_ = "default-src 'none'; style-src 'unsafe-inline'; script-src 'sha256-" +
                              std::string(reinterpret_cast<char*>(base64)) +
                              "'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+}
+
+Console::~Console() = default;
+
+void Console::set_kept_bytes(size_t bytes) {
+  std::lock_guard lock(kept_->mutex);
+  kept_->budget = bytes;
 }
 
 std::vector<std::string> Console::readable(std::string_view key, bool& known) const {
@@ -806,36 +1036,63 @@ Response Console::handle(const Request& request) {
     }
     return page(200, *app, app_body(*app, days, runs, latest), true);
   }
-  // The predictor pages need every run's summary.
-  if (!load_app(store_, *app, site_dir_, /*crashes_only=*/false, runs, error)) return unavailable();
+  // The predictor pages need every run's lists: those the console kept since the last page, and the runs stored
+  // since, read now (extend_kept()).
+  std::shared_ptr<KeptApp> kept = kept_->find(*app);
+  std::unique_lock making(kept->making);
+  AppRuns::Mark settled;
+  if (!extend_kept(store_, site_dir_, *app, *kept, settled, error)) {
+    kept_->drop(*app, kept);
+    return unavailable();
+  }
+  const size_t problems = kept->runs->problems.items.size();
+  Response response = predictor_page(*app, tail, *kept->runs);
+  // A problem found in this page's own runs may be one named only once (a symbol file's): kept, it would be lost.
+  if (problems > settled.problems) {
+    kept_->drop(*app, kept);
+    kept->opened = false;
+    return response;
+  }
+  kept->runs->truncate(settled);
+  kept_->account(*kept);
+  return response;
+}
+
+Response Console::predictor_page(const std::string& app, std::string_view tail, const AppRuns& runs) {
+  auto not_found = [this] { return page(404, "Not found", "<h1>Not found</h1>\n<p>No such page.</p>\n", true); };
   if (tail == "predictors/") {
-    const store::CountsQuery query{*app};
-    return page(200, *app + ": predictors",
-                predictors_body(store_, &query, *app, runs, "all releases", [](size_t) { return true; }), true);
+    const store::CountsQuery query{app};
+    return page(200, app + ": predictors",
+                predictors_body(store_, &query, app, runs, "all releases", [](size_t) { return true; }), true);
   }
   if (tail.starts_with("release/") && tail.ends_with("/")) {
     const std::string version(tail.substr(8, tail.size() - 9));
     if (std::find(runs.releases.begin(), runs.releases.end(), version) == runs.releases.end()) return not_found();
-    const store::CountsQuery query{*app, version};
-    return page(200, *app + " " + version + ": predictors",
-                predictors_body(store_, &query, *app, runs, "release " + html_escape(version),
-                                [&](size_t r) { return runs.stored[runs.stored_of[r]].version == version; }),
+    const store::CountsQuery query{app, version};
+    return page(200, app + " " + version + ": predictors",
+                predictors_body(store_, &query, app, runs, "release " + html_escape(version),
+                                [&](size_t r) {
+                                  return runs.releases[runs.release_of[runs.stored_of[r]]] == version;
+                                }),
                 true);
   }
   if (tail.starts_with("group/") && tail.ends_with("/")) {
     const std::string number(tail.substr(6, tail.size() - 7));
     char* end = nullptr;
     const unsigned long group = std::strtoul(number.c_str(), &end, 10);
-    if (number.empty() || *end != '\0' || group == 0 || group > runs.read.runs.crash_groups.size()) return not_found();
+    if (number.empty() || *end != '\0' || group == 0 || group > runs.read().runs.crash_groups.size()) {
+      return not_found();
+    }
     const int32_t g = static_cast<int32_t>(group - 1);
     // The store's counts of the group are those of its runs' crash signatures (as the collector hashed the stack
     // at upload), when no such signature is also another group's (or no group's) run's: symbols pushed since
     // name frames that the hash told apart, never the other way round; else the page counts the runs itself.
     std::map<std::string_view, std::set<int32_t>> groups_of;
-    for (size_t s = 0; s < runs.stored.size(); ++s) {
-      if (!runs.stored[s].crash_signature.empty()) groups_of[runs.stored[s].crash_signature].insert(runs.group_of[s]);
+    for (size_t s = 0; s < runs.stored_count(); ++s) {
+      const std::string& signature = runs.signatures[runs.signature_of[s]];
+      if (!signature.empty()) groups_of[signature].insert(runs.group_of[s]);
     }
-    store::CountsQuery query{*app, std::nullopt, std::vector<std::string>()};
+    store::CountsQuery query{app, std::nullopt, std::vector<std::string>()};
     bool shared = false;
     for (const auto& [signature, groups] : groups_of) {
       if (groups.count(g) == 0) continue;
@@ -843,13 +1100,13 @@ Response Console::handle(const Request& request) {
       shared = shared || groups.size() > 1;
     }
     // The group's failing runs against the successful ones (the other failures left out).
-    return page(200, *app + ": crash group #" + number,
-                predictors_body(store_, shared ? nullptr : &query, *app, runs,
+    return page(200, app + ": crash group #" + number,
+                predictors_body(store_, shared ? nullptr : &query, app, runs,
                                 "crash group #" + number + " <code>" +
-                                    html_escape(runs.read.runs.crash_groups[static_cast<size_t>(g)]) +
+                                    html_escape(runs.read().runs.crash_groups[static_cast<size_t>(g)]) +
                                     "</code> against the successful runs",
                                 [&](size_t r) {
-                                  return runs.read.runs.crash_group[r] == g || runs.read.runs.failed[r] == 0;
+                                  return runs.read().runs.crash_group[r] == g || runs.read().runs.failed[r] == 0;
                                 }),
                 true);
   }

@@ -105,6 +105,12 @@ constexpr const char* kMigrations[] = {
     // columns count_days() groups and counts are in it too, so that its GROUP BY reads the index alone (an
     // index-only scan), not the runs' rows with their summaries.
     "CREATE INDEX runs_app_id ON runs (app, id) INCLUDE (version, received, exit_status, signal, failed);",
+    // 8 -> 9: a run's id taken after its transaction's id, so that a transaction that may still commit a run
+    // with a lower id than a reader saw began before the reader's own (store.h, ReadPosition): nextval() alone
+    // may run before the transaction has an id.
+    "CREATE FUNCTION sampler_run_id() RETURNS BIGINT LANGUAGE plpgsql VOLATILE AS "
+    "$$ BEGIN PERFORM pg_current_xact_id(); RETURN nextval('runs_id_seq'); END $$;"
+    "ALTER TABLE runs ALTER COLUMN id SET DEFAULT sampler_run_id();",
 };
 static_assert(std::size(kMigrations) == kSchemaVersion);
 
@@ -154,7 +160,26 @@ class PostgresqlStore : public Store {
     std::string sql =
         std::string("SELECT run_id, app, version, received, exit_status, signal, failed, crash_signature, body_size, ") +
         report_columns(query, kBody, "NULL::bytea") + ", counted, id FROM runs WHERE app = $1" +
-        (query.version ? " AND version = $2" : "") + (query.crashes_only ? " AND crash_signature <> ''" : "");
+        (query.version ? " AND version = $2" : "") + (query.crashes_only ? " AND crash_signature <> ''" : "") +
+        (query.after > 0 ? " AND id > " + std::to_string(query.after) : "");
+    // The read's position: its snapshot's oldest running transaction, and a transaction id of its own taken
+    // after the snapshot, which the rows' query then reads in (one repeatable-read transaction).
+    if (query.position != nullptr) {
+      bool began = exec(c, "BEGIN ISOLATION LEVEL REPEATABLE READ", error);
+      Result r(began ? PQexec(c, "SELECT pg_snapshot_xmin(pg_current_snapshot())::text, pg_current_xact_id()::text")
+                     : nullptr);
+      if (!began || PQresultStatus(r.result) != PGRES_TUPLES_OK || PQntuples(r.result) != 1) {
+        if (began) {
+          error = std::string("postgresql: ") + PQresultErrorMessage(r.result);
+          trim(error);
+          rollback(c);
+        }
+        release(c);
+        return false;
+      }
+      query.position->oldest_running = std::strtoull(PQgetvalue(r.result, 0, 0), nullptr, 10);
+      query.position->reader = std::strtoull(PQgetvalue(r.result, 0, 1), nullptr, 10);
+    }
     sql = query.newest == 0 ? sql + " ORDER BY id"
                             : "SELECT * FROM (" + sql + " ORDER BY id DESC LIMIT " + std::to_string(query.newest) +
                                   ") AS newest ORDER BY id";
@@ -163,6 +188,7 @@ class PostgresqlStore : public Store {
         !PQsetSingleRowMode(c)) {
       error = std::string("postgresql: ") + PQerrorMessage(c);
       trim(error);
+      if (query.position != nullptr) rollback(c);
       release(c);
       return false;
     }
@@ -185,6 +211,7 @@ class PostgresqlStore : public Store {
         run.crash_signature.assign(PQgetvalue(p, 0, 7), static_cast<size_t>(PQgetlength(p, 0, 7)));
         run.interim_sequence.reset();
         if (!PQgetisnull(p, 0, 10)) run.interim_sequence = int_value(p, 10);
+        run.stored_id = int_value(p, 13);
         std::string_view stored(PQgetvalue(p, 0, 9), static_cast<size_t>(PQgetlength(p, 0, 9)));
         run.body.clear();
         run.stored_body.clear();
@@ -205,6 +232,49 @@ class PostgresqlStore : public Store {
         trim(error);
         ok = false;
       }
+    }
+    if (query.position != nullptr) {
+      std::string end_error;
+      if (!exec(c, "COMMIT", end_error) && ok) {
+        error = end_error;
+        ok = false;
+      }
+    }
+    release(c);
+    return ok;
+  }
+
+  bool position(ReadPosition& now, std::string& error) override {
+    PGconn* c = acquire(error);
+    if (c == nullptr) return false;
+    Result r(PQexec(c, "SELECT pg_snapshot_xmin(pg_current_snapshot())::text"));
+    const bool ok = PQresultStatus(r.result) == PGRES_TUPLES_OK && PQntuples(r.result) == 1;
+    if (ok) {
+      now = ReadPosition{};
+      now.oldest_running = std::strtoull(PQgetvalue(r.result, 0, 0), nullptr, 10);
+    } else {
+      error = std::string("postgresql: ") + PQresultErrorMessage(r.result);
+      trim(error);
+    }
+    release(c);
+    return ok;
+  }
+
+  bool symbols_stamp(std::string_view app, std::string& stamp, std::string& error) override {
+    PGconn* c = acquire(error);
+    if (c == nullptr) return false;
+    const std::string a(app);
+    const char* values[] = {a.c_str()};
+    // A row's xmin is the transaction that wrote its version: a replaced file's changes.
+    constexpr const char* kStamp = "SELECT coalesce(string_agg(build_id || ' ' || kind || ' ' || xmin::text, ';' "
+                                   "ORDER BY build_id, kind), '') FROM symbols WHERE app = $1";
+    Result r(PQexecParams(c, kStamp, 1, nullptr, values, nullptr, nullptr, 0));
+    const bool ok = PQresultStatus(r.result) == PGRES_TUPLES_OK && PQntuples(r.result) == 1;
+    if (ok) {
+      stamp = PQgetvalue(r.result, 0, 0);
+    } else {
+      error = std::string("postgresql: ") + PQresultErrorMessage(r.result);
+      trim(error);
     }
     release(c);
     return ok;

@@ -103,6 +103,9 @@ constexpr const char* kMigrations[] = {
     // 7 -> 8: an application's newest runs (the console's latest runs) found by an index, not a scan; the
     // columns count_days() groups and counts are in it too (a covering index: its GROUP BY reads no row).
     "CREATE INDEX runs_app_id ON runs(app, id, version, received, exit_status, signal, failed);",
+    // 8 -> 9: PostgreSQL's run ids taken after their transaction's id (ReadPosition, store.h); SQLite writes
+    // one transaction at a time, in id order, and takes the version number only.
+    "",
 };
 static_assert(std::size(kMigrations) == kSchemaVersion);
 
@@ -199,6 +202,22 @@ class SqliteStore : public Store {
     }
   }
 
+  bool symbols_stamp(std::string_view app, std::string& stamp, std::string& error) override {
+    Reader reader = open_reader(error);
+    if (!reader) return false;
+    // A replaced file has a new time, size or compressed length (a replacement within the same second by bytes of
+    // the same two lengths is the one change this misses).
+    Statement select(reader.get(), "SELECT group_concat(build_id || ' ' || kind || ' ' || received || ' ' || "
+                                   "body_size || ' ' || length(body), ';') FROM (SELECT * FROM symbols WHERE "
+                                   "app = ?1 ORDER BY build_id, kind)");
+    if (!select) return fail(reader.get(), error);
+    sqlite3_stmt* s = select.get();
+    sqlite3_bind_text(s, 1, app.data(), static_cast<int>(app.size()), SQLITE_STATIC);
+    if (sqlite3_step(s) != SQLITE_ROW) return fail(reader.get(), error);
+    stamp = text(s, 0);
+    return true;
+  }
+
   bool for_each(const Query& query, const std::function<bool(const Run&)>& visit, std::string& error) override {
     Reader closer = open_reader(error);
     if (!closer) return false;
@@ -207,7 +226,9 @@ class SqliteStore : public Store {
     std::string sql =
         std::string("SELECT run_id, app, version, received, exit_status, signal, failed, crash_signature, body_size, ") +
         report_columns(query, "body", "NULL") + ", id FROM runs WHERE app = ?1" +
-        (query.version ? " AND version = ?2" : "") + (query.crashes_only ? " AND crash_signature <> ''" : "");
+        (query.version ? " AND version = ?2" : "") + (query.crashes_only ? " AND crash_signature <> ''" : "") +
+        (query.after > 0 ? " AND id > " + std::to_string(query.after) : "");
+    if (query.position != nullptr) *query.position = ReadPosition{};  // one writer at a time, in id order
     sql = query.newest == 0 ? sql + " ORDER BY id"
                             : "SELECT * FROM (" + sql + " ORDER BY id DESC LIMIT " + std::to_string(query.newest) +
                                   ") ORDER BY id";
@@ -233,6 +254,7 @@ class SqliteStore : public Store {
       if (sqlite3_column_type(s, 5) != SQLITE_NULL) run.signal = sqlite3_column_int(s, 5);
       run.failed = sqlite3_column_int(s, 6) != 0;
       run.crash_signature = text(s, 7);
+      run.stored_id = sqlite3_column_int64(s, 12);
       run.interim_sequence.reset();
       if (sqlite3_column_type(s, 10) != SQLITE_NULL) run.interim_sequence = sqlite3_column_int64(s, 10);
       std::string_view stored(static_cast<const char*>(sqlite3_column_blob(s, 9)),

@@ -249,5 +249,83 @@ TEST(ReadRuns, CorruptSummariesAreLeftOutOrRead) {
   }
 }
 
+// RunReader: runs read in steps, some read again after truncate(), end as one read_runs() over them all: the same
+// runs and lists, crash groups numbered by their first run, the catalogue with each section once (in the order
+// met, as one thread reads), each missing section named once.
+TEST(ReadRuns, InStepsAndTruncatedAsAtOnce) {
+  auto report = [](const std::string& unit, const std::string& lines, const std::string& crash) {
+    return "<report id=\"samples\">\n<samples unit=\"" + unit + "\" scheme=\"branches\">\n" + lines +
+           "</samples>\n</report>\n" +
+           (crash.empty() ? "" : "<report id=\"main-backtrace\">\nsignal:11:SIGSEGV:0x0\n" + crash + "\n</report>\n");
+  };
+  const std::string a = "000000000000000000000000000000a1", b = "000000000000000000000000000000b2",
+                    missing = "000000000000000000000000000000c3";
+  std::vector<std::string> summaries = {
+      summarize_report(report(a, "1\t0\n0\t3\n", "")),
+      summarize_report(report(a, "0\t1\n1\t1\n", "p(f+0x1)[0x1]")),
+      summarize_report(report(b, "2\t0\n", "")),
+      summarize_report(report(missing, "1\t1\n", "p(g+0x1)[0x2]")),
+      summarize_report(report(b, "0\t4\n", "p(f+0x1)[0x1]")),
+      summarize_report(report(a, "5\t5\n5\t0\n", "p(h+0x1)[0x3]")),
+  };
+  SitesIndex index;
+  DiagnosticList sink;
+  ASSERT_TRUE(index.add_text("a.sites", "<sites unit=\"" + a + "\" scheme=\"branches\">\nf.c\t1\tf\t1\tx\n"
+                                        "f.c\t2\tf\t2\ty\n</sites>\n", sink));
+  ASSERT_TRUE(index.add_text("b.sites", "<sites unit=\"" + b + "\" scheme=\"branches\">\ng.c\t1\tg\t1\tz\n</sites>\n",
+                             sink));
+  auto read_range = [&](RunReader& reader, size_t from, size_t to, DiagnosticList& problems) {
+    ReadOptions options;
+    options.jobs = 1;  // the catalogue in the order one thread meets the sections
+    options.summary_of = [&summaries, from](size_t i) { return std::string_view(summaries[from + i]); };
+    std::vector<std::string> names;
+    for (size_t i = from; i < to; ++i) names.push_back("run" + std::to_string(i));
+    reader.read(names, options, problems);
+  };
+  DiagnosticList at_once_problems;
+  RunReader at_once(index);
+  read_range(at_once, 0, summaries.size(), at_once_problems);
+
+  DiagnosticList step_problems;
+  RunReader steps(index);
+  read_range(steps, 0, 1, step_problems);
+  const RunReader::Mark mark = steps.mark();
+  read_range(steps, 1, 5, step_problems);  // a page's own runs, then forgotten
+  steps.truncate(mark);
+  EXPECT_EQ(steps.result().runs.size(), 1u);
+  EXPECT_EQ(steps.result().runs.crash_groups.size(), 0u);
+  read_range(steps, 1, 3, step_problems);
+  read_range(steps, 3, summaries.size(), step_problems);
+
+  const ReadResult& expected = at_once.result();
+  const ReadResult& got = steps.result();
+  ASSERT_EQ(got.runs.size(), expected.runs.size());
+  EXPECT_EQ(got.runs.names, expected.runs.names);
+  EXPECT_EQ(got.runs.crash_group, expected.runs.crash_group);
+  EXPECT_EQ(got.runs.crash_groups, expected.runs.crash_groups);
+  EXPECT_EQ(expected.runs.crash_groups.size(), 3u);  // f's stack (twice), g's, h's
+  EXPECT_EQ(got.runs.failed, expected.runs.failed);
+  EXPECT_EQ(got.left_out, expected.left_out);
+  ASSERT_EQ(got.catalogue.sites.size(), 3u);
+  ASSERT_EQ(got.catalogue.sites.size(), expected.catalogue.sites.size());
+  EXPECT_EQ(got.catalogue.predicate_site, expected.catalogue.predicate_site);
+  for (size_t i = 0; i < got.catalogue.sites.size(); ++i) {
+    EXPECT_EQ(got.catalogue.sites[i].unit, expected.catalogue.sites[i].unit);
+    EXPECT_EQ(got.catalogue.sites[i].line, expected.catalogue.sites[i].line);
+  }
+  for (size_t r = 0; r < got.runs.size(); ++r) {
+    EXPECT_EQ(got.runs.sites(r), expected.runs.sites(r)) << r;
+    EXPECT_EQ(got.runs.predicates(r), expected.runs.predicates(r)) << r;
+  }
+  // The missing section named once in each reading, though the steps read its run twice (truncated once).
+  auto named = [&missing](const DiagnosticList& problems) {
+    size_t n = 0;
+    for (const Diagnostic& problem : problems.items) n += problem.message.find(missing) != std::string::npos;
+    return n;
+  };
+  EXPECT_EQ(named(at_once_problems), 1u);
+  EXPECT_EQ(named(step_problems), 2u);  // once in the forgotten step, once after
+}
+
 }  // namespace
 }  // namespace sampler::analysis

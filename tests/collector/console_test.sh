@@ -133,7 +133,9 @@ print("%s %s %s %s" % (c[0]["httpOnly"], c[0]["sameSite"], c[0]["path"], c[0]["s
     fi
     # Runs stored before summaries were kept (a database migrated from schema version 4) have none: the page
     # summarizes their reports instead, ranks them the same, and stores the summaries it made, the same bytes
-    # as the collector makes at upload.
+    # as the collector makes at upload. A migration happens when a collector starts: the one that made the pages
+    # above keeps the runs it read (docs/decisions.md, "The runs kept between pages"), so the pages below come
+    # from a collector started on the database after the summaries were cleared.
     sql() {
       if [ -n "${SAMPLER_TEST_POSTGRESQL_URL:-}" ]; then psql -qAt "$database" -c "$1"
       else sqlite3 reports.db "$1"; fi
@@ -153,6 +155,8 @@ print("%s %s %s %s" % (c[0]["httpOnly"], c[0]["sameSite"], c[0]["path"], c[0]["s
     else
       sql "UPDATE runs SET summary = NULL WHERE app = 'wordfreq'" >/dev/null
     fi
+    stop_server
+    start_server "$database" --site-dir sites
     get view-key /ui/app/wordfreq/predictors/
     [ "$http" = 200 ] || fail "the predictors' page without summaries: $http"
     section page predictors >from-reports.table

@@ -664,6 +664,95 @@ TEST_P(StoreTest, ARunKeepsItsLatestReport) {
   EXPECT_EQ(count(), before + 1);
 }
 
+// What a reader that keeps runs between reads needs (the console, store.h ReadPosition): each run's id in the order
+// runs were stored, kept when its report is replaced; the runs after an id; and where a read stood, so that a run a
+// transaction still running may commit with a lower id is waited for.
+TEST_P(StoreTest, ReadsTheRunsAfterOneAndWhereTheReadStood) {
+  const std::string app = unique_name("app");
+  std::string error;
+  StoredRun going = make_run(app);
+  going.exit_status.reset();
+  going.interim_sequence = 1;
+  for (StoredRun run : {make_run(app), going, make_run(app)}) {
+    ASSERT_EQ(store_->put(run, error), PutStatus::kStored) << error;
+  }
+  std::vector<StoredRun> all = read({app, std::nullopt});
+  ASSERT_EQ(all.size(), 3u);
+  EXPECT_LT(all[0].stored_id, all[1].stored_id);
+  EXPECT_LT(all[1].stored_id, all[2].stored_id);
+  Query after{app, std::nullopt};
+  after.after = all[0].stored_id;
+  std::vector<StoredRun> later = read(after);
+  ASSERT_EQ(later.size(), 2u);
+  EXPECT_EQ(later[0].run_id, all[1].run_id);
+  // The interim report replaced by the final one: the same id, so a reader that read past it must read it again.
+  going.interim_sequence.reset();
+  going.exit_status = 0;
+  ASSERT_EQ(store_->put(going, error), PutStatus::kStored) << error;
+  after.after = all[1].stored_id;
+  EXPECT_EQ(read(after).size(), 1u);
+  after.after = all[0].stored_id;
+  later = read(after);
+  ASSERT_EQ(later.size(), 2u);
+  EXPECT_EQ(later[0].stored_id, all[1].stored_id);
+  EXPECT_FALSE(later[0].interim_sequence.has_value());
+
+  ReadPosition first, second, third;
+  Query positioned{app, std::nullopt};
+  positioned.position = &first;
+  EXPECT_EQ(read(positioned).size(), 3u);
+  if (GetParam() == "sqlite") {  // one writer at a time, in id order: a read sees every run up to its last
+    EXPECT_EQ(first.reader, 0u);
+    positioned.position = &second;
+    read(positioned);
+    EXPECT_TRUE(second.sees_all_before(first));
+    return;
+  }
+  EXPECT_GT(first.reader, 0u);
+  EXPECT_LE(first.oldest_running, first.reader);
+  // A transaction that began before a read and still runs (it may hold a run id it has not committed yet): reads
+  // do not see all before it until it ends.
+  PGconn* writer = PQconnectdb(url_.c_str());
+  PGresult* began = PQexec(writer, "BEGIN; SELECT pg_current_xact_id()");
+  ASSERT_EQ(PQresultStatus(began), PGRES_TUPLES_OK) << PQerrorMessage(writer);
+  PQclear(began);
+  positioned.position = &first;
+  read(positioned);
+  positioned.position = &second;
+  read(positioned);
+  EXPECT_FALSE(second.sees_all_before(first));
+  ReadPosition now;
+  ASSERT_TRUE(store_->position(now, error)) << error;
+  EXPECT_FALSE(now.sees_all_before(first));
+  PQclear(PQexec(writer, "COMMIT"));
+  PQfinish(writer);
+  ASSERT_TRUE(store_->position(now, error)) << error;
+  EXPECT_TRUE(now.sees_all_before(first));
+  positioned.position = &third;
+  read(positioned);
+  EXPECT_TRUE(third.sees_all_before(first));
+}
+
+// The symbols' stamp changes when a file is stored or replaced, not when the same bytes come again.
+TEST_P(StoreTest, SymbolsStampChangesWithTheFiles) {
+  const std::string app = unique_name("app");
+  std::string error, empty, stored, again, replaced, other;
+  ASSERT_TRUE(store_->symbols_stamp(app, empty, error)) << error;
+  SymbolFile file{unique_name("b1d"), "gsym", app, 0, "GSYM first"};
+  ASSERT_EQ(store_->put_symbols(file, false, error), PutStatus::kStored) << error;
+  ASSERT_TRUE(store_->symbols_stamp(app, stored, error)) << error;
+  EXPECT_NE(stored, empty);
+  ASSERT_EQ(store_->put_symbols(file, false, error), PutStatus::kDuplicate) << error;
+  ASSERT_TRUE(store_->symbols_stamp(app, again, error)) << error;
+  EXPECT_EQ(again, stored);
+  file.bytes = "GSYM second, longer";
+  ASSERT_EQ(store_->put_symbols(file, true, error), PutStatus::kStored) << error;
+  ASSERT_TRUE(store_->symbols_stamp(app, replaced, error)) << error;
+  EXPECT_NE(replaced, stored);
+  ASSERT_TRUE(store_->symbols_stamp(unique_name("other"), other, error)) << error;
+  EXPECT_EQ(other, empty);
+}
+
 // Reports of the same runs arriving at once share batches (group commit): whatever the batches, every run ends
 // with its final report, and nothing fails.
 TEST_P(StoreTest, ConcurrentReportsOfOneRunKeepTheFinal) {

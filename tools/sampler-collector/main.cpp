@@ -51,6 +51,7 @@ constexpr tool::Option kServeOptions[] = {
     {"tls-cert", 0, "PEM", "serve HTTPS with this certificate (chain), PEM; with --tls-key"},
     {"tls-key", 0, "PEM", "the certificate's private key, PEM (unencrypted)"},
     {"site-dir", 0, "DIR", "the console's site information: DIR/APP/ holds APP's *.sites files or binaries"},
+    {"console-memory", 0, "MIB", "the console's runs kept between predictor pages, all applications (default 256)"},
 };
 
 constexpr tool::Usage kServeUsage = {
@@ -130,6 +131,7 @@ int serve(int argc, char** argv) {
   }
   collector::Limits limits;
   std::string error;
+  size_t kept_mib = collector::Console::kDefaultKeptBytes >> 20;
   if (!number_option(command, "max-body", limits.max_body_bytes, error) ||
       !number_option(command, "max-report", limits.max_report_bytes, error) ||
       !number_option(command, "max-lines", limits.max_report_lines, error) ||
@@ -142,7 +144,8 @@ int serve(int argc, char** argv) {
       !number_option(command, "max-connections", limits.max_connections, error) ||
       !number_option(command, "max-connections-per-client", limits.max_connections_per_client, error) ||
       !number_option(command, "request-timeout", limits.request_seconds, error) ||
-      !number_option(command, "threads", limits.threads, error)) {
+      !number_option(command, "threads", limits.threads, error) ||
+      !number_option(command, "console-memory", kept_mib, error)) {
     return tool::usage_error(kServeUsage, error);
   }
   std::string keys_path = *command.value("keys");
@@ -192,6 +195,7 @@ int serve(int argc, char** argv) {
   signal(SIGPIPE, SIG_IGN);
   collector::Collector handler(*store, std::move(keys), limits);
   if (std::optional<std::string> sites = command.value("site-dir")) handler.console().set_site_dir(*sites);
+  handler.console().set_kept_bytes(std::min<size_t>(kept_mib, SIZE_MAX >> 20) << 20);
   std::unique_ptr<collector::Server> server = collector::Server::start(handler, *command.value("listen"), log_line, error,
                                                                       tls ? &*tls : nullptr);
   if (!server) {

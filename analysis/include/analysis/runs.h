@@ -8,8 +8,10 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "analysis/id_list.h"
@@ -101,5 +103,43 @@ std::vector<std::string> list_reports(const std::vector<std::string>& operands, 
 /// its end, or that holds no samples subreport, is left out and counted.
 ReadResult read_runs(const std::vector<std::string>& files, const SitesIndex& sites, const ReadOptions& options,
                      DiagnosticSink& sink);
+
+/// read_runs() in steps: each read() appends its runs to those read before, as one read_runs() over all the
+/// files in turn would have them (runs in order, crash groups numbered by their first run, each section
+/// entered in the catalogue once, each missing section key named once), and truncate() goes back to what a
+/// mark() held. What the console keeps of an application between pages (collector/src/console.cpp).
+class RunReader {
+ public:
+  /// `sites` must outlive the reader.
+  explicit RunReader(const SitesIndex& sites);
+  ~RunReader();
+  RunReader(const RunReader&) = delete;
+  RunReader& operator=(const RunReader&) = delete;
+
+  /// Reads `files` as read_runs() does (options.text_of and summary_of are given indexes into `files`).
+  void read(const std::vector<std::string>& files, const ReadOptions& options, DiagnosticSink& sink);
+  /// Everything read so far.
+  ReadResult& result() { return result_; }
+  const ReadResult& result() const { return result_; }
+
+  /// What has been read, to go back to.
+  struct Mark {
+    size_t runs = 0, crash_groups = 0, sites = 0, predicates = 0;
+    std::pair<size_t, size_t> registry;
+    uint64_t left_out = 0, bytes = 0;
+    bool ok = true;
+  };
+  Mark mark() const;
+  /// Forgets what was read after `mark` (taken from this reader, with nothing truncated since).
+  void truncate(const Mark& mark);
+  /// The bytes the runs and the catalogue hold (an estimate: containers' capacities).
+  size_t memory() const;
+
+ private:
+  struct State;
+  const SitesIndex& sites_;
+  ReadResult result_;
+  std::unique_ptr<State> state_;
+};
 
 }  // namespace sampler::analysis

@@ -5,10 +5,13 @@
 // The pages come from the analysis library, not from a second implementation: runs are read with read_runs()
 // straight from the store's text, crashes grouped with the symbolized signatures sampler-analyze uses (the
 // symbols the collector stored), predictors ranked by rank() and shown by the same renderer as
-// `sampler-analyze --html` (analysis/html.h).
+// `sampler-analyze --html` (analysis/html.h). The predictor pages keep what they read of each application's runs
+// and read only the runs stored since (analysis/runs.h, RunReader; docs/decisions.md, "The runs kept between
+// pages").
 #pragma once
 
 #include <cstddef>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -19,15 +22,23 @@
 
 namespace sampler::collector {
 
+struct AppRuns;  // an application's runs as the console read them (console.cpp)
+
 class Console {
  public:
   /// `keys` must outlive the console. `site_dir`: each application's site information is under
   /// SITE_DIR/APP (what `sampler-analyze --sites` takes: *.sites files, ELF files); "" for none (then the
   /// predictor pages say so, and the crash pages still work).
   Console(store::Store& store, const KeyTable& keys, std::string site_dir = {});
+  ~Console();
   void set_site_dir(std::string site_dir) { site_dir_ = std::move(site_dir); }
   /// Answers a request whose path is /ui or below. Thread-safe.
   Response handle(const Request& request);
+
+  /// The most memory the runs kept between predictor pages may take, over all applications (an estimate);
+  /// the applications whose pages were made last are kept. 0: none is kept.
+  void set_kept_bytes(size_t bytes);
+  static constexpr size_t kDefaultKeptBytes = size_t{256} << 20;
 
   /// The name of the cookie that carries the key (HttpOnly, SameSite=Strict, Path=/ui/).
   static constexpr std::string_view kCookie = "sampler_key";
@@ -41,10 +52,16 @@ class Console {
   Response page(int status, std::string_view title, std::string_view body, bool signed_in) const;
   Response login_page(int status, std::string_view message) const;
 
+  /// A predictor page (`tail`: "predictors/", "release/V/" or "group/N/" under the application's path).
+  Response predictor_page(const std::string& app, std::string_view tail, const AppRuns& runs);
+
+  struct Kept;  // the runs kept between predictor pages (console.cpp)
+
   store::Store& store_;
   const KeyTable& keys_;
   std::string site_dir_;
   std::string content_security_policy_;
+  std::unique_ptr<Kept> kept_;
 };
 
 /// What a run adds to the counts a store keeps (store.h, SectionCounts), from its summary (analysis/run_summary.h):

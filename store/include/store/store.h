@@ -58,6 +58,8 @@ struct Run {
   /// From for_each() with Query::summaries on a store that keeps counts: the run's counts are in them (false for
   /// interim reports and for runs stored before counts were kept: add_counts() adds theirs).
   bool counted = false;
+  /// From for_each(): the run's row id, the order runs were stored in (Query::after). A replaced report keeps it.
+  int64_t stored_id = 0;
 };
 
 /// kConflict: put_symbols() found different bytes under the key and was not allowed to replace them.
@@ -86,6 +88,22 @@ struct Plan {
   std::string text;      ///< the whole plan file (stored compressed)
 };
 
+/// Where a read stood among the store's writers (Query::position), for a reader that keeps what it read and next
+/// reads only the runs stored after it (Query::after): the console (collector/src/console.cpp). On PostgreSQL,
+/// transactions take run ids before they commit, so a run with a lower id than every run a read saw may still
+/// come; every transaction that may hold such an id began before `reader`, a transaction id taken after the
+/// read's snapshot. A later read whose `oldest_running` is above it sees every run with an id up to the highest
+/// the first saw (docs/decisions.md, "The runs kept between pages"). SQLite writes one transaction at a time, in
+/// id order: `reader` is 0, and a read sees every run up to the highest id it saw.
+struct ReadPosition {
+  uint64_t reader = 0;          ///< a transaction id taken after the read's snapshot (0: none needed)
+  uint64_t oldest_running = 0;  ///< the oldest transaction still running when the read's snapshot was taken
+  /// Whether every run stored with an id up to the highest that the read at `earlier` saw is seen from here.
+  bool sees_all_before(const ReadPosition& earlier) const {
+    return earlier.reader == 0 || oldest_running > earlier.reader;
+  }
+};
+
 /// Which runs to read.
 struct Query {
   std::string app;
@@ -105,6 +123,10 @@ struct Query {
   /// False: each run comes with its columns alone, neither its body nor its summary (Run::body, stored_body and
   /// summary empty): what a list of runs shows, without the database reading or sending the reports.
   bool bodies = true;
+  /// Only the runs whose Run::stored_id is above this (the runs stored after those a reader kept).
+  int64_t after = 0;
+  /// When set, for_each() fills it with where its read stood (ReadPosition).
+  ReadPosition* position = nullptr;
 };
 
 /// One application's runs of one release received on one day (Store::count_days()): what the application's
@@ -179,6 +201,9 @@ class Store {
     error = "this store keeps no counts";
     return false;
   }
+  /// A text that changes whenever one of `app`'s symbol files is stored or replaced: a reader that keeps what it
+  /// made from them (the console's crash groups) compares it with the one it made them with. One small query.
+  virtual bool symbols_stamp(std::string_view app, std::string& stamp, std::string& error) = 0;
   /// Stores a symbol file under (app, build_id, kind). kDuplicate: the same bytes were already there. Different
   /// bytes replace the stored ones when `may_replace` (kStored: a newer converter's output wins); else kConflict
   /// and the stored file stays.
@@ -196,6 +221,14 @@ class Store {
   /// primary key: the collector asks it for every report it stores.
   virtual GetStatus current_plan(std::string_view app, std::string_view version, std::string& id,
                                  std::string& error) = 0;
+  /// Where a read begun now would stand (ReadPosition::oldest_running; `reader` 0): a reader that kept runs asks
+  /// it after its read, so that runs the read saw are known seen as soon as the transactions that may still
+  /// have held lower ids have ended, not only at its next read. One tiny query.
+  virtual bool position(ReadPosition& now, std::string& error) {
+    (void)error;
+    now = ReadPosition{};
+    return true;
+  }
   /// Number of runs stored (all applications), or -1 on error. A scan of the runs: not for every request.
   virtual int64_t count(std::string& error) = 0;
   /// Whether the database answers, at the cost of one tiny query (the schema version): for health checks.
@@ -212,7 +245,7 @@ inline bool supersedes(const Run& incoming, const Run& stored) {
 }
 
 /// The schema version this build creates and migrates to.
-constexpr int kSchemaVersion = 8;
+constexpr int kSchemaVersion = 9;
 
 /// Opens (creating and migrating when needed) the store a URL names: "sqlite:PATH" or "postgresql://..."
 /// (also "postgres://..."). Returns nullptr and sets `error` when the URL is malformed or opening fails.

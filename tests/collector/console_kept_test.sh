@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# The runs the console keeps between predictor pages (docs/decisions.md, "The console", "The runs kept between
+# pages"), black-box: one collector makes every page of the test and so keeps the runs it read; after each change
+# (runs uploaded, a run's interim report replaced by a later one and then by its final report, the site
+# information rewritten) each predictor page it makes must be the same bytes as that of a second collector started
+# afresh on the same database, which keeps nothing yet.
+# Usage: console_kept_test.sh LOAD-CLIENT, with TOOLS, SCRATCH and SOURCE_DIR in the environment (and
+# SAMPLER_TEST_POSTGRESQL_URL for a PostgreSQL store instead of SQLite: several collectors over one database).
+case_name=kept
+load=$1
+source "$SOURCE_DIR/tests/tools/blackbox.sh"
+source "$SOURCE_DIR/tests/collector/server.sh"
+database=${SAMPLER_TEST_POSTGRESQL_URL:-sqlite:$SCRATCH/reports.db}
+printf 'load\tload-key\nload\tview\tread\n' >keys.tsv
+size=600
+# The load client's samples section (bench/collector/load_client.cpp, make_samples()): as many branch sites as
+# it writes lines; the same text as bench/collector/console_bench.sh's.
+write_sites() {  # write_sites SUFFIX: the sites, each condition's text ending in SUFFIX
+  local lines
+  lines=$(python3 -c 'text = "<report id=\"samples\">\n<samples unit=\"0123456789abcdef0123456789abcdef\" scheme=\"branches\">\n"
+n = 0
+while len(text) + 200 < '"$size"':
+    text += "%d\t%d\n" % (n % 97, n % 13)
+    n += 1
+print(n)')
+  mkdir -p site-dir/load
+  {
+    echo '<sites unit="0123456789abcdef0123456789abcdef" scheme="branches">'
+    for ((i = 0; i < lines; i++)); do printf 'load.c\t%d\tf%d\t%d\tx%d > %s\n' "$((i + 1))" "$((i % 5))" "$i" "$i" "$1"; done
+    echo '</sites>'
+  } >site-dir/load/load.sites.new
+  mv site-dir/load/load.sites.new site-dir/load/load.sites
+  sites=$lines
+}
+write_sites 0
+
+# report RUN-ID [OUTCOME-LINES...]: a report of release 2.0 whose branches are all taken (predicates no other run
+# has), its outcome's lines as given (none: an interim report), on stdout.
+crafted() {
+  local run=$1 i
+  shift
+  printf '<report id="samples">\n<samples unit="0123456789abcdef0123456789abcdef" scheme="branches">\n'
+  for ((i = 0; i < sites; i++)); do printf '0\t%d\n' "$((i % 3))"; done
+  printf '</samples>\n</report>\n<report id="outcome">\nrun-id\t%s\napp\tload\nversion\t2.0\n' "$run"
+  [ $# -eq 0 ] || printf '%s\n' "$@"
+  printf '</report>\n'
+}
+post() {  # post FILE: uploaded with the load key, or the test fails
+  http=$(curl -s -o answer -w '%{http_code}' -H 'Authorization: APIKey load-key' -H 'Content-Type: text/plain' \
+    --data-binary @"$1" "$url/api/reports")
+  [ "$http" = 200 ] || fail "upload of $1: $http $(cat answer)"
+}
+
+start_server "$database" --site-dir site-dir
+kept_url=$url
+# fresh PATH: the page from a collector started for it on the same database (it keeps nothing yet), in ./fresh.
+fresh() {
+  rm -f fresh.fifo && mkfifo fresh.fifo
+  "$TOOLS/sampler-collector" serve --listen 127.0.0.1:0 --database "$database" --keys keys.tsv \
+    --site-dir site-dir >fresh.fifo 2>>fresh.err &
+  local pid=$! line=""
+  exec 8<fresh.fifo
+  read -r line <&8 || { fail "the fresh collector did not start: $(cat fresh.err)"; return; }
+  curl -s -o fresh -H 'Authorization: APIKey view' "http://${line##* }$1"
+  kill -TERM "$pid" && wait "$pid" || fail "the fresh collector exited $? after SIGTERM"
+  exec 8<&-
+}
+# same STEP: every predictor page (all releases, each release, each crash group) of the collector that keeps
+# equals a fresh collector's, byte for byte.
+same() {
+  local path paths=(/ui/app/load/predictors/)
+  curl -s -o app.html -H 'Authorization: APIKey view' "$kept_url/ui/app/load/"
+  while read -r path; do paths+=("$path"); done < <(grep -o 'href="/ui/app/load/[a-z]*/[^"]*/"' app.html |
+    sed 's/^href="//; s/"$//' | sort -u)
+  [ "${#paths[@]}" -ge 3 ] || fail "$1: the application's page links to ${#paths[@]} predictor pages"
+  for path in "${paths[@]}"; do
+    curl -s -o kept -H 'Authorization: APIKey view' "$kept_url$path"
+    grep -q '<table id="predictors">' kept || fail "$1: $path has no predictors' table: $(head -c 300 kept)"
+    fresh "$path"
+    cmp -s kept fresh || fail "$1: $path differs from a fresh collector's:$(echo; differences fresh kept)"
+  done
+}
+
+# 120 runs, a third failing with 3 stacks and 2 bugs: crash groups and elimination rounds.
+"$load" "$kept_url" load-key 4 30 "$size" --prefix first --bugs 2 --crashes 3 >load.out || fail "load: $(cat load.out)"
+same "the first page"
+same "the same runs again"
+"$load" "$kept_url" load-key 3 20 "$size" --prefix second --bugs 2 --crashes 4 >load.out || fail "load: $(cat load.out)"
+same "runs uploaded since"
+# A run still going: its interim reports replace one another, then its final report replaces them; its row keeps
+# its place among the runs (the store's id), so the collector must read it again.
+{ crafted going; printf '<report id="interim">\nsequence\t1\n</report>\n'; } >going.1
+post going.1
+same "an interim report"
+crafted later-run $'exit-status\t0' >later.report
+post later.report
+{ crafted going; printf '<report id="interim">\nsequence\t2\n</report>\n'; } >going.2
+post going.2
+same "the interim report replaced"
+crafted going $'signal\t11' >going.final
+post going.final
+same "the final report"
+# Other site information: every kept run is read again.
+write_sites 1
+same "the site information rewritten"
+"$load" "$kept_url" load-key 2 10 "$size" --prefix third --bugs 2 --crashes 3 >load.out || fail "load: $(cat load.out)"
+same "runs after the new site information"
+stop_server
+finish
