@@ -26,7 +26,9 @@ print(n)')
   mkdir -p site-dir/load
   {
     echo '<sites unit="0123456789abcdef0123456789abcdef" scheme="branches">'
-    for ((i = 0; i < lines; i++)); do printf 'load.c\t%d\tf%d\t%d\tx%d > %s\n' "$((i + 1))" "$((i % 5))" "$i" "$i" "$1"; done
+    for ((i = 0; i < lines; i++)); do
+      printf 'load.c\t%d\tf%d\t%d\tx%d > %s\n' "$((i + 1))" "$((i % 5))" "$i" "$i" "$1"
+    done
     echo '</sites>'
   } >site-dir/load/load.sites.new
   mv site-dir/load/load.sites.new site-dir/load/load.sites

@@ -168,7 +168,8 @@ loops)
     samples inner_uniform.report >inner_uniform.samples
     samples inner_plan.report >inner_plan.samples
     cmp -s inner_uniform.samples inner_plan.samples ||
-      fail "seed $seed: the samples differ from uniform sampling:$(echo; diff inner_uniform.samples inner_plan.samples | head)"
+      fail "seed $seed: the samples differ from uniform sampling:
+$(diff inner_uniform.samples inner_plan.samples | head)"
     cmp -s inner_uniform.out inner_plan.out || fail "seed $seed: the program's output differs"
     [ "$(total inner_plan.report)" -gt 0 ] || fail "seed $seed: nothing sampled"
   done
