@@ -233,12 +233,7 @@ void Lowering::version_loop(Function& f, VersionedLoop& v, const std::vector<siz
     plan_guard = planned_copy_guard(f, v, indices, inside, count, trips, planned[0], header);
     IRBuilder<> s(shifted);
     s.SetCurrentDebugLocation(v.entering->getTerminator()->getDebugLoc());
-    ThresholdBound shift;
-    shift.multiplier = SAMPLER_THRESHOLD_SHIFT;
-    shift.unknown = true;
-    size_t slot = 0;
-    Value* scaled = s.CreateLShr(count, threshold(s, 0, slot, std::move(shift)), "sampler.loop_scaled");
-    s.CreateCondBr(s.CreateICmpSGT(scaled, most, "sampler.loop_fast"), fast[0], plan_guard,
+    s.CreateCondBr(fast_side_test(s, count, most), fast[0], plan_guard,
                    MDBuilder(context_).createLikelyBranchWeights());
     for (PHINode& phi : fast[0]->phis()) phi.replaceIncomingBlockWith(guard, shifted);
     for (PHINode& phi : planned[0]->phis()) phi.replaceIncomingBlockWith(guard, plan_guard);
@@ -344,8 +339,8 @@ BasicBlock* Lowering::planned_copy_guard(Function& f, VersionedLoop& v, const st
   return guard;
 }
 
-// Whether a copy without checks that passes at most `most` sites may run, for a nest or a unit without weights
-// (an innermost loop's guard with weights is in version_loop()): the countdown above `most`. The copies subtract
+// Whether a copy without checks that passes at most `most` sites may run: the countdown above `most` (an innermost
+// loop's guard with weights compares the countdown itself first: version_loop()). The copies subtract
 // immediates (a loop's countdown an induction variable that indvars and the vectorizer turn into its value where
 // the loop leaves; a loaded weight stops both: docs/decisions.md, "Per-site weights"), so under a plan they must
 // not run: a shift of 63 (the shift kind with w = 0, sampler/abi.h) makes the test fail, and the checked code
