@@ -181,6 +181,7 @@ class Lowering {
   std::optional<CountedCopy> counted_copy(Function& f, const std::vector<size_t>& indices);
   bool call_bound(CountedCopy& c, const std::vector<std::pair<size_t, Instruction*>>& passed);
   void counted_test(Function& f, CountedCopy& c);
+  void inline_counted(Function& f, CountedCopy& c);
   // A loop counted by iterations computes their sites on each exit edge (a subtraction, a shift, a multiplication
   // where the latch's path took one addition an iteration); one with more exits (bzip2's mainGtU returns from each
   // of its comparisons, after an iteration or two) keeps the latch's subtraction (docs/performance.md, "Fast sides:

@@ -16,6 +16,7 @@
 #include <llvm/IR/Dominators.h>
 #include <llvm/IR/InstIterator.h>
 #include <llvm/TargetParser/Triple.h>
+#include <llvm/IR/DebugInfoMetadata.h>
 #include <llvm/Transforms/Utils/Cloning.h>
 #include <llvm/Transforms/Utils/ScalarEvolutionExpander.h>
 
@@ -321,10 +322,41 @@ void Lowering::counted_test(Function& f, CountedCopy& c) {
     b.CreateCondBr(b.CreateICmpSLE(count, bound_value, "sampler.within"), c.sampled, above);
     IRBuilder<> a(above);
     a.CreateCondBr(a.CreateICmpSGE(count, a.getInt64(kUnsampledCountdown), "sampler.off"), c.off, c.fast);
-    return;
+  } else {
+    Value* test = fast_side_test(b, count, most);
+    b.CreateCondBr(checked ? b.CreateAnd(checked, test, "sampler.counted") : test, c.fast, c.sampled);
   }
-  Value* test = fast_side_test(b, count, most);
-  b.CreateCondBr(checked ? b.CreateAnd(checked, test, "sampler.counted") : test, c.fast, c.sampled);
+  inline_counted(f, c);
+}
+
+// The counted copy's body in the dispatch itself, in place of its tail call: the countdown the dispatch read is
+// the copy's first (the clean-up's GVN merges the two loads), no jump on the way, and the prologue the body needs
+// placed after the dispatch's tests (shrink-wrapping: the tail calls save nothing). The dispatch takes the copy's
+// subprogram (named as f: a crash in the body reads as f's, as in the copy), its tail calls a line 0 in it.
+void Lowering::inline_counted(Function& f, CountedCopy& c) {
+  CallInst* call = nullptr;
+  for (Instruction& inst : *c.fast)
+    if (auto* found = dyn_cast<CallInst>(&inst); found && found->getCalledFunction() == c.copy) call = found;
+  if (!call) return;
+  if (DISubprogram* program = c.copy->getSubprogram()) {
+    f.setSubprogram(program);
+    DebugLoc none = DILocation::get(context_, 0, 0, program);
+    for (BasicBlock& block : f)
+      for (Instruction& inst : block)
+        if (isa<CallBase>(inst) && !inst.getDebugLoc()) inst.setDebugLoc(none);
+    call->setDebugLoc(DebugLoc());
+  }
+  call->setTailCallKind(CallInst::TCK_None);
+  InlineFunctionInfo info;
+  if (!InlineFunction(*call, info).isSuccess()) return;
+  if (c.copy->use_empty()) {
+    with_sites_.erase(c.copy);
+    counted_.erase(c.copy);
+    c.copy->eraseFromParent();
+    c.copy = nullptr;
+  }
+  with_sites_.insert(&f);
+  counted_.insert(&f);
 }
 
 }  // namespace sampler::plugin::lowering

@@ -26,9 +26,11 @@
 ; CHECK:       @__sampler_thresholds = internal global [8 x i64] [i64 2, i64 1, i64 2, i64 4294967295,
 ;
 ; B is tested first, in the dispatch's entry: a sampled run's countdown is below it and goes to f.sampled after one
-; comparison, as before the copy existed; above it, sampling off goes to the twin, the rest to the copy.
+; comparison, as before the copy existed; above it, sampling off goes to the twin, the rest to the copy, whose body
+; is the dispatch's own (no call, no second prologue: lower_counted.cpp, inline_counted()).
 ; CHECK-LABEL: define dso_local i32 @first_differs(
 ; CHECK-NEXT:  sampler.dispatch:
+; CHECK-NEXT:    %sampler.call_countdown.i = alloca i64, align 8
 ; CHECK-NEXT:    [[TLS:%.*]] = call ptr @llvm.threadlocal.address.p0(ptr @sampler_countdown)
 ; CHECK-NEXT:    [[COUNT:%.*]] = load i64, ptr [[TLS]], align 8
 ; CHECK-NEXT:    [[B:%.*]] = load i64, ptr getelementptr inbounds (i64, ptr @__sampler_thresholds, i64 3), align 8
@@ -41,8 +43,25 @@
 ; CHECK-NEXT:    br i1 %sampler.off, label %sampler.unsampled, label %sampler.counted
 ; CHECK:       sampler.sampled:
 ; CHECK-NEXT:    musttail call i32 @first_differs.sampled(
+;
+; The copy: the thread's countdown into a local, one subtraction a block with sites, no check, the local back into
+; the thread's variable at the return.
 ; CHECK:       sampler.counted:
-; CHECK-NEXT:    musttail call i32 @first_differs.counted(
+; CHECK-NEXT:    call void @llvm.lifetime.start.p0(i64 8, ptr %sampler.call_countdown.i)
+; CHECK-NEXT:    [[TLS1:%.*]] = call ptr @llvm.threadlocal.address.p0(ptr @sampler_countdown)
+; CHECK-NEXT:    [[START:%.*]] = load i64, ptr [[TLS1]], align 8
+; CHECK-NEXT:    store i64 [[START]], ptr %sampler.call_countdown.i, align 8
+; CHECK-NOT:     sampler_take
+; CHECK:         [[LEFT:%.*]] = load i64, ptr %sampler.call_countdown.i, align 8
+; CHECK-NEXT:    [[NEXT:%.*]] = sub i64 [[LEFT]], 1
+; CHECK-NEXT:    store i64 [[NEXT]], ptr %sampler.call_countdown.i, align 8
+; CHECK-NOT:     sampler_take
+; CHECK:         [[OUT:%.*]] = call ptr @llvm.threadlocal.address.p0(ptr @sampler_countdown)
+; CHECK-NEXT:    [[END:%.*]] = load i64, ptr %sampler.call_countdown.i, align 8
+; CHECK-NEXT:    store i64 [[END]], ptr [[OUT]], align 8
+; CHECK-NEXT:    call void @llvm.lifetime.end.p0(i64 8, ptr %sampler.call_countdown.i)
+; CHECK-NEXT:    ret i32
+; CHECK-NEXT:  }
 ;
 ; first_zero's loop runs up to a long's count: B from the argument, (n - 1 + 1) * 2 + 1, the count below 2^48,
 ; and the loops' shift (63 under a plan), tested after sampling off's test.
@@ -60,42 +79,30 @@
 ; CHECK-NEXT:    [[ABOVE:%.*]] = icmp sgt i64 %sampler.loop_scaled, %sampler.call_sites
 ; CHECK-NEXT:    [[FAST:%.*]] = and i1 [[WITHIN]], [[ABOVE]]
 ; CHECK-NEXT:    br i1 [[FAST]], label %sampler.counted, label %sampler.sampled
-;
-; The copy: the thread's countdown into a local at its entry, one subtraction a block with sites, no check, the
-; local back into the thread's variable at the return.
-; CHECK-LABEL: define private i32 @first_differs.counted(
-; CHECK-NEXT:  sampler.counted:
-; CHECK-NEXT:    %sampler.call_countdown = alloca i64, align 8
-; CHECK-NEXT:    [[TLS:%.*]] = call ptr @llvm.threadlocal.address.p0(ptr @sampler_countdown)
-; CHECK-NEXT:    [[START:%.*]] = load i64, ptr [[TLS]], align 8
-; CHECK-NEXT:    store i64 [[START]], ptr %sampler.call_countdown, align 8
-; CHECK-NOT:     sampler_take
-; CHECK:         [[LEFT:%.*]] = load i64, ptr %sampler.call_countdown, align 8
-; CHECK-NEXT:    [[NEXT:%.*]] = sub i64 [[LEFT]], 1
-; CHECK-NEXT:    store i64 [[NEXT]], ptr %sampler.call_countdown, align 8
-; CHECK-NOT:     sampler_take
-; CHECK:         [[OUT:%.*]] = call ptr @llvm.threadlocal.address.p0(ptr @sampler_countdown)
-; CHECK-NEXT:    [[END:%.*]] = load i64, ptr %sampler.call_countdown, align 8
-; CHECK-NEXT:    store i64 [[END]], ptr [[OUT]], align 8
-; CHECK-NEXT:    ret i32
+; CHECK:       sampler.counted:
+; CHECK-NOT:     musttail
+; CHECK:         ret i64
 ; CHECK-NEXT:  }
-; CHECK-LABEL: define private i64 @first_zero.counted(
+; No copy is left as a function of its own.
+; CHECK-NOT:   .counted(
 ;
-; After the clean-up the countdown is a register, and the loop has none: its two sites an iteration are counted by
-; its induction variable where it leaves (twice the iterations before the last, and the last's one site before its
-; exit in the loop, or its two at the latch: lower_counted.cpp, subtract_by_iterations()), and the return stores
-; what is left.
-; CLEAN-LABEL: define private i32 @first_differs.counted(
+; After the clean-up the countdown is a register, read once by the dispatch, and the loop has none: its two sites an
+; iteration are counted by its induction variable where it leaves (twice the iterations before the last, and the
+; last's one site before its exit in the loop, or its two at the latch: lower_counted.cpp, subtract_by_iterations()),
+; and the return stores what is left.
+; CLEAN-LABEL: define dso_local i32 @first_differs(
 ; CLEAN-NOT:     alloca
 ; CLEAN:         [[START:%.*]] = load i64, ptr [[TLS:%.*]], align 8
+; CLEAN:       sampler.counted:
+; CLEAN-NOT:     load i64, ptr [[TLS]]
 ; CLEAN-NOT:     %sampler.call_countdown
-; CLEAN:       sampler.counted_leave:
+; CLEAN:       sampler.counted_leave.i:
 ; CLEAN-NEXT:    [[TWICE:%.*]] = shl nuw i64 [[ITERATIONS:%.*]], 1
 ; CLEAN-NEXT:    [[MINUS:%.*]] = xor i64 [[TWICE]], -1
-; CLEAN:       sampler.counted_leave1:
+; CLEAN:       sampler.counted_leave1.i:
 ; CLEAN-NEXT:    [[ALL:%.*]] = shl nuw nsw i64 {{%.*}}, 1
 ; CLEAN-NEXT:    sub i64 {{%.*}}, [[ALL]]
-; CLEAN:         store i64 %sampler.call_countdown.0, ptr [[TLS]], align 8
+; CLEAN:         store i64 %sampler.call_countdown.i.0, ptr [[TLS]], align 8
 ; CLEAN-NEXT:    ret i32
 ;
 ; The input: make_input.sh (beside this file) over the source above as counted.c, with -O2 -fsampler-schemes=branches.

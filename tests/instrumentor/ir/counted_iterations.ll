@@ -31,21 +31,21 @@
 ; compare: w = 18 (the header's one site, the block after it, the latch); the header's exit subtracts 18 an
 ; iteration before and its own 1, the latch's exit 18 an iteration before and the last's 18; the loop's path
 ; subtracts only in the arm.
-; CHECK-LABEL: define private i32 @compare.counted(
+; CHECK-LABEL: define dso_local i32 @compare(
+; CHECK:       sampler.counted:
 ; CHECK:         sub i64 {{%.*}}, 5
 ; CHECK:         br label %[[HEADER:[0-9]+]]
 ; CHECK:       [[HEADER]]:
-; CHECK-NEXT:    [[K:%[0-9]+]] = phi i64 [ 0, %{{[0-9]+}} ], [ [[NEXT:%[0-9]+]], %[[LATCH:[0-9]+]] ]
+; CHECK-NEXT:    [[K:%[0-9]+]] = phi i64 [ 0, %{{[0-9a-z.]+}} ], [ [[NEXT:%[0-9]+]], %[[LATCH:[0-9]+]] ]
 ; CHECK-NOT:     sub i64
-; CHECK:         br i1 {{%.*}}, label %sampler.counted_leave, label %[[STAYS:[0-9]+]]
-; CHECK:       sampler.counted_leave:
-; CHECK-NEXT:    [[MOVED:%.*]] = sub i64 [[K]], 0
-; CHECK-NEXT:    %sampler.counted_trips = lshr i64 [[MOVED]], 0
-; CHECK-NEXT:    [[BEFORE:%.*]] = mul i64 %sampler.counted_trips, 18
+; CHECK:         br i1 {{%.*}}, label %sampler.counted_leave.i, label %[[STAYS:[0-9]+]]
+; CHECK:       sampler.counted_leave.i:
+; The iterations before the last, (k - 0) >> 0 (folded when the copy's body moves into the dispatch), times w.
+; CHECK-NEXT:    [[BEFORE:%.*]] = mul i64 [[K]], 18
 ; CHECK-NEXT:    [[ALL:%.*]] = add i64 1, [[BEFORE]]
-; CHECK-NEXT:    [[LEFT:%.*]] = load i64, ptr %sampler.call_countdown
+; CHECK-NEXT:    [[LEFT:%.*]] = load i64, ptr %sampler.call_countdown.i
 ; CHECK-NEXT:    [[AFTER:%.*]] = sub i64 [[LEFT]], [[ALL]]
-; CHECK-NEXT:    store i64 [[AFTER]], ptr %sampler.call_countdown
+; CHECK-NEXT:    store i64 [[AFTER]], ptr %sampler.call_countdown.i
 ; CHECK:       [[STAYS]]:
 ; CHECK-NOT:     sub i64
 ; CHECK:         br i1 {{%.*}}, label %[[ARM:[0-9]+]], label %[[LATCH]]
@@ -53,23 +53,22 @@
 ; CHECK:         sub i64 {{%.*}}, 5
 ; CHECK:       [[LATCH]]:
 ; CHECK-NOT:     sub i64
-; CHECK:         br i1 {{%.*}}, label %sampler.counted_leave1, label %[[HEADER]]
-; CHECK:       sampler.counted_leave1:
-; CHECK-NEXT:    [[MOVED1:%.*]] = sub i64 [[K]], 0
-; CHECK-NEXT:    %sampler.counted_trips2 = lshr i64 [[MOVED1]], 0
-; CHECK-NEXT:    [[BEFORE1:%.*]] = mul i64 %sampler.counted_trips2, 18
+; CHECK:         br i1 {{%.*}}, label %sampler.counted_leave1.i, label %[[HEADER]]
+; CHECK:       sampler.counted_leave1.i:
+; CHECK-NEXT:    [[BEFORE1:%.*]] = mul i64 [[K]], 18
 ; CHECK-NEXT:    add i64 18, [[BEFORE1]]
 ;
 ; thirds: no induction variable of a step of 2^s; its header's one site subtracted at the latch (with the latch's
 ; own 4) and on the header's exit edge.
-; CHECK-LABEL: define private i32 @thirds.counted(
+; CHECK-LABEL: define dso_local i32 @thirds(
+; CHECK:       sampler.counted:
 ; CHECK:         sub i64 {{%.*}}, 2
 ; CHECK:         br label %[[HEADER:[0-9]+]]
 ; CHECK:       [[HEADER]]:
 ; CHECK-NOT:     sub i64
-; CHECK:         br i1 {{%.*}}, label %sampler.counted_leave, label %[[STAYS:[0-9]+]]
-; CHECK:       sampler.counted_leave:
-; CHECK-NEXT:    [[LEFT:%.*]] = load i64, ptr %sampler.call_countdown
+; CHECK:         br i1 {{%.*}}, label %sampler.counted_leave.i, label %[[STAYS:[0-9]+]]
+; CHECK:       sampler.counted_leave.i:
+; CHECK-NEXT:    [[LEFT:%.*]] = load i64, ptr %sampler.call_countdown.i
 ; CHECK-NEXT:    sub i64 [[LEFT]], 1
 ; CHECK:       [[STAYS]]:
 ; CHECK-NOT:     sub i64
@@ -83,21 +82,23 @@
 ;
 ; After the clean-up: compare's latch exit subtracts the loop's 8 iterations at once (18 * 8), and its countdown
 ; in the loop moves only in the arm's select; thirds' moves once an iteration besides.
-; CLEAN-LABEL: define private i32 @compare.counted(
-; CLEAN:         %sampler.call_countdown.0 = phi i64
-; CLEAN-NOT:     add i64 %sampler.call_countdown.0
-; CLEAN:       sampler.counted_leave:
-; CLEAN:         [[ARM:%.*]] = add i64 %sampler.call_countdown.0, -5
-; CLEAN-NEXT:    %sampler.call_countdown.1 = select i1 {{%.*}}, i64 %sampler.call_countdown.0, i64 [[ARM]]
-; CLEAN-NOT:     add i64 %sampler.call_countdown
-; CLEAN:       sampler.counted_leave1:
-; CLEAN-NEXT:    add i64 %sampler.call_countdown.1, -144
-; CLEAN-LABEL: define private i32 @thirds.counted(
-; CLEAN:         %sampler.call_countdown.0 = phi i64
-; CLEAN:       sampler.counted_leave:
-; CLEAN:         add i64 %sampler.call_countdown.0, -1
-; CLEAN:         %sampler.call_countdown.1 = select
-; CLEAN:         add i64 %sampler.call_countdown.1, -5
+; CLEAN-LABEL: define dso_local i32 @compare(
+; CLEAN:       sampler.counted:
+; CLEAN:         %sampler.call_countdown.i.0 = phi i64
+; CLEAN-NOT:     add i64 %sampler.call_countdown.i.0
+; CLEAN:       sampler.counted_leave.i:
+; CLEAN:         [[ARM:%.*]] = add i64 %sampler.call_countdown.i.0, -5
+; CLEAN-NEXT:    %sampler.call_countdown.i.1 = select i1 {{%.*}}, i64 %sampler.call_countdown.i.0, i64 [[ARM]]
+; CLEAN-NOT:     add i64 %sampler.call_countdown.i
+; CLEAN:       sampler.counted_leave1.i:
+; CLEAN-NEXT:    add i64 %sampler.call_countdown.i.1, -144
+; CLEAN-LABEL: define dso_local i32 @thirds(
+; CLEAN:       sampler.counted:
+; CLEAN:         %sampler.call_countdown.i.0 = phi i64
+; CLEAN:       sampler.counted_leave.i:
+; CLEAN:         add i64 %sampler.call_countdown.i.0, -1
+; CLEAN:         %sampler.call_countdown.i.1 = select
+; CLEAN:         add i64 %sampler.call_countdown.i.1, -5
 ;
 ; The input: make_input.sh (beside this file) over the source above, with -O2.
 
