@@ -15,6 +15,7 @@
 #include <llvm/Analysis/TargetLibraryInfo.h>
 #include <llvm/IR/Dominators.h>
 #include <llvm/IR/InstIterator.h>
+#include <llvm/IR/IntrinsicInst.h>
 #include <llvm/TargetParser/Triple.h>
 #include <llvm/IR/DebugInfoMetadata.h>
 #include <llvm/Transforms/Utils/Cloning.h>
@@ -331,9 +332,18 @@ void Lowering::counted_test(Function& f, CountedCopy& c) {
 
 // The counted copy's body in the dispatch itself, in place of its tail call: the countdown the dispatch read is
 // the copy's first (the clean-up's GVN merges the two loads), no jump on the way, and the prologue the body needs
-// placed after the dispatch's tests (shrink-wrapping: the tail calls save nothing). The dispatch takes the copy's
+// placed after the dispatch's tests by shrink-wrapping (the tail calls save nothing). Only where the copy has no
+// loop around a loop and calls nothing, not even through an intrinsic (memset): the code generator then put the
+// prologue before the tests (gzip's longest_match, bc's _one_mult), and the sampled calls and sampling off paid its
+// saved registers (docs/decisions.md, "The counted copy's body in the dispatch"). The dispatch takes the copy's
 // subprogram (named as f: a crash in the body reads as f's, as in the copy), its tail calls a line 0 in it.
 void Lowering::inline_counted(Function& f, CountedCopy& c) {
+  for (Instruction& inst : instructions(*c.copy))
+    if (isa<CallBase>(inst) && (!isa<IntrinsicInst>(inst) || isa<MemIntrinsic>(inst))) return;
+  DominatorTree tree(*c.copy);
+  LoopInfo loops(tree);
+  for (Loop* loop : loops)
+    if (!loop->isInnermost()) return;
   CallInst* call = nullptr;
   for (Instruction& inst : *c.fast)
     if (auto* found = dyn_cast<CallInst>(&inst); found && found->getCalledFunction() == c.copy) call = found;

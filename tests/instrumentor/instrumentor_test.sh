@@ -264,6 +264,12 @@ optimised)
   # countdowns at sparsity 1000 and the copies run, each loop's blocks that every iteration passes counted by its
   # iterations, where it leaves. The same sites sample as with per-site checks.
   same_as_per_site counted
+  # The copies' bodies are their dispatches' own, but where the copy has a loop around a loop (runs) or calls
+  # memset (spread): there it stays a function of its own, so that shrink-wrapping need not keep its saved registers
+  # off the dispatch's other paths. The runs above cover both.
+  "$cc" -O2 -S -emit-llvm counted.c -o counted.ll || fail "sampler-cc -emit-llvm counted.c"
+  own=$(awk '/^define .*\.counted\(/ { f = $0; sub(/^[^@]*@/, "", f); sub(/\(.*/, "", f); printf "%s ", f }' counted.ll)
+  [ "$own" = "spread.counted runs.counted " ] || fail "counted.c: the copies left functions of their own are: $own"
   # Sampling off, a function runs its twin without sites (the countdown does not move); sampling on, at a
   # sparsity whose countdowns stay in reach, it passes its 2 * 1000 + 1 sites. -O0 and -O2, both checks.
   for level in -O0 -O2 "-O2 -fsampler-countdown=site"; do

@@ -4,8 +4,11 @@
  * latch, those the last iteration passed. `chain` is gzip's longest_match (a walk that continues at its first
  * comparison and leaves on a long match, around an inner loop), `compare` bzip2's mainGtU (exits in the middle of
  * each iteration, arms that wrap), `digits` a loop whose arms pass different numbers of sites, `classify` a switch
- * whose cases leave the loop for one block (one exit edge for three cases). The test compares the reports with
- * those of the per-site check: the same sites must sample. Prints a checksum of the work. */
+ * whose cases leave the loop for one block (one exit edge for three cases); their copies' bodies are their
+ * dispatches' own. `runs` has a loop around a loop, and `spread` calls memset: their copies stay functions of their
+ * own. The test compares the reports with those of the per-site check: the same sites must sample. Prints a
+ * checksum of the work. */
+#include <string.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -82,6 +85,25 @@ __attribute__((noinline)) static int classify(const unsigned char* a) {
   return -1;
 }
 
+__attribute__((noinline)) static int runs(const unsigned char* a, unsigned len) {
+  int count = 0;
+  for (unsigned i = 0; i < (len & 15); i++) {
+    unsigned j = 0;
+    while (j < (a[i] & 3) && a[i + j + 1] != 0) j++;
+    if (j > 1) count += j;
+  }
+  return count;
+}
+
+__attribute__((noinline)) static int spread(const unsigned char* a, unsigned len) {
+  unsigned char counts[64];
+  memset(counts, 0, sizeof counts);
+  int most = 0;
+  for (unsigned i = 0; i < (len & 31); i++)
+    if (++counts[a[i] + (i & 15) * 3] > most) most = counts[a[i] + (i & 15) * 3];
+  return most;
+}
+
 int main(int argc, char** argv) {
   int n = argc > 1 ? atoi(argv[1]) : 100;
   unsigned seed = 12345;
@@ -96,6 +118,8 @@ int main(int argc, char** argv) {
     sum += compare(at, (at * 5 + 1) % SIZE, SIZE) * 3;
     sum += digits(data + at, (unsigned char)(round % 13));
     sum += classify(data + at);
+    sum += runs(data + at, (unsigned)round);
+    sum += spread(data + at, (unsigned)round * 7);
   }
   printf("%ld\n", sum);
   return 0;
