@@ -8,16 +8,17 @@
 // SCEV's constant maximum, or else its exact count or symbolic maximum expanded from the arguments alone. No site
 // can then reach 0 and the countdown drops by exactly the sites passed: the same sites sample as in f.sampled.
 // The copy has its own registers: no slow side's prologue, no globals loaded for the slow sides' pairs
-// (docs/decisions.md, "Fast sides: a leaf function's counted copy").
+// (docs/decisions.md, "Fast sides: a leaf function's counted copy"). Where it has no nest and no call, its body
+// then replaces the dispatch's call of it (inline_counted()).
 #include <llvm/ADT/PostOrderIterator.h>
 #include <llvm/Analysis/CFG.h>
 #include <llvm/Analysis/AssumptionCache.h>
 #include <llvm/Analysis/TargetLibraryInfo.h>
+#include <llvm/IR/DebugInfoMetadata.h>
 #include <llvm/IR/Dominators.h>
 #include <llvm/IR/InstIterator.h>
 #include <llvm/IR/IntrinsicInst.h>
 #include <llvm/TargetParser/Triple.h>
-#include <llvm/IR/DebugInfoMetadata.h>
 #include <llvm/Transforms/Utils/Cloning.h>
 #include <llvm/Transforms/Utils/ScalarEvolutionExpander.h>
 
@@ -344,27 +345,27 @@ void Lowering::inline_counted(Function& f, CountedCopy& c) {
   LoopInfo loops(tree);
   for (Loop* loop : loops)
     if (!loop->isInnermost()) return;
-  CallInst* call = nullptr;
-  for (Instruction& inst : *c.fast)
-    if (auto* found = dyn_cast<CallInst>(&inst); found && found->getCalledFunction() == c.copy) call = found;
-  if (!call) return;
+  auto* call = c.copy->hasOneUse() ? dyn_cast<CallInst>(c.copy->user_back()) : nullptr;
+  if (!call || call->getParent() != c.fast) return;  // the subprogram moves to f: the copy must go
+  call->setTailCallKind(CallInst::TCK_None);
+  call->setDebugLoc(DebugLoc());  // the body keeps its own locations
+  InlineFunctionInfo info;
+  if (!InlineFunction(*call, info).isSuccess()) {  // not expected: the copy is a leaf f's dispatch forwards to
+    call->setTailCallKind(CallInst::TCK_MustTail);
+    return;
+  }
   if (DISubprogram* program = c.copy->getSubprogram()) {
+    c.copy->setSubprogram(nullptr);
     f.setSubprogram(program);
     DebugLoc none = DILocation::get(context_, 0, 0, program);
     for (BasicBlock& block : f)
       for (Instruction& inst : block)
         if (isa<CallBase>(inst) && !inst.getDebugLoc()) inst.setDebugLoc(none);
-    call->setDebugLoc(DebugLoc());
   }
-  call->setTailCallKind(CallInst::TCK_None);
-  InlineFunctionInfo info;
-  if (!InlineFunction(*call, info).isSuccess()) return;
-  if (c.copy->use_empty()) {
-    with_sites_.erase(c.copy);
-    counted_.erase(c.copy);
-    c.copy->eraseFromParent();
-    c.copy = nullptr;
-  }
+  with_sites_.erase(c.copy);
+  counted_.erase(c.copy);
+  c.copy->eraseFromParent();
+  c.copy = nullptr;
   with_sites_.insert(&f);
   counted_.insert(&f);
 }
