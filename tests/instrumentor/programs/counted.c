@@ -5,12 +5,12 @@
  * comparison and leaves on a long match, around an inner loop), `compare` bzip2's mainGtU (exits in the middle of
  * each iteration, arms that wrap), `digits` a loop whose arms pass different numbers of sites, `classify` a switch
  * whose cases leave the loop for one block (one exit edge for three cases); their copies' bodies are their
- * dispatches' own. `runs` has a loop around a loop, and `spread` calls memset: their copies stay functions of their
- * own. The test compares the reports with those of the per-site check: the same sites must sample. Prints a
+ * dispatches' own (chain's at -O2, where its inner loop is unrolled). `runs` has a loop around a loop, and `spread`
+ * calls memset: their copies stay functions of their own. The test compares the reports with those of the per-site check: the same sites must sample. Prints a
  * checksum of the work. */
-#include <string.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define SIZE 4096
 
