@@ -141,6 +141,9 @@ class Lowering {
     Value* trips = nullptr;  // B, computed before the loop's one way in
     uint64_t per_iteration = 0;  // w
     bool around_loops = false;  // not innermost: its copy is of the whole nest
+    // A nest's blocks, each with the most times one iteration of it can pass the block: the product of the
+    // constant maxima of trips (plus one) of the loops inside it that hold the block (nest_iteration_times()).
+    std::unordered_map<const BasicBlock*, uint64_t> times;
   };
 
   void version_loops(Function& f, const std::vector<size_t>& indices, FunctionState& state);
@@ -153,6 +156,7 @@ class Lowering {
                                                     const std::unordered_map<const BasicBlock*, size_t>& order,
                                                     LoopInfo& info, ScalarEvolution& evolution,
                                                     std::vector<BasicBlock*>& blocks);
+  static bool nest_iteration_times(Loop& loop, LoopInfo& info, ScalarEvolution& evolution, VersionedLoop& v);
   void version_loop(Function& f, VersionedLoop& v, const std::vector<size_t>& indices, FunctionState& state);
   Value* fast_side_test(IRBuilder<>& b, Value* count, Value* most);
   BasicBlock* planned_copy_guard(Function& f, VersionedLoop& v, const std::vector<size_t>& indices,
@@ -160,6 +164,10 @@ class Lowering {
                                  BasicBlock* planned, BasicBlock* header);
   void leave_copy(Function& f, VersionedLoop& v, const std::vector<BasicBlock*>& copy, ValueToValueMapTy& map,
                   AllocaInst* local);
+  std::pair<BasicBlock*, Value*> planned_nest_guard(Function& f, VersionedLoop& v, const std::vector<size_t>& indices,
+                                                    Value* count, BasicBlock* planned, BasicBlock* header);
+  std::vector<BasicBlock*> check_each_iteration(Function& f, VersionedLoop& v, const std::vector<BasicBlock*>& copy,
+                                                ValueToValueMapTy& map, AllocaInst* local, Value* weight);
 
   // ---- lower_counted.cpp: a leaf function's counted copy ----
   static constexpr unsigned kMaxConstantTripsBits = 34;  // (2^34 + 1) * w stays below 2^48, B with them too

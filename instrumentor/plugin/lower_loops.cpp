@@ -23,6 +23,7 @@
 #include <llvm/Transforms/Utils/SSAUpdater.h>
 
 #include <algorithm>
+#include <tuple>
 
 #include "lower.h"
 #include "sampler/abi.h"
@@ -66,8 +67,9 @@ void Lowering::version_loops(Function& f, const std::vector<size_t>& indices, Fu
         continue;
       Instruction* at = v.entering->getTerminator();
       if (!expander.isSafeToExpandAt(trips, at)) continue;
-      v.trips = expander.expandCodeFor(trips, trips->getType(), at);
       v.around_loops = !loop->isInnermost();
+      if (v.around_loops && weights_ && !nest_iteration_times(*loop, info, evolution, v)) v.times.clear();
+      v.trips = expander.expandCodeFor(trips, trips->getType(), at);
       versioned.insert(loop);
       loops.push_back(std::move(v));
     }
@@ -174,6 +176,23 @@ std::optional<uint64_t> Lowering::most_per_iteration(Loop& loop,
   return w;
 }
 
+// For a nest's copy for plans (check_each_iteration()): each block of `loop` with the most times one iteration
+// passes it, the product of (the constant maximum of trips + 1) of each loop inside `loop` that holds it (at
+// most kMaxLoopSitesBound each); false if a product passes it (then the nest gets no copy for plans).
+bool Lowering::nest_iteration_times(Loop& loop, LoopInfo& info, ScalarEvolution& evolution, VersionedLoop& v) {
+  for (BasicBlock* block : v.blocks) {
+    uint64_t times = 1;
+    for (Loop* inner = info.getLoopFor(block); inner != &loop; inner = inner->getParentLoop()) {
+      auto* trips = dyn_cast<SCEVConstant>(evolution.getConstantMaxBackedgeTakenCount(inner));
+      if (!trips || trips->getAPInt().getActiveBits() > 32) return false;
+      times *= trips->getAPInt().getZExtValue() + 1;
+      if (times > kMaxLoopSitesBound) return false;
+    }
+    v.times[block] = times;
+  }
+  return true;
+}
+
 // The guard, the copy without sites, the countdown written back where the copy leaves, and the values the loop
 // makes, now made in two places, merged after it (SSAUpdater), the points' operands too.
 void Lowering::version_loop(Function& f, VersionedLoop& v, const std::vector<size_t>& indices,
@@ -196,10 +215,11 @@ void Lowering::version_loop(Function& f, VersionedLoop& v, const std::vector<siz
   ValueToValueMapTy map;
   std::vector<BasicBlock*> fast = copy_blocks(f, v.blocks, ".loop_fast", map);
   std::set<BasicBlock*> copies(fast.begin(), fast.end());
-  // An innermost loop gets a second copy for plans, which subtracts the plan's weights (planned_copy_guard()).
+  // A second copy for plans, which subtracts the plan's weights: an innermost loop's runs when its whole count
+  // is out of reach (planned_copy_guard()), a nest's while each iteration is (check_each_iteration()).
   ValueToValueMapTy planned_map;
   std::vector<BasicBlock*> planned;
-  if (weights_ && !v.around_loops) {
+  if (weights_ && (!v.around_loops || !v.times.empty())) {
     planned = copy_blocks(f, v.blocks, ".loop_planned", planned_map);
     copies.insert(planned.begin(), planned.end());
   }
@@ -218,7 +238,14 @@ void Lowering::version_loop(Function& f, VersionedLoop& v, const std::vector<siz
   // likely, the code generator took the checked loop for cold and spilled in it, which cost gzip's longest_match
   // at 1/1000 (docs/performance.md, "Fast sides: loops around loops").
   BasicBlock* plan_guard = nullptr;
-  if (planned.empty()) {
+  Value* nest_weight = nullptr;  // a nest's bound of an iteration's weight, loaded in its planned copy's guard
+  if (v.around_loops && !planned.empty()) {
+    // The nest's one comparison; its failure (a plan, or a sample in reach) goes on to the planned copy's guard.
+    std::tie(plan_guard, nest_weight) = planned_nest_guard(f, v, indices, count, planned[0], header);
+    b.CreateCondBr(in_bounds(fast_side_test(b, count, most)), fast[0], plan_guard);
+    for (PHINode& phi : planned[0]->phis()) phi.replaceIncomingBlockWith(guard, plan_guard);
+    for (PHINode& phi : header->phis()) phi.replaceIncomingBlockWith(guard, plan_guard);
+  } else if (planned.empty()) {
     Value* out_of_reach = fast_side_test(b, count, most);
     b.CreateCondBr(in_bounds(out_of_reach), fast[0], header);
   } else {
@@ -263,8 +290,10 @@ void Lowering::version_loop(Function& f, VersionedLoop& v, const std::vector<siz
     subtract_passed(passed_planned, local, planned_map, /*by_block=*/true, /*immediates=*/false);
     // The entries it subtracts read before the loop: its countdown then drops by the same amount each time
     // round a path, which indvars and the vectorizer fold as they fold the immediates (no pass of the
-    // clean-up hoists loads). The entries never change once the unit is registered.
-    for (BasicBlock* block : planned)
+    // clean-up hoists loads). The entries never change once the unit is registered. A nest's stay where they
+    // are subtracted (a memory operand each): hoisted, its tens of entries were loaded on the way to the checked
+    // nest too, and spilled in its copy (docs/performance.md, "Loops under a plan: a nest's copy for plans").
+    for (BasicBlock* block : v.around_loops ? std::vector<BasicBlock*>{} : planned)
       for (Instruction& inst : make_early_inc_range(*block)) {
         auto* load = dyn_cast<LoadInst>(&inst);
         Value* from = load && isa<Constant>(load->getPointerOperand())
@@ -274,6 +303,9 @@ void Lowering::version_loop(Function& f, VersionedLoop& v, const std::vector<siz
           load->moveBefore(plan_guard->getTerminator());
       }
     leave_copy(f, v, planned, planned_map, local);
+    if (nest_weight)
+      for (BasicBlock* block : check_each_iteration(f, v, planned, planned_map, local, nest_weight))
+        copies.insert(block);
   }
 
   // Values made in the loop and used after it.
@@ -337,6 +369,62 @@ BasicBlock* Lowering::planned_copy_guard(Function& f, VersionedLoop& v, const st
   Value* above = b.CreateICmpUGT(count, b.CreateExtractValue(product, 0), "sampler.loop_planned");
   b.CreateCondBr(b.CreateAnd(fits, above), planned, header);
   return guard;
+}
+
+// Under a plan, where a nest's copy of immediates may not run, and its whole count would be far beyond the
+// countdown (gzip's longest_match: its chain's length times its inner loop's maximum): its copy for plans
+// (`planned`) runs an iteration at a time, entered here when the countdown is above W, an entry of the
+// thresholds bounding one iteration's weight (each site's weight times the most times an iteration passes it,
+// VersionedLoop::times), and checked again before each next iteration (check_each_iteration()). Returns the
+// guard and W, which the iterations' checks reuse. Without a plan W is 2^62, which no countdown passes: the
+// checked nest runs, after one comparison more than before on the way there.
+std::pair<BasicBlock*, Value*> Lowering::planned_nest_guard(Function& f, VersionedLoop& v,
+                                                            const std::vector<size_t>& indices, Value* count,
+                                                            BasicBlock* planned, BasicBlock* header) {
+  BasicBlock* guard = BasicBlock::Create(context_, "sampler.nest_plan_guard", &f, header);
+  IRBuilder<> b(guard);
+  b.SetCurrentDebugLocation(v.entering->getTerminator()->getDebugLoc());
+  ThresholdBound iteration;
+  for (size_t i : indices)
+    if (auto times = v.times.find(points_[i].before->getParent()); times != v.times.end())
+      bound_sites(iteration, points_[i], times->second);
+  size_t slot = 0;
+  Value* weight = threshold(b, uint64_t{1} << 62, slot, std::move(iteration));
+  b.CreateCondBr(b.CreateICmpUGT(count, weight, "sampler.nest_planned"), planned, header);
+  return {guard, weight};
+}
+
+// A nest's copy for plans checked before each iteration: on its back edge the countdown left must be above W
+// (`weight`), which no iteration's sites can bring to 0; otherwise the countdown goes back to the thread's
+// variable and the checked nest runs the iterations left, from its header. The same sites sample as in the
+// checked nest (docs/decisions.md, "A nest's copy for plans"). Returns the blocks made.
+std::vector<BasicBlock*> Lowering::check_each_iteration(Function& f, VersionedLoop& v,
+                                                        const std::vector<BasicBlock*>& copy, ValueToValueMapTy& map,
+                                                        AllocaInst* local, Value* weight) {
+  BasicBlock* header = v.blocks[0];
+  BasicBlock* latch = nullptr;  // the one block of the nest that goes back to its header (versionable())
+  for (BasicBlock* pred : predecessors(header))
+    if (std::find(v.blocks.begin(), v.blocks.end(), pred) != v.blocks.end()) latch = pred;
+  auto* copy_latch = cast<BasicBlock>(map[latch]);
+  Type* i64 = Type::getInt64Ty(context_);
+  BasicBlock* check = BasicBlock::Create(context_, "sampler.nest_iteration", &f, copy[0]);
+  BasicBlock* leave = BasicBlock::Create(context_, "sampler.nest_leave", &f, header);
+  copy_latch->getTerminator()->replaceSuccessorWith(copy[0], check);
+  for (PHINode& phi : copy[0]->phis()) phi.replaceIncomingBlockWith(copy_latch, check);
+  IRBuilder<> c(check);
+  c.SetCurrentDebugLocation(copy_latch->getTerminator()->getDebugLoc());
+  Value* left = c.CreateLoad(i64, local);
+  c.CreateCondBr(c.CreateICmpUGT(left, weight, "sampler.nest_planned"), copy[0], leave);
+  IRBuilder<> l(leave);
+  l.SetCurrentDebugLocation(copy_latch->getTerminator()->getDebugLoc());
+  l.CreateStore(l.CreateLoad(i64, local), l.CreateThreadLocalAddress(countdown_));
+  l.CreateBr(header);
+  for (PHINode& phi : header->phis()) {
+    Value* value = phi.getIncomingValueForBlock(latch);
+    if (auto mapped = map.find(value); mapped != map.end()) value = mapped->second;
+    phi.addIncoming(value, leave);
+  }
+  return {check, leave};
 }
 
 // Whether a copy without checks that passes at most `most` sites may run: the countdown above `most` (an innermost
