@@ -312,6 +312,7 @@ bool take_opportunity_slowly() {
     sampler_countdown = next_countdown(t, g_config.countdowns);
     return true;
   }
+  bool seeded = t.seeded;  // applying a plan seeds the initialising thread (configure_plan_clock())
   bool initialized = ensure_initialized();
   if (!t.entered) {
     // The thread's first site (its countdown starts at 1, whether sampling is on or not): its alternate signal
@@ -323,12 +324,13 @@ bool take_opportunity_slowly() {
     sampler_countdown = kNever;
     return false;
   }
-  if (!t.seeded) {
-    // A new thread's first opportunity: it is the first of the countdown just drawn.
-    seed_thread(t);
+  if (!seeded) {
+    // A new thread's first opportunity: it is the first of the countdown just drawn, here or by the plan this
+    // call's initialisation applied.
+    int64_t first = t.seeded ? sampler_countdown : (seed_thread(t), draw(t));
     t.ready = initialized;
     // This opportunity is the first of the countdown just drawn, and took 1 - reached of it (its weight).
-    int64_t left = draw(t) - 1 + (reached < 0 ? reached : 0);
+    int64_t left = first - 1 + (reached < 0 ? reached : 0);
     if (left > 0) {
       sampler_countdown = left;
       return false;
@@ -370,7 +372,17 @@ void configure_plan_clock() {
   g_config.sparsity = 2;  // above 1: draw() draws
   fill_countdown_table(g_config.countdowns, 0x1p48);
   ++g_configuration;
-  sampler_countdown = 1;
+  // The initialising thread's first countdown, drawn now as its first site would draw it (the same draw, so the
+  // same samples): under a plan a site of probability 0 weighs 0, and a countdown left at 1 would never be drawn
+  // at all, every loop's guard and region's check reading 1 (docs/performance.md, "Loops under a plan"). A new
+  // thread still draws at its first site. Already seeded (a plan applied again), it draws at its next site.
+  ThreadState& t = t_state;
+  if (t.seeded) {
+    sampler_countdown = 1;
+    return;
+  }
+  seed_thread(t);
+  sampler_countdown = draw(t);
 }
 
 double natural_log(double x) { return log_of(x); }

@@ -14,6 +14,9 @@
 #   loops        plan_inner's counted innermost loop, entered once a row: a plan giving every site 1/SPARSITY
 #                samples exactly the sites uniform sampling does, its copy for plans running where the countdown
 #                is above the loop's weight and the sites after the loop sampling from what the copy left
+#   nests        plan_nest's loop around a loop, entered once a row: a plan giving every site 1/SPARSITY samples
+#                exactly the sites uniform sampling does, the nest's copy for plans running an iteration at a time
+#   first_countdown  under a plan of p = 0 everywhere, the initialising thread's countdown is drawn (not left at 1)
 #   malformed    a malformed plan is refused with its file and line, and the run samples uniformly
 #   plugin       a plan naming the sites of a dlopen()ed library: loaded, used and closed twice by a host built
 #                without instrumentation (the library brings the runtime in) and by an instrumented one, the site
@@ -173,6 +176,39 @@ $(diff inner_uniform.samples inner_plan.samples | head)"
     cmp -s inner_uniform.out inner_plan.out || fail "seed $seed: the program's output differs"
     [ "$(total inner_plan.report)" -gt 0 ] || fail "seed $seed: nothing sampled"
   done
+  ;;
+nests)
+  cp "$SOURCE_DIR/tests/instrumentor/programs/plan_nest.c" .
+  "$DRIVERS/sampler-cc" -O2 plan_nest.c -o plan_nest
+  SAMPLER_SPARSITY=1 SAMPLER_FILE=nest_all.report ./plan_nest 100 >/dev/null
+  # p = 1/1000: one iteration of the chain (up to 64 bytes compared) weighs about a twentieth of the clock's
+  # mean, so the nest's copy for plans runs most iterations; a copy subtracting counts (1 a site, where a weight
+  # is 2^48 / 1000) would leave the countdown where it was and sample far less.
+  { plan_header nests; every_site 0.001 nest_all.report; } >nest.plan
+  for seed in 1 2 3; do
+    SAMPLER_SPARSITY=1000 SAMPLER_SEED=$seed SAMPLER_FILE=nest_uniform.report ./plan_nest 20000 >nest_uniform.out
+    SAMPLER_PLAN=nest.plan SAMPLER_SPARSITY=1000 SAMPLER_SEED=$seed SAMPLER_FILE=nest_plan.report ./plan_nest 20000 \
+      >nest_plan.out
+    samples nest_uniform.report >nest_uniform.samples
+    samples nest_plan.report >nest_plan.samples
+    cmp -s nest_uniform.samples nest_plan.samples ||
+      fail "seed $seed: the samples differ from uniform sampling:
+$(diff nest_uniform.samples nest_plan.samples | head)"
+    cmp -s nest_uniform.out nest_plan.out || fail "seed $seed: the program's output differs"
+    [ "$(total nest_plan.report)" -gt 0 ] || fail "seed $seed: nothing sampled"
+  done
+  ;;
+first_countdown)
+  # Under a plan the initialising thread's countdown is drawn when the plan is applied: with every site at
+  # p = 0 (a plan naming none, no SAMPLER_SPARSITY) no site would ever draw it, and it stayed at 1.
+  printf '#include <stdint.h>\n#include <stdio.h>\nextern __thread int64_t sampler_countdown;\n%s\n' \
+    'int main(void) { printf("%lld\n", (long long)sampler_countdown); return 0; }' >countdown.c
+  "$DRIVERS/sampler-cc" -O2 countdown.c -o countdown
+  { plan_header zero; echo "# every site at p = 0"; } >zero.plan
+  first=$(SAMPLER_PLAN=zero.plan SAMPLER_SEED=1 SAMPLER_FILE=/dev/null ./countdown)
+  [ "$first" -gt 1 ] || fail "under a plan of p = 0 the countdown is $first, never drawn"
+  again=$(SAMPLER_PLAN=zero.plan SAMPLER_SEED=1 SAMPLER_FILE=/dev/null ./countdown)
+  [ "$first" = "$again" ] || fail "the first countdown differs at the same seed: $first, $again"
   ;;
 malformed)
   { plan_header bad; printf '%s\tbranches\t0\t0.5\n%s\tbranches\t1\t1.5\n' "$unit" "$unit"; } >bad.plan
