@@ -287,7 +287,11 @@ void Lowering::version_loop(Function& f, VersionedLoop& v, const std::vector<siz
   subtract_passed(passed, local, map, /*by_block=*/true, /*immediates=*/true);
   leave_copy(f, v, fast, map, local);
   if (!planned.empty()) {
-    subtract_passed(passed_planned, local, planned_map, /*by_block=*/true, /*immediates=*/false);
+    // A nest's subtracts per path, as a region's clone does: one subtraction live on a path of blocks one after
+    // another (longest_match's unrolled comparisons), the others sunk to the edges that leave it.
+    std::set<BasicBlock*> planned_blocks(planned.begin(), planned.end());
+    subtract_passed(passed_planned, local, planned_map, /*by_block=*/true, /*immediates=*/false,
+                    v.around_loops ? &planned_blocks : nullptr);
     // The entries it subtracts read before the loop: its countdown then drops by the same amount each time
     // round a path, which indvars and the vectorizer fold as they fold the immediates (no pass of the
     // clean-up hoists loads). The entries never change once the unit is registered. A nest's stay where they
