@@ -10,8 +10,9 @@
 // exactly the sites passed, so the same sites sample as with a check per site. Otherwise the loop runs as
 // before, its regions checked each iteration. B is the exact count for an innermost loop; a loop around loops
 // (gzip's longest_match) may take SCEV's symbolic maximum, its iterations being long enough to pay the guard.
-// Under a plan the copy (immediates) never runs; an innermost loop has a second copy for plans, subtracting the
-// plan's weights (planned_copy_guard()).
+// Under a plan the copy (immediates) never runs; a second copy for plans subtracts the plan's weights: an
+// innermost loop's runs when its whole count is out of reach (planned_copy_guard()), a nest's an iteration at a
+// time (planned_nest_guard(), check_each_iteration()).
 #include <llvm/ADT/PostOrderIterator.h>
 #include <llvm/Analysis/AssumptionCache.h>
 #include <llvm/Analysis/TargetLibraryInfo.h>
@@ -67,9 +68,9 @@ void Lowering::version_loops(Function& f, const std::vector<size_t>& indices, Fu
         continue;
       Instruction* at = v.entering->getTerminator();
       if (!expander.isSafeToExpandAt(trips, at)) continue;
+      v.trips = expander.expandCodeFor(trips, trips->getType(), at);
       v.around_loops = !loop->isInnermost();
       if (v.around_loops && weights_ && !nest_iteration_times(*loop, info, evolution, v)) v.times.clear();
-      v.trips = expander.expandCodeFor(trips, trips->getType(), at);
       versioned.insert(loop);
       loops.push_back(std::move(v));
     }
