@@ -145,7 +145,6 @@ class Lowering {
 
   void version_loops(Function& f, const std::vector<size_t>& indices, FunctionState& state);
   static bool leaves_by_inductions(const Loop& loop, ScalarEvolution& evolution);
-  static bool copyable(Loop& loop, const std::unordered_map<const BasicBlock*, uint64_t>& sites, VersionedLoop& v);
   static bool versionable(Loop& loop, const std::unordered_map<const BasicBlock*, uint64_t>& sites,
                           const std::unordered_map<const BasicBlock*, size_t>& order, LoopInfo& info,
                           ScalarEvolution& evolution, VersionedLoop& v);
@@ -156,24 +155,6 @@ class Lowering {
                                                     std::vector<BasicBlock*>& blocks);
   void version_loop(Function& f, VersionedLoop& v, const std::vector<size_t>& indices, FunctionState& state);
   Value* fast_side_test(IRBuilder<>& b, Value* count, Value* most);
-
-  // ---- lower_ranked.cpp: a nest bounded by the induction that each of its cycles passes ----
-  // An exit test or a step of the nest's induction, as ranked_nest() reads it: the induction plus a constant.
-  struct Ranked {
-    std::optional<int64_t> after_visit;  // the least step since the last visit of its block, in its direction
-    std::optional<int64_t> from_entry;  // the least step since the nest's entry, in its direction
-    Value* entry = nullptr;  // its value on entry to the nest
-  };
-  static const SCEV* ranked_nest(Loop& loop, const std::unordered_map<const BasicBlock*, uint64_t>& sites,
-                                 const std::unordered_map<const BasicBlock*, size_t>& order,
-                                 ScalarEvolution& evolution, VersionedLoop& v);
-  static std::optional<uint64_t> acyclic_without(const Loop& loop, const BasicBlock* visit,
-                                                 const std::unordered_map<const BasicBlock*, uint64_t>& sites);
-  static const SCEV* ranked_by(const Loop& loop, PHINode& induction, int direction, ScalarEvolution& evolution);
-  static std::optional<Ranked> ranked_step(const Loop& loop, PHINode& induction, Value* value,
-                                           const BasicBlock* at, int direction, std::set<const PHINode*>& seen);
-  static std::optional<int64_t> offset_in(Value* value, const PHINode& induction, const BasicBlock* block,
-                                          int direction);
   BasicBlock* planned_copy_guard(Function& f, VersionedLoop& v, const std::vector<size_t>& indices,
                                  const std::set<BasicBlock*>& inside, Value* count, Value* trips,
                                  BasicBlock* planned, BasicBlock* header);

@@ -53,17 +53,7 @@ void Lowering::version_loops(Function& f, const std::vector<size_t>& indices, Fu
       for (const Loop* outer = loop->getParentLoop(); outer; outer = outer->getParentLoop())
         inside_versioned = inside_versioned || versioned.count(outer) != 0;
       VersionedLoop v;
-      if (inside_versioned || !copyable(*loop, sites, v)) continue;
-      if (!versionable(*loop, sites, order, info, evolution, v)) {
-        // A nest SCEV cannot bound may be bounded by the induction each of its cycles passes (lower_ranked.cpp).
-        const SCEV* ranked = loop->isInnermost() ? nullptr : ranked_nest(*loop, sites, order, evolution, v);
-        if (!ranked || !expander.isSafeToExpandAt(ranked, v.entering->getTerminator())) continue;
-        v.trips = expander.expandCodeFor(ranked, ranked->getType(), v.entering->getTerminator());
-        v.around_loops = true;
-        versioned.insert(loop);
-        loops.push_back(std::move(v));
-        continue;
-      }
+      if (inside_versioned || !versionable(*loop, sites, order, info, evolution, v)) continue;
       // The exact count of an innermost loop, not the symbolic maximum of one that may leave early on its data:
       // such loops (bzip2's mainQSort3, mainGtU) mostly run a few iterations of a large bound, and the guard cost
       // them more than the checks it saved (docs/performance.md, "Fast sides"). An innermost loop that leaves
@@ -108,9 +98,12 @@ bool Lowering::leaves_by_inductions(const Loop& loop, ScalarEvolution& evolution
   return true;
 }
 
-// A loop version_loop() can copy: one way in, a latch, no call that may run sites, no token or EH pad, and at
-// most kMaxVersionedLoopSites sites in its blocks.
-bool Lowering::copyable(Loop& loop, const std::unordered_map<const BasicBlock*, uint64_t>& sites, VersionedLoop& v) {
+// A loop version_loop() can copy: one way in, a latch, no call that may run sites, no token or EH pad, no edge
+// within it going back but to its header or an inner loop's; w (most_per_iteration()) between 1 and
+// kMaxLoopSitesBound, and at most kMaxVersionedLoopSites sites in its blocks.
+bool Lowering::versionable(Loop& loop, const std::unordered_map<const BasicBlock*, uint64_t>& sites,
+                           const std::unordered_map<const BasicBlock*, size_t>& order, LoopInfo& info,
+                           ScalarEvolution& evolution, VersionedLoop& v) {
   // The one block outside the loop that enters it (the optimiser's last stage leaves few preheaders), ending
   // in a branch with one edge to the header: the guard goes on that edge.
   v.entering = loop.getLoopPredecessor();
@@ -125,14 +118,7 @@ bool Lowering::copyable(Loop& loop, const std::unordered_map<const BasicBlock*, 
       if (cuts_region(inst) || inst.getType()->isTokenTy()) return false;
     if (auto here = sites.find(block); here != sites.end()) own += here->second;
   }
-  return own <= kMaxVersionedLoopSites;
-}
-
-// A copyable() loop whose trips SCEV may bound: no edge within it going back but to its header or an inner loop's;
-// w (most_per_iteration()) between 1 and kMaxLoopSitesBound.
-bool Lowering::versionable(Loop& loop, const std::unordered_map<const BasicBlock*, uint64_t>& sites,
-                           const std::unordered_map<const BasicBlock*, size_t>& order, LoopInfo& info,
-                           ScalarEvolution& evolution, VersionedLoop& v) {
+  if (own > kMaxVersionedLoopSites) return false;
   std::optional<uint64_t> w = most_per_iteration(loop, sites, order, info, evolution, v.blocks);
   if (!w || *w < 1) return false;
   v.per_iteration = *w;
