@@ -782,6 +782,7 @@ struct Console::Kept {
   std::map<std::string, std::shared_ptr<App>> apps;
   uint64_t clock = 0;
   size_t budget = kDefaultKeptBytes;
+  uint64_t dropped = 0;  // applications dropped to stay within the budget
 
   std::shared_ptr<App> find(const std::string& app) {
     std::lock_guard lock(mutex);
@@ -805,6 +806,7 @@ struct Console::Kept {
       }
       if (total <= budget || oldest == apps.end()) break;
       apps.erase(oldest);  // a page making with it still holds it; its memory goes when that page ends
+      ++dropped;
     }
   }
 
@@ -895,6 +897,17 @@ Console::~Console() = default;
 void Console::set_kept_bytes(size_t bytes) {
   std::lock_guard lock(kept_->mutex);
   kept_->budget = bytes;
+}
+
+Console::KeptStats Console::kept_stats() const {
+  std::lock_guard lock(kept_->mutex);
+  KeptStats stats;
+  for (const auto& [app, kept] : kept_->apps) {
+    stats.bytes += kept->bytes;
+    stats.apps += kept->bytes > 0;
+  }
+  stats.dropped = kept_->dropped;
+  return stats;
 }
 
 std::vector<std::string> Console::readable(std::string_view key, bool& known) const {
