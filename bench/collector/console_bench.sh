@@ -20,6 +20,8 @@
 # SQLite by default; under tests/store/with_postgresql.sh, the PostgreSQL server it started. BUGS=B in the
 # environment gives the RUNS runs' failures B causes (load_client --bugs), so that the predictor page ranks B
 # predicates in B elimination rounds; without it no predicate predicts failure and the page makes no round.
+# INTERIM=1 stores a run still going (one interim report) before the RUNS runs: the runs kept between pages stop
+# before it (docs/decisions.md, "The runs kept between pages"), so that each predictor page reads every run again.
 # usage: console_bench.sh SAMPLER-COLLECTOR LOAD-CLIENT PAGE-READERS
 #                         [RUNS SIZE READERS EVERY FLOOD-REPORTS-PER-CLIENT ROUNDS]
 set -euo pipefail
@@ -64,6 +66,17 @@ start_collector() {
 }
 start_collector
 
+if [ "${INTERIM:-0}" = 1 ]; then
+  {
+    printf '<report id="samples">\n<samples unit="0123456789abcdef0123456789abcdef" scheme="branches">\n'
+    for ((i = 0; i < sites; i++)); do printf '0\t%d\n' "$((i % 3))"; done
+    printf '</samples>\n</report>\n<report id="outcome">\nrun-id\tgoing-%s\napp\tload\n</report>\n' "$$"
+    printf '<report id="interim">\nsequence\t1\n</report>\n'
+  } >going.report
+  curl -sSf -o /dev/null -H 'Authorization: APIKey load-key' -H 'Content-Type: text/plain' --data-binary @going.report \
+    "$url/api/reports"
+  echo "a run still going stored first (one interim report)"
+fi
 echo "uploading $runs runs of about $size bytes ($sites branch sites)"
 # 50 clients: on PostgreSQL each commit waits for its fsync, and concurrent ones share it (4 clients: 110 runs/s).
 "$load" "$url" load-key 50 "$((runs / 50))" "$size" --prefix "runs-$$" --bugs "$bugs" >upload.summary
