@@ -196,7 +196,7 @@ for i in range(2, len(floods) - 2):
     before, after = (floods[i - 1], floods[i + 1]) if kind != "alone" else (floods[i - 2], floods[i + 2])
     if before[0] == after[0] == "alone":
         ratios.setdefault(kind, []).append(rate / ((before[1] + after[1]) / 2))
-for i in (1, len(floods) - 2):  # the first and last readers' floods have only one flood alone two away
+for i in {1, len(floods) - 2} if len(floods) > 2 else ():  # the first and last readers' floods
     kind, rate = floods[i]
     if kind != "alone":
         ratios.setdefault(kind, []).append(rate / ((floods[i - 1][1] + floods[i + 1][1]) / 2))
