@@ -13,10 +13,15 @@
 #     runs throughout); the readers are page_readers, one process, each reader a page every EVERY seconds. Per
 #     flood: reports/s, the pages answered meanwhile and their latency, the CPU seconds of the collector, of the
 #     readers' process and (on PostgreSQL) of the database server's processes, and the collector's RSS after it;
+#     then one more flood alone, and each flood beside the readers against the mean of the floods alone on either
+#     side of it (paired ratios: their median, spread and how many kept 80 %), beside the same statistic for each
+#     flood alone against its own neighbours alone, which is what the machine's noise alone gives;
 #   - the bytes a stored run takes: its summary, its body, and the database's size per run.
 # SQLite by default; under tests/store/with_postgresql.sh, the PostgreSQL server it started. BUGS=B in the
 # environment gives the RUNS runs' failures B causes (load_client --bugs), so that the predictor page ranks B
 # predicates in B elimination rounds; without it no predicate predicts failure and the page makes no round.
+# INTERIM=1 stores a run still going (one interim report) before the RUNS runs: the runs kept between pages stop
+# before it (docs/decisions.md, "The runs kept between pages"), so that each predictor page reads every run again.
 # usage: console_bench.sh SAMPLER-COLLECTOR LOAD-CLIENT PAGE-READERS
 #                         [RUNS SIZE READERS EVERY FLOOD-REPORTS-PER-CLIENT ROUNDS]
 set -euo pipefail
@@ -61,6 +66,17 @@ start_collector() {
 }
 start_collector
 
+if [ "${INTERIM:-0}" = 1 ]; then
+  {
+    printf '<report id="samples">\n<samples unit="0123456789abcdef0123456789abcdef" scheme="branches">\n'
+    for ((i = 0; i < sites; i++)); do printf '0\t%d\n' "$((i % 3))"; done
+    printf '</samples>\n</report>\n<report id="outcome">\nrun-id\tgoing-%s\napp\tload\n</report>\n' "$$"
+    printf '<report id="interim">\nsequence\t1\n</report>\n'
+  } >going.report
+  curl -sSf -o /dev/null -H 'Authorization: APIKey load-key' -H 'Content-Type: text/plain' --data-binary @going.report \
+    "$url/api/reports"
+  echo "a run still going stored first (one interim report)"
+fi
 echo "uploading $runs runs of about $size bytes ($sites branch sites)"
 # 50 clients: on PostgreSQL each commit waits for its fsync, and concurrent ones share it (4 clients: 110 runs/s).
 "$load" "$url" load-key 50 "$((runs / 50))" "$size" --prefix "runs-$$" --bugs "$bugs" >upload.summary
@@ -144,6 +160,7 @@ flood() {
   collector_before=$(cpu_seconds "$server_pid") database_before=$(database_cpu)
   floods=$((floods + 1))
   summary=$("$load" "$url" flood-key 64 "$per_client" "$size" --app flood --prefix "flood-$floods-$$")
+  echo "${page:-alone} $(echo "$summary" | sed -n 's/.* rate \([0-9.]*\) .*/\1/p')" >>rates
   local collector_cpu database_cpu_used
   collector_cpu=$(echo "$(cpu_seconds "$server_pid") - $collector_before" | bc -l)
   database_cpu_used=$(echo "$(database_cpu) - $database_before" | bc -l)
@@ -165,4 +182,29 @@ for ((round = 1; round <= rounds; round++)); do
   flood
   flood /ui/app/load/
 done
+flood
 echo "collector RSS: $(rss)"
+
+# The paired ratios: each flood beside readers over the mean of the floods alone just before and after it; each
+# flood alone (the control) over the mean of the floods alone two floods before and after it.
+python3 - rates <<'PAIRED'
+import statistics, sys
+floods = [(kind, float(rate)) for kind, rate in (line.split() for line in open(sys.argv[1]))]
+ratios = {}
+for i in range(2, len(floods) - 2):
+    kind, rate = floods[i]
+    before, after = (floods[i - 1], floods[i + 1]) if kind != "alone" else (floods[i - 2], floods[i + 2])
+    if before[0] == after[0] == "alone":
+        ratios.setdefault(kind, []).append(rate / ((before[1] + after[1]) / 2))
+for i in {1, len(floods) - 2} if len(floods) > 2 else ():  # the first and last readers' floods
+    kind, rate = floods[i]
+    if kind != "alone":
+        ratios.setdefault(kind, []).append(rate / ((floods[i - 1][1] + floods[i + 1][1]) / 2))
+print("uploads beside the readers over the floods alone around them (paired ratios):")
+for kind, values in sorted(ratios.items(), key=lambda item: item[0] != "alone"):
+    values.sort()
+    quartiles = statistics.quantiles(values, n=4, method="inclusive") if len(values) > 1 else values * 3
+    print("  %-26s n %2d median %.3f quartiles %.3f %.3f min %.3f max %.3f, kept 80 %%: %d of %d" % (
+        "alone (control)" if kind == "alone" else kind, len(values), statistics.median(values), quartiles[0],
+        quartiles[2], values[0], values[-1], sum(v >= 0.8 for v in values), len(values)))
+PAIRED

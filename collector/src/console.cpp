@@ -238,7 +238,9 @@ void read_stored(store::Store& store, const std::string& app, bool crashes_only,
   std::vector<std::string> names;
   std::vector<size_t> read_from;  // the reader's input i is stored run read_from[i]
   for (size_t s = from; s < to; ++s) {
-    if (crashes_only && runs.run(s).crash_signature.empty()) continue;
+    // A run still going is not read: the predictor pages leave it out, and the runs kept between pages may then
+    // go on past it (extend_kept()). An interim report holds no crash.
+    if (runs.interim[s] || (crashes_only && runs.run(s).crash_signature.empty())) continue;
     names.push_back(runs.run(s).run_id);
     read_from.push_back(s);
   }
@@ -648,13 +650,12 @@ bool store_counts(store::Store& store, const store::CountsQuery& query, const Ap
 template <class Keep>
 std::string predictors_body(store::Store& store, const store::CountsQuery* query, const std::string& app,
                             const AppRuns& runs, std::string_view heading, Keep keep) {
-  // Unfinished runs (their last report interim) are left out, as sampler-analyze --database leaves them out.
+  // Unfinished runs (their last report interim) are not read (read_stored()), as sampler-analyze --database
+  // leaves them out.
   analysis::RunSet subset;
   subset.crash_groups = runs.read().runs.crash_groups;
   for (size_t r = 0; r < runs.read().runs.size(); ++r) {
-    if (keep(r) && !runs.interim[runs.stored_of[r]]) {
-      subset.add_from(runs.read().runs, r, runs.read().runs.crash_group[r]);
-    }
+    if (keep(r)) subset.add_from(runs.read().runs, r, runs.read().runs.crash_group[r]);
   }
   analysis::RankOptions options;
   analysis::RunCounts counted;
@@ -714,6 +715,7 @@ struct KeptApp {
   bool opened = false;
   std::string sites_stamp, symbols_stamp;  // what `runs` were read with
   int64_t last_id = 0;     // the store's id of the last run kept
+  std::vector<int64_t> going;  // the kept runs still going (not read): each page asks whether they have ended
   int64_t seen_up_to = 0;  // every run with an id up to this one is seen by every read from now on
   // Reads not yet known to have seen every run up to the highest id they saw: (that id, the read's position).
   std::vector<std::pair<int64_t, store::ReadPosition>> pending;
@@ -737,6 +739,7 @@ static bool extend_kept(store::Store& store, const std::string& site_dir, const 
     kept.sites_stamp = sites_stamp;
     kept.symbols_stamp = symbols_stamp;
     kept.last_id = kept.seen_up_to = 0;
+    kept.going.clear();
     kept.pending.clear();
     kept.opened = true;
   }
@@ -745,10 +748,20 @@ static bool extend_kept(store::Store& store, const std::string& site_dir, const 
   store::ReadPosition position;
   store::Query query{app, std::nullopt, false, /*stored_bodies=*/true, /*summaries=*/true};
   query.after = kept.last_id;
+  query.also = kept.going;
   query.position = &position;
-  if (!fetch_runs(store, query, runs, error)) {
+  bool ended = false;  // a kept run that was going has its final report: it is read where it stands, among all
+  const bool fetched = store.for_each(query, [&](const store::Run& run) {
+    if (run.stored_id > kept.last_id) {
+      runs.add(run);
+    } else if (!run.interim_sequence) {
+      ended = true;
+    }
+    return true;
+  }, error);
+  if (!fetched || ended) {
     kept.opened = false;
-    return false;
+    return fetched && extend_kept(store, site_dir, app, kept, settled, error);
   }
   // The runs up to the highest id an earlier read saw are all seen once every transaction that may still have
   // held one has ended (store.h, ReadPosition); on SQLite at once.
@@ -764,9 +777,12 @@ static bool extend_kept(store::Store& store, const std::string& site_dir, const 
     return true;
   });
   if (kept.pending.size() > kKeptPending) kept.pending.erase(kept.pending.begin());
-  // Kept: the runs seen by every later read, up to the first still going (its interim report may be replaced).
+  // Kept: the runs seen by every later read; those still going among them are not read (read_stored()), and
+  // asked for again by each page until their final report comes (an interim report replaces the last in place).
   size_t keep = from;
-  while (keep < runs.stored_count() && runs.stored_id[keep] <= kept.seen_up_to && !runs.interim[keep]) ++keep;
+  for (; keep < runs.stored_count() && runs.stored_id[keep] <= kept.seen_up_to; ++keep) {
+    if (runs.interim[keep]) kept.going.push_back(runs.stored_id[keep]);
+  }
   read_stored(store, app, /*crashes_only=*/false, from, keep, runs);
   runs.drop_stored(keep);  // read: their columns are all a page needs of them from now on
   if (keep > from) kept.last_id = runs.stored_id[keep - 1];
@@ -782,6 +798,7 @@ struct Console::Kept {
   std::map<std::string, std::shared_ptr<App>> apps;
   uint64_t clock = 0;
   size_t budget = kDefaultKeptBytes;
+  uint64_t dropped = 0;  // applications dropped to stay within the budget
 
   std::shared_ptr<App> find(const std::string& app) {
     std::lock_guard lock(mutex);
@@ -805,6 +822,7 @@ struct Console::Kept {
       }
       if (total <= budget || oldest == apps.end()) break;
       apps.erase(oldest);  // a page making with it still holds it; its memory goes when that page ends
+      ++dropped;
     }
   }
 
@@ -895,6 +913,17 @@ Console::~Console() = default;
 void Console::set_kept_bytes(size_t bytes) {
   std::lock_guard lock(kept_->mutex);
   kept_->budget = bytes;
+}
+
+Console::KeptStats Console::kept_stats() const {
+  std::lock_guard lock(kept_->mutex);
+  KeptStats stats;
+  for (const auto& [app, kept] : kept_->apps) {
+    stats.bytes += kept->bytes;
+    stats.apps += kept->bytes > 0;
+  }
+  stats.dropped = kept_->dropped;
+  return stats;
 }
 
 std::vector<std::string> Console::readable(std::string_view key, bool& known) const {

@@ -2,15 +2,27 @@
 #include "collector/page_workers.h"
 
 #include <malloc.h>
+#include <pthread.h>
+#include <sched.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
 namespace sampler::collector {
 
+// The calling thread (and the threads it starts: read_runs()' readers inherit both) at the lowest priority: nice
+// 19, then SCHED_IDLE, under which a thread runs only on a CPU no other thread wants, and a woken upload thread
+// preempts it at once (docs/decisions.md, "The console"). Where SCHED_IDLE is refused, nice 19 stays.
+static void lowest_priority() {
+  setpriority(PRIO_PROCESS, static_cast<id_t>(gettid()), 19);  // this thread only (Linux: a tid)
+  sched_param param{};
+  param.sched_priority = 0;
+  pthread_setschedparam(pthread_self(), SCHED_IDLE, &param);
+}
+
 PageWorkers::PageWorkers(unsigned count) {
   for (unsigned i = 0; i < count; ++i) {
     threads_.emplace_back([this] {
-      setpriority(PRIO_PROCESS, static_cast<id_t>(gettid()), 19);  // this thread only (Linux: a tid)
+      lowest_priority();
       for (;;) {
         std::function<void()> job;
         {

@@ -522,6 +522,13 @@ std::string Collector::metrics(double now) {
            std::to_string(static_cast<int>(kRunsCountSeconds)) + " s).\n# TYPE sampler_store_runs gauge\n" +
            "sampler_store_runs " + std::to_string(runs) + "\n";
   }
+  const Console::KeptStats kept = console_->kept_stats();
+  out += "# HELP sampler_console_kept_bytes The runs the console keeps between predictor pages (an estimate; "
+         "serve --console-memory bounds it).\n# TYPE sampler_console_kept_bytes gauge\nsampler_console_kept_bytes " +
+         std::to_string(kept.bytes) + "\n# HELP sampler_console_kept_apps The applications whose runs are kept.\n"
+         "# TYPE sampler_console_kept_apps gauge\nsampler_console_kept_apps " + std::to_string(kept.apps) + "\n";
+  counter("sampler_console_kept_dropped_total", "Applications whose kept runs were dropped to stay within "
+          "serve --console-memory.", kept.dropped);
   const char* classes[] = {"other", "1xx", "2xx", "3xx", "4xx", "5xx"};
   for (size_t digit : {2, 4, 5, 0}) {
     counter("sampler_responses_total", "Responses by status class.", by_status_[digit].load(),

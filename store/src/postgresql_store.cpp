@@ -161,7 +161,7 @@ class PostgresqlStore : public Store {
         std::string("SELECT run_id, app, version, received, exit_status, signal, failed, crash_signature, body_size, ") +
         report_columns(query, kBody, "NULL::bytea") + ", counted, id FROM runs WHERE app = $1" +
         (query.version ? " AND version = $2" : "") + (query.crashes_only ? " AND crash_signature <> ''" : "") +
-        (query.after > 0 ? " AND id > " + std::to_string(query.after) : "");
+        after_condition(query);
     // The read's position: its snapshot's oldest running transaction, and a transaction id of its own taken
     // after the snapshot, which the rows' query then reads in (one repeatable-read transaction).
     if (query.position != nullptr) {

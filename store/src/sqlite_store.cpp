@@ -227,7 +227,7 @@ class SqliteStore : public Store {
         std::string("SELECT run_id, app, version, received, exit_status, signal, failed, crash_signature, body_size, ") +
         report_columns(query, "body", "NULL") + ", id FROM runs WHERE app = ?1" +
         (query.version ? " AND version = ?2" : "") + (query.crashes_only ? " AND crash_signature <> ''" : "") +
-        (query.after > 0 ? " AND id > " + std::to_string(query.after) : "");
+        after_condition(query);
     if (query.position != nullptr) *query.position = ReadPosition{};  // one writer at a time, in id order
     sql = query.newest == 0 ? sql + " ORDER BY id"
                             : "SELECT * FROM (" + sql + " ORDER BY id DESC LIMIT " + std::to_string(query.newest) +

@@ -35,6 +35,19 @@ inline std::string report_columns(const Query& query, std::string_view body, std
   return stored + ", interim_sequence, " + std::string(query.bodies && query.summaries ? "summary" : null);
 }
 
+/// Both stores' condition on the ids of Store::for_each()'s runs: those after `query.after`, and those of
+/// `query.also` (" AND ...", or "" for every run). The ids are integers, written in the statement.
+inline std::string after_condition(const Query& query) {
+  if (query.after <= 0) return "";
+  std::string condition = " AND (id > " + std::to_string(query.after);
+  if (!query.also.empty()) {
+    condition += " OR id IN (";
+    for (size_t i = 0; i < query.also.size(); ++i) condition += (i ? "," : "") + std::to_string(query.also[i]);
+    condition += ")";
+  }
+  return condition + ")";
+}
+
 /// Store::count_days()' query, the same on both stores: runs per release and day, failing as FailureRule's
 /// default says (a signal; else an exit status whose low byte is not 0; else, without one, the stored flag).
 /// Columns: version, day, first id, runs, failures, first and last received.

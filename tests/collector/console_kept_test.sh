@@ -3,7 +3,10 @@
 # pages"), black-box: one collector makes every page of the test and so keeps the runs it read; after each change
 # (runs uploaded, a run's interim report replaced by a later one and then by its final report, the site
 # information rewritten) each predictor page it makes must be the same bytes as that of a second collector started
-# afresh on the same database, which keeps nothing yet.
+# afresh on the same database, which keeps nothing yet. Then the bound on what is kept (serve --console-memory):
+# two more applications, each of whose runs fit in it alone and not together, so that each one's pages drop the
+# other's runs (the least recently used); the pages must still be a fresh collector's, and /metrics must show
+# the drops and the kept bytes within the bound.
 # Usage: console_kept_test.sh LOAD-CLIENT, with TOOLS, SCRATCH and SOURCE_DIR in the environment (and
 # SAMPLER_TEST_POSTGRESQL_URL for a PostgreSQL store instead of SQLite: several collectors over one database).
 case_name=kept
@@ -11,7 +14,8 @@ load=$1
 source "$SOURCE_DIR/tests/tools/blackbox.sh"
 source "$SOURCE_DIR/tests/collector/server.sh"
 database=${SAMPLER_TEST_POSTGRESQL_URL:-sqlite:$SCRATCH/reports.db}
-printf 'load\tload-key\nload\tview\tread\n' >keys.tsv
+printf 'load\tload-key\nload\tview\tread\nother\tother-key\nother\tview\tread\nmore\tmore-key\nmore\tview\tread\n' \
+  >keys.tsv
 size=600
 # The load client's samples section (bench/collector/load_client.cpp, make_samples()): as many branch sites as
 # it writes lines; the same text as bench/collector/console_bench.sh's.
@@ -32,6 +36,7 @@ print(n)')
     echo '</sites>'
   } >site-dir/load/load.sites.new
   mv site-dir/load/load.sites.new site-dir/load/load.sites
+  for app in other more; do mkdir -p "site-dir/$app" && cp site-dir/load/load.sites "site-dir/$app/$app.sites"; done
   sites=$lines
 }
 write_sites 0
@@ -53,7 +58,7 @@ post() {  # post FILE: uploaded with the load key, or the test fails
   [ "$http" = 200 ] || fail "upload of $1: $http $(cat answer)"
 }
 
-start_server "$database" --site-dir site-dir
+start_server "$database" --site-dir site-dir --console-memory 1
 kept_url=$url
 # fresh PATH: the page from a collector started for it on the same database (it keeps nothing yet), in ./fresh.
 fresh() {
@@ -67,12 +72,13 @@ fresh() {
   kill -TERM "$pid" && wait "$pid" || fail "the fresh collector exited $? after SIGTERM"
   exec 8<&-
 }
-# same STEP: every predictor page (all releases, each release, each crash group) of the collector that keeps
-# equals a fresh collector's, byte for byte.
+# same STEP [APP]: every predictor page (all releases, each release, each crash group) of APP (load) of the
+# collector that keeps equals a fresh collector's, byte for byte.
 same() {
-  local path paths=(/ui/app/load/predictors/)
-  curl -s -o app.html -H 'Authorization: APIKey view' "$kept_url/ui/app/load/"
-  while read -r path; do paths+=("$path"); done < <(grep -o 'href="/ui/app/load/[a-z]*/[^"]*/"' app.html |
+  local app=${2:-load} path
+  local paths=("/ui/app/$app/predictors/")
+  curl -s -o app.html -H 'Authorization: APIKey view' "$kept_url/ui/app/$app/"
+  while read -r path; do paths+=("$path"); done < <(grep -o "href=\"/ui/app/$app/[a-z]*/[^\"]*/\"" app.html |
     sed 's/^href="//; s/"$//' | sort -u)
   [ "${#paths[@]}" -ge 3 ] || fail "$1: the application's page links to ${#paths[@]} predictor pages"
   for path in "${paths[@]}"; do
@@ -107,5 +113,34 @@ write_sites 1
 same "the site information rewritten"
 "$load" "$kept_url" load-key 2 10 "$size" --prefix third --bugs 2 --crashes 3 >load.out || fail "load: $(cat load.out)"
 same "runs after the new site information"
+
+# The bound: 1 MiB. The estimate counts the containers' capacities, which double: here 0.13 MiB for the load
+# application's 161 runs, 0.48 MiB for 1,000 runs of a second application (room for 1,024), 0.95 MiB for 2,000
+# of a third (room for 2,048). The second fits beside the first, the third alone.
+metric() { curl -s "$kept_url/metrics" | sed -n "s/^$1 //p"; }
+# kept STEP APPS DROPPED: after STEP, APPS applications hold kept runs, DROPPED were dropped in all, within 1 MiB.
+kept() {
+  local apps bytes dropped
+  apps=$(metric sampler_console_kept_apps) bytes=$(metric sampler_console_kept_bytes)
+  dropped=$(metric sampler_console_kept_dropped_total)
+  [ "$apps" = "$2" ] && [ "$dropped" = "$3" ] && [ "$bytes" -le $((1 << 20)) ] ||
+    fail "$1: $apps applications kept in $bytes bytes, $dropped dropped; expected $2 kept within 1 MiB, $3 dropped"
+}
+kept "before the bound is reached" 1 0
+for app_runs in other:125 more:250; do
+  app=${app_runs%:*}
+  "$load" "$kept_url" "$app-key" 8 "${app_runs#*:}" "$size" --app "$app" --prefix "$app" --bugs 2 --crashes 3 \
+    >load.out || fail "load $app: $(cat load.out)"
+done
+same "another application's pages" other
+kept "another application's pages" 2 0
+same "a third application's pages, past the bound" more
+kept "a third application's pages, past the bound" 1 2  # load's runs, then other's, the least recently used
+"$load" "$kept_url" other-key 2 10 "$size" --app other --prefix other-again --bugs 2 --crashes 3 >load.out ||
+  fail "load other: $(cat load.out)"
+same "the dropped application's pages again" other  # every run read again, those stored since the drop too
+kept "the dropped application's pages again" 1 3
+same "the pages of the application dropped last" more
+kept "the pages of the application dropped last" 1 4
 stop_server
 finish

@@ -3,9 +3,14 @@
 // answered each request.
 #include <gtest/gtest.h>
 
+#include <sched.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
 #include <condition_variable>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "collector/page_workers.h"
@@ -100,6 +105,34 @@ TEST(PageFlights, AFlightEndsWithItsLastMaking) {
     workers.stop();
   }
   EXPECT_EQ(recorder.answers, (std::vector<std::string>{"making 1", "making 2", "making 3"}));
+}
+
+TEST(PageWorkers, PagesRunAtTheIdlePriorityAndSoDoTheThreadsTheyStart) {
+  // Uploads keep their throughput beside readers because page work never takes a CPU an upload wants
+  // (docs/decisions.md, "The console"): the workers, and the reading threads a page starts, are SCHED_IDLE.
+  PageWorkers workers(2);
+  std::mutex mutex;
+  std::condition_variable done;
+  int worker_policy = -1, child_policy = -1, worker_nice = 0;
+  workers.submit([&] {
+    int policy = sched_getscheduler(0), child = -1;
+    const int nice = getpriority(PRIO_PROCESS, static_cast<id_t>(gettid()));
+    std::thread([&child] { child = sched_getscheduler(0); }).join();
+    std::lock_guard lock(mutex);
+    worker_policy = policy;
+    child_policy = child;
+    worker_nice = nice;
+    done.notify_all();
+  });
+  {
+    std::unique_lock lock(mutex);
+    done.wait(lock, [&] { return worker_policy != -1; });
+  }
+  workers.stop();
+  EXPECT_EQ(worker_policy, SCHED_IDLE);
+  EXPECT_EQ(child_policy, SCHED_IDLE);
+  EXPECT_EQ(worker_nice, 19);
+  EXPECT_EQ(sched_getscheduler(0), SCHED_OTHER);  // the caller's own thread is left alone
 }
 
 }  // namespace

@@ -696,6 +696,19 @@ TEST_P(StoreTest, ReadsTheRunsAfterOneAndWhereTheReadStood) {
   ASSERT_EQ(later.size(), 2u);
   EXPECT_EQ(later[0].stored_id, all[1].stored_id);
   EXPECT_FALSE(later[0].interim_sequence.has_value());
+  // A run kept while it was going, asked for again by its id beside the runs after the last kept.
+  after.after = all[2].stored_id;
+  after.also = {all[1].stored_id};
+  later = read(after);
+  ASSERT_EQ(later.size(), 1u);
+  EXPECT_EQ(later[0].run_id, all[1].run_id);
+  EXPECT_FALSE(later[0].interim_sequence.has_value());
+  after.after = all[1].stored_id;
+  after.also = {all[0].stored_id};
+  later = read(after);
+  ASSERT_EQ(later.size(), 2u);
+  EXPECT_EQ(later[0].run_id, all[0].run_id);
+  EXPECT_EQ(later[1].run_id, all[2].run_id);
 
   ReadPosition first, second, third;
   Query positioned{app, std::nullopt};

@@ -39,6 +39,13 @@ class Console {
   /// the applications whose pages were made last are kept. 0: none is kept.
   void set_kept_bytes(size_t bytes);
   static constexpr size_t kDefaultKeptBytes = size_t{256} << 20;
+  /// What is kept now (the bytes and the applications that hold runs), and how many applications were dropped
+  /// to stay within set_kept_bytes() since the start (GET /metrics). Thread-safe.
+  struct KeptStats {
+    size_t bytes = 0, apps = 0;
+    uint64_t dropped = 0;
+  };
+  KeptStats kept_stats() const;
 
   /// The name of the cookie that carries the key (HttpOnly, SameSite=Strict, Path=/ui/).
   static constexpr std::string_view kCookie = "sampler_key";

@@ -125,6 +125,9 @@ struct Query {
   bool bodies = true;
   /// Only the runs whose Run::stored_id is above this (the runs stored after those a reader kept).
   int64_t after = 0;
+  /// With `after`: the runs with these ids too (ids at or below it: the runs a reader kept while they were still
+  /// going, read again to see whether their final report has come).
+  std::vector<int64_t> also;
   /// When set, for_each() fills it with where its read stood (ReadPosition).
   ReadPosition* position = nullptr;
 };
