@@ -58,7 +58,9 @@ post() {  # post FILE: uploaded with the load key, or the test fails
   [ "$http" = 200 ] || fail "upload of $1: $http $(cat answer)"
 }
 
-start_server "$database" --site-dir site-dir --console-memory 1
+# No window (serve --console-fresh-ms 0): the site information is rewritten behind the collector's back, which
+# a page made in the last seconds would not show; every page here is made anew.
+start_server "$database" --site-dir site-dir --console-memory 1 --console-fresh-ms 0
 kept_url=$url
 # fresh PATH: the page from a collector started for it on the same database (it keeps nothing yet), in ./fresh.
 fresh() {
