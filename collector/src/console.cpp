@@ -7,8 +7,8 @@
 
 #include <algorithm>
 #include <cctype>
-#include <cstdint>
 #include <chrono>
+#include <cstdint>
 #include <cstring>
 #include <ctime>
 #include <filesystem>
@@ -54,7 +54,7 @@ std::string utc(int64_t seconds) {
 }
 
 // What a page that may be served again says of itself: when it was made, and for how long it may be served.
-std::string made_note(double window) {
+std::string made_line(double window) {
   const std::time_t now = std::time(nullptr);
   std::tm tm{};
   gmtime_r(&now, &tm);
@@ -950,7 +950,7 @@ std::vector<std::string> Console::readable(std::string_view key, bool& known) co
 }
 
 Response Console::page(int status, std::string_view title, std::string_view body, bool signed_in,
-                       std::string_view computed) const {
+                       std::string_view made_note) const {
   Response response;
   response.status = status;
   response.content_type = "text/html; charset=utf-8";
@@ -962,7 +962,7 @@ Response Console::page(int status, std::string_view title, std::string_view body
   if (signed_in) nav += "<form method=\"post\" action=\"/ui/logout\"><button type=\"submit\">Sign out</button></form>";
   nav += "</nav>\n";
   response.body = analysis::html_page(std::string(title) + " \u2014 sampler console",
-                                      nav + std::string(computed) + std::string(body));
+                                      nav + std::string(made_note) + std::string(body));
   return response;
 }
 
@@ -1060,14 +1060,14 @@ Response Console::handle(const Request& request) {
   if (window <= 0) return app_page(*app, tail, {});
   const double now = std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
   const std::string path(request.path);
-  if (std::optional<Response> made = fresh_.find(path, *app, now)) return std::move(*made);
+  if (std::optional<Response> kept = fresh_.find(path, *app, now)) return std::move(*kept);
   const uint64_t generation = fresh_.generation(*app);  // before the making reads the store
-  Response response = app_page(*app, tail, made_note(window));
+  Response response = app_page(*app, tail, made_line(window));
   if (response.status == 200) fresh_.keep(path, *app, generation, now, response);
   return response;
 }
 
-Response Console::app_page(const std::string& app, std::string_view tail, std::string_view computed) {
+Response Console::app_page(const std::string& app, std::string_view tail, std::string_view made_note) {
   AppRuns runs;
   std::string error;
   auto unavailable = [this, &error] {
@@ -1092,7 +1092,7 @@ Response Console::app_page(const std::string& app, std::string_view tail, std::s
         }, error)) {
       return unavailable();
     }
-    return page(200, app, app_body(app, days, runs, latest), true, computed);
+    return page(200, app, app_body(app, days, runs, latest), true, made_note);
   }
   // The predictor pages need every run's lists: those the console kept since the last page, and the runs stored
   // since, read now (extend_kept()).
@@ -1104,7 +1104,7 @@ Response Console::app_page(const std::string& app, std::string_view tail, std::s
     return unavailable();
   }
   const size_t problems = kept->runs->problems.items.size();
-  Response response = predictor_page(app, tail, *kept->runs, computed);
+  Response response = predictor_page(app, tail, *kept->runs, made_note);
   // A problem found in this page's own runs may be one named only once (a symbol file's): kept, it would be lost.
   if (problems > settled.problems) {
     kept_->drop(app, kept);
@@ -1117,13 +1117,13 @@ Response Console::app_page(const std::string& app, std::string_view tail, std::s
 }
 
 Response Console::predictor_page(const std::string& app, std::string_view tail, const AppRuns& runs,
-                                 std::string_view computed) {
+                                 std::string_view made_note) {
   auto not_found = [this] { return page(404, "Not found", "<h1>Not found</h1>\n<p>No such page.</p>\n", true); };
   if (tail == "predictors/") {
     const store::CountsQuery query{app};
     return page(200, app + ": predictors",
                 predictors_body(store_, &query, app, runs, "all releases", [](size_t) { return true; }), true,
-                computed);
+                made_note);
   }
   if (tail.starts_with("release/") && tail.ends_with("/")) {
     const std::string version(tail.substr(8, tail.size() - 9));
@@ -1134,7 +1134,7 @@ Response Console::predictor_page(const std::string& app, std::string_view tail, 
                                 [&](size_t r) {
                                   return runs.releases[runs.release_of[runs.stored_of[r]]] == version;
                                 }),
-                true, computed);
+                true, made_note);
   }
   if (tail.starts_with("group/") && tail.ends_with("/")) {
     const std::string number(tail.substr(6, tail.size() - 7));
@@ -1168,7 +1168,7 @@ Response Console::predictor_page(const std::string& app, std::string_view tail, 
                                 [&](size_t r) {
                                   return runs.read().runs.crash_group[r] == g || runs.read().runs.failed[r] == 0;
                                 }),
-                true, computed);
+                true, made_note);
   }
   return not_found();
 }

@@ -53,8 +53,8 @@ constexpr tool::Option kServeOptions[] = {
     {"site-dir", 0, "DIR", "the console's site information: DIR/APP/ holds APP's *.sites files or binaries"},
     {"console-memory", 0, "MIB", "the console's runs kept between predictor pages, all applications (default 256)"},
     {"console-fresh-ms", 0, "MS",
-     "an application's console pages made this long ago are shown again, unless runs or symbols of it came here "
-     "since (default 5000; 0: every page made anew)"},
+     "show an application's console page made less than MS ago again, unless runs or symbols of it came here "
+     "since (default 5000; 0: each page made for its request)"},
 };
 
 constexpr tool::Usage kServeUsage = {

@@ -65,16 +65,16 @@ class Console {
   /// The applications `key` may read (sorted), and whether the key is known at all.
   std::vector<std::string> readable(std::string_view key, bool& known) const;
   Response login(const Request& request);
-  /// `computed`: the note saying when a page that may be served again was made ("" for none).
+  /// `made_note`: what a page that may be served again says of when it was made ("" for none).
   Response page(int status, std::string_view title, std::string_view body, bool signed_in,
-                std::string_view computed = {}) const;
+                std::string_view made_note = {}) const;
   Response login_page(int status, std::string_view message) const;
 
   /// A predictor page (`tail`: "predictors/", "release/V/" or "group/N/" under the application's path).
   Response predictor_page(const std::string& app, std::string_view tail, const AppRuns& runs,
-                          std::string_view computed);
+                          std::string_view made_note);
   /// An application's page or predictor page (`tail` under the application's path), made from the store.
-  Response app_page(const std::string& app, std::string_view tail, std::string_view computed);
+  Response app_page(const std::string& app, std::string_view tail, std::string_view made_note);
 
   struct Kept;  // the runs kept between predictor pages (console.cpp)
 

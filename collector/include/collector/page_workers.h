@@ -41,10 +41,11 @@ class PageWorkers {
 };
 
 /// One making of a page at a time per request (path and credentials): a request that arrives while its page is
-/// being made waits for the next making, which answers every request that waited meanwhile. Each answer is still
-/// made after its request arrived (never the making already under way, which may have read the store before it);
-/// twenty readers of one page cost the store one page at a time instead of a page per worker
-/// (docs/performance.md, "Readers beside uploads").
+/// being made waits for the next making, which answers every request that waited meanwhile. Each making starts
+/// after its requests arrived (never the making already under way, which may have read the store before them;
+/// the console may still answer it with a page made within its window, FreshPages); twenty readers of one page
+/// cost the store one page at a time instead of a page per worker (docs/performance.md, "Readers beside
+/// uploads").
 class PageFlights {
  public:
   using Waiter = std::function<void(const Response&)>;
