@@ -179,13 +179,13 @@ Response Collector::upload_symbols(const Request& request, double now) {
   // Stored under the pushing key's application: another application's key cannot reach this one's symbols.
   store::PutStatus status = store_.put_symbols(stored, holder.replace_symbols, error);
   if (status == store::PutStatus::kError) return failure(503, "storage-error", error, app);
-  console_->stored(app);  // the next page of the application names crashes with them (Console::set_fresh_window)
   if (status == store::PutStatus::kConflict) {
     return failure(409, "symbols-conflict",
                    "a different " + std::string(kind) + " file is already stored for build ID " + id_hex +
                        " (only a key with replace-symbols may replace it)",
                    app);
   }
+  console_->stored(app);  // the next page of the application names crashes with them (Console::set_fresh_window)
   Response response;
   response.body = "{\"success\": true, \"status\": 200, \"build_id\": \"" + id_hex + "\", \"kind\": \"" +
                   std::string(kind) + "\", \"duplicate\": " +
