@@ -20,6 +20,9 @@
 # SQLite by default; under tests/store/with_postgresql.sh, the PostgreSQL server it started. BUGS=B in the
 # environment gives the RUNS runs' failures B causes (load_client --bugs), so that the predictor page ranks B
 # predicates in B elimination rounds; without it no predicate predicts failure and the page makes no round.
+# FLOOD_APP=load makes the floods runs of the readers' own application (each stored run then ends the pages the
+# collector shows again within serve --console-fresh-ms, docs/decisions.md, "The console"; the pages read more runs
+# with each flood).
 # INTERIM=1 stores a run still going (one interim report) before the RUNS runs: the runs kept between pages stop
 # before it (docs/decisions.md, "The runs kept between pages"), so that each predictor page reads every run again.
 # usage: console_bench.sh SAMPLER-COLLECTOR LOAD-CLIENT PAGE-READERS
@@ -27,6 +30,7 @@
 set -euo pipefail
 collector=$(realpath -e "$1") load=$(realpath -e "$2") page_readers=$(realpath -e "$3") runs=${4:-100000}
 size=${5:-2000} readers=${6:-20} every=${7:-10} per_client=${8:-250} rounds=${9:-3} bugs=${BUGS:-0}
+flood_app=${FLOOD_APP:-flood}
 work=$(mktemp -d)
 cleanup() {
   [ -n "${readers_pid:-}" ] && kill "$readers_pid" 2>/dev/null
@@ -159,7 +163,7 @@ flood() {
   fi
   collector_before=$(cpu_seconds "$server_pid") database_before=$(database_cpu)
   floods=$((floods + 1))
-  summary=$("$load" "$url" flood-key 64 "$per_client" "$size" --app flood --prefix "flood-$floods-$$")
+  summary=$("$load" "$url" "${flood_app}-key" 64 "$per_client" "$size" --app "$flood_app" --prefix "flood-$floods-$$")
   echo "${page:-alone} $(echo "$summary" | sed -n 's/.* rate \([0-9.]*\) .*/\1/p')" >>rates
   local collector_cpu database_cpu_used
   collector_cpu=$(echo "$(cpu_seconds "$server_pid") - $collector_before" | bc -l)

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <chrono>
 #include <cstdint>
 #include <cstring>
 #include <ctime>
@@ -50,6 +51,18 @@ std::string utc(int64_t seconds) {
   char text[32];
   std::strftime(text, sizeof text, "%Y-%m-%d %H:%M", &tm);
   return text;
+}
+
+// What a page that may be served again says of itself: when it was made, and for how long it may be served.
+std::string made_line(double window) {
+  const std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char made[32], seconds[32];
+  std::strftime(made, sizeof made, "%Y-%m-%d %H:%M:%S", &tm);
+  std::snprintf(seconds, sizeof seconds, "%g", window);
+  return "<p id=\"made\">Made " + std::string(made) + " UTC, and shown again for up to " + seconds +
+         " s unless runs or symbols come here.</p>\n";
 }
 
 std::string outcome_text(const store::Run& run) {
@@ -936,7 +949,8 @@ std::vector<std::string> Console::readable(std::string_view key, bool& known) co
   return {apps.begin(), apps.end()};
 }
 
-Response Console::page(int status, std::string_view title, std::string_view body, bool signed_in) const {
+Response Console::page(int status, std::string_view title, std::string_view body, bool signed_in,
+                       std::string_view made_note) const {
   Response response;
   response.status = status;
   response.content_type = "text/html; charset=utf-8";
@@ -947,7 +961,8 @@ Response Console::page(int status, std::string_view title, std::string_view body
   std::string nav = "<nav><a href=\"/ui/\">Applications</a>";
   if (signed_in) nav += "<form method=\"post\" action=\"/ui/logout\"><button type=\"submit\">Sign out</button></form>";
   nav += "</nav>\n";
-  response.body = analysis::html_page(std::string(title) + " \u2014 sampler console", nav + std::string(body));
+  response.body = analysis::html_page(std::string(title) + " \u2014 sampler console",
+                                      nav + std::string(made_note) + std::string(body));
   return response;
 }
 
@@ -1039,6 +1054,20 @@ Response Console::handle(const Request& request) {
     return not_found();
   }
   const std::string_view tail = rest.substr(app->size() + 1);
+  // A page made within the window is served again: what readers cost the store is one making of a page per
+  // window (serve --console-fresh-ms; docs/decisions.md, "The console"). The access was checked above.
+  const double window = fresh_.window();
+  if (window <= 0) return app_page(*app, tail, {});
+  const double now = std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+  const std::string path(request.path);
+  if (std::optional<Response> kept = fresh_.find(path, *app, now)) return std::move(*kept);
+  const uint64_t generation = fresh_.generation(*app);  // before the making reads the store
+  Response response = app_page(*app, tail, made_line(window));
+  if (response.status == 200) fresh_.keep(path, *app, generation, now, response);
+  return response;
+}
+
+Response Console::app_page(const std::string& app, std::string_view tail, std::string_view made_note) {
   AppRuns runs;
   std::string error;
   auto unavailable = [this, &error] {
@@ -1052,33 +1081,33 @@ Response Console::handle(const Request& request) {
     // their releases are among the counts) and reads the newest runs (docs/decisions.md, "The console").
     std::vector<store::DayCounts> days;
     std::vector<store::Run> latest;
-    store::Query newest{*app};
+    store::Query newest{app};
     newest.newest = kLatestRuns;
     newest.bodies = false;  // the listing shows the columns alone
-    if (!load_app(store_, *app, site_dir_, /*crashes_only=*/true, runs, error) ||
-        !store_.count_days(*app, days, error) ||
+    if (!load_app(store_, app, site_dir_, /*crashes_only=*/true, runs, error) ||
+        !store_.count_days(app, days, error) ||
         !store_.for_each(newest, [&latest](const store::Run& run) {
           latest.push_back(run);
           return true;
         }, error)) {
       return unavailable();
     }
-    return page(200, *app, app_body(*app, days, runs, latest), true);
+    return page(200, app, app_body(app, days, runs, latest), true, made_note);
   }
   // The predictor pages need every run's lists: those the console kept since the last page, and the runs stored
   // since, read now (extend_kept()).
-  std::shared_ptr<KeptApp> kept = kept_->find(*app);
+  std::shared_ptr<KeptApp> kept = kept_->find(app);
   std::unique_lock making(kept->making);
   AppRuns::Mark settled;
-  if (!extend_kept(store_, site_dir_, *app, *kept, settled, error)) {
-    kept_->drop(*app, kept);
+  if (!extend_kept(store_, site_dir_, app, *kept, settled, error)) {
+    kept_->drop(app, kept);
     return unavailable();
   }
   const size_t problems = kept->runs->problems.items.size();
-  Response response = predictor_page(*app, tail, *kept->runs);
+  Response response = predictor_page(app, tail, *kept->runs, made_note);
   // A problem found in this page's own runs may be one named only once (a symbol file's): kept, it would be lost.
   if (problems > settled.problems) {
-    kept_->drop(*app, kept);
+    kept_->drop(app, kept);
     kept->opened = false;
     return response;
   }
@@ -1087,12 +1116,14 @@ Response Console::handle(const Request& request) {
   return response;
 }
 
-Response Console::predictor_page(const std::string& app, std::string_view tail, const AppRuns& runs) {
+Response Console::predictor_page(const std::string& app, std::string_view tail, const AppRuns& runs,
+                                 std::string_view made_note) {
   auto not_found = [this] { return page(404, "Not found", "<h1>Not found</h1>\n<p>No such page.</p>\n", true); };
   if (tail == "predictors/") {
     const store::CountsQuery query{app};
     return page(200, app + ": predictors",
-                predictors_body(store_, &query, app, runs, "all releases", [](size_t) { return true; }), true);
+                predictors_body(store_, &query, app, runs, "all releases", [](size_t) { return true; }), true,
+                made_note);
   }
   if (tail.starts_with("release/") && tail.ends_with("/")) {
     const std::string version(tail.substr(8, tail.size() - 9));
@@ -1103,7 +1134,7 @@ Response Console::predictor_page(const std::string& app, std::string_view tail, 
                                 [&](size_t r) {
                                   return runs.releases[runs.release_of[runs.stored_of[r]]] == version;
                                 }),
-                true);
+                true, made_note);
   }
   if (tail.starts_with("group/") && tail.ends_with("/")) {
     const std::string number(tail.substr(6, tail.size() - 7));
@@ -1137,7 +1168,7 @@ Response Console::predictor_page(const std::string& app, std::string_view tail, 
                                 [&](size_t r) {
                                   return runs.read().runs.crash_group[r] == g || runs.read().runs.failed[r] == 0;
                                 }),
-                true);
+                true, made_note);
   }
   return not_found();
 }

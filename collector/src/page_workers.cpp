@@ -89,4 +89,53 @@ void PageFlights::start(const std::string& key, Make make, std::vector<Waiter> w
   });
 }
 
+void FreshPages::set_window(double seconds) {
+  std::lock_guard lock(mutex_);
+  window_ = seconds;
+}
+
+double FreshPages::window() const {
+  std::lock_guard lock(mutex_);
+  return window_;
+}
+
+uint64_t FreshPages::generation(const std::string& app) const {
+  std::lock_guard lock(mutex_);
+  auto it = generations_.find(app);
+  return it == generations_.end() ? 0 : it->second;
+}
+
+std::optional<Response> FreshPages::find(const std::string& path, const std::string& app, double now) const {
+  std::lock_guard lock(mutex_);
+  auto it = pages_.find(path);
+  if (it == pages_.end() || it->second.app != app || now - it->second.began >= window_) return std::nullopt;
+  auto generation = generations_.find(app);
+  if (it->second.generation != (generation == generations_.end() ? 0 : generation->second)) return std::nullopt;
+  return it->second.page;
+}
+
+void FreshPages::keep(const std::string& path, const std::string& app, uint64_t generation, double began,
+                      const Response& page) {
+  std::lock_guard lock(mutex_);
+  if (window_ <= 0) return;
+  if (auto same = pages_.find(path); same != pages_.end() && same->second.began > began) return;  // a later one's
+  // What is past the window goes first: the pages kept are those made in the last window, within kMaxBytes.
+  for (auto it = pages_.begin(); it != pages_.end();) {
+    if (began - it->second.began < window_ && it->first != path) {
+      ++it;
+      continue;
+    }
+    bytes_ -= it->second.page.body.size();
+    it = pages_.erase(it);
+  }
+  if (bytes_ + page.body.size() > kMaxBytes) return;
+  bytes_ += page.body.size();
+  pages_.emplace(path, Kept{app, generation, began, page});
+}
+
+void FreshPages::stored(const std::string& app) {
+  std::lock_guard lock(mutex_);
+  ++generations_[app];
+}
+
 }  // namespace sampler::collector

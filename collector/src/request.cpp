@@ -482,6 +482,7 @@ Response Collector::upload(const Request& request, double now) {
   if (one_gzip_member) run.gzip_body = request.body;
   store::PutStatus status = store_.put(run, error);
   if (status == store::PutStatus::kError) return failure(503, "storage-error", error, app);
+  console_->stored(app);  // committed: the next page of the application shows it (Console::set_fresh_window)
   bool duplicate = status == store::PutStatus::kDuplicate;
   ++(duplicate ? duplicates_ : stored_);
   Response response;

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <charconv>
 
+#include "collector/console.h"  // Console::stored
 #include "collector/request.h"
 #include "sections/base64.h"
 #include "sections/diagnostics.h"
@@ -184,6 +185,7 @@ Response Collector::upload_symbols(const Request& request, double now) {
                        " (only a key with replace-symbols may replace it)",
                    app);
   }
+  console_->stored(app);  // the next page of the application names crashes with them (Console::set_fresh_window)
   Response response;
   response.body = "{\"success\": true, \"status\": 200, \"build_id\": \"" + id_hex + "\", \"kind\": \"" +
                   std::string(kind) + "\", \"duplicate\": " +

@@ -58,13 +58,16 @@ post() {  # post FILE: uploaded with the load key, or the test fails
   [ "$http" = 200 ] || fail "upload of $1: $http $(cat answer)"
 }
 
-start_server "$database" --site-dir site-dir --console-memory 1
+# No window (serve --console-fresh-ms 0), on both collectors: the site information is rewritten behind the
+# collector's back, which a page made in the last seconds would not show, and a page made within a window says
+# when it was made; every page here is made for its request.
+start_server "$database" --site-dir site-dir --console-memory 1 --console-fresh-ms 0
 kept_url=$url
 # fresh PATH: the page from a collector started for it on the same database (it keeps nothing yet), in ./fresh.
 fresh() {
   rm -f fresh.fifo && mkfifo fresh.fifo
   "$TOOLS/sampler-collector" serve --listen 127.0.0.1:0 --database "$database" --keys keys.tsv \
-    --site-dir site-dir >fresh.fifo 2>>fresh.err &
+    --site-dir site-dir --console-fresh-ms 0 >fresh.fifo 2>>fresh.err &
   local pid=$! line=""
   exec 8<fresh.fifo
   read -r line <&8 || { fail "the fresh collector did not start: $(cat fresh.err)"; return; }

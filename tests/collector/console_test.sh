@@ -156,7 +156,8 @@ print("%s %s %s %s" % (c[0]["httpOnly"], c[0]["sameSite"], c[0]["path"], c[0]["s
       sql "UPDATE runs SET summary = NULL WHERE app = 'wordfreq'" >/dev/null
     fi
     stop_server
-    start_server "$database" --site-dir sites
+    # Each page made anew (no window, serve --console-fresh-ms): the second must use the counts the first added.
+    start_server "$database" --site-dir sites --console-fresh-ms 0
     get view-key /ui/app/wordfreq/predictors/
     [ "$http" = 200 ] || fail "the predictors' page without summaries: $http"
     section page predictors >from-reports.table

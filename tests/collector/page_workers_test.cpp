@@ -107,6 +107,63 @@ TEST(PageFlights, AFlightEndsWithItsLastMaking) {
   EXPECT_EQ(recorder.answers, (std::vector<std::string>{"making 1", "making 2", "making 3"}));
 }
 
+// The pages made within the window are served again (collector/page_workers.h, FreshPages); the test gives the
+// times itself.
+Response page_with(std::string body) {
+  Response page;
+  page.body = std::move(body);
+  return page;
+}
+
+TEST(FreshPages, APageIsServedWithinTheWindowAndNotAfter) {
+  FreshPages fresh;
+  fresh.set_window(5);
+  fresh.keep("/ui/app/a/predictors/", "a", fresh.generation("a"), 100, page_with("made at 100"));
+  ASSERT_TRUE(fresh.find("/ui/app/a/predictors/", "a", 100).has_value());
+  EXPECT_EQ(fresh.find("/ui/app/a/predictors/", "a", 104.999)->body, "made at 100");
+  EXPECT_FALSE(fresh.find("/ui/app/a/predictors/", "a", 105).has_value()) << "served after the window";
+  EXPECT_FALSE(fresh.find("/ui/app/a/", "a", 101).has_value()) << "another path";
+  EXPECT_FALSE(fresh.find("/ui/app/a/predictors/", "b", 101).has_value()) << "another application";
+  // The page made next replaces it, and the window counts from its making.
+  fresh.keep("/ui/app/a/predictors/", "a", fresh.generation("a"), 105, page_with("made at 105"));
+  EXPECT_EQ(fresh.find("/ui/app/a/predictors/", "a", 109)->body, "made at 105");
+  // A making that began earlier and ended later does not replace a later one's page.
+  fresh.keep("/ui/app/a/predictors/", "a", fresh.generation("a"), 104, page_with("made at 104"));
+  EXPECT_EQ(fresh.find("/ui/app/a/predictors/", "a", 109)->body, "made at 105");
+}
+
+TEST(FreshPages, AStoreHereOfTheApplicationEndsItsPages) {
+  FreshPages fresh;
+  fresh.set_window(5);
+  fresh.keep("/ui/app/a/", "a", fresh.generation("a"), 100, page_with("a"));
+  fresh.keep("/ui/app/b/", "b", fresh.generation("b"), 100, page_with("b"));
+  fresh.stored("b");
+  EXPECT_TRUE(fresh.find("/ui/app/a/", "a", 101).has_value()) << "ended by another application's store";
+  EXPECT_FALSE(fresh.find("/ui/app/b/", "b", 101).has_value()) << "served after a store of its application";
+  // A making that began before a store and ended after it: its page may lack the run, so it is not served.
+  const uint64_t before = fresh.generation("a");
+  fresh.stored("a");
+  fresh.keep("/ui/app/a/predictors/", "a", before, 101, page_with("begun before the store"));
+  EXPECT_FALSE(fresh.find("/ui/app/a/predictors/", "a", 102).has_value());
+  fresh.keep("/ui/app/a/predictors/", "a", fresh.generation("a"), 102, page_with("after"));
+  EXPECT_EQ(fresh.find("/ui/app/a/predictors/", "a", 103)->body, "after");
+}
+
+TEST(FreshPages, NothingIsKeptWithoutAWindowOrPastTheBound) {
+  FreshPages fresh;
+  fresh.keep("/ui/app/a/", "a", 0, 100, page_with("a"));
+  EXPECT_FALSE(fresh.find("/ui/app/a/", "a", 100).has_value()) << "kept with a window of 0";
+  fresh.set_window(5);
+  fresh.keep("/ui/app/a/", "a", 0, 100, page_with(std::string(FreshPages::kMaxBytes / 2 + 1, 'a')));
+  fresh.keep("/ui/app/a/predictors/", "a", 0, 101, page_with(std::string(FreshPages::kMaxBytes / 2 + 1, 'p')));
+  EXPECT_TRUE(fresh.find("/ui/app/a/", "a", 102).has_value());
+  EXPECT_FALSE(fresh.find("/ui/app/a/predictors/", "a", 102).has_value()) << "kept past FreshPages::kMaxBytes";
+  // Once the first is past the window it goes, and the next page fits.
+  fresh.keep("/ui/app/a/predictors/", "a", 0, 105, page_with(std::string(FreshPages::kMaxBytes / 2 + 1, 'p')));
+  EXPECT_TRUE(fresh.find("/ui/app/a/predictors/", "a", 106).has_value());
+  EXPECT_FALSE(fresh.find("/ui/app/a/", "a", 106).has_value());
+}
+
 TEST(PageWorkers, PagesRunAtTheIdlePriorityAndSoDoTheThreadsTheyStart) {
   // Uploads keep their throughput beside readers because page work never takes a CPU an upload wants
   // (docs/decisions.md, "The console"): the workers, and the reading threads a page starts, are SCHED_IDLE.

@@ -420,6 +420,46 @@ TEST_F(CollectorTest, ConsoleLoginSetsTheKeysCookie) {
   EXPECT_EQ(percent_decode("a+b%2Fc%zz%4", true), "a b/c%zz%4");
 }
 
+// The console's pages served again within the window (Console::set_fresh_window): a run stored by another
+// collector over the same database shows once the window ends (FreshPages' own test), one stored by this
+// collector on its next page.
+TEST_F(CollectorTest, ConsolePagesServedAgainUntilARunIsStoredHere) {
+  std::string error;
+  auto collector_with = [&] {
+    KeyTable keys;
+    EXPECT_TRUE(keys.load("app\tuser\napp\tviewer\tread\n", error)) << error;
+    return std::make_unique<Collector>(*store_, std::move(keys), Limits());
+  };
+  std::unique_ptr<Collector> here = collector_with(), other = collector_with();
+  here->console().set_fresh_window(3600);  // longer than the test: only a store here ends the page
+  auto call = [](Collector& collector, std::string_view method, std::string_view path, std::string_view key,
+                 std::string_view body) {
+    Request request;
+    request.method = method;
+    request.path = path;
+    request.authorization = key;
+    request.content_type = "text/plain";
+    request.body = body;
+    return collector.handle(request, 0);
+  };
+  const std::string first = report("run-first"), second = report("run-second"), third = report("run-third");
+  ASSERT_EQ(call(*here, "POST", "/api/reports", "APIKey user", first).status, 200);
+  const Response made = call(*here, "GET", "/ui/app/app/", "APIKey viewer", "");
+  ASSERT_EQ(made.status, 200) << made.body;
+  EXPECT_NE(made.body.find("run-first"), std::string::npos) << made.body;
+  EXPECT_NE(made.body.find("<p id=\"made\">Made "), std::string::npos) << made.body;
+  ASSERT_EQ(call(*other, "POST", "/api/reports", "APIKey user", second).status, 200);
+  EXPECT_EQ(call(*here, "GET", "/ui/app/app/", "APIKey viewer", "").body, made.body) << "made again";
+  EXPECT_EQ(call(*other, "GET", "/ui/app/app/", "APIKey viewer", "").body.find("<p id=\"made\">"), std::string::npos)
+      << "a page said when it was made with no window";
+  ASSERT_EQ(call(*here, "POST", "/api/reports", "APIKey user", third).status, 200);
+  const Response again = call(*here, "GET", "/ui/app/app/", "APIKey viewer", "");
+  EXPECT_NE(again.body.find("run-second"), std::string::npos) << again.body;
+  EXPECT_NE(again.body.find("run-third"), std::string::npos) << again.body;
+  // The access is checked first: a key without read gets no kept page.
+  EXPECT_EQ(call(*here, "GET", "/ui/app/app/", "APIKey user", "").status, 403);
+}
+
 TEST_F(CollectorTest, StoresOnceAndAnswersInJson) {
   Response first = post(report("run1"));
   EXPECT_EQ(first.status, 200);

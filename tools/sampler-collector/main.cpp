@@ -52,6 +52,9 @@ constexpr tool::Option kServeOptions[] = {
     {"tls-key", 0, "PEM", "the certificate's private key, PEM (unencrypted)"},
     {"site-dir", 0, "DIR", "the console's site information: DIR/APP/ holds APP's *.sites files or binaries"},
     {"console-memory", 0, "MIB", "the console's runs kept between predictor pages, all applications (default 256)"},
+    {"console-fresh-ms", 0, "MS",
+     "show an application's console page made less than MS ago again, unless runs or symbols of it came here "
+     "since (default 5000; 0: each page made for its request)"},
 };
 
 constexpr tool::Usage kServeUsage = {
@@ -91,13 +94,15 @@ constexpr tool::Usage kUsage = {
 };
 
 template <typename T>
-bool number_option(const tool::CommandLine& command, const char* name, T& value, std::string& error) {
+bool number_option(const tool::CommandLine& command, const char* name, T& value, std::string& error,
+                   bool zero_allowed = false) {
   std::optional<std::string> text = command.value(name);
   if (!text) return true;
   T parsed{};
   auto [end, ec] = std::from_chars(text->data(), text->data() + text->size(), parsed);
-  if (ec != std::errc() || end != text->data() + text->size() || parsed <= T{0}) {
-    error = "--" + std::string(name) + " wants a positive number, not '" + *text + "'";
+  if (ec != std::errc() || end != text->data() + text->size() || parsed < T{0} || (parsed == T{0} && !zero_allowed)) {
+    error = "--" + std::string(name) + " wants a " + (zero_allowed ? "number >= 0" : "positive number") + ", not '" +
+            *text + "'";
     return false;
   }
   value = parsed;
@@ -132,6 +137,7 @@ int serve(int argc, char** argv) {
   collector::Limits limits;
   std::string error;
   size_t kept_mib = collector::Console::kDefaultKeptBytes >> 20;
+  int64_t fresh_ms = static_cast<int64_t>(collector::Console::kDefaultFreshSeconds * 1000);
   if (!number_option(command, "max-body", limits.max_body_bytes, error) ||
       !number_option(command, "max-report", limits.max_report_bytes, error) ||
       !number_option(command, "max-lines", limits.max_report_lines, error) ||
@@ -145,7 +151,8 @@ int serve(int argc, char** argv) {
       !number_option(command, "max-connections-per-client", limits.max_connections_per_client, error) ||
       !number_option(command, "request-timeout", limits.request_seconds, error) ||
       !number_option(command, "threads", limits.threads, error) ||
-      !number_option(command, "console-memory", kept_mib, error)) {
+      !number_option(command, "console-memory", kept_mib, error) ||
+      !number_option(command, "console-fresh-ms", fresh_ms, error, /*zero_allowed=*/true)) {
     return tool::usage_error(kServeUsage, error);
   }
   std::string keys_path = *command.value("keys");
@@ -196,6 +203,7 @@ int serve(int argc, char** argv) {
   collector::Collector handler(*store, std::move(keys), limits);
   if (std::optional<std::string> sites = command.value("site-dir")) handler.console().set_site_dir(*sites);
   handler.console().set_kept_bytes(std::min<size_t>(kept_mib, SIZE_MAX >> 20) << 20);
+  handler.console().set_fresh_window(static_cast<double>(fresh_ms) / 1000);
   std::unique_ptr<collector::Server> server = collector::Server::start(handler, *command.value("listen"), log_line, error,
                                                                       tls ? &*tls : nullptr);
   if (!server) {

@@ -17,6 +17,7 @@
 #include <string_view>
 #include <vector>
 
+#include "collector/page_workers.h"
 #include "collector/request.h"
 #include "store/store.h"
 
@@ -47,6 +48,14 @@ class Console {
   };
   KeptStats kept_stats() const;
 
+  /// Pages of an application (its own page and the predictor pages) made within the last `seconds` are served
+  /// again instead of being made anew, unless this collector stored a run or symbols of the application since
+  /// (stored()); each such page says when it was made. 0: every page is made for its request.
+  void set_fresh_window(double seconds) { fresh_.set_window(seconds); }
+  static constexpr double kDefaultFreshSeconds = 5;
+  /// This collector stored a run or symbols of `app` (committed): its pages are made anew. Thread-safe.
+  void stored(const std::string& app) { fresh_.stored(app); }
+
   /// The name of the cookie that carries the key (HttpOnly, SameSite=Strict, Path=/ui/).
   static constexpr std::string_view kCookie = "sampler_key";
   /// The largest login form (POST /ui/login, the one body read without a key): a key, nothing more.
@@ -56,11 +65,16 @@ class Console {
   /// The applications `key` may read (sorted), and whether the key is known at all.
   std::vector<std::string> readable(std::string_view key, bool& known) const;
   Response login(const Request& request);
-  Response page(int status, std::string_view title, std::string_view body, bool signed_in) const;
+  /// `made_note`: what a page that may be served again says of when it was made ("" for none).
+  Response page(int status, std::string_view title, std::string_view body, bool signed_in,
+                std::string_view made_note = {}) const;
   Response login_page(int status, std::string_view message) const;
 
   /// A predictor page (`tail`: "predictors/", "release/V/" or "group/N/" under the application's path).
-  Response predictor_page(const std::string& app, std::string_view tail, const AppRuns& runs);
+  Response predictor_page(const std::string& app, std::string_view tail, const AppRuns& runs,
+                          std::string_view made_note);
+  /// An application's page or predictor page (`tail` under the application's path), made from the store.
+  Response app_page(const std::string& app, std::string_view tail, std::string_view made_note);
 
   struct Kept;  // the runs kept between predictor pages (console.cpp)
 
@@ -69,6 +83,7 @@ class Console {
   std::string site_dir_;
   std::string content_security_policy_;
   std::unique_ptr<Kept> kept_;
+  FreshPages fresh_;
 };
 
 /// What a run adds to the counts a store keeps (store.h, SectionCounts), from its summary (analysis/run_summary.h):
