@@ -69,6 +69,26 @@ plan_at() {
 }
 unit_of() { samples "$1" | awk -F'"' '/^<samples / { print $2; exit }'; }
 plan_header() { printf 'sampler-plan\t1\nid\t%s\n' "$1"; }
+# same_as_uniform NAME ROWS: programs/NAME.c built with sampler-cc -O2, run at SAMPLER_SPARSITY=1000 with three
+# seeds, uniformly and under a plan giving every site p = 1/1000: the same samples and output, some samples.
+same_as_uniform() {
+  cp "$SOURCE_DIR/tests/instrumentor/programs/$1.c" .
+  "$DRIVERS/sampler-cc" -O2 "$1.c" -o "$1"
+  SAMPLER_SPARSITY=1 SAMPLER_FILE="$1_all.report" "./$1" 100 >/dev/null
+  { plan_header "$1"; every_site 0.001 "$1_all.report"; } >"$1.plan"
+  for seed in 1 2 3; do
+    SAMPLER_SPARSITY=1000 SAMPLER_SEED=$seed SAMPLER_FILE="$1_uniform.report" "./$1" "$2" >"$1_uniform.out"
+    SAMPLER_PLAN="$1.plan" SAMPLER_SPARSITY=1000 SAMPLER_SEED=$seed SAMPLER_FILE="$1_plan.report" "./$1" "$2" \
+      >"$1_plan.out"
+    samples "$1_uniform.report" >"$1_uniform.samples"
+    samples "$1_plan.report" >"$1_plan.samples"
+    cmp -s "$1_uniform.samples" "$1_plan.samples" ||
+      fail "seed $seed: the samples differ from uniform sampling:
+$(diff "$1_uniform.samples" "$1_plan.samples" | head)"
+    cmp -s "$1_uniform.out" "$1_plan.out" || fail "seed $seed: the program's output differs"
+    [ "$(total "$1_plan.report")" -gt 0 ] || fail "seed $seed: nothing sampled"
+  done
+}
 
 # A report at sparsity 1, for the sites' order and the unit's signature.
 SAMPLER_SPARSITY=1 SAMPLER_FILE=all.report ./plan_loop 100 >/dev/null
@@ -158,45 +178,15 @@ branches)
   [ "$(count_at branches.report branches 10)" = 0 ] || fail "step()'s branch at p = 0 sampled"
   ;;
 loops)
-  cp "$SOURCE_DIR/tests/instrumentor/programs/plan_inner.c" .
-  "$DRIVERS/sampler-cc" -O2 plan_inner.c -o plan_inner
-  SAMPLER_SPARSITY=1 SAMPLER_FILE=inner_all.report ./plan_inner 100 >/dev/null
   # p = 1/1000: a row's loop of 8 to 15 iterations weighs a few hundredths of the clock's mean, so its copy for
   # plans runs in most rows, and 20,000 rows take about 2,000 samples.
-  { plan_header loops; every_site 0.001 inner_all.report; } >inner.plan
-  for seed in 1 2 3; do
-    SAMPLER_SPARSITY=1000 SAMPLER_SEED=$seed SAMPLER_FILE=inner_uniform.report ./plan_inner 20000 >inner_uniform.out
-    SAMPLER_PLAN=inner.plan SAMPLER_SPARSITY=1000 SAMPLER_SEED=$seed SAMPLER_FILE=inner_plan.report ./plan_inner 20000 \
-      >inner_plan.out
-    samples inner_uniform.report >inner_uniform.samples
-    samples inner_plan.report >inner_plan.samples
-    cmp -s inner_uniform.samples inner_plan.samples ||
-      fail "seed $seed: the samples differ from uniform sampling:
-$(diff inner_uniform.samples inner_plan.samples | head)"
-    cmp -s inner_uniform.out inner_plan.out || fail "seed $seed: the program's output differs"
-    [ "$(total inner_plan.report)" -gt 0 ] || fail "seed $seed: nothing sampled"
-  done
+  same_as_uniform plan_inner 20000
   ;;
 nests)
-  cp "$SOURCE_DIR/tests/instrumentor/programs/plan_nest.c" .
-  "$DRIVERS/sampler-cc" -O2 plan_nest.c -o plan_nest
-  SAMPLER_SPARSITY=1 SAMPLER_FILE=nest_all.report ./plan_nest 100 >/dev/null
   # p = 1/1000: one iteration of the chain (up to 64 bytes compared) weighs about a twentieth of the clock's
   # mean, so the nest's copy for plans runs most iterations; a copy subtracting counts (1 a site, where a weight
   # is 2^48 / 1000) would leave the countdown where it was and sample far less.
-  { plan_header nests; every_site 0.001 nest_all.report; } >nest.plan
-  for seed in 1 2 3; do
-    SAMPLER_SPARSITY=1000 SAMPLER_SEED=$seed SAMPLER_FILE=nest_uniform.report ./plan_nest 20000 >nest_uniform.out
-    SAMPLER_PLAN=nest.plan SAMPLER_SPARSITY=1000 SAMPLER_SEED=$seed SAMPLER_FILE=nest_plan.report ./plan_nest 20000 \
-      >nest_plan.out
-    samples nest_uniform.report >nest_uniform.samples
-    samples nest_plan.report >nest_plan.samples
-    cmp -s nest_uniform.samples nest_plan.samples ||
-      fail "seed $seed: the samples differ from uniform sampling:
-$(diff nest_uniform.samples nest_plan.samples | head)"
-    cmp -s nest_uniform.out nest_plan.out || fail "seed $seed: the program's output differs"
-    [ "$(total nest_plan.report)" -gt 0 ] || fail "seed $seed: nothing sampled"
-  done
+  same_as_uniform plan_nest 20000
   ;;
 first_countdown)
   # Under a plan the initialising thread's countdown is drawn when the plan is applied: with every site at
