@@ -164,6 +164,8 @@ class Lowering {
                                  BasicBlock* planned, BasicBlock* header);
   void leave_copy(Function& f, VersionedLoop& v, const std::vector<BasicBlock*>& copy, ValueToValueMapTy& map,
                   AllocaInst* local);
+  Value* iteration_weight(IRBuilder<>& b, const std::vector<size_t>& indices,
+                          function_ref<uint64_t(BasicBlock*)> times);
   std::pair<BasicBlock*, Value*> planned_nest_guard(Function& f, VersionedLoop& v, const std::vector<size_t>& indices,
                                                     Value* count, BasicBlock* planned, BasicBlock* header);
   std::vector<BasicBlock*> check_each_iteration(Function& f, VersionedLoop& v, const std::vector<BasicBlock*>& copy,

@@ -350,6 +350,17 @@ void Lowering::leave_copy(Function& f, VersionedLoop& v, const std::vector<Basic
   }
 }
 
+// W, the thresholds' entry bounding one iteration's weight under a plan: each of `indices`' sites times the
+// most times an iteration passes its block (`times`, 0 outside the iteration). 2^62 without a plan.
+Value* Lowering::iteration_weight(IRBuilder<>& b, const std::vector<size_t>& indices,
+                                  function_ref<uint64_t(BasicBlock*)> times) {
+  ThresholdBound iteration;
+  for (size_t i : indices)
+    if (uint64_t passes = times(points_[i].before->getParent())) bound_sites(iteration, points_[i], passes);
+  size_t slot = 0;
+  return threshold(b, uint64_t{1} << 62, slot, std::move(iteration));
+}
+
 // Under a plan, where the innermost loop's copy of immediates may not run: its copy that subtracts the plan's
 // weights (`planned`, entered here) runs when the countdown is above (B + 1) * W, W an entry of the thresholds
 // bounding an iteration's weight (the sum of the loop's sites' weights: at least any path's), the product
@@ -363,11 +374,7 @@ BasicBlock* Lowering::planned_copy_guard(Function& f, VersionedLoop& v, const st
   BasicBlock* guard = BasicBlock::Create(context_, "sampler.loop_plan_guard", &f, header);
   IRBuilder<> b(guard);
   b.SetCurrentDebugLocation(v.entering->getTerminator()->getDebugLoc());
-  ThresholdBound iteration;
-  for (size_t i : indices)
-    if (inside.count(points_[i].before->getParent())) bound_sites(iteration, points_[i], 1);
-  size_t slot = 0;
-  Value* weight = threshold(b, uint64_t{1} << 62, slot, std::move(iteration));
+  Value* weight = iteration_weight(b, indices, [&](BasicBlock* block) -> uint64_t { return inside.count(block); });
   Value* product = b.CreateBinaryIntrinsic(Intrinsic::umul_with_overflow, b.CreateAdd(trips, b.getInt64(1)),
                                            weight);
   Value* fits = b.CreateNot(b.CreateExtractValue(product, 1));
@@ -389,12 +396,10 @@ std::pair<BasicBlock*, Value*> Lowering::planned_nest_guard(Function& f, Version
   BasicBlock* guard = BasicBlock::Create(context_, "sampler.nest_plan_guard", &f, header);
   IRBuilder<> b(guard);
   b.SetCurrentDebugLocation(v.entering->getTerminator()->getDebugLoc());
-  ThresholdBound iteration;
-  for (size_t i : indices)
-    if (auto times = v.times.find(points_[i].before->getParent()); times != v.times.end())
-      bound_sites(iteration, points_[i], times->second);
-  size_t slot = 0;
-  Value* weight = threshold(b, uint64_t{1} << 62, slot, std::move(iteration));
+  Value* weight = iteration_weight(b, indices, [&](BasicBlock* block) -> uint64_t {
+    auto times = v.times.find(block);
+    return times == v.times.end() ? 0 : times->second;
+  });
   b.CreateCondBr(b.CreateICmpUGT(count, weight, "sampler.nest_planned"), planned, header);
   return {guard, weight};
 }
