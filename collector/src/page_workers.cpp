@@ -101,6 +101,10 @@ double FreshPages::window() const {
 
 uint64_t FreshPages::generation(const std::string& app) const {
   std::lock_guard lock(mutex_);
+  return generation_held(app);
+}
+
+uint64_t FreshPages::generation_held(const std::string& app) const {
   auto it = generations_.find(app);
   return it == generations_.end() ? 0 : it->second;
 }
@@ -108,9 +112,10 @@ uint64_t FreshPages::generation(const std::string& app) const {
 std::optional<Response> FreshPages::find(const std::string& path, const std::string& app, double now) const {
   std::lock_guard lock(mutex_);
   auto it = pages_.find(path);
-  if (it == pages_.end() || it->second.app != app || now - it->second.began >= window_) return std::nullopt;
-  auto generation = generations_.find(app);
-  if (it->second.generation != (generation == generations_.end() ? 0 : generation->second)) return std::nullopt;
+  if (it == pages_.end() || it->second.app != app || now - it->second.began >= window_ ||
+      it->second.generation != generation_held(app)) {
+    return std::nullopt;
+  }
   return it->second.page;
 }
 

@@ -94,6 +94,7 @@ class FreshPages {
   void stored(const std::string& app);
 
  private:
+  uint64_t generation_held(const std::string& app) const;  // generation(), mutex_ held
   struct Kept {
     std::string app;
     uint64_t generation = 0;
