@@ -51,7 +51,7 @@ samples() {  # REPORT: the samples subreport's counts summed
 
 for program in gzip bzip2 bc; do
   base=$(run "$program-plain" "$plain" "$program") || exit 1
-  echo "== $program, instructions under callgrind"
+  echo "== $program, instructions under callgrind (ratio: to plain clang-19's $base)"
   printf '%-26s %15s %8s %12s %10s\n' "build, sampling" "instructions" "ratio" "samples" "a sample"
   printf '%-26s %15s %8s\n' "plain clang-19" "$base" "1.00x"
   for build in "$@"; do
