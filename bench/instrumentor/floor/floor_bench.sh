@@ -39,7 +39,7 @@ run() {  # NAME DIR PROGRAM ENVIRONMENT...: instructions; the report in $work/NA
   case $program in bc) from=$bc_input; arguments=(-l) ;; *) from=$input; arguments=(-9 -c) ;; esac
   env LD_LIBRARY_PATH="$dir" SAMPLER_SEED=1 SAMPLER_FILE="$work/$name.report" "$@" valgrind --tool=callgrind \
     --callgrind-out-file=/dev/null "$dir/$program" "${arguments[@]}" <"$from" >"$work/$name.out" \
-    2>"$work/$name.err" || { echo "floor_bench.sh: $dir/$program failed (see $work/$name.err)" >&2; exit 1; }
+    2>"$work/$name.err" || { echo "floor_bench.sh: $dir/$program failed:" >&2; tail -5 "$work/$name.err" >&2; exit 1; }
   if [ "$name" != "$program-plain" ] && ! cmp -s "$work/$name.out" "$work/$program-plain.out"; then
     echo "floor_bench.sh: $dir/$program's output differs from plain clang's" >&2; exit 1
   fi
