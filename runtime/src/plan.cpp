@@ -318,9 +318,12 @@ uint32_t for_each_bound(const sampler_unit& unit, OnEntry&& on_entry) {
 
 constexpr int64_t kDispatchOn = int64_t{1} << 61;   // the twin when sampling is off (abi.h)
 constexpr int64_t kDispatchOff = INT64_MIN;         // the twin always
+// Off until a callee says otherwise (settle_dispatches()): on for a thread that runs the function meanwhile, so
+// that no function is ever off by mistake, even for a moment.
+constexpr int64_t kDispatchMaybeOff = kDispatchOn + 1;
 
-/// A dispatch's entry before its callees are looked at: off if every site of the function weighs 0, on if one
-/// does not or cannot be named.
+/// A dispatch's entry before its callees are looked at: maybe off if every site of the function weighs 0, on if
+/// one does not or cannot be named.
 int64_t dispatch_of_sites(const sampler_unit& unit, const uint32_t* pairs, uint64_t n) {
   for (uint64_t e = 0; e < n; ++e) {
     uint64_t first = pairs[2 * e], times = pairs[2 * e + 1];
@@ -333,23 +336,26 @@ int64_t dispatch_of_sites(const sampler_unit& unit, const uint32_t* pairs, uint6
     for (uint64_t r = 0; r < run; ++r)
       if (load_relaxed(&unit.weights[first + r]) != 0) return kDispatchOn;
   }
-  return kDispatchOff;
+  return kDispatchMaybeOff;
 }
 
 /// The plan's off functions: the greatest set of dispatches whose sites all weigh 0 (dispatch_of_sites()) and
 /// whose callees are all in it. Each pass turns on the functions with a callee on, until none changes (at most
-/// one pass a dispatch, and one when callees come before their callers, as C defines them). Then the entries of
-/// SAMPLER_THRESHOLD_BELOW_UNSAMPLED that name an off dispatch. `walked`: the entries computed.
+/// one pass a dispatch, and one when callees come before their callers, as C defines them). Then those left are
+/// off, and after them the entries of SAMPLER_THRESHOLD_BELOW_UNSAMPLED that name them (in that order: a B below
+/// every countdown sends the dispatch on to its own test). `walked`: the entries computed.
 void settle_dispatches(sampler_unit& unit, uint32_t walked) {
+  auto maybe_off = [&unit, walked](uint64_t entry) {
+    return entry < walked && load_relaxed(&unit.thresholds[entry]) == kDispatchMaybeOff;
+  };
   bool changed = true;
   while (changed) {
     changed = false;
     for_each_bound(unit, [&](uint32_t i, uint64_t multiplier, const uint32_t* pairs, uint64_t n) {
       if (i >= walked) return false;
-      if (multiplier != SAMPLER_THRESHOLD_DISPATCH || load_relaxed(&unit.thresholds[i]) != kDispatchOff) return true;
+      if (multiplier != SAMPLER_THRESHOLD_DISPATCH || !maybe_off(i)) return true;
       for (uint64_t e = 0; e < n; ++e)
-        if (pairs[2 * e + 1] == SAMPLER_THRESHOLD_CALLEE &&
-            (pairs[2 * e] >= walked || load_relaxed(&unit.thresholds[pairs[2 * e]]) != kDispatchOff)) {
+        if (pairs[2 * e + 1] == SAMPLER_THRESHOLD_CALLEE && !maybe_off(pairs[2 * e])) {
           store_relaxed(&unit.thresholds[i], kDispatchOn);
           changed = true;
           break;
@@ -357,6 +363,11 @@ void settle_dispatches(sampler_unit& unit, uint32_t walked) {
       return true;
     });
   }
+  for_each_bound(unit, [&](uint32_t i, uint64_t multiplier, const uint32_t*, uint64_t) {
+    if (i >= walked) return false;
+    if (multiplier == SAMPLER_THRESHOLD_DISPATCH && maybe_off(i)) store_relaxed(&unit.thresholds[i], kDispatchOff);
+    return true;
+  });
   for_each_bound(unit, [&](uint32_t i, uint64_t multiplier, const uint32_t* pairs, uint64_t n) {
     if (i >= walked) return false;
     if (multiplier == SAMPLER_THRESHOLD_BELOW_UNSAMPLED && n == 1 && pairs[1] == SAMPLER_THRESHOLD_CALLEE &&
