@@ -520,11 +520,12 @@ Plan make_plan(const Usage& usage, const PlanOptions& options) {
 
   double rate = 0, walks = 0, cost = 0;
   for (const Demand& d : demands) {
-    const double probability = d.off ? 0 : std::min(cap, level / d.effective);
-    if (d.off) {
-      plan.entries.push_back({std::get<0>(d.key), std::get<1>(d.key), std::get<2>(d.key), 0});
+    const auto& [unit, scheme, site] = d.key;
+    if (d.off) {  // its function's fast sides alone are above the budget (turn_off_functions())
+      plan.entries.push_back({unit, scheme, site, 0});
       continue;
     }
+    const double probability = std::min(cap, level / d.effective);
     rate += probability * d.per_second;
     walks += probability * d.walks;
     cost += probability * d.price;
@@ -534,7 +535,6 @@ Plan make_plan(const Usage& usage, const PlanOptions& options) {
     } else if (probability * d.per_run < options.target) {
       ++plan.below_target;
     }
-    const auto& [unit, scheme, site] = d.key;
     plan.entries.push_back({unit, scheme, site, probability});
   }
   plan.level = level;
