@@ -390,7 +390,28 @@ struct Demand {
   double price = 0;
   double effective = 0;
   bool unseen = false;
+  bool off = false;  // its function turned off (PlanOptions::fast_seconds): probability 0
 };
+
+// Functions turned off (docs/analysis.md, "Functions turned off"): a function whose seen sites execute x times a
+// CPU second of the program spends fast_seconds * x of it on their fast sides whatever their probabilities, as
+// long as one of them is above 0 (its code with sites runs); above the budget, every site of it goes to
+// probability 0, which lets the function run its twin (the runtime's rule: its twin's callees off too). Sites
+// never seen count nothing: their upper bound is no estimate of the function's executions.
+void turn_off_functions(std::vector<Demand>& demands, const PlanOptions& options, Plan& plan) {
+  if (options.fast_seconds <= 0) return;
+  std::map<std::pair<std::string_view, std::string_view>, double> executions;  // by (unit, function)
+  for (const Demand& d : demands)
+    if (d.function != nullptr && !d.unseen) executions[{std::get<0>(d.key), *d.function}] += d.per_second;
+  for (auto& [function, per_second] : executions)
+    if (options.fast_seconds * per_second > options.budget) ++plan.off_functions;
+  for (Demand& d : demands) {
+    if (d.function == nullptr) continue;
+    auto found = executions.find({std::get<0>(d.key), *d.function});
+    d.off = found != executions.end() && options.fast_seconds * found->second > options.budget;
+    plan.off_sites += d.off;
+  }
+}
 
 }  // namespace
 
@@ -464,6 +485,7 @@ Plan make_plan(const Usage& usage, const PlanOptions& options) {
     d.price = options.sample_seconds * d.per_second + options.walk_seconds * d.walks;
     d.effective = d.per_run * d.price / (options.sample_seconds * d.per_second);
   }
+  turn_off_functions(demands, options, plan);
   plan.sites = demands.size();
   plan.mean_run_seconds = usage.runs == 0 ? 0 : usage.seconds / static_cast<double>(usage.runs);
   plan.uniform_cost =
@@ -477,13 +499,14 @@ Plan make_plan(const Usage& usage, const PlanOptions& options) {
   // finds the largest L whose cost is within the budget, exactly. (price / e is c x / m: with every price its
   // samples' alone, e = m and every site below the cap gets L expected samples.)
   const double cap = options.max_probability, allowed = options.budget;
-  std::vector<size_t> order(demands.size());
-  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::vector<size_t> order;
+  for (size_t i = 0; i < demands.size(); ++i)
+    if (!demands[i].off) order.push_back(i);
   std::sort(order.begin(), order.end(),
             [&](size_t a, size_t b) { return demands[a].effective < demands[b].effective; });
   double capped_cost = 0;  // sum of cap * price over the capped sites: a share of the CPU time
   double slope = 0;        // sum of price / e over the others: that share per unit of L
-  for (const Demand& d : demands) slope += d.price / d.effective;
+  for (size_t i : order) slope += demands[i].price / demands[i].effective;
   double level = std::numeric_limits<double>::infinity();
   size_t capped = 0;
   for (; capped < order.size(); ++capped) {
@@ -497,6 +520,11 @@ Plan make_plan(const Usage& usage, const PlanOptions& options) {
 
   double rate = 0, walks = 0, cost = 0;
   for (const Demand& d : demands) {
+    const auto& [unit, scheme, site] = d.key;
+    if (d.off) {  // its function's fast sides alone are above the budget (turn_off_functions())
+      plan.entries.push_back({unit, scheme, site, 0});
+      continue;
+    }
     const double probability = std::min(cap, level / d.effective);
     rate += probability * d.per_second;
     walks += probability * d.walks;
@@ -507,7 +535,6 @@ Plan make_plan(const Usage& usage, const PlanOptions& options) {
     } else if (probability * d.per_run < options.target) {
       ++plan.below_target;
     }
-    const auto& [unit, scheme, site] = d.key;
     plan.entries.push_back({unit, scheme, site, probability});
   }
   plan.level = level;
@@ -578,6 +605,15 @@ std::string plan_summary(const Usage& usage, const Plan& plan, const PlanOptions
               : "missed by " + std::to_string(plan.below_target) + " sites (the budget allows no more)";
   if (plan.rare > 0) text += ", " + std::to_string(plan.rare) + " sites at the cap execute too rarely to reach it";
   text += "\n";
+  if (options.fast_seconds > 0) {
+    text += "sampler-analyze plan: ";
+    text += plan.functions_known
+                ? std::to_string(plan.off_functions) + " functions turned off (" + std::to_string(plan.off_sites) +
+                      " sites at probability 0): their fast sides alone, at " + number(options.fast_seconds * 1e9) +
+                      " ns a site's execution, would cost more than the budget"
+                : std::string("no function turned off: functions not known (not given by --sites)");
+    text += "\n";
+  }
   const double walks_per_run = plan.walks_per_second * plan.mean_run_seconds;
   text += "sampler-analyze plan: predicted cost " + number(plan.cost * 100) + "% of a run's CPU time (budget " +
           number(options.budget * 100) + "%): " + number(samples_per_run) + " samples a run at " +

@@ -54,13 +54,18 @@ struct Point {
 // from a plan's weights: multiplier * (the sum of times * weight over `sites`, plus the bounds of the thresholds
 // `slots` name). `unknown`: a site whose weight the compiler cannot name (2^62 under a plan). `below_unsampled`:
 // 2^61 - 1 under a plan, below every countdown that sends the dispatch to the twin and above every other
-// (a counted copy's B, tested first: lower_counted.cpp).
+// (a counted copy's B, tested first: lower_counted.cpp), or the smallest countdown when `dispatch` (the entry of
+// its function's dispatch) is off. `dispatch`, without below_unsampled: the entry is a function's dispatch
+// (sampler/abi.h, SAMPLER_THRESHOLD_DISPATCH), `sites` the function's, `callees` the dispatches of the functions
+// its twin calls; `unknown`, a site it cannot name, keeps the function on.
 struct ThresholdBound {
   uint64_t multiplier = 1;
   std::vector<std::pair<uint64_t, uint64_t>> sites;  // (weight ordinal, times)
   std::vector<size_t> slots;
   bool unknown = false;
   bool below_unsampled = false;
+  std::optional<size_t> dispatch;
+  std::vector<size_t> callees;
 };
 
 class Lowering {
@@ -218,7 +223,9 @@ class Lowering {
   static bool can_forward(Function& f);
   static void make_local(Function& copy, Function& f, const char* suffix);
   Function* make_twin(Function& f);
-  void call_twins(Function& twin);
+  void call_twins(Function& f, Function& twin);
+  void dispatch_thresholds(const std::vector<std::pair<Function*, std::vector<size_t>>>& by_function);
+  Value* unsampled_at(IRBuilder<>& b, Function& f);
   Function& dispatch(Function& f, const std::vector<size_t>& indices, std::optional<CountedCopy>& counted);
   AttributeList call_attributes(Function& f);
   static void merge_copies(Instruction& inst, ValueToValueMapTy& map, const std::set<BasicBlock*>& inside,
@@ -291,6 +298,8 @@ class Lowering {
   std::map<Function*, AllocaInst*> pair_operands_;   // an array of that many, for sampler_take_compares()
   std::map<std::vector<uint64_t>, GlobalVariable*> pair_constants_;  // the unit's constant ends of groups
   std::map<Function*, Function*> twins_;              // function -> its twin without sites
+  std::map<Function*, std::set<Function*>> twin_callees_;  // function -> the functions whose twins its twin calls
+  std::map<Function*, size_t> dispatch_slots_;        // function -> its dispatch's entry of the thresholds
   std::set<Function*> with_sites_;                    // the functions whose markers were lowered
   std::set<Function*> counted_;                       // the leaf functions' counted copies (counted_copy())
   GlobalVariable* countdown_ = nullptr;

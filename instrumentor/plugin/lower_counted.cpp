@@ -315,12 +315,14 @@ void Lowering::counted_test(Function& f, CountedCopy& c) {
     // immediates and must not run), below every countdown of sampling off and above every other.
     ThresholdBound bound;
     bound.below_unsampled = true;
+    if (auto dispatch = dispatch_slots_.find(&f); dispatch != dispatch_slots_.end())
+      bound.dispatch = dispatch->second;  // INT64_MIN when the plan turns f off: never within
     size_t slot = 0;
     Value* bound_value = threshold(b, c.constant, slot, std::move(bound));
     BasicBlock* above = BasicBlock::Create(context_, "sampler.above", &f, c.sampled);
     b.CreateCondBr(b.CreateICmpSLE(count, bound_value, "sampler.within"), c.sampled, above);
     IRBuilder<> a(above);
-    a.CreateCondBr(a.CreateICmpSGE(count, a.getInt64(kUnsampledCountdown), "sampler.off"), c.off, c.fast);
+    a.CreateCondBr(a.CreateICmpSGE(count, unsampled_at(a, f), "sampler.off"), c.off, c.fast);
     return;
   }
   Value* test = fast_side_test(b, count, most);

@@ -302,14 +302,26 @@ void Lowering::emit_thresholds() {
   Type* i64 = Type::getInt64Ty(context_);
   std::vector<uint32_t> words;
   for (size_t slot = 0; slot < threshold_bounds_.size(); ++slot) {
+    const ThresholdBound& bound = threshold_bounds_[slot];
     std::optional<std::map<uint64_t, uint64_t>> sites = flatten(slot);
-    uint64_t multiplier = threshold_bounds_[slot].multiplier;
+    uint64_t multiplier = bound.multiplier;
     if (sites)
       for (auto [ordinal, times] : *sites)
         if (times >= SAMPLER_THRESHOLD_RUN || ordinal > UINT32_MAX) sites.reset();
-    if (threshold_bounds_[slot].below_unsampled) {
+    // Pairs that name entries, not sites (sampler/abi.h, SAMPLER_THRESHOLD_DISPATCH): a counted copy's B names its
+    // dispatch; a dispatch its callees' dispatches, and a site it cannot name as an entry past the thresholds.
+    std::vector<std::pair<uint32_t, uint32_t>> entries;
+    if (bound.below_unsampled) {
       sites.emplace();
       multiplier = SAMPLER_THRESHOLD_BELOW_UNSAMPLED;
+      if (bound.dispatch) entries.emplace_back(static_cast<uint32_t>(*bound.dispatch), SAMPLER_THRESHOLD_CALLEE);
+    } else if (bound.dispatch) {
+      multiplier = SAMPLER_THRESHOLD_DISPATCH;
+      for (size_t callee : bound.callees) entries.emplace_back(static_cast<uint32_t>(callee), SAMPLER_THRESHOLD_CALLEE);
+      if (!sites) {
+        sites.emplace();
+        entries.emplace_back(UINT32_MAX, SAMPLER_THRESHOLD_CALLEE);
+      }
     } else if (!sites) {
       sites.emplace();
       // 2^62 under any plan; a shift of 63 (w of 0)
@@ -325,6 +337,7 @@ void Lowering::emit_thresholds() {
       else
         pairs.emplace_back(static_cast<uint32_t>(ordinal), times == 1 ? kRun | 1 : static_cast<uint32_t>(times));
     }
+    pairs.insert(pairs.end(), entries.begin(), entries.end());
     words.push_back(static_cast<uint32_t>(pairs.size()));
     words.push_back(static_cast<uint32_t>(multiplier));
     words.push_back(static_cast<uint32_t>(multiplier >> 32));

@@ -9,6 +9,8 @@
 // loops (a function without loops checks about as often either way: once, and after each call). With
 // sampling on, no draw comes near 2^61 below a sparsity of about 10^17, where the sample a skipped opportunity
 // could have been is not expected in years.
+#include <algorithm>
+
 #include <llvm/Analysis/CFG.h>
 #include <llvm/IR/DebugInfo.h>
 #include <llvm/IR/InstIterator.h>
@@ -38,7 +40,8 @@ void Lowering::copy_functions() {
     if (!f->hasAvailableExternallyLinkage() && has_loop(*f) && can_amortize(*f) && can_forward(*f))
       twins_[f] = make_twin(*f);
   for (auto& [f, points] : by_function)
-    if (auto twin = twins_.find(f); twin != twins_.end()) call_twins(*twin->second);
+    if (auto twin = twins_.find(f); twin != twins_.end()) call_twins(*f, *twin->second);
+  dispatch_thresholds(by_function);
   for (auto& [f, points] : by_function) {
     std::optional<CountedCopy> counted;
     if (twins_.count(f)) counted = counted_copy(*f, points);
@@ -96,15 +99,47 @@ Function* Lowering::make_twin(Function& f) {
 
 // The twin's calls of the unit's functions that have twins go to those twins: no check on the way. Not when
 // the callee's twin is in a comdat group the caller is not in (the linker may discard that group, and keep
-// another unit's f), nor when the linker or the loader may replace f (weak).
-void Lowering::call_twins(Function& twin) {
+// another unit's f), nor when the linker or the loader may replace f (weak). The callees are f's in
+// twin_callees_: a plan may turn f off only with them (dispatch_thresholds()).
+void Lowering::call_twins(Function& f, Function& twin) {
   for (Instruction& inst : instructions(twin))
     if (auto* call = dyn_cast<CallBase>(&inst))
       if (auto found = twins_.find(call->getCalledFunction()); found != twins_.end()) {
         const Comdat* group = found->second->getComdat();
-        if (!found->first->isInterposable() && (!group || group == twin.getComdat()))
+        if (!found->first->isInterposable() && (!group || group == twin.getComdat())) {
           call->setCalledFunction(found->second);
+          twin_callees_[&f].insert(found->first);
+        }
       }
+}
+
+// Each dispatch compares the countdown with an entry of the unit's thresholds (a unit with weights): 2^61 without
+// a plan, as the constant it replaces; under a plan INT64_MIN when the function is off, every one of its sites at
+// probability 0 and every function its twin calls off too (the runtime's greatest fixed point over the callees:
+// sampler/abi.h, SAMPLER_THRESHOLD_DISPATCH), so that the plan's sites that never sample cost what sampling off
+// costs (docs/decisions.md, "A plan's functions without samples run their twins"). All the entries first, since
+// each names its callees' entries.
+void Lowering::dispatch_thresholds(const std::vector<std::pair<Function*, std::vector<size_t>>>& by_function) {
+  if (!weights_) return;
+  for (auto& [f, points] : by_function)
+    if (twins_.count(f)) dispatch_slots_[f] = new_threshold(kUnsampledCountdown, ThresholdBound{});
+  for (auto& [f, points] : by_function) {
+    auto slot = dispatch_slots_.find(f);
+    if (slot == dispatch_slots_.end()) continue;
+    ThresholdBound& bound = threshold_bounds_[slot->second];
+    bound.dispatch = slot->second;
+    for (size_t i : points) bound_sites(bound, points_[i]);
+    for (Function* callee : twin_callees_[f]) bound.callees.push_back(dispatch_slots_.at(callee));
+    std::sort(bound.callees.begin(), bound.callees.end());
+  }
+}
+
+// What a countdown at least sends f's dispatch to its twin: its entry of the thresholds (dispatch_thresholds()),
+// or 2^61 in a unit without weights.
+Value* Lowering::unsampled_at(IRBuilder<>& b, Function& f) {
+  auto slot = dispatch_slots_.find(&f);
+  if (slot == dispatch_slots_.end()) return b.getInt64(kUnsampledCountdown);
+  return load_threshold(b, slot->second);
 }
 
 // f's code with sites moves to a function of its own, f.sampled, and f (its address, its symbol) becomes the
@@ -151,7 +186,7 @@ Function& Lowering::dispatch(Function& f, const std::vector<size_t>& indices, st
     }
   }
   if (below_off)
-    b.CreateCondBr(b.CreateICmpSGE(count, ConstantInt::get(i64, kUnsampledCountdown), "sampler.off"), off, below_off);
+    b.CreateCondBr(b.CreateICmpSGE(count, unsampled_at(b, f), "sampler.off"), off, below_off);
   std::vector<Value*> args;
   for (Argument& arg : f.args()) args.push_back(&arg);
   for (auto [block, callee] : calls) {

@@ -297,18 +297,98 @@ bool load_plan(const char* path, const char* sparsity_text, double sparsity, boo
 
 bool plan_in_force() { return g_plan_identity.in_force; }
 
+namespace {
+
+/// Calls on_entry(index, multiplier, pairs, n) for each entry of the unit's threshold bounds, in order, while they
+/// are well formed and on_entry returns true; returns the number of entries it walked.
+template <typename OnEntry>
+uint32_t for_each_bound(const sampler_unit& unit, OnEntry&& on_entry) {
+  const uint32_t* words = unit.threshold_bounds;
+  uint64_t size = unit.threshold_bounds_size, at = 0;
+  uint32_t i = 0;
+  for (; i < unit.threshold_count && at + 3 <= size; ++i) {
+    uint64_t n = words[at], multiplier = words[at + 1] | uint64_t{words[at + 2]} << 32;
+    if (at + 3 + 2 * n > size) break;
+    const uint32_t* pairs = words + at + 3;
+    at += 3 + 2 * n;
+    if (!on_entry(i, multiplier, pairs, n)) break;
+  }
+  return i;
+}
+
+constexpr int64_t kDispatchOn = int64_t{1} << 61;   // the twin when sampling is off (abi.h)
+constexpr int64_t kDispatchOff = INT64_MIN;         // the twin always
+// Off until a callee says otherwise (settle_dispatches()): on for a thread that runs the function meanwhile, so
+// that no function is ever off by mistake, even for a moment.
+constexpr int64_t kDispatchMaybeOff = kDispatchOn + 1;
+
+/// A dispatch's entry before its callees are looked at: maybe off if every site of the function weighs 0, on if
+/// one does not or cannot be named.
+int64_t dispatch_of_sites(const sampler_unit& unit, const uint32_t* pairs, uint64_t n) {
+  for (uint64_t e = 0; e < n; ++e) {
+    uint64_t first = pairs[2 * e], times = pairs[2 * e + 1];
+    if (times == SAMPLER_THRESHOLD_CALLEE) {
+      if (first >= unit.threshold_count) return kDispatchOn;
+      continue;
+    }
+    uint64_t run = times & SAMPLER_THRESHOLD_RUN ? times & ~uint64_t{SAMPLER_THRESHOLD_RUN} : 1;
+    if (first + run > unit.weight_count) return kDispatchOn;
+    for (uint64_t r = 0; r < run; ++r)
+      if (load_relaxed(&unit.weights[first + r]) != 0) return kDispatchOn;
+  }
+  return kDispatchMaybeOff;
+}
+
+/// The plan's off functions: the greatest set of dispatches whose sites all weigh 0 (dispatch_of_sites()) and
+/// whose callees are all in it. Each pass turns on the functions with a callee on, until none changes (at most
+/// one pass a dispatch, and one when callees come before their callers, as C defines them). Then those left are
+/// off, and after them the entries of SAMPLER_THRESHOLD_BELOW_UNSAMPLED that name them (in that order: a B below
+/// every countdown sends the dispatch on to its own test). `walked`: the entries computed.
+void settle_dispatches(sampler_unit& unit, uint32_t walked) {
+  auto maybe_off = [&unit, walked](uint64_t entry) {
+    return entry < walked && load_relaxed(&unit.thresholds[entry]) == kDispatchMaybeOff;
+  };
+  bool changed = true;
+  while (changed) {
+    changed = false;
+    for_each_bound(unit, [&](uint32_t i, uint64_t multiplier, const uint32_t* pairs, uint64_t n) {
+      if (i >= walked) return false;
+      if (multiplier != SAMPLER_THRESHOLD_DISPATCH || !maybe_off(i)) return true;
+      for (uint64_t e = 0; e < n; ++e)
+        if (pairs[2 * e + 1] == SAMPLER_THRESHOLD_CALLEE && !maybe_off(pairs[2 * e])) {
+          store_relaxed(&unit.thresholds[i], kDispatchOn);
+          changed = true;
+          break;
+        }
+      return true;
+    });
+  }
+  for_each_bound(unit, [&](uint32_t i, uint64_t multiplier, const uint32_t*, uint64_t) {
+    if (i >= walked) return false;
+    if (multiplier == SAMPLER_THRESHOLD_DISPATCH && maybe_off(i)) store_relaxed(&unit.thresholds[i], kDispatchOff);
+    return true;
+  });
+  for_each_bound(unit, [&](uint32_t i, uint64_t multiplier, const uint32_t* pairs, uint64_t n) {
+    if (i >= walked) return false;
+    if (multiplier == SAMPLER_THRESHOLD_BELOW_UNSAMPLED && n == 1 && pairs[1] == SAMPLER_THRESHOLD_CALLEE &&
+        pairs[0] < walked && load_relaxed(&unit.thresholds[pairs[0]]) == kDispatchOff)
+      store_relaxed(&unit.thresholds[i], kDispatchOff);
+    return true;
+  });
+}
+
+}  // namespace
+
 void compute_thresholds(sampler_unit& unit) {
   constexpr uint64_t kRun = SAMPLER_THRESHOLD_RUN;
   if (unit.thresholds == nullptr) return;
   uint32_t i = 0;
   if (unit.abi_version >= 4 && unit.threshold_bounds != nullptr) {
-    const uint32_t* words = unit.threshold_bounds;
-    uint64_t size = unit.threshold_bounds_size, at = 0;
-    for (; i < unit.threshold_count && at + 3 <= size; ++i) {
-      uint64_t n = words[at], multiplier = words[at + 1] | uint64_t{words[at + 2]} << 32;
-      if (at + 3 + 2 * n > size) break;
-      const uint32_t* pairs = words + at + 3;
-      at += 3 + 2 * n;
+    i = for_each_bound(unit, [&unit](uint32_t slot, uint64_t multiplier, const uint32_t* pairs, uint64_t n) {
+      if (multiplier == SAMPLER_THRESHOLD_DISPATCH && unit.abi_version >= 6) {
+        store_relaxed(&unit.thresholds[slot], dispatch_of_sites(unit, pairs, n));
+        return true;
+      }
       uint64_t sum = 0;
       bool known = true;
       for (uint64_t e = 0; e < n && known; ++e) {
@@ -323,7 +403,9 @@ void compute_thresholds(sampler_unit& unit) {
           sum = add_saturated(sum, multiply_saturated(weight, times));
         }
       }
-      if (!known) break;
+      // A counted copy's B names its dispatch with a pair that is no site (settle_dispatches())
+      if (multiplier == SAMPLER_THRESHOLD_BELOW_UNSAMPLED) known = true;
+      if (!known) return false;
       uint64_t threshold = 0;
       if (multiplier == UINT64_MAX) {
         threshold = static_cast<uint64_t>(kCertainWeight);
@@ -334,8 +416,10 @@ void compute_thresholds(sampler_unit& unit) {
       } else {
         threshold = multiply_saturated(sum, multiplier);
       }
-      store_relaxed(&unit.thresholds[i], static_cast<int64_t>(threshold));
-    }
+      store_relaxed(&unit.thresholds[slot], static_cast<int64_t>(threshold));
+      return true;
+    });
+    if (unit.abi_version >= 6) settle_dispatches(unit, i);
   }
   // Past a malformed bound the entry may be a threshold or a loop's shift: 2^62 + 63 is safe as both (no countdown
   // passes it; the shift instruction takes its low 6 bits, 63). A unit of version 3 expects 2^62 exactly.

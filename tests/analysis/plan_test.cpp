@@ -522,6 +522,54 @@ TEST(MakePlan, WithoutFunctionsOrWithEachSiteAloneNoWalkIsPriced) {
       << summary;
 }
 
+TEST(MakePlan, AFunctionWhoseFastSidesAloneExceedTheBudgetIsTurnedOff) {
+  // "loop"'s two sites execute 10^6 and 10^5 times a second, "cold"'s 100 and 1 (runs of 1 s). At 10 ns a site's
+  // execution the loop's fast sides alone take 1.1e6 * 1e-8 = 1.1 % of the CPU time, above a 1 % budget: both its
+  // sites go to probability 0, and "cold"'s share the whole budget (both capped at 1, 101 samples at 100 ns: 0.00101
+  // % of it). At 5 ns (0.55 %) nothing is turned off. A site never seen counts nothing toward its function.
+  Usage usage = usage_of({1e6, 1e5, 100, 1, 0});
+  usage.sections[0].functions = {"loop", "loop", "cold", "cold", "cold"};
+  PlanOptions options;
+  options.budget = 0.01;
+  options.sample_seconds = 100e-9;
+  options.fast_seconds = 10e-9;
+  Plan plan = make_plan(usage, options);
+  ASSERT_EQ(plan.entries.size(), 5u);
+  EXPECT_EQ(plan.entries[0].probability, 0);
+  EXPECT_EQ(plan.entries[1].probability, 0);
+  EXPECT_DOUBLE_EQ(plan.entries[2].probability, 1);
+  EXPECT_DOUBLE_EQ(plan.entries[3].probability, 1);
+  EXPECT_DOUBLE_EQ(plan.entries[4].probability, 1);
+  EXPECT_EQ(plan.off_functions, 1u);
+  EXPECT_EQ(plan.off_sites, 2u);
+  EXPECT_LE(plan.cost, options.budget);
+  EXPECT_EQ(plan.below_target, 0u);
+  std::string summary = plan_summary(usage, plan, options, "p");
+  EXPECT_NE(summary.find("1 functions turned off (2 sites at probability 0): their fast sides alone, at 10 ns a "
+                         "site's execution, would cost more than the budget"),
+            std::string::npos)
+      << summary;
+  // Below the threshold, or without the option, the plan of every site: the loop's sites sample.
+  options.fast_seconds = 5e-9;
+  Plan kept = make_plan(usage, options);
+  EXPECT_EQ(kept.off_functions, 0u);
+  EXPECT_GT(kept.entries[0].probability, 0);
+  EXPECT_GT(kept.entries[1].probability, 0);
+  options.fast_seconds = 0;
+  EXPECT_EQ(make_plan(usage, options).id, kept.id);
+  EXPECT_EQ(plan_summary(usage, kept, options, "p").find("turned off"), std::string::npos);
+  // Without the functions nothing is turned off, and the summary says why.
+  options.fast_seconds = 10e-9;
+  usage.sections[0].functions.clear();
+  Plan unnamed = make_plan(usage, options);
+  EXPECT_EQ(unnamed.off_functions, 0u);
+  options.fast_seconds = 0;
+  EXPECT_EQ(unnamed.id, make_plan(usage, options).id);
+  options.fast_seconds = 10e-9;
+  EXPECT_NE(plan_summary(usage, unnamed, options, "p").find("no function turned off: functions not known"),
+            std::string::npos);
+}
+
 TEST(NameFunctions, EachSiteTakesItsFunctionFromTheSiteInformation) {
   Usage usage = usage_of({5, 0});
   usage.sections.push_back({kUnit, "returns", {SiteUsage{}}, {}});

@@ -16,6 +16,9 @@
 #                is above the loop's weight and the sites after the loop sampling from what the copy left
 #   nests        plan_nest's loop around a loop, entered once a row: a plan giving every site 1/SPARSITY samples
 #                exactly the sites uniform sampling does, the nest's copy for plans running an iteration at a time
+#   off          plan_off's functions with twins: under a plan of p = 0 everywhere each runs its twin, as with sampling
+#                off; under one that samples leaf() only, outer(), whose twin calls leaf()'s, runs its code with
+#                sites and leaf()'s sites count every execution, while lone() runs its twin
 #   first_countdown  under a plan of p = 0 everywhere, the initialising thread's countdown is drawn (not left at 1)
 #   malformed    a malformed plan is refused with its file and line, and the run samples uniformly
 #   plugin       a plan naming the sites of a dlopen()ed library: loaded, used and closed twice by a host built
@@ -187,6 +190,48 @@ nests)
   # mean, so the nest's copy for plans runs most iterations; a copy subtracting counts (1 a site, where a weight
   # is 2^48 / 1000) would leave the countdown where it was and sample far less.
   same_as_uniform plan_nest 20000
+  ;;
+off)
+  # plan_off prints, per function, where its calls of where() return to (offsets from its symbol): its twin's
+  # calls with sampling off, its code with sites at a uniform rate (which the comparisons below rely on).
+  cp "$SOURCE_DIR/tests/instrumentor/programs/plan_off.c" .
+  "$DRIVERS/sampler-cc" -O2 plan_off.c -o plan_off
+  SAMPLER_FILE=/dev/null ./plan_off 100 >twin.out
+  SAMPLER_SPARSITY=1000 SAMPLER_FILE=/dev/null ./plan_off 100 >sampled.out
+  SAMPLER_SPARSITY=1 SAMPLER_FILE=off_all.report ./plan_off 100 >/dev/null
+  line_of() { grep "^$2 " "$1"; }
+  for f in leaf outer lone; do
+    [ "$(line_of twin.out $f)" != "$(line_of sampled.out $f)" ] || fail "$f: its twin and its code with sites look alike"
+  done
+  # off_plan NAME FUNCTION: every site of plan_off at p = 0 but FUNCTION's, at p = 1.
+  off_plan() {
+    plan_header "$1"
+    samples off_all.report | "$TOOLS/resolveSamples" ./plan_off | cut -f3- |
+      awk -F'\t' -v unit="$(unit_of off_all.report)" -v on="$2" '
+        { printf "%s\t%s\t%d\t%s\n", unit, $1, index_[$1]++, $4 == on ? 1 : 0 }'
+  }
+  off_plan zero "" >zero.plan
+  off_plan leaf leaf >leaf.plan
+  SAMPLER_PLAN=zero.plan SAMPLER_SPARSITY=1000 SAMPLER_SEED=1 SAMPLER_FILE=zero.report ./plan_off 100 >zero.out
+  for f in leaf outer lone; do
+    [ "$(line_of zero.out $f)" = "$(line_of twin.out $f)" ] || fail "every site at p = 0: $f does not run its twin"
+  done
+  [ "$(total zero.report)" = 0 ] || fail "every site at p = 0: $(total zero.report) counts"
+  # leaf() samples: outer(), whose twin would call leaf()'s twin, stays on; lone() and where() are off.
+  SAMPLER_PLAN=leaf.plan SAMPLER_SPARSITY=1000 SAMPLER_SEED=1 SAMPLER_FILE=leaf.report ./plan_off 100 >leaf.out
+  [ "$(line_of leaf.out lone)" = "$(line_of twin.out lone)" ] || fail "leaf() at p = 1: lone() does not run its twin"
+  for f in leaf outer; do
+    [ "$(line_of leaf.out $f)" != "$(line_of twin.out $f)" ] || fail "leaf() at p = 1: $f runs its twin"
+  done
+  [ "$(head -1 leaf.out)" = "$(head -1 twin.out)" ] || fail "leaf() at p = 1: the program's output differs"
+  # leaf()'s sites count every execution, as at sparsity 1; no other site samples.
+  leaf_sites() { samples "$1" | "$TOOLS/resolveSamples" ./plan_off | cut -f3- | awk -F'\t' '$4 == "leaf"'; }
+  [ "$(leaf_sites leaf.report)" = "$(leaf_sites off_all.report)" ] ||
+    fail "leaf() at p = 1 does not count every execution:$(echo; diff <(leaf_sites off_all.report) <(leaf_sites leaf.report))"
+  others=$(samples leaf.report | "$TOOLS/resolveSamples" ./plan_off | cut -f3- | awk -F'\t' '
+    BEGIN { split("branches 2 returns 3 scalar-pairs 3 function-entries 1", c, " "); for (i = 1; i < 8; i += 2) k[c[i]] = c[i + 1] }
+    $4 != "leaf" { for (i = NF - k[$1] + 1; i <= NF; ++i) s += $i } END { print s + 0 }')
+  [ "$others" = 0 ] || fail "leaf() at p = 1: sites at p = 0 sampled $others times"
   ;;
 first_countdown)
   # Under a plan the initialising thread's countdown is drawn when the plan is applied: with every site at

@@ -272,6 +272,60 @@ TEST(Plan, ThresholdsFromTheWeights) {
   EXPECT_EQ(two[0], kCertainWeight);
 }
 
+// The dispatches' entries (SAMPLER_THRESHOLD_DISPATCH): a function is off (INT64_MIN) when its sites all weigh 0
+// and every function its twin calls is off, the greatest such set (a cycle of off functions stays off); on (2^61)
+// otherwise, also with a site the compiler could not name (a callee past the entries). A counted copy's B naming
+// an off dispatch is INT64_MIN, one naming an on dispatch 2^61 - 1.
+TEST(Plan, DispatchesOffWithTheirCallees) {
+  using namespace sampler::runtime;
+  constexpr uint32_t kDispatchLow = 0xfffffffdu, kHigh = 0xffffffffu, kBelowLow = 0xfffffffeu;
+  constexpr uint32_t kRun = SAMPLER_THRESHOLD_RUN, kCallee = SAMPLER_THRESHOLD_CALLEE;
+  int64_t weights[6] = {0, 0, 5, 0, 0, 0};
+  const uint32_t bounds[] = {
+      1, kDispatchLow, kHigh, 1, kCallee,                 // 0: no site, calls 1: on in a second pass
+      2, kDispatchLow, kHigh, 0, kRun | 2, 2, kCallee,    // 1: sites 0 and 1 at 0, calls 2: on
+      1, kDispatchLow, kHigh, 2, 1,                       // 2: site 2 weighs 5: on
+      2, kDispatchLow, kHigh, 3, 1, 4, kCallee,           // 3: site 3 at 0, calls 4
+      2, kDispatchLow, kHigh, 4, 1, 3, kCallee,           // 4: site 4 at 0, calls 3: both off
+      2, kDispatchLow, kHigh, 5, 1, kHigh, kCallee,       // 5: a site it cannot name: on
+      1, kBelowLow, kHigh, 3, kCallee,                    // 6: B of the off function 3
+      1, kBelowLow, kHigh, 1, kCallee,                    // 7: B of the on function 1
+      1, kDispatchLow, kHigh, 9, 1};                      // 8: a site past the weights: on
+  int64_t thresholds[9] = {};
+  sampler_unit unit{};
+  unit.abi_version = SAMPLER_ABI_VERSION;
+  unit.weights = weights;
+  unit.weight_count = 6;
+  unit.thresholds = thresholds;
+  unit.threshold_count = 9;
+  unit.threshold_bounds = bounds;
+  unit.threshold_bounds_size = sizeof bounds / sizeof bounds[0];
+  compute_thresholds(unit);
+  constexpr int64_t kOn = int64_t{1} << 61, kOff = INT64_MIN;
+  EXPECT_EQ(thresholds[0], kOn);
+  EXPECT_EQ(thresholds[1], kOn);
+  EXPECT_EQ(thresholds[2], kOn);
+  EXPECT_EQ(thresholds[3], kOff);
+  EXPECT_EQ(thresholds[4], kOff);
+  EXPECT_EQ(thresholds[5], kOn);
+  EXPECT_EQ(thresholds[6], kOff);
+  EXPECT_EQ(thresholds[7], kOn - 1);
+  EXPECT_EQ(thresholds[8], kOn);
+  // Site 2 at 0 too: every function off.
+  weights[2] = 0;
+  compute_thresholds(unit);
+  for (int i : {0, 1, 2, 3, 4, 6}) EXPECT_EQ(thresholds[i], kOff) << i;
+  EXPECT_EQ(thresholds[5], kOn);
+  // A callee the walk did not reach (the bounds end before it): on.
+  int64_t two[2] = {};
+  unit.thresholds = two;
+  unit.threshold_count = 2;
+  unit.threshold_bounds_size = 5;
+  compute_thresholds(unit);
+  EXPECT_EQ(two[0], kOn);
+  EXPECT_EQ(two[1], kCertainWeight + 63);
+}
+
 TEST(Sampling, NaturalLog) {
   for (double x : {1.0, 0.5, 0.25, 0.999999, 1e-5, 1e-300, 0x1.0p-53, 0.7071067811865476, 0.123456789, 2.0, 10.0,
                    1e300}) {

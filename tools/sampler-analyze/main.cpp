@@ -120,6 +120,9 @@ constexpr tool::Option kPlanOptions[] = {
     {"max-probability", 0, "P", "no site sampled with a probability above P (default 1)"},
     {"sample-cost", 0, "NANOSECONDS", "the CPU time of one sample (default 30: docs/analysis.md)"},
     {"walk-cost", 0, "NANOSECONDS", "the CPU time of one slow-side entry that takes no sample (default 3)"},
+    {"fast-cost", 0, "NANOSECONDS",
+     "turn off (probability 0) the functions whose fast sides alone, at this CPU time a site's execution, would "
+     "cost more than the budget (needs --sites)"},
     {"sites", 's', "FILE...", "the program's site information (its ELF files): each site's function, to price walks"},
     {"given-plan", 0, "FILE", "a plan some runs used (their plan subreport names its id); repeatable"},
     {"sparsity", 0, "N", "the uniform rate 1/N of runs whose report has no outcome subreport"},
@@ -194,12 +197,14 @@ int run_plan(int argc, char** argv) {
     const char* what;
   };
   double sample_nanoseconds = options.sample_seconds * 1e9, walk_nanoseconds = options.walk_seconds * 1e9;
+  double fast_nanoseconds = 0;
   double sparsity = 0, run_seconds = 0;
   const Number numbers[] = {
       {"target", options.target, 1e300, "a number above 0"},
       {"max-probability", options.max_probability, 1, "a probability above 0 and at most 1"},
       {"sample-cost", sample_nanoseconds, 1e300, "a number of nanoseconds above 0"},
       {"walk-cost", walk_nanoseconds, 1e300, "a number of nanoseconds above 0"},
+      {"fast-cost", fast_nanoseconds, 1e300, "a number of nanoseconds above 0"},
       {"sparsity", sparsity, 1e300, "a number of at least 1"},
       {"run-seconds", run_seconds, 1e300, "a number of seconds above 0"},
   };
@@ -215,6 +220,7 @@ int run_plan(int argc, char** argv) {
   }
   options.sample_seconds = sample_nanoseconds * 1e-9;
   options.walk_seconds = walk_nanoseconds * 1e-9;
+  options.fast_seconds = fast_nanoseconds * 1e-9;
   if ((command.has("app") || command.has("version")) && !command.has("database")) {
     return tool::usage_error(kPlanUsage, "--app and --version go with --database");
   }

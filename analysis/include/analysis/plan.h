@@ -104,6 +104,10 @@ struct PlanOptions {
   /// The CPU time of one entry of a region's slow side that takes no sample (its sites checked one by one instead
   /// of the fast side's one comparison): what a site's weight costs the other sites of its region.
   double walk_seconds = 3e-9;
+  /// The CPU time of one execution of a site on a fast side under a plan (its weight subtracted, the countdown
+  /// tested); above 0, a function whose sites' executions at that cost alone take more than the budget is turned
+  /// off: every one of its sites at probability 0 (docs/analysis.md, "Functions turned off"). 0: none is.
+  double fast_seconds = 0;
   double target = 1;                ///< expected samples per run each site should get
   double max_probability = 1;       ///< no site above it
 };
@@ -127,6 +131,8 @@ struct Plan {
   size_t unseen_beside_hotter = 0;  ///< of those, never seen executing
   bool functions_known = false;     ///< some site's function was known: walks were predicted
   size_t unknown = 0;       ///< no run could sample them: not in the plan
+  size_t off_functions = 0;  ///< functions turned off (PlanOptions::fast_seconds)
+  size_t off_sites = 0;      ///< their sites, at probability 0
 };
 
 /// The plan of docs/analysis.md "The optimisation": every site s at probability min(max_probability, L / e_s), L
@@ -136,7 +142,8 @@ struct Plan {
 /// those of the hottest site of its function (x_s when its function is not known): the slow-side entries its
 /// weight causes in a region it shares with hotter code. Every site below the cap costs the same; with equal
 /// prices, every one gets L expected samples (max-min fair). Sites no run could sample are left out of the plan
-/// (they keep the uniform rate) and counted in `unknown`.
+/// (they keep the uniform rate) and counted in `unknown`. With options.fast_seconds, the sites of a function whose
+/// seen sites execute more than budget / fast_seconds times a CPU second are at probability 0, outside the level.
 Plan make_plan(const Usage& usage, const PlanOptions& options);
 
 /// Writes `plan` to `path` (through a temporary file renamed over it: a reader never sees half a plan). False

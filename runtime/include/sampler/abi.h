@@ -35,8 +35,11 @@ extern "C" {
  *  (`threshold_bounds`), from which the runtime computes the thresholds under a plan, and the `planned` flag; under a
  *  plan the thresholds of a unit of version 3 are all 2^62, as that version's code expects. Version 5 adds the
  *  multiplier SAMPLER_THRESHOLD_BELOW_UNSAMPLED, which a runtime of version 4 would read as a bound of sites: a
- *  unit of version 5 must not register with it (under a plan its counted copies would run). */
-#define SAMPLER_ABI_VERSION 5
+ *  unit of version 5 must not register with it (under a plan its counted copies would run). Version 6 adds the
+ *  dispatches' entries (multiplier SAMPLER_THRESHOLD_DISPATCH), which a runtime of version 5 would read as a
+ *  multiplier: a unit of version 6 must not register with it (under a plan a function would run its twin while a
+ *  callee's sites sample). */
+#define SAMPLER_ABI_VERSION 6
 /** The oldest version a runtime of this version still accepts. */
 #define SAMPLER_ABI_OLDEST_VERSION 1
 
@@ -143,8 +146,20 @@ enum sampler_bound_type {
 #define SAMPLER_THRESHOLD_SHIFT 0x8000000000000000ull
 /** A multiplier of `threshold_bounds` that makes the entry 2^61 - 1 under a plan, whatever its pairs: below every
  *  countdown of sampling off (2^61 and above), above every other. A leaf function's counted copy (which subtracts
- *  immediates) runs when the countdown is above its entry and below 2^61: under a plan, never. */
+ *  immediates) runs when the countdown is above its entry and below 2^61: under a plan, never. Since version 6,
+ *  INT64_MIN when its pair names the dispatch of a function the plan turns off (SAMPLER_THRESHOLD_DISPATCH). */
 #define SAMPLER_THRESHOLD_BELOW_UNSAMPLED 0xfffffffffffffffeull
+/** A multiplier of `threshold_bounds` (since version 6) that makes the entry a function's dispatch: the function
+ *  runs its twin without sites when the countdown is at least the entry, 2^61 (sampling off) but for a function a
+ *  plan turns off, whose entry is INT64_MIN. Its pairs are (site, times) for each of the function's sites, and
+ *  (entry, SAMPLER_THRESHOLD_CALLEE) for each function its twin calls directly: the entry of that function's
+ *  dispatch (an entry outside the thresholds: a site the compiler cannot name, the function stays on). Under a plan
+ *  a function is off when every one of its sites weighs 0 and every callee is off (the greatest such set: twins
+ *  call twins, so a function whose callee samples stays on). An entry of SAMPLER_THRESHOLD_BELOW_UNSAMPLED with a
+ *  pair (entry, SAMPLER_THRESHOLD_CALLEE) names its function's dispatch: INT64_MIN when that function is off. */
+#define SAMPLER_THRESHOLD_DISPATCH 0xfffffffffffffffdull
+/** The second word of a pair that names another entry of the thresholds, not a site (see above). */
+#define SAMPLER_THRESHOLD_CALLEE 0u
 
 #define SAMPLER_I_C_FIELD(ir_kind, c_type, field_name) c_type field_name;
 struct sampler_scheme {

@@ -17,7 +17,7 @@
 ; CHECK:       @__sampler_schemes = internal global [1 x { ptr, i32, i32, i32, i32, ptr, ptr, ptr, ptr }] [{ ptr, i32, i32, i32, i32, ptr, ptr, ptr, ptr } { ptr @__sampler_scheme_name, i32 1, i32 1, i32 0, i32 0, ptr @__sampler_values_function-entries, ptr null, ptr null, ptr null }]
 ; CHECK:       @__sampler_signature = private constant [33 x i8] c"[[SIGNATURE]]\00"
 ; CHECK:       @__sampler_weights = internal global [1 x i64] [i64 1]
-; CHECK:       @__sampler_unit = internal global {{.*}} { i32 5, i32 1, ptr @__sampler_signature, ptr @__sampler_schemes, ptr null, i64 0, ptr @__sampler_weights, ptr null, i32 1, i32 0, ptr null, i32 0, i32 0 }
+; CHECK:       @__sampler_unit = internal global {{.*}} { i32 6, i32 1, ptr @__sampler_signature, ptr @__sampler_schemes, ptr null, i64 0, ptr @__sampler_weights, ptr null, i32 1, i32 0, ptr null, i32 0, i32 0 }
 ; CHECK:       @llvm.global_ctors = appending global [1 x { i32, ptr, ptr }] [{ i32, ptr, ptr } { i32 101, ptr @__sampler_register_unit, ptr null }]
 ; CHECK-LABEL: define dso_local i32 @twice(
 ; CHECK-NEXT:    alloca i32

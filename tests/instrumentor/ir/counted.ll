@@ -18,12 +18,17 @@
 ; RUN: %opt -load-pass-plugin=%passes -passes='sampler-lower<O0>' -S %s | %FileCheck %s
 ; RUN: %opt -load-pass-plugin=%passes -passes=sampler-lower -S %s | %FileCheck %s --check-prefix=CLEAN
 ;
+; Each function's dispatch compares with an entry of the thresholds, first (2^61 without a plan; under one INT64_MIN
+; when the plan turns the function off): its bound, of multiplier 2^64 - 3 (the words -3, -1), lists the function's
+; sites (first_differs' 0, twice, and 1; first_zero's 2 and 3) and no callee (docs/decisions.md, "A plan's
+; functions without samples run their twins").
 ; first_differs' loop runs at most 2^31 - 1 times (an int's count): B is the constant (2^31 - 1) * 2 sites an
-; iteration + 1 before the loop, an entry of the thresholds after the function's own three, whose bound (n 0, the
-; multiplier 2^64 - 2: the words 0, -2, -1 after the entries 0 to 2's) makes it 2^61 - 1 under a plan: below sampling
-; off's countdowns, above all others, so that the copy (which subtracts immediates) never runs.
-; CHECK:       @__sampler_threshold_bounds = private constant [36 x i32] [i32 1, i32 1, i32 0, i32 0, i32 -2147483646, i32 1, i32 1, i32 0, i32 1, i32 -2147483647, i32 1, i32 1, i32 0, i32 0, i32 -2147483646, i32 0, i32 -2, i32 -1,
-; CHECK:       @__sampler_thresholds = internal global [8 x i64] [i64 2, i64 1, i64 2, i64 4294967295,
+; iteration + 1 before the loop, an entry of the thresholds after the function's own three, whose bound (the
+; multiplier 2^64 - 2: the words -2, -1) makes it 2^61 - 1 under a plan: below sampling off's countdowns, above all
+; others, so that the copy (which subtracts immediates) never runs; its pair (0, 0) names first_differs' dispatch,
+; whose being off makes B INT64_MIN.
+; CHECK:       @__sampler_threshold_bounds = private constant [52 x i32] [i32 2, i32 -3, i32 -1, i32 0, i32 2, i32 1, i32 -2147483647, i32 2, i32 -3, i32 -1, i32 2, i32 2, i32 3, i32 -2147483647, i32 1, i32 1, i32 0, i32 0, i32 -2147483646, i32 1, i32 1, i32 0, i32 1, i32 -2147483647, i32 1, i32 1, i32 0, i32 0, i32 -2147483646, i32 1, i32 -2, i32 -1, i32 0, i32 0,
+; CHECK:       @__sampler_thresholds = internal global [10 x i64] [i64 2305843009213693952, i64 2305843009213693952, i64 2, i64 1, i64 2, i64 4294967295,
 ;
 ; B is tested first, in the dispatch's entry: a sampled run's countdown is below it and goes to f.sampled after one
 ; comparison, as before the copy existed; above it, sampling off goes to the twin, the rest to the copy.
@@ -31,13 +36,14 @@
 ; CHECK-NEXT:  sampler.dispatch:
 ; CHECK-NEXT:    [[TLS:%.*]] = call ptr @llvm.threadlocal.address.p0(ptr @sampler_countdown)
 ; CHECK-NEXT:    [[COUNT:%.*]] = load i64, ptr [[TLS]], align 8
-; CHECK-NEXT:    [[B:%.*]] = load i64, ptr getelementptr inbounds (i64, ptr @__sampler_thresholds, i64 3), align 8
+; CHECK-NEXT:    [[B:%.*]] = load i64, ptr getelementptr inbounds (i64, ptr @__sampler_thresholds, i64 5), align 8
 ; CHECK-NEXT:    %sampler.within = icmp sle i64 [[COUNT]], [[B]]
 ; CHECK-NEXT:    br i1 %sampler.within, label %sampler.sampled, label %sampler.above
 ; CHECK:       sampler.unsampled:
 ; CHECK-NEXT:    musttail call i32 @first_differs.unsampled(
 ; CHECK:       sampler.above:
-; CHECK-NEXT:    %sampler.off = icmp sge i64 [[COUNT]], 2305843009213693952
+; CHECK-NEXT:    [[OFF:%.*]] = load i64, ptr @__sampler_thresholds, align 8
+; CHECK-NEXT:    %sampler.off = icmp sge i64 [[COUNT]], [[OFF]]
 ; CHECK-NEXT:    br i1 %sampler.off, label %sampler.unsampled, label %sampler.counted
 ; CHECK:       sampler.sampled:
 ; CHECK-NEXT:    musttail call i32 @first_differs.sampled(
@@ -47,7 +53,8 @@
 ; first_zero's loop runs up to a long's count: B from the argument, (n - 1 + 1) * 2 + 1, the count below 2^48,
 ; and the loops' shift (63 under a plan), tested after sampling off's test.
 ; CHECK-LABEL: define dso_local i64 @first_zero(
-; CHECK:         %sampler.off = icmp sge i64 {{%.*}}, 2305843009213693952
+; CHECK:         [[OFF:%.*]] = load i64, ptr getelementptr inbounds (i64, ptr @__sampler_thresholds, i64 1), align 8
+; CHECK-NEXT:    %sampler.off = icmp sge i64 {{%.*}}, [[OFF]]
 ; CHECK-NEXT:    br i1 %sampler.off, label %sampler.unsampled, label %sampler.reach
 ; CHECK:       sampler.reach:
 ; CHECK-NEXT:    [[TRIPS:%.*]] = add i64 %1, -1
@@ -55,7 +62,7 @@
 ; CHECK-NEXT:    [[INSIDE:%.*]] = mul i64 [[ITERATIONS]], 2
 ; CHECK-NEXT:    %sampler.call_sites = add i64 1, [[INSIDE]]
 ; CHECK-NEXT:    [[WITHIN:%.*]] = icmp ult i64 [[TRIPS]], 281474976710656
-; CHECK-NEXT:    [[SHIFT:%.*]] = load i64, ptr getelementptr inbounds (i64, ptr @__sampler_thresholds, i64 7)
+; CHECK-NEXT:    [[SHIFT:%.*]] = load i64, ptr getelementptr inbounds (i64, ptr @__sampler_thresholds, i64 9)
 ; CHECK-NEXT:    %sampler.loop_scaled = lshr i64 {{%.*}}, [[SHIFT]]
 ; CHECK-NEXT:    [[ABOVE:%.*]] = icmp sgt i64 %sampler.loop_scaled, %sampler.call_sites
 ; CHECK-NEXT:    [[FAST:%.*]] = and i1 [[WITHIN]], [[ABOVE]]

@@ -30,7 +30,7 @@
 ; CHECK:         icmp eq i8 [[C1]], [[C2]]
 ; CHECK:       sampler.leave2:
 ; CHECK-NEXT:    [[GREATER:%.*]] = icmp ugt i8 [[C1]], [[C2]]
-; CHECK-NEXT:    [[ENTRY:%.*]] = load i64, ptr getelementptr inbounds (i8, ptr @__sampler_thresholds, i64 8)
+; CHECK-NEXT:    [[ENTRY:%.*]] = load i64, ptr getelementptr inbounds (i8, ptr @__sampler_thresholds, i64 16)
 ; CHECK-NEXT:    [[LEFT:%.*]] = sub i64 {{%.*}}, [[ENTRY]]
 ; CHECK-NEXT:    store i64 [[LEFT]], ptr
 ; CHECK-NEXT:    br label

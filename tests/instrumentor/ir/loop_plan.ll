@@ -25,12 +25,12 @@
 ; CHECK-NEXT:    [[ABOVE:%.*]] = and i1 [[WITHIN]], %sampler.loop_fast
 ; CHECK:         br i1 [[ABOVE]], label %sampler.loop_shifted, label %[[CHECKED:[0-9]+]]
 ; CHECK:       sampler.loop_shifted:
-; CHECK-NEXT:    [[SHIFT:%.*]] = load i64, ptr getelementptr inbounds (i64, ptr @__sampler_thresholds, i64 1)
+; CHECK-NEXT:    [[SHIFT:%.*]] = load i64, ptr getelementptr inbounds (i64, ptr @__sampler_thresholds, i64 2)
 ; CHECK-NEXT:    %sampler.loop_scaled = lshr i64 %sampler.countdown, [[SHIFT]]
 ; CHECK-NEXT:    [[SHIFTED:%.*]] = icmp sgt i64 %sampler.loop_scaled, %sampler.loop_sites
 ; CHECK-NEXT:    br i1 [[SHIFTED]], label %[[UNCHECKED:[0-9]+]], label %sampler.loop_plan_guard
 ; CHECK:       sampler.loop_plan_guard:
-; CHECK-NEXT:    [[W:%.*]] = load i64, ptr @__sampler_thresholds, align 8
+; CHECK-NEXT:    [[W:%.*]] = load i64, ptr getelementptr inbounds (i64, ptr @__sampler_thresholds, i64 1), align 8
 ; CHECK-NEXT:    [[ITERATIONS:%.*]] = add i64 {{%.*}}, 1
 ; CHECK-NEXT:    [[PRODUCT:%.*]] = call { i64, i1 } @llvm.umul.with.overflow.i64(i64 [[ITERATIONS]], i64 [[W]])
 ; CHECK-NEXT:    [[OVERFLOW:%.*]] = extractvalue { i64, i1 } [[PRODUCT]], 1
@@ -38,7 +38,7 @@
 ; CHECK-NEXT:    [[BOUND:%.*]] = extractvalue { i64, i1 } [[PRODUCT]], 0
 ; CHECK-NEXT:    %sampler.loop_planned = icmp ugt i64 %sampler.countdown, [[BOUND]]
 ; CHECK-NEXT:    [[PLANNED:%.*]] = and i1 [[FITS]], %sampler.loop_planned
-; CHECK-NEXT:    [[BLOCK_WEIGHT:%.*]] = load i64, ptr getelementptr inbounds (i64, ptr @__sampler_thresholds, i64 2)
+; CHECK-NEXT:    [[BLOCK_WEIGHT:%.*]] = load i64, ptr getelementptr inbounds (i64, ptr @__sampler_thresholds, i64 3)
 ; CHECK:         br i1 [[PLANNED]], label %[[PLANNED_COPY:[0-9]+]], label %[[CHECKED]]
 ;
 ; The copy of immediates: one subtraction of 2 an iteration, no check.
@@ -60,11 +60,12 @@
 ; CHECK-NOT:     sampler_take
 ; CHECK:         br i1 {{%.*}}, label %sampler.loop_leave{{[0-9]+}}, label %[[PLANNED_COPY]]
 ;
-; The thresholds: W's entry (0) bounds the loop's two sites (0 and 1, a run of 2: the words 1, 1, 0, 0,
-; 2^31 + 2), 2^62 without a plan; the shift's (1) is 0 without a plan (n 0, its multiplier's bit 63); the planned
-; copy's block subtracts entry 2, exactly its two sites (2 without a plan).
-; THRESHOLDS: @__sampler_threshold_bounds = private constant [{{[0-9]+}} x i32] [i32 1, i32 1, i32 0, i32 0, i32 -2147483646, i32 0, i32 0, i32 -2147483648, i32 1, i32 1, i32 0, i32 0, i32 -2147483646,
-; THRESHOLDS: @__sampler_thresholds = internal global [{{[0-9]+}} x i64] [i64 4611686018427387904, i64 0, i64 2,
+; The thresholds: the dispatch's entry (0) names the function's sites (2^61 without a plan, multiplier 2^64 - 3);
+; W's entry (1) bounds the loop's two sites (0 and 1, a run of 2: the words 1, 1, 0, 0, 2^31 + 2), 2^62 without a
+; plan; the shift's (2) is 0 without a plan (n 0, its multiplier's bit 63); the planned copy's block subtracts
+; entry 3, exactly its two sites (2 without a plan).
+; THRESHOLDS: @__sampler_threshold_bounds = private constant [{{[0-9]+}} x i32] [i32 2, i32 -3, i32 -1, i32 0, i32 2, i32 1, i32 -2147483647, i32 1, i32 1, i32 0, i32 0, i32 -2147483646, i32 0, i32 0, i32 -2147483648, i32 1, i32 1, i32 0, i32 0, i32 -2147483646,
+; THRESHOLDS: @__sampler_thresholds = internal global [{{[0-9]+}} x i64] [i64 2305843009213693952, i64 4611686018427387904, i64 0, i64 2,
 
 ; ModuleID = 'loop_plan.c'
 source_filename = "loop_plan.c"

@@ -30,7 +30,7 @@
 ; CHECK-NEXT:    %sampler.loop_fast = icmp sgt i64 %sampler.loop_scaled, %sampler.loop_sites
 ; CHECK-NEXT:    br i1 %sampler.loop_fast, label %[[UNCHECKED:[0-9]+]], label %sampler.nest_plan_guard
 ; CHECK:       sampler.nest_plan_guard:
-; CHECK-NEXT:    [[W:%.*]] = load i64, ptr @__sampler_thresholds, align 8
+; CHECK-NEXT:    [[W:%.*]] = load i64, ptr getelementptr inbounds (i64, ptr @__sampler_thresholds, i64 1), align 8
 ; CHECK-NEXT:    %sampler.nest_planned = icmp ugt i64 %sampler.countdown, [[W]]
 ; CHECK-NEXT:    br i1 %sampler.nest_planned, label %[[PLANNED:[0-9]+]], label %[[CHECKED:[0-9]+]]
 ; CHECK:       sampler.nest_leave:
@@ -55,26 +55,27 @@
 ; CHECK-NEXT:    br i1 %sampler.nest_planned{{[0-9]+}}, label %[[PLANNED]], label %sampler.nest_leave
 ;
 ; The copy for plans: no check; its blocks subtract entries of the thresholds, loaded there, per path as a
-; region's clone does: the inner loop's header subtracts its site's weight (entry 2) from the countdown where
-; the stretch began, the block after it both sites' (entry 3) from the same.
+; region's clone does: the inner loop's header subtracts its site's weight (entry 3) from the countdown where
+; the stretch began, the block after it both sites' (entry 4) from the same.
 ; CHECK:       {{^}}[[PLANNED]]:
 ; CHECK-NOT:     sampler_take
 ; CHECK:         [[START:%.*]] = load i64, ptr %sampler.loop_countdown, align 8
-; CHECK:         [[ONE:%.*]] = load i64, ptr getelementptr inbounds (i64, ptr @__sampler_thresholds, i64 2), align 8
+; CHECK:         [[ONE:%.*]] = load i64, ptr getelementptr inbounds (i64, ptr @__sampler_thresholds, i64 3), align 8
 ; CHECK-NEXT:    [[AFTER:%.*]] = sub i64 [[START]], [[ONE]]
 ; CHECK-NEXT:    store i64 [[AFTER]], ptr %sampler.loop_countdown, align 8
 ; CHECK-NOT:     sampler_take
-; CHECK:         [[BOTH:%.*]] = load i64, ptr getelementptr inbounds (i64, ptr @__sampler_thresholds, i64 3), align 8
+; CHECK:         [[BOTH:%.*]] = load i64, ptr getelementptr inbounds (i64, ptr @__sampler_thresholds, i64 4), align 8
 ; CHECK-NEXT:    [[AFTER2:%.*]] = sub i64 [[START]], [[BOTH]]
 ; CHECK-NEXT:    store i64 [[AFTER2]], ptr %sampler.loop_countdown, align 8
 ; CHECK-NOT:     sampler_take
 ; CHECK:         br i1 {{%.*}}, label %sampler.nest_iteration, label %sampler.loop_leave
 ;
-; The thresholds: W's entry (0) bounds the inner loop's two sites 64 times each (its constant maximum of 63
-; trips, plus one: the words 0, 64 and 1, 64) and the outer loop's two once (2, a run of 2), 2^62 without a
-; plan; the planned copy's entries 2 and 3 are exactly site 0 and sites 0 and 1 (1 and 2 without a plan).
-; THRESHOLDS: @__sampler_threshold_bounds = private constant [{{[0-9]+}} x i32] [i32 3, i32 1, i32 0, i32 0, i32 64, i32 1, i32 64, i32 2, i32 -2147483646, i32 0, i32 0, i32 -2147483648, i32 1, i32 1, i32 0, i32 0, i32 -2147483647, i32 1, i32 1, i32 0, i32 0, i32 -2147483646,
-; THRESHOLDS: @__sampler_thresholds = internal global [{{[0-9]+}} x i64] [i64 4611686018427387904, i64 0, i64 1, i64 2,
+; The thresholds: the dispatch's entry (0) names the function's sites 0 to 3 (a run of 4; 2^61 without a plan);
+; W's entry (1) bounds the inner loop's two sites 64 times each (its constant maximum of 63 trips, plus one: the
+; words 0, 64 and 1, 64) and the outer loop's two once (2, a run of 2), 2^62 without a plan; the planned copy's
+; entries 3 and 4 are exactly site 0 and sites 0 and 1 (1 and 2 without a plan).
+; THRESHOLDS: @__sampler_threshold_bounds = private constant [{{[0-9]+}} x i32] [i32 1, i32 -3, i32 -1, i32 0, i32 -2147483644, i32 3, i32 1, i32 0, i32 0, i32 64, i32 1, i32 64, i32 2, i32 -2147483646, i32 0, i32 0, i32 -2147483648, i32 1, i32 1, i32 0, i32 0, i32 -2147483647, i32 1, i32 1, i32 0, i32 0, i32 -2147483646,
+; THRESHOLDS: @__sampler_thresholds = internal global [{{[0-9]+}} x i64] [i64 2305843009213693952, i64 4611686018427387904, i64 0, i64 1, i64 2,
 
 ; ModuleID = 'nest_plan.c'
 source_filename = "nest_plan.c"
