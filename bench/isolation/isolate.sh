@@ -19,7 +19,9 @@
 #      the bug (a predictor in the bug's file, in the function of its fixed lines or within 5 lines of them), the
 #      same rank counting also the places one call away (one_call_away), its elimination round, the runs after
 #      which it stays first, each metric's rank and expense (the share of the ranked predicates above it), the
-#      top predictor, and each build's cost (build time, .text size).
+#      top predictor, each build's cost (build time, .text size), and each setting's measured cost: the samples a
+#      successful run took (its samples subreport's counters summed, bounds' left out; mean), and for a plan at a
+#      rate's cost (1/S or =1/S) its ratio to that rate's over the same runs.
 # Progress goes to stderr. Everything is kept under the work directory: run again with the same options and only
 # what is missing is done (runs already stored are not run again).
 #
@@ -37,6 +39,9 @@
 #   --expect-rank "S:R..."
 #                      exit 1 unless, for every subject and build, the first predictor at the bug is ranked R or
 #                      better over all runs at sparsity S (a lone R: at every sparsity) (the CI regression test)
+#   --expect-equal-cost
+#                      exit 1 unless every =1/S plan's samples a successful run are within --cost-tolerance of
+#                      uniform 1/S's over the measured runs too (the CI regression test; needs S in --sparsity)
 #   --plan-budget "B..."
 #                      also runs under sampling plans (docs/analysis.md, "Sampling plans"): TRAINING runs at
 #                      1/100 on seeds of their own, a plan per budget B learned from their reports by
@@ -46,15 +51,16 @@
 #                      budget that gives the plan uniform 1/S's samples a run (below) (default: none)
 #   --training-runs N  training runs for the plans (default 20)
 #   --calibration-runs N
-#                      runs on which a budget =1/S is calibrated (default 20): seeds of their own (2,000,001 on),
+#                      runs on which a budget =1/S is calibrated (default 50): seeds of their own (2,000,001 on),
 #                      run at uniform 1/S, then under a plan per step of a secant search on the budget (each a new
 #                      sampler-analyze plan from the same training runs; the first at 1/S's predicted cost), until
-#                      the plan's samples a successful run (the measured cost below, mean) are within the tolerance
-#                      of uniform 1/S's on the same runs; exit 1 if 8 steps do not get there
+#                      the plan's samples a successful run (the table's measured cost) are within the tolerance of
+#                      uniform 1/S's on the same runs; exit 1 if 8 steps do not get there
 #   --cost-tolerance PCT
 #                      how far a =1/S plan's samples may be from uniform 1/S's on the calibration runs (default 2)
 # Needs apt-get source (adds a deb-src entry for the running Debian release if there is none: root or sudo).
-# Exit status: 0, 1 when a subject failed to build or run, or --expect-rank did not hold, 2 usage error.
+# Exit status: 0, 1 when a subject failed to build or run, a =1/S plan's calibration failed, or --expect-rank or
+# --expect-equal-cost did not hold, 2 usage error.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
@@ -67,10 +73,11 @@ variants=default
 jobs=$(nproc)
 memory_limit=256
 expect_rank=
+expect_equal_cost=
 plan_budgets=
 training_runs=20
 training_seed=1000000  # training run N has seed training_seed + N: inputs that no measured run has
-calibration_runs=20
+calibration_runs=50
 calibration_seed=2000000  # calibration run N has seed calibration_seed + N: neither measured nor training
 cost_tolerance=2
 calibration_steps=8
@@ -86,11 +93,12 @@ while [ $# -gt 0 ]; do
   --jobs) jobs=$2; shift 2 ;;
   --memory-limit) memory_limit=$2; shift 2 ;;
   --expect-rank) expect_rank=$2; shift 2 ;;
+  --expect-equal-cost) expect_equal_cost=1; shift ;;
   --plan-budget | --plan-budgets) plan_budgets=$2; shift 2 ;;
   --training-runs) training_runs=$2; shift 2 ;;
   --calibration-runs) calibration_runs=$2; shift 2 ;;
   --cost-tolerance) cost_tolerance=$2; shift 2 ;;
-  -h | --help) sed -n '2,50p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+  -h | --help) sed -n '2,/^# Exit status/p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
   -*) usage "unknown option $1" ;;
   *) break ;;
   esac
@@ -374,9 +382,9 @@ analyse() {
   done
   read -r rank round rows rounds at_bug near < <(bug_rank "$out/database.tsv")
   at_all=$rank
-  local successful_samples failing_samples cost
+  local successful_samples failing_samples cost cost_ratio
   read -r successful_samples failing_samples < <(samples_per_run "$run_dir")
-  cost=$(measured_cost "$successful_samples")
+  measured_cost "$successful_samples"
   printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s / %s (%s) | %s | %s | %s |%s %s |\n' "$name" "$variant" \
     "$label" "$n" "$failing" "$cost" "$rank" "$near" "$round" "$rounds" "$at_bug" "$stays" "${ranks% }" "$rows" \
     "$cells" "$(top_predictor "$out/database.tsv" | tr '|' '/')" >>"$subject_dir/table.md"
@@ -385,7 +393,17 @@ analyse() {
   echo "$name $variant $label: $(printf %.0f "$successful_samples") samples a successful run," \
     "$(printf %.0f "$failing_samples") a failing one (mean)$predicted" >>"$subject_dir/samples.txt"
   local e bound=
-  [ -z "$plan_file" ] || return 0  # --expect-rank bounds the uniform rates
+  if [ -n "$plan_file" ]; then  # --expect-rank bounds the uniform rates; --expect-equal-cost the =1/S plans
+    [ -n "$expect_equal_cost" ] && [[ $label == *"'s samples"* ]] || return 0
+    if [ -z "$cost_ratio" ] || ! awk -v r="$cost_ratio" -v t="$cost_tolerance" \
+      'BEGIN { exit !(r >= 1 - t / 100 && r <= 1 + t / 100) }'; then
+      echo "isolate.sh: FAIL: $name $variant $label over $n runs: ${cost_ratio:-no}x uniform" \
+        "1/${uniform_version##*-s}'s samples a successful run, not within $cost_tolerance%" >&2
+      return 1
+    fi
+    note "$name $variant $label: ${cost_ratio}x uniform's samples over the measured runs (tolerance $cost_tolerance%)"
+    return 0
+  fi
   for e in $expect_rank; do
     case $e in "${label#1/}":*) bound=${e#*:} ;; *:*) ;; *) bound=$e ;; esac
   done
@@ -399,18 +417,18 @@ analyse() {
   fi
 }
 
-# measured_cost SUCCESSFUL: the table's cell for the samples a successful run of $run_dir took (mean), and for a
-# plan compared with a uniform rate ($uniform_version), their ratio over the runs both have: the measured cost.
+# measured_cost SUCCESSFUL: sets cost, the table's cell for the samples a successful run of $run_dir took (mean),
+# and for a plan compared with a uniform rate ($uniform_version) cost_ratio, their ratio over the runs both have
+# (else empty): the measured cost.
 measured_cost() {
-  local cell plan_mean uniform_mean uniform_dir=$subject_dir/runs/$uniform_version
-  cell=$(printf %.0f "$1")
+  local plan_mean uniform_mean uniform_dir=$subject_dir/runs/$uniform_version
+  cost=$(printf %.0f "$1") cost_ratio=
   if [ -n "$uniform_version" ] && [ -s "$uniform_dir/results.tsv" ]; then
     read -r plan_mean _ < <(samples_per_run "$run_dir" "$uniform_dir")
     read -r uniform_mean _ < <(samples_per_run "$uniform_dir" "$run_dir")
-    cell+=$(awk -v p="$plan_mean" -v u="$uniform_mean" -v s="${uniform_version##*-s}" \
-      'BEGIN { if (u > 0) printf " (%.3fx 1/%s)", p / u, s }')
+    cost_ratio=$(awk -v p="$plan_mean" -v u="$uniform_mean" 'BEGIN { if (u > 0) printf "%.3f", p / u }')
+    [ -z "$cost_ratio" ] || cost+=" (${cost_ratio}x 1/${uniform_version##*-s})"
   fi
-  echo "$cell"
 }
 
 # run_setting VERSION LABEL FIRST LAST [UNIFORM]: the buggy build ($program) on seeds FIRST..LAST through
@@ -440,7 +458,8 @@ run_setting() {
 # 100/S (a sample's cost is the same whatever its rate, and so are the walks' a unit of weight causes, both priced
 # with the program's functions, --sites).
 uniform_cost_percent() {
-  local training=$subject_dir/runs/$1-training-s100/reports probe=$subject_dir/plans/$1-uniform-cost.plan summary uniform
+  local training=$subject_dir/runs/$1-training-s100/reports probe=$subject_dir/plans/$1-uniform-cost.plan
+  local summary uniform
   mkdir -p "$subject_dir/plans"
   summary=$("$tools/sampler-analyze" plan --budget 1% --sites "$program" -o "$probe" "$training" 2>&1) ||
     { echo "isolate.sh: sampler-analyze plan failed on $training: $summary" >&2; return 1; }
@@ -481,11 +500,12 @@ learn_plan() {
 # steps so far give. Every step's plan and runs are kept: a rerun takes the same steps without running them again.
 equalise_plan() {
   local variant=$1 s=$2 first=$((calibration_seed + 1)) last=$((calibration_seed + calibration_runs))
-  local target samples budget ratio step=1 prev_budget='' prev_ratio='' low='' high=''
+  local target samples budget ratio next step=1 prev_budget='' prev_ratio='' low='' high=''
   sparsity=$s plan_file=
   run_setting "$variant-calibration-s$s" - "$first" "$last" || return 1
   read -r target _ < <(samples_per_run "$run_dir")
-  awk -v u="$target" 'BEGIN { exit !(u > 0) }' || { echo "isolate.sh: uniform 1/$s took no samples in a successful calibration run" >&2; return 1; }
+  awk -v u="$target" 'BEGIN { exit !(u > 0) }' ||
+    { echo "isolate.sh: uniform 1/$s took no samples in a successful calibration run" >&2; return 1; }
   budget=$(uniform_cost_percent "$variant" "$s") || return 1
   while :; do
     learn_plan "$variant" "$budget" || return 1
@@ -500,7 +520,6 @@ equalise_plan() {
       return 0
     fi
     if awk -v r="$ratio" 'BEGIN { exit !(r < 1) }'; then low=$budget; else high=$budget; fi
-    local next
     next=$(next_budget "$budget" "$ratio" "$prev_budget" "$prev_ratio" "$low" "$high")
     if [ "$step" -ge "$calibration_steps" ] || [ "$next" = "$budget" ]; then
       echo "isolate.sh: FAIL: $name $variant: no plan within $cost_tolerance% of uniform 1/$s's samples a run in" \
@@ -532,9 +551,9 @@ next_budget() {
     printf "%.4g\n", nb }'
 }
 
-# samples_per_run RUNDIR [OTHER]: "SUCCESSFUL FAILING", the mean samples a run took (to 2 decimals) (the samples subreport's
-# counters summed, but bounds', which are extremes, not counts) over RUNDIR's successful and its failing runs (those
-# whose seeds OTHER has run too, if given: two settings compared on the same inputs): the measured cost.
+# samples_per_run RUNDIR [OTHER]: "SUCCESSFUL FAILING", the mean samples a run took, to 2 decimals (the samples
+# subreport's counters summed, but bounds', which are extremes, not counts) over RUNDIR's successful and its failing
+# runs (those whose seeds OTHER has run too, if given: two settings compared on the same inputs): the measured cost.
 samples_per_run() {
   local dir=$1 other=${2:-$1}
   awk -F'\t' -v reports="$dir/reports" -v other="$other/results.tsv" '
@@ -627,7 +646,9 @@ isolate() {
           equalise_plan "$variant" "${budget#=1/}" || return 1
           read -r percent ratio _ <<<"$calibrated"
           label="plan at ${budget#=}'s samples ($percent%, ${ratio}x in calibration)" uniform=$variant-s${budget#=1/} ;;
-        1/*) learn_plan "$variant" "$budget" || return 1; label="plan at $budget's cost" uniform=$variant-s${budget#1/} ;;
+        1/*)
+          learn_plan "$variant" "$budget" || return 1
+          label="plan at $budget's cost" uniform=$variant-s${budget#1/} ;;
         *) learn_plan "$variant" "$budget" || return 1; label="plan at $budget%" ;;
         esac
         sparsity=100
@@ -681,10 +702,11 @@ echo "over the runs the collector stored; one call away: the same, counting also
 echo "the lines around each call of the bug's function; round / rounds (at the bug): its elimination round, the rounds, and how many"
 echo "of them chose a predictor at the bug; stays 1st: the runs after which it is first at every later step; ranked:"
 echo "the predicates that passed the 95% test; each metric: rank (expense: the share of the ranked predicates above it);"
-echo "samples a run: the measured cost, mean over the successful runs, and a plan's over uniform 1/S's on the same runs."
+echo "samples a run: the measured cost, mean over the successful runs, and a plan's over uniform 1/S's on the same"
+echo "runs."
 echo
-echo "| subject | build | sampling | runs | failing | samples a run | rank | one call away | round / rounds | stays 1st |" \
-  "rank by runs | ranked | importance | increase | ochiai | tarantula | dstar | top predictor |"
+echo "| subject | build | sampling | runs | failing | samples a run | rank | one call away | round / rounds |" \
+  "stays 1st | rank by runs | ranked | importance | increase | ochiai | tarantula | dstar | top predictor |"
 echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 for dir in "${tables[@]}"; do [ -f "$dir/table.md" ] && cat "$dir/table.md"; done
 echo
