@@ -50,6 +50,8 @@
 #                      to compare a plan and a rate at equal predicted cost; =1/S: at equal measured cost, the
 #                      budget that gives the plan uniform 1/S's samples a run (below) (default: none)
 #   --training-runs N  training runs for the plans (default 20)
+#   --plan-runs N      runs under each plan (default: --runs): fewer keep a test short; a plan's measured cost is
+#                      compared with its rate's over the runs both have
 #   --calibration-runs N
 #                      runs on which a budget =1/S is calibrated (default 50): seeds of their own (2,000,001 on),
 #                      run at uniform 1/S, then under a plan per step of a secant search on the budget (each a new
@@ -76,6 +78,7 @@ expect_rank=
 expect_equal_cost=
 plan_budgets=
 training_runs=20
+plan_runs=
 training_seed=1000000  # training run N has seed training_seed + N: inputs that no measured run has
 calibration_runs=50
 calibration_seed=2000000  # calibration run N has seed calibration_seed + N: neither measured nor training
@@ -96,6 +99,7 @@ while [ $# -gt 0 ]; do
   --expect-equal-cost) expect_equal_cost=1; shift ;;
   --plan-budget | --plan-budgets) plan_budgets=$2; shift 2 ;;
   --training-runs) training_runs=$2; shift 2 ;;
+  --plan-runs) plan_runs=$2; shift 2 ;;
   --calibration-runs) calibration_runs=$2; shift 2 ;;
   --cost-tolerance) cost_tolerance=$2; shift 2 ;;
   -h | --help) sed -n '2,/^# Exit status/p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
@@ -107,6 +111,10 @@ done
 [[ $jobs =~ ^[1-9][0-9]*$ ]] || usage "--jobs needs a positive number"
 [[ $memory_limit =~ ^[1-9][0-9]*$ ]] || usage "--memory-limit needs a positive number of MiB"
 [[ $training_runs =~ ^[1-9][0-9]*$ ]] || usage "--training-runs needs a positive number"
+plan_runs=${plan_runs:-$runs}
+if ! [[ $plan_runs =~ ^[1-9][0-9]*$ ]] || [ "$plan_runs" -gt "$runs" ]; then
+  usage "--plan-runs needs a number from 1 to --runs"
+fi
 [[ $calibration_runs =~ ^[1-9][0-9]*$ ]] || usage "--calibration-runs needs a positive number"
 if ! [[ $cost_tolerance =~ ^[0-9]+(\.[0-9]+)?$ ]] || ! awk -v t="$cost_tolerance" 'BEGIN { exit !(t > 0) }'; then
   usage "--cost-tolerance needs a percentage above 0"
@@ -652,7 +660,7 @@ isolate() {
         *) learn_plan "$variant" "$budget" || return 1; label="plan at $budget%" ;;
         esac
         sparsity=100
-        run_setting "$variant-plan-$tag" "$label" 1 "$runs" "$uniform" || return 1
+        run_setting "$variant-plan-$tag" "$label" 1 "$plan_runs" "$uniform" || return 1
       done
     fi
   done
