@@ -575,8 +575,7 @@ samples_per_run() {
       }
       close(file) }
     END { printf "%.2f %.2f\n", runs["success"] ? total["success"] / runs["success"] : 0,
-                                runs["failure"] ? total["failure"] / runs["failure"] : 0 }' \
-    "$other/results.tsv" "$dir/results.tsv"
+                                runs["failure"] ? total["failure"] / runs["failure"] : 0 }' "$dir/results.tsv"
 }
 
 # isolate NAME: the whole road for one subject; its table rows go to WORK/NAME/table.md.
