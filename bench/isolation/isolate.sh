@@ -102,7 +102,7 @@ while [ $# -gt 0 ]; do
   --plan-runs) plan_runs=$2; shift 2 ;;
   --calibration-runs) calibration_runs=$2; shift 2 ;;
   --cost-tolerance) cost_tolerance=$2; shift 2 ;;
-  -h | --help) sed -n '2,/^# Exit status/p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+  -h | --help) awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "$0"; exit 0 ;;
   -*) usage "unknown option $1" ;;
   *) break ;;
   esac
@@ -403,8 +403,7 @@ analyse() {
   local e bound=
   if [ -n "$plan_file" ]; then  # --expect-rank bounds the uniform rates; --expect-equal-cost the =1/S plans
     [ -n "$expect_equal_cost" ] && [[ $label == *"'s samples"* ]] || return 0
-    if [ -z "$cost_ratio" ] || ! awk -v r="$cost_ratio" -v t="$cost_tolerance" \
-      'BEGIN { exit !(r >= 1 - t / 100 && r <= 1 + t / 100) }'; then
+    if [ -z "$cost_ratio" ] || ! within_tolerance "$cost_ratio"; then
       echo "isolate.sh: FAIL: $name $variant $label over $n runs: ${cost_ratio:-no}x uniform" \
         "1/${uniform_version##*-s}'s samples a successful run, not within $cost_tolerance%" >&2
       return 1
@@ -523,7 +522,7 @@ equalise_plan() {
     ratio=$(awk -v p="$samples" -v u="$target" 'BEGIN { printf "%.3f", p / u }')
     note "$name: =1/$s, step $step: plan at $budget%: $samples samples a successful calibration run," \
       "${ratio}x uniform 1/$s's $target"
-    if awk -v r="$ratio" -v t="$cost_tolerance" 'BEGIN { exit !(r >= 1 - t / 100 && r <= 1 + t / 100) }'; then
+    if within_tolerance "$ratio"; then
       calibrated="$budget $ratio $step"
       return 0
     fi
@@ -537,6 +536,9 @@ equalise_plan() {
     prev_budget=$budget prev_ratio=$ratio budget=$next step=$((step + 1))
   done
 }
+
+# within_tolerance RATIO: whether a plan's samples over uniform's, RATIO, are within --cost-tolerance of 1.
+within_tolerance() { awk -v r="$1" -v t="$cost_tolerance" 'BEGIN { exit !(r >= 1 - t / 100 && r <= 1 + t / 100) }'; }
 
 # next_budget BUDGET RATIO PREV_BUDGET PREV_RATIO LOW HIGH: the next step of equalise_plan. Samples grow in
 # proportion to the budget while no site is at probability 1, and slower after; the slope is taken from the last
