@@ -19,7 +19,9 @@
 #      the bug (a predictor in the bug's file, in the function of its fixed lines or within 5 lines of them), the
 #      same rank counting also the places one call away (one_call_away), its elimination round, the runs after
 #      which it stays first, each metric's rank and expense (the share of the ranked predicates above it), the
-#      top predictor, and each build's cost (build time, .text size).
+#      top predictor, each build's cost (build time, .text size), and each setting's measured cost: the samples a
+#      successful run took (its samples subreport's counters summed, bounds' left out; mean), and for a plan at a
+#      rate's cost (1/S or =1/S) its ratio to that rate's over the same runs.
 # Progress goes to stderr. Everything is kept under the work directory: run again with the same options and only
 # what is missing is done (runs already stored are not run again).
 #
@@ -37,15 +39,30 @@
 #   --expect-rank "S:R..."
 #                      exit 1 unless, for every subject and build, the first predictor at the bug is ranked R or
 #                      better over all runs at sparsity S (a lone R: at every sparsity) (the CI regression test)
+#   --expect-equal-cost
+#                      exit 1 unless every =1/S plan's samples a successful run are within --cost-tolerance of
+#                      uniform 1/S's over the measured runs too (the CI regression test; needs S in --sparsity)
 #   --plan-budget "B..."
 #                      also runs under sampling plans (docs/analysis.md, "Sampling plans"): TRAINING runs at
 #                      1/100 on seeds of their own, a plan per budget B learned from their reports by
 #                      sampler-analyze plan, then RUNS runs under each plan, ranked beside the uniform rows. B: a
 #                      percentage of a run's CPU time, or 1/S: the predicted cost of uniform 1/S on those runs,
-#                      to compare a plan and a rate at equal cost (default: none)
+#                      to compare a plan and a rate at equal predicted cost; =1/S: at equal measured cost, the
+#                      budget that gives the plan uniform 1/S's samples a run (below) (default: none)
 #   --training-runs N  training runs for the plans (default 20)
+#   --plan-runs N      runs under each plan (default: --runs): fewer keep a test short; a plan's measured cost is
+#                      compared with its rate's over the runs both have
+#   --calibration-runs N
+#                      runs on which a budget =1/S is calibrated (default 50): seeds of their own (2,000,001 on),
+#                      run at uniform 1/S, then under a plan per step of a secant search on the budget (each a new
+#                      sampler-analyze plan from the same training runs; the first at 1/S's predicted cost), until
+#                      the plan's samples a successful run (the table's measured cost) are within the tolerance of
+#                      uniform 1/S's on the same runs; exit 1 if 8 steps do not get there
+#   --cost-tolerance PCT
+#                      how far a =1/S plan's samples may be from uniform 1/S's on the calibration runs (default 2)
 # Needs apt-get source (adds a deb-src entry for the running Debian release if there is none: root or sudo).
-# Exit status: 0, 1 when a subject failed to build or run, or --expect-rank did not hold, 2 usage error.
+# Exit status: 0, 1 when a subject failed to build or run, a =1/S plan's calibration failed, or --expect-rank or
+# --expect-equal-cost did not hold, 2 usage error.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
@@ -58,9 +75,15 @@ variants=default
 jobs=$(nproc)
 memory_limit=256
 expect_rank=
+expect_equal_cost=
 plan_budgets=
 training_runs=20
+plan_runs=
 training_seed=1000000  # training run N has seed training_seed + N: inputs that no measured run has
+calibration_runs=50
+calibration_seed=2000000  # calibration run N has seed calibration_seed + N: neither measured nor training
+cost_tolerance=2
+calibration_steps=8
 usage() { echo "isolate.sh: $*" >&2; exit 2; }
 while [ $# -gt 0 ]; do
   case $1 in
@@ -73,9 +96,13 @@ while [ $# -gt 0 ]; do
   --jobs) jobs=$2; shift 2 ;;
   --memory-limit) memory_limit=$2; shift 2 ;;
   --expect-rank) expect_rank=$2; shift 2 ;;
+  --expect-equal-cost) expect_equal_cost=1; shift ;;
   --plan-budget | --plan-budgets) plan_budgets=$2; shift 2 ;;
   --training-runs) training_runs=$2; shift 2 ;;
-  -h | --help) sed -n '2,50p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+  --plan-runs) plan_runs=$2; shift 2 ;;
+  --calibration-runs) calibration_runs=$2; shift 2 ;;
+  --cost-tolerance) cost_tolerance=$2; shift 2 ;;
+  -h | --help) awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "$0"; exit 0 ;;
   -*) usage "unknown option $1" ;;
   *) break ;;
   esac
@@ -84,8 +111,18 @@ done
 [[ $jobs =~ ^[1-9][0-9]*$ ]] || usage "--jobs needs a positive number"
 [[ $memory_limit =~ ^[1-9][0-9]*$ ]] || usage "--memory-limit needs a positive number of MiB"
 [[ $training_runs =~ ^[1-9][0-9]*$ ]] || usage "--training-runs needs a positive number"
+plan_runs=${plan_runs:-$runs}
+if ! [[ $plan_runs =~ ^[1-9][0-9]*$ ]] || [ "$plan_runs" -gt "$runs" ]; then
+  usage "--plan-runs needs a number from 1 to --runs"
+fi
+[[ $calibration_runs =~ ^[1-9][0-9]*$ ]] || usage "--calibration-runs needs a positive number"
+if ! [[ $cost_tolerance =~ ^[0-9]+(\.[0-9]+)?$ ]] || ! awk -v t="$cost_tolerance" 'BEGIN { exit !(t > 0) }'; then
+  usage "--cost-tolerance needs a percentage above 0"
+fi
+equal_cost=
 for b in $plan_budgets; do
-  [[ $b =~ ^(1/[1-9][0-9]*|[0-9]+(\.[0-9]+)?)$ ]] || usage "--plan-budget: '$b' is neither a percentage nor 1/S"
+  [[ $b =~ ^(=?1/[1-9][0-9]*|[0-9]+(\.[0-9]+)?)$ ]] || usage "--plan-budget: '$b' is neither a percentage, 1/S nor =1/S"
+  [[ $b == =* ]] && equal_cost=1
 done
 for e in $expect_rank; do [[ $e =~ ^([1-9][0-9]*:)?[1-9][0-9]*$ ]] || usage "--expect-rank: '$e' is not R or S:R"; done
 for s in $sparsities $steps; do [[ $s =~ ^[1-9][0-9]*$ ]] || usage "'$s' is not a positive number"; done
@@ -353,17 +390,27 @@ analyse() {
   done
   read -r rank round rows rounds at_bug near < <(bug_rank "$out/database.tsv")
   at_all=$rank
-  printf '| %s | %s | %s | %s | %s | %s | %s | %s / %s (%s) | %s | %s | %s |%s %s |\n' "$name" "$variant" \
-    "$label" "$n" "$failing" "$rank" "$near" "$round" "$rounds" "$at_bug" "$stays" "${ranks% }" "$rows" "$cells" \
-    "$(top_predictor "$out/database.tsv" | tr '|' '/')" >>"$subject_dir/table.md"
-  local successful_samples failing_samples
-  read -r successful_samples failing_samples < <(samples_per_run)
+  local successful_samples failing_samples cost cost_ratio
+  read -r successful_samples failing_samples < <(samples_per_run "$run_dir")
+  measured_cost "$successful_samples"
+  printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s / %s (%s) | %s | %s | %s |%s %s |\n' "$name" "$variant" \
+    "$label" "$n" "$failing" "$cost" "$rank" "$near" "$round" "$rounds" "$at_bug" "$stays" "${ranks% }" "$rows" \
+    "$cells" "$(top_predictor "$out/database.tsv" | tr '|' '/')" >>"$subject_dir/table.md"
   local predicted=
   [ -z "$plan_file" ] || predicted="; predicted by sampler-analyze plan: $(sed -n 's/.*predicted cost //p' "$plan_file.summary")"
-  echo "$name $variant $label: $successful_samples samples a successful run, $failing_samples a failing one" \
-    "(mean)$predicted" >>"$subject_dir/samples.txt"
+  echo "$name $variant $label: $(printf %.0f "$successful_samples") samples a successful run," \
+    "$(printf %.0f "$failing_samples") a failing one (mean)$predicted" >>"$subject_dir/samples.txt"
   local e bound=
-  [ -z "$plan_file" ] || return 0  # --expect-rank bounds the uniform rates
+  if [ -n "$plan_file" ]; then  # --expect-rank bounds the uniform rates; --expect-equal-cost the =1/S plans
+    [ -n "$expect_equal_cost" ] && [[ $label == *"'s samples"* ]] || return 0
+    if [ -z "$cost_ratio" ] || ! within_tolerance "$cost_ratio"; then
+      echo "isolate.sh: FAIL: $name $variant $label over $n runs: ${cost_ratio:-no}x uniform" \
+        "1/${uniform_version##*-s}'s samples a successful run, not within $cost_tolerance%" >&2
+      return 1
+    fi
+    note "$name $variant $label: ${cost_ratio}x uniform's samples over the measured runs (tolerance $cost_tolerance%)"
+    return 0
+  fi
   for e in $expect_rank; do
     case $e in "${label#1/}":*) bound=${e#*:} ;; *:*) ;; *) bound=$e ;; esac
   done
@@ -377,12 +424,27 @@ analyse() {
   fi
 }
 
-# run_setting VERSION LABEL FIRST LAST: the buggy build ($program) on seeds FIRST..LAST through sampler-run at
-# $sparsity, with $plan_file if set; the runs already in RUNDIR/results.tsv are not run again. A LABEL other than
-# '-' adds the setting to those ranked (settings: "VARIANT|VERSION|LABEL|PLAN").
+# measured_cost SUCCESSFUL: sets cost, the table's cell for the samples a successful run of $run_dir took (mean),
+# and for a plan compared with a uniform rate ($uniform_version) cost_ratio, their ratio over the runs both have
+# (else empty): the measured cost.
+measured_cost() {
+  local plan_mean uniform_mean uniform_dir=$subject_dir/runs/$uniform_version
+  cost=$(printf %.0f "$1") cost_ratio=
+  if [ -n "$uniform_version" ] && [ -s "$uniform_dir/results.tsv" ]; then
+    read -r plan_mean _ < <(samples_per_run "$run_dir" "$uniform_dir")
+    read -r uniform_mean _ < <(samples_per_run "$uniform_dir" "$run_dir")
+    cost_ratio=$(awk -v p="$plan_mean" -v u="$uniform_mean" 'BEGIN { if (u > 0) printf "%.3f", p / u }')
+    [ -z "$cost_ratio" ] || cost+=" (${cost_ratio}x 1/${uniform_version##*-s})"
+  fi
+}
+
+# run_setting VERSION LABEL FIRST LAST [UNIFORM]: the buggy build ($program) on seeds FIRST..LAST through
+# sampler-run at $sparsity, with $plan_file if set; the runs already in RUNDIR/results.tsv are not run again. A
+# LABEL other than '-' adds the setting to those ranked (settings: "VARIANT|VERSION|LABEL|PLAN|UNIFORM"), UNIFORM
+# the version of the uniform rate whose measured cost a plan's row is compared with.
 run_setting() {
   version=$1 run_dir=$subject_dir/runs/$1
-  local label=$2 first=$3 last=$4 missing
+  local label=$2 first=$3 last=$4 uniform=${5:-} missing
   mkdir -p "$run_dir/reports" && touch "$run_dir/results.tsv"
   rm -rf "$run_dir"/scratch.*
   export program sparsity version run_dir plan_file
@@ -395,17 +457,31 @@ run_setting() {
     xargs -P "$jobs" -n 16 bash -c 'for s; do run_one "$s" || exit 255; done' _ <<<"$missing" ||
       { echo "isolate.sh: runs failed ($version)" >&2; return 1; }
   fi
-  [ "$label" = - ] || settings+=("$variant|$version|$label|$plan_file")
+  [ "$label" = - ] || settings+=("$variant|$version|$label|$plan_file|$uniform")
+}
+
+# uniform_cost_percent VARIANT S: the predicted cost of uniform sampling at 1/S on VARIANT's training runs, in
+# percent of a run's CPU time: the summary's "the training runs' own rates cost", which are at 1/100, scaled by
+# 100/S (a sample's cost is the same whatever its rate, and so are the walks' a unit of weight causes, both priced
+# with the program's functions, --sites).
+uniform_cost_percent() {
+  local training=$subject_dir/runs/$1-training-s100/reports probe=$subject_dir/plans/$1-uniform-cost.plan
+  local summary uniform
+  mkdir -p "$subject_dir/plans"
+  summary=$("$tools/sampler-analyze" plan --budget 1% --sites "$program" -o "$probe" "$training" 2>&1) ||
+    { echo "isolate.sh: sampler-analyze plan failed on $training: $summary" >&2; return 1; }
+  rm -f "$probe"
+  uniform=$(sed -n "s/.*the training runs' own rates cost \([0-9.e+-]*\)%.*/\1/p" <<<"$summary")
+  [ -n "$uniform" ] || { echo "isolate.sh: no uniform cost in sampler-analyze plan's summary: $summary" >&2; return 1; }
+  awk -v u="$uniform" -v s="$2" 'BEGIN { printf "%.6g\n", u * 100 / s }'
 }
 
 # learn_plan VARIANT BUDGET: sets plan_file (SUBJECT/plans/VARIANT-TAG.plan, its summary beside it) and tag, a plan
 # that sampler-analyze plan learns from the training runs' reports within BUDGET: a percentage of a run's CPU time,
-# or 1/S, the predicted cost of uniform sampling at 1/S on the same runs (the summary's "the training runs' own
-# rates cost", which are at 1/100, scaled by 100/S: a sample's cost is the same whatever its rate, and so are the
-# walks' a unit of weight causes, both priced with the program's functions, --sites), so that a plan and a uniform
-# rate are compared at the same predicted cost. Kept when done: resumed runs use the same plan.
+# or 1/S, uniform_cost_percent's, so that a plan and a uniform rate are compared at the same predicted cost. Kept
+# when done: resumed runs use the same plan.
 learn_plan() {
-  local variant=$1 budget=$2 training=$subject_dir/runs/$1-training-s100/reports percent summary uniform
+  local variant=$1 budget=$2 training=$subject_dir/runs/$1-training-s100/reports percent summary
   case $budget in
   1/*) tag=cost-s${budget#1/} ;;
   *) tag=${budget}pct ;;
@@ -414,31 +490,94 @@ learn_plan() {
   [ -s "$plan_file" ] && [ -s "$plan_file.summary" ] && return 0
   mkdir -p "$subject_dir/plans"
   percent=$budget
-  if [[ $budget == 1/* ]]; then
-    summary=$("$tools/sampler-analyze" plan --budget 1% --sites "$program" -o "$plan_file" "$training" 2>&1) ||
-      { echo "isolate.sh: sampler-analyze plan failed on $training: $summary" >&2; return 1; }
-    uniform=$(sed -n "s/.*the training runs' own rates cost \([0-9.e+-]*\)%.*/\1/p" <<<"$summary")
-    [ -n "$uniform" ] || { echo "isolate.sh: no uniform cost in sampler-analyze plan's summary: $summary" >&2; return 1; }
-    percent=$(awk -v u="$uniform" -v s="${budget#1/}" 'BEGIN { printf "%.6g", u * 100 / s }')
-  fi
+  if [[ $budget == 1/* ]]; then percent=$(uniform_cost_percent "$variant" "${budget#1/}") || return 1; fi
   summary=$("$tools/sampler-analyze" plan --budget "$percent%" --sites "$program" -o "$plan_file" "$training" 2>&1) ||
     { echo "isolate.sh: sampler-analyze plan --budget $percent% failed on $training: $summary" >&2; return 1; }
   echo "$summary" >"$plan_file.summary"
   note "$name: plan $budget ($percent% of a run's CPU time): $(grep 'predicted cost' "$plan_file.summary")"
 }
 
-# samples_per_run: "SUCCESSFUL FAILING", the mean samples a run took (the samples subreport's counters summed, but
-# bounds', which are extremes, not counts) over RUNDIR's successful and its failing runs: the measured cost.
+# equalise_plan VARIANT S: sets plan_file, tag and calibrated ("BUDGET RATIO STEPS"), the plan at uniform 1/S's
+# measured cost: the budget whose plan takes, in the calibration runs (seeds of their own) that succeed, uniform
+# 1/S's samples a run on the same runs within --cost-tolerance. The measured cost, not the plan's prediction: a site
+# never seen in training is planned at its 95% upper bound and most run less (docs/isolation.md, "gperf, sed and
+# bc"); successful runs only, as the hand-scaled rows there: a failing run's samples are the failure's (a runaway
+# loop at probability 1). The first step is at 1/S's predicted cost; each next one a secant step on log budget
+# against log ratio (a proportional one until two steps are known), bisected in log when it leaves the bracket the
+# steps so far give. Every step's plan and runs are kept: a rerun takes the same steps without running them again.
+equalise_plan() {
+  local variant=$1 s=$2 first=$((calibration_seed + 1)) last=$((calibration_seed + calibration_runs))
+  local target samples budget ratio next step=1 prev_budget='' prev_ratio='' low='' high=''
+  sparsity=$s plan_file=
+  run_setting "$variant-calibration-s$s" - "$first" "$last" || return 1
+  read -r target _ < <(samples_per_run "$run_dir")
+  awk -v u="$target" 'BEGIN { exit !(u > 0) }' ||
+    { echo "isolate.sh: uniform 1/$s took no samples in a successful calibration run" >&2; return 1; }
+  budget=$(uniform_cost_percent "$variant" "$s") || return 1
+  while :; do
+    learn_plan "$variant" "$budget" || return 1
+    sparsity=100
+    run_setting "$variant-calibration-plan-$tag" - "$first" "$last" || return 1
+    read -r samples _ < <(samples_per_run "$run_dir")
+    ratio=$(awk -v p="$samples" -v u="$target" 'BEGIN { printf "%.3f", p / u }')
+    note "$name: =1/$s, step $step: plan at $budget%: $samples samples a successful calibration run," \
+      "${ratio}x uniform 1/$s's $target"
+    if within_tolerance "$ratio"; then
+      calibrated="$budget $ratio $step"
+      return 0
+    fi
+    if awk -v r="$ratio" 'BEGIN { exit !(r < 1) }'; then low=$budget; else high=$budget; fi
+    next=$(next_budget "$budget" "$ratio" "$prev_budget" "$prev_ratio" "$low" "$high")
+    if [ "$step" -ge "$calibration_steps" ] || [ "$next" = "$budget" ]; then
+      echo "isolate.sh: FAIL: $name $variant: no plan within $cost_tolerance% of uniform 1/$s's samples a run in" \
+        "$step steps (the last at $budget%: ${ratio}x)" >&2
+      return 1
+    fi
+    prev_budget=$budget prev_ratio=$ratio budget=$next step=$((step + 1))
+  done
+}
+
+# within_tolerance RATIO: whether a plan's samples over uniform's, RATIO, are within --cost-tolerance of 1.
+within_tolerance() { awk -v r="$1" -v t="$cost_tolerance" 'BEGIN { exit !(r >= 1 - t / 100 && r <= 1 + t / 100) }'; }
+
+# next_budget BUDGET RATIO PREV_BUDGET PREV_RATIO LOW HIGH: the next step of equalise_plan. Samples grow in
+# proportion to the budget while no site is at probability 1, and slower after; the slope is taken from the last
+# two steps when they give one (floored at 0.1: a plan whose samples hardly answer the budget moves at most tenfold
+# the log ratio), and the step is bisected in log between LOW (the largest budget under) and HIGH (the smallest
+# over) when it leaves them. Budgets are at most 100%, with 4 significant digits (a plan's file is named by it).
+next_budget() {
+  awk -v b="$1" -v r="$2" -v pb="$3" -v pr="$4" -v lo="$5" -v hi="$6" 'BEGIN {
+    if (r <= 0) nb = b * 10
+    else {
+      slope = 1
+      if (pb != "" && pr > 0 && pb != b) {
+        s = (log(r) - log(pr)) / (log(b) - log(pb))
+        if (s > 0) slope = (s < 0.1 ? 0.1 : s)
+      }
+      nb = exp(log(b) - log(r) / slope)
+    }
+    if (lo != "" && hi != "" && (nb <= lo + 0 || nb >= hi + 0)) nb = sqrt(lo * hi)
+    if (nb > 100) nb = 100
+    printf "%.4g\n", nb }'
+}
+
+# samples_per_run RUNDIR [OTHER]: "SUCCESSFUL FAILING", the mean samples a run took, to 2 decimals (the samples
+# subreport's counters summed, but bounds', which are extremes, not counts) over RUNDIR's successful and its failing
+# runs (those whose seeds OTHER has run too, if given: two settings compared on the same inputs): the measured cost.
 samples_per_run() {
-  awk -F'\t' 'FNR == 1 && FILENAME ~ /results.tsv$/ { labels = 1 }
-    labels && FILENAME ~ /results.tsv$/ { label[$1] = $2; next }
-    FNR == 1 { seed = FILENAME; sub(/.*\//, "", seed); sub(/\.report$/, "", seed); kind = label[seed]; runs[kind]++ }
-    /^<samples / { counting = ($0 !~ /scheme="bounds"/); next }
-    /^<\/samples>/ { counting = 0; next }
-    counting { for (i = 1; i <= NF; i++) total[kind] += $i }
-    END { printf "%.0f %.0f\n", runs["success"] ? total["success"] / runs["success"] : 0,
-                                runs["failure"] ? total["failure"] / runs["failure"] : 0 }' \
-    "$run_dir/results.tsv" "$run_dir"/reports/*.report
+  local dir=$1 other=${2:-$1}
+  awk -F'\t' -v reports="$dir/reports" -v other="$other/results.tsv" '
+    BEGIN { while ((getline line <other) > 0) { split(line, field, "\t"); common[field[1]] = 1 } }
+    !($1 in common) { next }
+    { kind = $2; runs[kind]++; file = reports "/" $1 ".report"; counting = 0
+      while ((getline line <file) > 0) {
+        if (line ~ /^<samples /) { counting = (line !~ /scheme="bounds"/); continue }
+        if (line ~ /^<\/samples>/) { counting = 0; continue }
+        if (counting) { n = split(line, field, /[ \t]+/); for (i = 1; i <= n; i++) total[kind] += field[i] }
+      }
+      close(file) }
+    END { printf "%.2f %.2f\n", runs["success"] ? total["success"] / runs["success"] : 0,
+                                runs["failure"] ? total["failure"] / runs["failure"] : 0 }' "$dir/results.tsv"
 }
 
 # isolate NAME: the whole road for one subject; its table rows go to WORK/NAME/table.md.
@@ -485,7 +624,8 @@ isolate() {
   # Each job a bash of its own: the subject script is sourced there again (its functions may use one another).
   export subject_dir fixed_program name here
   export -f prepare_input input_of
-  { seq 1 "$runs"; [ -z "$plan_budgets" ] || seq $((training_seed + 1)) $((training_seed + training_runs)); } |
+  { seq 1 "$runs"; [ -z "$plan_budgets" ] || seq $((training_seed + 1)) $((training_seed + training_runs))
+    [ -z "$equal_cost" ] || seq $((calibration_seed + 1)) $((calibration_seed + calibration_runs)); } |
     xargs -P "$jobs" -n 16 bash -c '. "$ISOLATION_DIR/subjects/$name.sh" &&
     for s; do prepare_input "$s" || exit 255; done' _ ||
     { echo "isolate.sh: preparing the inputs failed" >&2; return 1; }
@@ -507,14 +647,21 @@ isolate() {
       # Training: runs of their own seeds (not the measured ones), at 1/100, the rate the field's reports have.
       sparsity=100
       run_setting "$variant-training-s100" - $((training_seed + 1)) $((training_seed + training_runs)) || return 1
-      local budget percent tag label
+      local budget tag label uniform calibrated percent ratio
       for budget in $plan_budgets; do
-        learn_plan "$variant" "$budget" || return 1
+        uniform=
         case $budget in
-        1/*) label="plan at $budget's cost" ;;
-        *) label="plan at $budget%" ;;
+        =1/*)
+          equalise_plan "$variant" "${budget#=1/}" || return 1
+          read -r percent ratio _ <<<"$calibrated"
+          label="plan at ${budget#=}'s samples ($percent%, ${ratio}x in calibration)" uniform=$variant-s${budget#=1/} ;;
+        1/*)
+          learn_plan "$variant" "$budget" || return 1
+          label="plan at $budget's cost" uniform=$variant-s${budget#1/} ;;
+        *) learn_plan "$variant" "$budget" || return 1; label="plan at $budget%" ;;
         esac
-        run_setting "$variant-plan-$tag" "$label" 1 "$runs" || return 1
+        sparsity=100
+        run_setting "$variant-plan-$tag" "$label" 1 "$plan_runs" "$uniform" || return 1
       done
     fi
   done
@@ -529,7 +676,7 @@ isolate() {
     one_call_away "$program" "$subject_dir/buggy-$variant"
     for setting in "${settings[@]}"; do
       [ "${setting%%|*}" = "$variant" ] || continue
-      IFS='|' read -r _ version label plan_file <<<"$setting"
+      IFS='|' read -r _ version label plan_file uniform_version <<<"$setting"
       run_dir=$subject_dir/runs/$version
       note "$name $version: ranking"
       analyse || status=1
@@ -563,11 +710,13 @@ echo "rank: of the first predictor at the bug (in the fixed lines' function or w
 echo "over the runs the collector stored; one call away: the same, counting also the functions the fixed lines call and"
 echo "the lines around each call of the bug's function; round / rounds (at the bug): its elimination round, the rounds, and how many"
 echo "of them chose a predictor at the bug; stays 1st: the runs after which it is first at every later step; ranked:"
-echo "the predicates that passed the 95% test; each metric: rank (expense: the share of the ranked predicates above it)."
+echo "the predicates that passed the 95% test; each metric: rank (expense: the share of the ranked predicates above it);"
+echo "samples a run: the measured cost, mean over the successful runs, and a plan's over uniform 1/S's on the same"
+echo "runs."
 echo
-echo "| subject | build | sparsity | runs | failing | rank | one call away | round / rounds | stays 1st | rank by runs |" \
-  "ranked | importance | increase | ochiai | tarantula | dstar | top predictor |"
-echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+echo "| subject | build | sampling | runs | failing | samples a run | rank | one call away | round / rounds |" \
+  "stays 1st | rank by runs | ranked | importance | increase | ochiai | tarantula | dstar | top predictor |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 for dir in "${tables[@]}"; do [ -f "$dir/table.md" ] && cat "$dir/table.md"; done
 echo
 for dir in "${tables[@]}"; do [ -f "$dir/cost.txt" ] && cat "$dir/cost.txt"; done
