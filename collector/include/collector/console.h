@@ -24,6 +24,7 @@
 namespace sampler::collector {
 
 struct AppRuns;  // an application's runs as the console read them (console.cpp)
+struct KeptCounts;  // the database's counts kept between predictor pages (console.cpp)
 
 class Console {
  public:
@@ -70,8 +71,9 @@ class Console {
                 std::string_view made_note = {}) const;
   Response login_page(int status, std::string_view message) const;
 
-  /// A predictor page (`tail`: "predictors/", "release/V/" or "group/N/" under the application's path).
-  Response predictor_page(const std::string& app, std::string_view tail, const AppRuns& runs,
+  /// A predictor page (`tail`: "predictors/", "release/V/" or "group/N/" under the application's path); `counts`:
+  /// the database's counts for its first round, or null (the page counts its runs itself).
+  Response predictor_page(const std::string& app, std::string_view tail, const AppRuns& runs, const KeptCounts* counts,
                           std::string_view made_note);
   /// An application's page or predictor page (`tail` under the application's path), made from the store.
   Response app_page(const std::string& app, std::string_view tail, std::string_view made_note);
