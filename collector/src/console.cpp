@@ -865,7 +865,8 @@ struct KeptApp {
   KeptCounts counts;  // the database's counts (held by `making` too)
   std::mutex counting;  // held by the application page that counts with `days`
   KeptDays days;
-  size_t bytes = 0;   // runs.memory() and counts.memory() after the last page (under Console::Kept::mutex)
+  size_t bytes = 0;   // runs.memory() after the last page (under Console::Kept::mutex)
+  size_t counts_bytes = 0;  // counts.memory() after the last page (under Console::Kept::mutex)
   uint64_t used = 0;  // Console::Kept::clock at the last page (under Console::Kept::mutex)
 };
 
@@ -955,18 +956,20 @@ struct Console::Kept {
 
   // Keeps `kept`'s runs if they fit in the budget, with the applications used last (the others are dropped).
   void account(App& kept) {
-    const size_t bytes = kept.runs->memory() + kept.counts.memory();
+    const size_t bytes = kept.runs->memory(), counts_bytes = kept.counts.memory();
     std::lock_guard lock(mutex);
     kept.bytes = bytes;
+    kept.counts_bytes = counts_bytes;
     kept.used = ++clock;
     for (;;) {
-      size_t total = 0;
+      size_t total = 0, counts_total = 0;
       std::map<std::string, std::shared_ptr<App>>::iterator oldest = apps.end();
       for (auto it = apps.begin(); it != apps.end(); ++it) {
         total += it->second->bytes;
+        counts_total += it->second->counts_bytes;
         if (oldest == apps.end() || it->second->used < oldest->second->used) oldest = it;
       }
-      if (total <= budget || oldest == apps.end()) break;
+      if ((total <= budget && counts_total <= budget) || oldest == apps.end()) break;
       apps.erase(oldest);  // a page making with it still holds it; its memory goes when that page ends
       ++dropped;
     }
@@ -1066,6 +1069,7 @@ Console::KeptStats Console::kept_stats() const {
   KeptStats stats;
   for (const auto& [app, kept] : kept_->apps) {
     stats.bytes += kept->bytes;
+    stats.counts_bytes += kept->counts_bytes;
     stats.apps += kept->bytes > 0;
   }
   stats.dropped = kept_->dropped;
