@@ -859,9 +859,7 @@ struct KeptApp {
   std::string sites_stamp, symbols_stamp;  // what `runs` were read with
   int64_t last_id = 0;     // the store's id of the last run kept
   std::vector<int64_t> going;  // the kept runs still going (not read): each page asks whether they have ended
-  int64_t seen_up_to = 0;  // every run with an id up to this one is seen by every read from now on
-  // Reads not yet known to have seen every run up to the highest id they saw: (that id, the read's position).
-  std::vector<std::pair<int64_t, store::ReadPosition>> pending;
+  Settling settling;     // where the reads stand that may still be missing a run committed late
   KeptCounts counts;  // the database's counts (held by `making` too)
   std::mutex counting;  // held by the application page that counts with `days`
   KeptDays days;
@@ -869,8 +867,6 @@ struct KeptApp {
   size_t counts_bytes = 0;  // counts.memory() after the last page (under Console::Kept::mutex)
   uint64_t used = 0;  // Console::Kept::clock at the last page (under Console::Kept::mutex)
 };
-
-constexpr size_t kKeptPending = 16;  // the newest reads kept pending (an older one settles no later)
 
 // Brings `app`'s kept runs up to date for a page: the runs stored since the last kept are read; those every later
 // read sees are kept, and `settled` marks where they end (the others are this page's only: truncate() to it).
@@ -885,12 +881,13 @@ static bool extend_kept(store::Store& store, const std::string& site_dir, const 
     open_app(store, app, site_dir, *kept.runs);
     kept.sites_stamp = sites_stamp;
     kept.symbols_stamp = symbols_stamp;
-    kept.last_id = kept.seen_up_to = 0;
+    kept.last_id = 0;
     kept.going.clear();
-    kept.pending.clear();
+    kept.settling = Settling();
     kept.opened = true;
   }
   AppRuns& runs = *kept.runs;
+  if (!kept.settling.before_read(store, error)) return false;
   const size_t from = runs.stored_count();
   store::ReadPosition position;
   store::Query query{app, std::nullopt, false, /*stored_bodies=*/true, /*summaries=*/true};
@@ -911,23 +908,29 @@ static bool extend_kept(store::Store& store, const std::string& site_dir, const 
     return fetched && extend_kept(store, site_dir, app, kept, settled, error);
   }
   // The runs up to the highest id an earlier read saw are all seen once every transaction that may still have
-  // held one has ended (store.h, ReadPosition); on SQLite at once.
-  // Where the store stands now, after the read (which took a while): often past this read's own transaction, so
-  // that its runs are kept at once rather than at the next page. Without it, where the read stood.
-  if (runs.stored_count() > from) kept.pending.emplace_back(runs.stored_id.back(), position);
-  store::ReadPosition now;
-  std::string ignored;
-  const store::ReadPosition& settling = !kept.pending.empty() && store.position(now, ignored) ? now : position;
-  std::erase_if(kept.pending, [&](const std::pair<int64_t, store::ReadPosition>& read) {
-    if (!settling.sees_all_before(read.second)) return false;
-    kept.seen_up_to = std::max(kept.seen_up_to, read.first);
-    return true;
-  });
-  if (kept.pending.size() > kKeptPending) kept.pending.erase(kept.pending.begin());
+  // held one has ended (store.h, ReadPosition; Settling, with a position taken before this read); on SQLite at
+  // once. This read's own runs are kept at once too when the store now shows every transaction that may have held
+  // a lower id ended, and as many runs stored after the last kept up to its highest as it read: it missed none
+  // (else the next page reads them again).
+  if (runs.stored_count() > from) {
+    const int64_t highest = runs.stored_id.back();
+    store::ReadPosition now;
+    int64_t stored = -1;
+    std::string ignored;
+    const bool whole = position.reader == 0 ||
+                       (store.position(now, ignored) && now.sees_all_before(position) &&
+                        store.count_between(app, kept.last_id, highest, stored, ignored) &&
+                        stored == static_cast<int64_t>(runs.stored_count() - from));
+    if (whole) {
+      kept.settling.seen_up_to = std::max(kept.settling.seen_up_to, highest);
+    } else {
+      kept.settling.read(highest, position);
+    }
+  }
   // Kept: the runs seen by every later read; those still going among them are not read (read_stored()), and
   // asked for again by each page until their final report comes (an interim report replaces the last in place).
   size_t keep = from;
-  for (; keep < runs.stored_count() && runs.stored_id[keep] <= kept.seen_up_to; ++keep) {
+  for (; keep < runs.stored_count() && runs.stored_id[keep] <= kept.settling.seen_up_to; ++keep) {
     if (runs.interim[keep]) kept.going.push_back(runs.stored_id[keep]);
   }
   read_stored(store, app, /*crashes_only=*/false, from, keep, runs);

@@ -454,6 +454,21 @@ class SqliteStore : public Store {
     return status;
   }
 
+  bool count_between(std::string_view app, int64_t after, int64_t up_to, int64_t& count,
+                     std::string& error) override {
+    Reader reader = open_reader(error);
+    if (!reader) return false;
+    Statement select(reader.get(), kCountBetween);
+    if (!select) return fail(reader.get(), error);
+    sqlite3_stmt* s = select.get();
+    sqlite3_bind_text(s, 1, app.data(), static_cast<int>(app.size()), SQLITE_STATIC);
+    sqlite3_bind_int64(s, 2, after);
+    sqlite3_bind_int64(s, 3, up_to);
+    if (sqlite3_step(s) != SQLITE_ROW) return fail(reader.get(), error);
+    count = sqlite3_column_int64(s, 0);
+    return true;
+  }
+
   int64_t count(std::string& error) override {
     std::lock_guard lock(mutex_);
     Statement select(db_, "SELECT COUNT(*) FROM runs");

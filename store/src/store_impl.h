@@ -68,6 +68,10 @@ inline std::string count_days_sql(const DaysQuery& query) {
          "FROM runs WHERE app = $1" + after_condition(ids) + " GROUP BY 1, 2, 8, 9";
 }
 
+/// Store::count_between()' query, the same on both stores (the index on (app, id)).
+inline constexpr const char* kCountBetween =
+    "SELECT count(*) FROM runs WHERE app = $1 AND id > CAST($2 AS BIGINT) AND id <= CAST($3 AS BIGINT)";
+
 std::unique_ptr<Store> open_sqlite(const std::string& path, std::string& error);
 std::unique_ptr<Store> open_postgresql(std::string_view url, std::string& error);
 

@@ -290,6 +290,11 @@ class Store {
     now = ReadPosition{};
     return true;
   }
+  /// The number of `app`'s runs with ids above `after` and up to `up_to` (an index's range): a reader that read them
+  /// while some might still have been uncommitted, and knows (position()) that all are committed now, tells
+  /// whether it saw every one.
+  virtual bool count_between(std::string_view app, int64_t after, int64_t up_to, int64_t& count,
+                             std::string& error) = 0;
   /// Number of runs stored (all applications), or -1 on error. A scan of the runs: not for every request.
   virtual int64_t count(std::string& error) = 0;
   /// Whether the database answers, at the cost of one tiny query (the schema version): for health checks.
