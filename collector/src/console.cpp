@@ -895,14 +895,22 @@ static bool extend_kept(store::Store& store, const std::string& site_dir, const 
   query.also = kept.going;
   query.position = &position;
   bool ended = false;  // a kept run that was going has its final report: it is read where it stands, among all
+  // A run silent for longer than store::kGoingSeconds is over (the store replaces its report no more): no page
+  // asks for it again, so abandoned runs cost the pages nothing (with the slack of a clock behind a writer's).
+  const int64_t now = static_cast<int64_t>(std::time(nullptr));
+  auto over = [now](const store::Run& run) { return !store::going(run.received, now, store::kClockSlack); };
+  std::set<int64_t> quiet;  // runs going that are over
   const bool fetched = store.for_each(query, [&](const store::Run& run) {
     if (run.stored_id > kept.last_id) {
       runs.add(run);
     } else if (!run.interim_sequence) {
       ended = true;
+    } else if (over(run)) {
+      quiet.insert(run.stored_id);
     }
     return true;
   }, error);
+  std::erase_if(kept.going, [&quiet](int64_t id) { return quiet.count(id) > 0; });
   if (!fetched || ended) {
     kept.opened = false;
     return fetched && extend_kept(store, site_dir, app, kept, settled, error);
@@ -914,11 +922,11 @@ static bool extend_kept(store::Store& store, const std::string& site_dir, const 
   // (else the next page reads them again).
   if (runs.stored_count() > from) {
     const int64_t highest = runs.stored_id.back();
-    store::ReadPosition now;
+    store::ReadPosition after_read;
     int64_t stored = -1;
     std::string ignored;
     const bool whole = position.reader == 0 ||
-                       (store.position(now, ignored) && now.sees_all_before(position) &&
+                       (store.position(after_read, ignored) && after_read.sees_all_before(position) &&
                         store.count_between(app, kept.last_id, highest, stored, ignored) &&
                         stored == static_cast<int64_t>(runs.stored_count() - from));
     if (whole) {
@@ -931,7 +939,7 @@ static bool extend_kept(store::Store& store, const std::string& site_dir, const 
   // asked for again by each page until their final report comes (an interim report replaces the last in place).
   size_t keep = from;
   for (; keep < runs.stored_count() && runs.stored_id[keep] <= kept.settling.seen_up_to; ++keep) {
-    if (runs.interim[keep]) kept.going.push_back(runs.stored_id[keep]);
+    if (runs.interim[keep] && !over(runs.run(keep))) kept.going.push_back(runs.stored_id[keep]);
   }
   read_stored(store, app, /*crashes_only=*/false, from, keep, runs);
   runs.drop_stored(keep);  // read: their columns are all a page needs of them from now on

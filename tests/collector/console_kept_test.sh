@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The runs the console keeps between predictor pages (docs/decisions.md, "The console", "The runs kept between
 # pages"), black-box: one collector makes every page of the test and so keeps the runs it read; after each change
-# (runs uploaded, a run's interim report replaced by a later one and then by its final report, the site
-# information rewritten) each predictor page it makes, and the application's page, must be the same bytes as that
+# (runs uploaded, a run's interim report replaced by a later one and then by its final report, a run gone quiet
+# for longer than a run may go on, the site information rewritten) each predictor page it makes, and the application's page, must be the same bytes as that
 # of a second collector started afresh on the same database, which keeps nothing yet (the runs, the database's
 # counts: docs/decisions.md, "The database's counts kept between pages"). Then the bound on what is kept (serve --console-memory):
 # two more applications, each of whose runs fit in it alone and not together, so that each one's pages drop the
@@ -117,6 +117,24 @@ same "the interim report replaced"
 crafted going $'signal\t11' >going.final
 post going.final
 same "the final report"
+# A run gone quiet for longer than a run may go on (store.h, kGoingSeconds: 7 days; its report's time set back in
+# the database here): it is over, no page asks for it again, and a final report that comes after changes nothing.
+sql() {
+  if [ -n "${SAMPLER_TEST_POSTGRESQL_URL:-}" ]; then
+    psql -qAt "$database" -c "$1"
+  else
+    sqlite3 -cmd '.timeout 10000' reports.db "$1"
+  fi
+}
+{ crafted quiet; printf '<report id="interim">\nsequence\t1\n</report>\n'; } >quiet.1
+post quiet.1
+same "a run going, before it is quiet"
+sql "UPDATE runs SET received = received - 8 * 86400 WHERE run_id = 'quiet'" >/dev/null || fail "UPDATE failed"
+same "a run quiet for 8 days"
+crafted quiet $'exit-status\t0' >quiet.final
+post quiet.final
+grep -q '"duplicate": true' answer || fail "the final report of a run quiet for 8 days was stored: $(cat answer)"
+same "the final report of a run quiet for 8 days"
 # Other site information: every kept run is read again.
 write_sites 1
 same "the site information rewritten"
