@@ -234,8 +234,10 @@ class PostgresqlStore : public Store {
   }
 
   // Begins a read that knows its position on `c`: its snapshot's oldest running transaction, and a transaction
-  // id of its own taken after the snapshot, which the rows' query then reads in (one repeatable-read transaction,
-  // which the caller ends with end_read()). On failure nothing is left open.
+  // id of its own taken after the snapshot (the snapshot's xmax would not do: a transaction that has an id but
+  // began after the last one ended may be above it), in one repeatable-read transaction that the rows' query
+  // then reads in and the caller ends with end_read() (its commit record is not flushed: it wrote nothing). On
+  // failure nothing is left open.
   bool begin_read(PGconn* c, ReadPosition& position, std::string& error) {
     if (!exec(c, "BEGIN ISOLATION LEVEL REPEATABLE READ", error)) return false;
     Result r(PQexec(c, "SELECT pg_snapshot_xmin(pg_current_snapshot())::text, pg_current_xact_id()::text"));
