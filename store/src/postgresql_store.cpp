@@ -169,7 +169,7 @@ class PostgresqlStore : public Store {
     std::string sql =
         std::string("SELECT run_id, app, version, received, exit_status, signal, failed, crash_signature, body_size, ") +
         report_columns(query, kBody, "NULL::bytea") + ", counted, id FROM runs WHERE app = $1" +
-        (query.version ? " AND version = $2" : "") + (query.crashes_only ? " AND crash_signature <> ''" : "") +
+        (query.version ? " AND version = $2" : "") + (query.crashes_only ? kCrashesOnly : "") +
         after_condition(query);
     if (query.position != nullptr && !begin_read(c, *query.position, error)) {
       release(c);

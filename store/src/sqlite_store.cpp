@@ -237,7 +237,7 @@ class SqliteStore : public Store {
     std::string sql =
         std::string("SELECT run_id, app, version, received, exit_status, signal, failed, crash_signature, body_size, ") +
         report_columns(query, "body", "NULL") + ", id FROM runs WHERE app = ?1" +
-        (query.version ? " AND version = ?2" : "") + (query.crashes_only ? " AND crash_signature <> ''" : "") +
+        (query.version ? " AND version = ?2" : "") + (query.crashes_only ? kCrashesOnly : "") +
         after_condition(query);
     if (query.position != nullptr) *query.position = ReadPosition{};  // one writer at a time, in id order
     sql = query.newest == 0 ? sql + " ORDER BY id"

@@ -36,6 +36,11 @@ inline std::string report_columns(const Query& query, std::string_view body, std
   return stored + ", interim_sequence, " + std::string(query.bodies && query.summaries ? "summary" : null);
 }
 
+/// Both stores' condition for Query::crashes_only: a range of the index on (app, crash_signature), the empty
+/// signature being the least; `<> ''` is none, and PostgreSQL then read every run of the application (63 ms for
+/// 10^5 runs, for each application page: docs/performance.md, "The database's counts kept between pages").
+inline constexpr const char* kCrashesOnly = " AND crash_signature > ''";
+
 /// Both stores' condition on the ids of Store::for_each()'s runs: those after `query.after`, and those of
 /// `query.also` (" AND ...", or "" for every run). The ids are integers, written in the statement.
 inline std::string after_condition(const Query& query) {
