@@ -978,7 +978,8 @@ struct Console::Kept {
       for (auto it = apps.begin(); it != apps.end(); ++it) {
         total += it->second->bytes;
         counts_total += it->second->counts_bytes;
-        if (oldest == apps.end() || it->second->used < oldest->second->used) oldest = it;
+        const bool holds = it->second->bytes + it->second->counts_bytes > 0;  // not only the application page's
+        if (holds && (oldest == apps.end() || it->second->used < oldest->second->used)) oldest = it;
       }
       if ((total <= budget && counts_total <= budget) || oldest == apps.end()) break;
       apps.erase(oldest);  // a page making with it still holds it; its memory goes when that page ends
