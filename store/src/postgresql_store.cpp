@@ -114,8 +114,9 @@ constexpr const char* kMigrations[] = {
     // 9 -> 10: each row of run_counts with the sequence number of the write that last changed it, taken after
     // the writing transaction's id as a run's id is, so that a reader that keeps the rows asks only for those
     // changed since (store.h, Store::changed_counts()). Not indexed: an application has a few hundred rows,
-    // found by the primary key's first column, and an indexed column would make every upsert of counts write
-    // index entries (no heap-only update), which PostgreSQL's updates in place of the same page now avoid.
+    // found by the primary key's first column, and an indexed column changed by every upsert of counts would
+    // make each one write index entries, where without it PostgreSQL updates the row within its page (a
+    // heap-only update) as before.
     "CREATE SEQUENCE run_counts_sequence;"
     "CREATE FUNCTION sampler_counts_sequence() RETURNS BIGINT LANGUAGE plpgsql VOLATILE AS "
     "$$ BEGIN PERFORM pg_current_xact_id(); RETURN nextval('run_counts_sequence'); END $$;"
