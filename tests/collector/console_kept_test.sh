@@ -2,12 +2,12 @@
 # The runs the console keeps between predictor pages (docs/decisions.md, "The console", "The runs kept between
 # pages"), black-box: one collector makes every page of the test and so keeps the runs it read; after each change
 # (runs uploaded, a run's interim report replaced by a later one and then by its final report, a run gone quiet
-# for longer than a run may go on, the site information rewritten) each predictor page it makes, and the application's page, must be the same bytes as that
-# of a second collector started afresh on the same database, which keeps nothing yet (the runs, the database's
-# counts: docs/decisions.md, "The database's counts kept between pages"). Then the bound on what is kept (serve --console-memory):
-# two more applications, each of whose runs fit in it alone and not together, so that each one's pages drop the
-# other's runs (the least recently used); the pages must still be a fresh collector's, and /metrics must show
-# the drops and the kept bytes within the bound.
+# for longer than a run may go on, the site information rewritten) each predictor page it makes, and the
+# application's page, must be the same bytes as that of a second collector started afresh on the same database,
+# which keeps nothing yet (the runs, the database's counts: docs/decisions.md, "The database's counts kept between
+# pages"). Then the bound on what is kept (serve --console-memory): two more applications, each of whose runs fit
+# in it alone and not together, so that each one's pages drop the other's runs (the least recently used); the
+# pages must still be a fresh collector's, and /metrics must show the drops and the kept bytes within the bound.
 # Usage: console_kept_test.sh LOAD-CLIENT, with TOOLS, SCRATCH and SOURCE_DIR in the environment (and
 # SAMPLER_TEST_POSTGRESQL_URL for a PostgreSQL store instead of SQLite: several collectors over one database).
 case_name=kept
