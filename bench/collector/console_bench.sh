@@ -22,7 +22,8 @@
 # predicates in B elimination rounds; without it no predicate predicts failure and the page makes no round.
 # FLOOD_APP=load makes the floods runs of the readers' own application (each stored run then ends the pages the
 # collector shows again within serve --console-fresh-ms, docs/decisions.md, "The console"; the pages read more runs
-# with each flood).
+# with each flood, and each making asks the database for what was stored since the last: "The database's counts
+# kept between pages").
 # INTERIM=1 stores a run still going (one interim report) before the RUNS runs: the runs kept between pages stop
 # before it (docs/decisions.md, "The runs kept between pages"), so that each predictor page reads every run again.
 # usage: console_bench.sh SAMPLER-COLLECTOR LOAD-CLIENT PAGE-READERS

@@ -601,17 +601,147 @@ std::string app_body(const std::string& app, const std::vector<store::DayCounts>
   return body;
 }
 
+}  // namespace
+
+// Where a reader that keeps what it read of the store may stop asking for it again (store.h, ReadPosition): the
+// reads not yet known to have seen every row up to the highest id (or sequence number) they saw, and the id up to
+// which every read from now on sees every row. A read settles the earlier ones with a position taken before it
+// began, so that what it reads up to `seen_up_to` is whole.
+struct Settling {
+  static constexpr size_t kPending = 16;  // the newest reads kept pending (an older one settles no later)
+  int64_t seen_up_to = 0;
+  std::vector<std::pair<int64_t, store::ReadPosition>> pending;
+
+  // Settles what `before` (a position taken before the next read) shows every transaction behind has ended.
+  void settle(const store::ReadPosition& before) {
+    std::erase_if(pending, [&](const std::pair<int64_t, store::ReadPosition>& read) {
+      if (!before.sees_all_before(read.second)) return false;
+      seen_up_to = std::max(seen_up_to, read.first);
+      return true;
+    });
+  }
+  // A read at `position` saw rows up to `highest`.
+  void read(int64_t highest, const store::ReadPosition& position) {
+    if (highest > seen_up_to) pending.emplace_back(highest, position);
+    if (pending.size() > kPending) pending.erase(pending.begin());
+  }
+  // Takes the store's position before a read and settles with it (nothing pending: nothing asked).
+  bool before_read(store::Store& store, std::string& error) {
+    store::ReadPosition now;
+    if (pending.empty()) return true;
+    if (!store.position(now, error)) return false;
+    settle(now);
+    return true;
+  }
+};
+
+// An application's counts as the database keeps them (store.h, Store::changed_counts(): rows summed at ingest,
+// each with the sequence number of its last write), kept between predictor pages: each page asks the database
+// only for the rows changed since the last settled one, and sums the rows (docs/decisions.md, "The database's
+// counts kept between pages").
+struct KeptCounts {
+  using Key = std::tuple<std::string, std::string, bool, std::string, int32_t>;
+  std::map<Key, store::CountsRow> rows;
+  int64_t after = 0;  // every row last written with a sequence number up to this one is in `rows` as it stands
+  Settling settling;
+
+  bool update(store::Store& store, const std::string& app, std::string& error) {
+    if (!settling.before_read(store, error)) return false;
+    const int64_t settled = settling.seen_up_to;
+    std::vector<store::CountsRow> changed;
+    store::ReadPosition position;
+    if (!store.changed_counts(app, after, changed, &position, error)) return false;
+    int64_t highest = 0;
+    for (store::CountsRow& row : changed) {
+      highest = std::max(highest, row.sequence);
+      Key key{row.version, row.crash_signature, row.failed, row.key, row.shard};
+      rows[std::move(key)] = std::move(row);  // a later state of the row, committed: it replaces the kept one
+    }
+    settling.read(highest, position);
+    after = std::max(after, settled);
+    return true;
+  }
+  std::vector<store::SectionTotals> sum(const store::CountsQuery& query) const {
+    std::vector<const store::CountsRow*> all;
+    all.reserve(rows.size());
+    for (const auto& entry : rows) all.push_back(&entry.second);
+    return store::sum_rows(all, query);
+  }
+  size_t memory() const {
+    size_t bytes = 0;
+    for (const auto& [key, row] : rows) {
+      bytes += sizeof key + sizeof row + 2 * (row.version.capacity() + row.crash_signature.capacity()) +
+               2 * row.key.capacity() + 8 * (row.sites.capacity() + row.predicates.capacity()) + 64;
+    }
+    return bytes;
+  }
+};
+
+// An application's runs per release and day as the database counts them (store.h, Store::count_days()), kept
+// between its application pages: the counts of the runs that are over (final, or interim for longer than
+// store::kGoingSeconds) with ids up to a settled one; each page asks the database only for the runs stored after
+// it and those that were still going (docs/decisions.md, "The database's counts kept between pages").
+struct KeptDays {
+  using Days = std::map<std::pair<std::string, int64_t>, store::DayCounts>;
+  Days days;          // by release and day
+  int64_t after = 0;  // the runs with ids up to this one are in `days`, but for those of `going`
+  std::vector<int64_t> going;
+  Settling settling;
+
+  static void add(Days& into, const store::DayCounts& d) {
+    auto [it, inserted] = into.try_emplace({d.version, d.day}, d);
+    store::DayCounts& sum = it->second;
+    if (inserted) {
+      sum.going = 0;
+      return;
+    }
+    sum.first_stored = std::min(sum.first_stored, d.first_stored);
+    sum.last_stored = std::max(sum.last_stored, d.last_stored);
+    sum.runs += d.runs;
+    sum.failures += d.failures;
+    sum.first_received = std::min(sum.first_received, d.first_received);
+    sum.last_received = std::max(sum.last_received, d.last_received);
+  }
+  // The application's counts now, one per release and day, into `shown`.
+  bool count(store::Store& store, const std::string& app, std::vector<store::DayCounts>& shown, std::string& error) {
+    if (!settling.before_read(store, error)) return false;
+    store::ReadPosition position;
+    store::DaysQuery query{app, after, going, settling.seen_up_to};
+    query.position = &position;
+    std::vector<store::DayCounts> counted;
+    if (!store.count_days(query, counted, error)) return false;
+    Days all = days;
+    std::vector<int64_t> still_going;
+    int64_t highest = 0;
+    for (const store::DayCounts& d : counted) {
+      highest = std::max(highest, d.last_stored);
+      add(all, d);
+      if (!d.settled) continue;  // counted again by the next page
+      if (d.going != 0) {
+        still_going.push_back(d.going);
+      } else {
+        add(days, d);
+      }
+    }
+    going = std::move(still_going);
+    after = std::max(after, query.settled);
+    settling.read(highest, position);
+    for (auto& entry : all) shown.push_back(std::move(entry.second));
+    return true;
+  }
+};
+
+namespace {
+
 // The first round's counts of `subset`'s runs as the store summed them for `query` (PostgreSQL: store.h,
-// Store::sum_counts()), with the catalogue's ids. False when the store keeps none, or when they are not the
-// subset's: their runs are not the subset's runs (a run stored or counted after the page read the runs, one whose
-// summary gives no counts), or a section key does not read. Each section is taken or left out by the checks
-// read_runs() applies to a summary's section (analysis/src/runs.cpp, add_summary_section()), on its key.
-bool store_counts(store::Store& store, const store::CountsQuery& query, const AppRuns& runs,
+// Store::changed_counts(), KeptCounts), with the catalogue's ids. False when the store keeps none, or when they are
+// not the subset's: their runs are not the subset's runs (a run stored or counted after the page read the runs,
+// one whose summary gives no counts), or a section key does not read. Each section is taken or left out by the
+// checks read_runs() applies to a summary's section (analysis/src/runs.cpp, add_summary_section()), on its key.
+bool store_counts(const KeptCounts* kept, const store::CountsQuery& query, const AppRuns& runs,
                   const analysis::RunSet& subset, analysis::RunCounts& counts) {
-  if (!store.keeps_counts()) return false;
-  std::vector<store::SectionTotals> totals;
-  std::string error;
-  if (!store.sum_counts(query, totals, error)) return false;
+  if (kept == nullptr) return false;
+  const std::vector<store::SectionTotals> totals = kept->sum(query);
   const analysis::Catalogue& catalogue = runs.read().catalogue;
   struct Entry {
     size_t first_site = 0, site_count = 0;
@@ -661,7 +791,7 @@ bool store_counts(store::Store& store, const store::CountsQuery& query, const Ap
 // shown by its renderer; the first round's counts are the store's (`query`) where it keeps them and they are the
 // runs' (store_counts()).
 template <class Keep>
-std::string predictors_body(store::Store& store, const store::CountsQuery* query, const std::string& app,
+std::string predictors_body(const KeptCounts* kept, const store::CountsQuery* query, const std::string& app,
                             const AppRuns& runs, std::string_view heading, Keep keep) {
   // Unfinished runs (their last report interim) are not read (read_stored()), as sampler-analyze --database
   // leaves them out.
@@ -672,7 +802,7 @@ std::string predictors_body(store::Store& store, const store::CountsQuery* query
   }
   analysis::RankOptions options;
   analysis::RunCounts counted;
-  const bool in_store = query != nullptr && store_counts(store, *query, runs, subset, counted);
+  const bool in_store = query != nullptr && store_counts(kept, *query, runs, subset, counted);
   const analysis::Ranking ranking = analysis::rank(subset, runs.read().catalogue.predicate_site,
                                                    runs.read().catalogue.sites.size(), options,
                                                    in_store ? &counted : nullptr);
@@ -729,14 +859,14 @@ struct KeptApp {
   std::string sites_stamp, symbols_stamp;  // what `runs` were read with
   int64_t last_id = 0;     // the store's id of the last run kept
   std::vector<int64_t> going;  // the kept runs still going (not read): each page asks whether they have ended
-  int64_t seen_up_to = 0;  // every run with an id up to this one is seen by every read from now on
-  // Reads not yet known to have seen every run up to the highest id they saw: (that id, the read's position).
-  std::vector<std::pair<int64_t, store::ReadPosition>> pending;
+  Settling settling;     // where the reads stand that may still be missing a run committed late
+  KeptCounts counts;  // the database's counts (held by `making` too)
+  std::mutex counting;  // held by the application page that counts with `days`
+  KeptDays days;
   size_t bytes = 0;   // runs.memory() after the last page (under Console::Kept::mutex)
+  size_t counts_bytes = 0;  // counts.memory() after the last page (under Console::Kept::mutex)
   uint64_t used = 0;  // Console::Kept::clock at the last page (under Console::Kept::mutex)
 };
-
-constexpr size_t kKeptPending = 16;  // the newest reads kept pending (an older one settles no later)
 
 // Brings `app`'s kept runs up to date for a page: the runs stored since the last kept are read; those every later
 // read sees are kept, and `settled` marks where they end (the others are this page's only: truncate() to it).
@@ -751,12 +881,13 @@ static bool extend_kept(store::Store& store, const std::string& site_dir, const 
     open_app(store, app, site_dir, *kept.runs);
     kept.sites_stamp = sites_stamp;
     kept.symbols_stamp = symbols_stamp;
-    kept.last_id = kept.seen_up_to = 0;
+    kept.last_id = 0;
     kept.going.clear();
-    kept.pending.clear();
+    kept.settling = Settling();
     kept.opened = true;
   }
   AppRuns& runs = *kept.runs;
+  if (!kept.settling.before_read(store, error)) return false;
   const size_t from = runs.stored_count();
   store::ReadPosition position;
   store::Query query{app, std::nullopt, false, /*stored_bodies=*/true, /*summaries=*/true};
@@ -764,37 +895,51 @@ static bool extend_kept(store::Store& store, const std::string& site_dir, const 
   query.also = kept.going;
   query.position = &position;
   bool ended = false;  // a kept run that was going has its final report: it is read where it stands, among all
+  // A run silent for longer than store::kGoingSeconds is over (the store replaces its report no more): no page
+  // asks for it again, so abandoned runs cost the pages nothing (with the slack of a clock behind a writer's).
+  const int64_t now = static_cast<int64_t>(std::time(nullptr));
+  auto over = [now](const store::Run& run) { return !store::going(run.received, now, store::kClockSlack); };
+  std::set<int64_t> quiet;  // runs going that are over
   const bool fetched = store.for_each(query, [&](const store::Run& run) {
     if (run.stored_id > kept.last_id) {
       runs.add(run);
     } else if (!run.interim_sequence) {
       ended = true;
+    } else if (over(run)) {
+      quiet.insert(run.stored_id);
     }
     return true;
   }, error);
+  std::erase_if(kept.going, [&quiet](int64_t id) { return quiet.count(id) > 0; });
   if (!fetched || ended) {
     kept.opened = false;
     return fetched && extend_kept(store, site_dir, app, kept, settled, error);
   }
   // The runs up to the highest id an earlier read saw are all seen once every transaction that may still have
-  // held one has ended (store.h, ReadPosition); on SQLite at once.
-  // Where the store stands now, after the read (which took a while): often past this read's own transaction, so
-  // that its runs are kept at once rather than at the next page. Without it, where the read stood.
-  if (runs.stored_count() > from) kept.pending.emplace_back(runs.stored_id.back(), position);
-  store::ReadPosition now;
-  std::string ignored;
-  const store::ReadPosition& settling = !kept.pending.empty() && store.position(now, ignored) ? now : position;
-  std::erase_if(kept.pending, [&](const std::pair<int64_t, store::ReadPosition>& read) {
-    if (!settling.sees_all_before(read.second)) return false;
-    kept.seen_up_to = std::max(kept.seen_up_to, read.first);
-    return true;
-  });
-  if (kept.pending.size() > kKeptPending) kept.pending.erase(kept.pending.begin());
+  // held one has ended (store.h, ReadPosition; Settling, with a position taken before this read); on SQLite at
+  // once. This read's own runs are kept at once too when the store now shows every transaction that may have held
+  // a lower id ended, and as many runs stored after the last kept up to its highest as it read: it missed none
+  // (else the next page reads them again).
+  if (runs.stored_count() > from) {
+    const int64_t highest = runs.stored_id.back();
+    store::ReadPosition after_read;
+    int64_t stored = -1;
+    std::string ignored;
+    const bool whole = position.reader == 0 ||
+                       (store.position(after_read, ignored) && after_read.sees_all_before(position) &&
+                        store.count_between(app, kept.last_id, highest, stored, ignored) &&
+                        stored == static_cast<int64_t>(runs.stored_count() - from));
+    if (whole) {
+      kept.settling.seen_up_to = std::max(kept.settling.seen_up_to, highest);
+    } else {
+      kept.settling.read(highest, position);
+    }
+  }
   // Kept: the runs seen by every later read; those still going among them are not read (read_stored()), and
   // asked for again by each page until their final report comes (an interim report replaces the last in place).
   size_t keep = from;
-  for (; keep < runs.stored_count() && runs.stored_id[keep] <= kept.seen_up_to; ++keep) {
-    if (runs.interim[keep]) kept.going.push_back(runs.stored_id[keep]);
+  for (; keep < runs.stored_count() && runs.stored_id[keep] <= kept.settling.seen_up_to; ++keep) {
+    if (runs.interim[keep] && !over(runs.run(keep))) kept.going.push_back(runs.stored_id[keep]);
   }
   read_stored(store, app, /*crashes_only=*/false, from, keep, runs);
   runs.drop_stored(keep);  // read: their columns are all a page needs of them from now on
@@ -822,18 +967,21 @@ struct Console::Kept {
 
   // Keeps `kept`'s runs if they fit in the budget, with the applications used last (the others are dropped).
   void account(App& kept) {
-    const size_t bytes = kept.runs->memory();
+    const size_t bytes = kept.runs->memory(), counts_bytes = kept.counts.memory();
     std::lock_guard lock(mutex);
     kept.bytes = bytes;
+    kept.counts_bytes = counts_bytes;
     kept.used = ++clock;
     for (;;) {
-      size_t total = 0;
+      size_t total = 0, counts_total = 0;
       std::map<std::string, std::shared_ptr<App>>::iterator oldest = apps.end();
       for (auto it = apps.begin(); it != apps.end(); ++it) {
         total += it->second->bytes;
-        if (oldest == apps.end() || it->second->used < oldest->second->used) oldest = it;
+        counts_total += it->second->counts_bytes;
+        const bool holds = it->second->bytes + it->second->counts_bytes > 0;  // not only the application page's
+        if (holds && (oldest == apps.end() || it->second->used < oldest->second->used)) oldest = it;
       }
-      if (total <= budget || oldest == apps.end()) break;
+      if ((total <= budget && counts_total <= budget) || oldest == apps.end()) break;
       apps.erase(oldest);  // a page making with it still holds it; its memory goes when that page ends
       ++dropped;
     }
@@ -933,6 +1081,7 @@ Console::KeptStats Console::kept_stats() const {
   KeptStats stats;
   for (const auto& [app, kept] : kept_->apps) {
     stats.bytes += kept->bytes;
+    stats.counts_bytes += kept->counts_bytes;
     stats.apps += kept->bytes > 0;
   }
   stats.dropped = kept_->dropped;
@@ -1084,12 +1233,15 @@ Response Console::app_page(const std::string& app, std::string_view tail, std::s
     store::Query newest{app};
     newest.newest = kLatestRuns;
     newest.bodies = false;  // the listing shows the columns alone
+    std::shared_ptr<KeptApp> kept = kept_->find(app);
+    std::unique_lock counting(kept->counting);
     if (!load_app(store_, app, site_dir_, /*crashes_only=*/true, runs, error) ||
-        !store_.count_days(app, days, error) ||
+        !kept->days.count(store_, app, days, error) ||
         !store_.for_each(newest, [&latest](const store::Run& run) {
           latest.push_back(run);
           return true;
         }, error)) {
+      kept->days = KeptDays();  // what a failed count left is not kept
       return unavailable();
     }
     return page(200, app, app_body(app, days, runs, latest), true, made_note);
@@ -1103,8 +1255,12 @@ Response Console::app_page(const std::string& app, std::string_view tail, std::s
     kept_->drop(app, kept);
     return unavailable();
   }
+  // The first round's counts: the database's, as it kept them at ingest, where it keeps them; else (or when they
+  // cannot be read) the page counts its runs itself.
+  const bool counts = store_.keeps_counts() && kept->counts.update(store_, app, error);
+  if (store_.keeps_counts() && !counts) kept->counts = KeptCounts();
   const size_t problems = kept->runs->problems.items.size();
-  Response response = predictor_page(app, tail, *kept->runs, made_note);
+  Response response = predictor_page(app, tail, *kept->runs, counts ? &kept->counts : nullptr, made_note);
   // A problem found in this page's own runs may be one named only once (a symbol file's): kept, it would be lost.
   if (problems > settled.problems) {
     kept_->drop(app, kept);
@@ -1117,12 +1273,12 @@ Response Console::app_page(const std::string& app, std::string_view tail, std::s
 }
 
 Response Console::predictor_page(const std::string& app, std::string_view tail, const AppRuns& runs,
-                                 std::string_view made_note) {
+                                 const KeptCounts* counts, std::string_view made_note) {
   auto not_found = [this] { return page(404, "Not found", "<h1>Not found</h1>\n<p>No such page.</p>\n", true); };
   if (tail == "predictors/") {
     const store::CountsQuery query{app};
     return page(200, app + ": predictors",
-                predictors_body(store_, &query, app, runs, "all releases", [](size_t) { return true; }), true,
+                predictors_body(counts, &query, app, runs, "all releases", [](size_t) { return true; }), true,
                 made_note);
   }
   if (tail.starts_with("release/") && tail.ends_with("/")) {
@@ -1130,7 +1286,7 @@ Response Console::predictor_page(const std::string& app, std::string_view tail, 
     if (std::find(runs.releases.begin(), runs.releases.end(), version) == runs.releases.end()) return not_found();
     const store::CountsQuery query{app, version};
     return page(200, app + " " + version + ": predictors",
-                predictors_body(store_, &query, app, runs, "release " + html_escape(version),
+                predictors_body(counts, &query, app, runs, "release " + html_escape(version),
                                 [&](size_t r) {
                                   return runs.releases[runs.release_of[runs.stored_of[r]]] == version;
                                 }),
@@ -1161,7 +1317,7 @@ Response Console::predictor_page(const std::string& app, std::string_view tail, 
     }
     // The group's failing runs against the successful ones (the other failures left out).
     return page(200, app + ": crash group #" + number,
-                predictors_body(store_, shared ? nullptr : &query, app, runs,
+                predictors_body(counts, shared ? nullptr : &query, app, runs,
                                 "crash group #" + number + " <code>" +
                                     html_escape(runs.read().runs.crash_groups[static_cast<size_t>(g)]) +
                                     "</code> against the successful runs",

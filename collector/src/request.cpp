@@ -527,7 +527,10 @@ std::string Collector::metrics(double now) {
   out += "# HELP sampler_console_kept_bytes The runs the console keeps between predictor pages (an estimate; "
          "serve --console-memory bounds it).\n# TYPE sampler_console_kept_bytes gauge\nsampler_console_kept_bytes " +
          std::to_string(kept.bytes) + "\n# HELP sampler_console_kept_apps The applications whose runs are kept.\n"
-         "# TYPE sampler_console_kept_apps gauge\nsampler_console_kept_apps " + std::to_string(kept.apps) + "\n";
+         "# TYPE sampler_console_kept_apps gauge\nsampler_console_kept_apps " + std::to_string(kept.apps) + "\n" +
+         "# HELP sampler_console_kept_counts_bytes The database's counts the console keeps between predictor pages "
+         "(an estimate; serve --console-memory bounds it too).\n# TYPE sampler_console_kept_counts_bytes gauge\n"
+         "sampler_console_kept_counts_bytes " + std::to_string(kept.counts_bytes) + "\n";
   counter("sampler_console_kept_dropped_total", "Applications whose kept runs were dropped to stay within "
           "serve --console-memory.", kept.dropped);
   const char* classes[] = {"other", "1xx", "2xx", "3xx", "4xx", "5xx"};

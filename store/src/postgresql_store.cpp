@@ -111,6 +111,16 @@ constexpr const char* kMigrations[] = {
     "CREATE FUNCTION sampler_run_id() RETURNS BIGINT LANGUAGE plpgsql VOLATILE AS "
     "$$ BEGIN PERFORM pg_current_xact_id(); RETURN nextval('runs_id_seq'); END $$;"
     "ALTER TABLE runs ALTER COLUMN id SET DEFAULT sampler_run_id();",
+    // 9 -> 10: each row of run_counts with the sequence number of the write that last changed it, taken after
+    // the writing transaction's id as a run's id is, so that a reader that keeps the rows asks only for those
+    // changed since (store.h, Store::changed_counts()). Not indexed: an application has a few hundred rows,
+    // found by the primary key's first column, and an indexed column changed by every upsert of counts would
+    // make each one write index entries, where without it PostgreSQL updates the row within its page (a
+    // heap-only update) as before.
+    "CREATE SEQUENCE run_counts_sequence;"
+    "CREATE FUNCTION sampler_counts_sequence() RETURNS BIGINT LANGUAGE plpgsql VOLATILE AS "
+    "$$ BEGIN PERFORM pg_current_xact_id(); RETURN nextval('run_counts_sequence'); END $$;"
+    "ALTER TABLE run_counts ADD COLUMN sequence BIGINT NOT NULL DEFAULT 0;",
 };
 static_assert(std::size(kMigrations) == kSchemaVersion);
 
@@ -160,25 +170,11 @@ class PostgresqlStore : public Store {
     std::string sql =
         std::string("SELECT run_id, app, version, received, exit_status, signal, failed, crash_signature, body_size, ") +
         report_columns(query, kBody, "NULL::bytea") + ", counted, id FROM runs WHERE app = $1" +
-        (query.version ? " AND version = $2" : "") + (query.crashes_only ? " AND crash_signature <> ''" : "") +
+        (query.version ? " AND version = $2" : "") + (query.crashes_only ? kCrashesOnly : "") +
         after_condition(query);
-    // The read's position: its snapshot's oldest running transaction, and a transaction id of its own taken
-    // after the snapshot, which the rows' query then reads in (one repeatable-read transaction).
-    if (query.position != nullptr) {
-      bool began = exec(c, "BEGIN ISOLATION LEVEL REPEATABLE READ", error);
-      Result r(began ? PQexec(c, "SELECT pg_snapshot_xmin(pg_current_snapshot())::text, pg_current_xact_id()::text")
-                     : nullptr);
-      if (!began || PQresultStatus(r.result) != PGRES_TUPLES_OK || PQntuples(r.result) != 1) {
-        if (began) {
-          error = std::string("postgresql: ") + PQresultErrorMessage(r.result);
-          trim(error);
-          rollback(c);
-        }
-        release(c);
-        return false;
-      }
-      query.position->oldest_running = std::strtoull(PQgetvalue(r.result, 0, 0), nullptr, 10);
-      query.position->reader = std::strtoull(PQgetvalue(r.result, 0, 1), nullptr, 10);
+    if (query.position != nullptr && !begin_read(c, *query.position, error)) {
+      release(c);
+      return false;
     }
     sql = query.newest == 0 ? sql + " ORDER BY id"
                             : "SELECT * FROM (" + sql + " ORDER BY id DESC LIMIT " + std::to_string(query.newest) +
@@ -233,14 +229,37 @@ class PostgresqlStore : public Store {
         ok = false;
       }
     }
-    if (query.position != nullptr) {
-      std::string end_error;
-      if (!exec(c, "COMMIT", end_error) && ok) {
-        error = end_error;
-        ok = false;
-      }
-    }
+    if (query.position != nullptr) ok = end_read(c, ok, error);
     release(c);
+    return ok;
+  }
+
+  // Begins a read that knows its position on `c`: its snapshot's oldest running transaction, and a transaction
+  // id of its own taken after the snapshot (the snapshot's xmax would not do: a transaction that has an id but
+  // began after the last one ended may be above it), in one repeatable-read transaction that the rows' query
+  // then reads in and the caller ends with end_read() (its commit record is not flushed: it wrote nothing). On
+  // failure nothing is left open.
+  bool begin_read(PGconn* c, ReadPosition& position, std::string& error) {
+    if (!exec(c, "BEGIN ISOLATION LEVEL REPEATABLE READ", error)) return false;
+    Result r(PQexec(c, "SELECT pg_snapshot_xmin(pg_current_snapshot())::text, pg_current_xact_id()::text"));
+    if (PQresultStatus(r.result) != PGRES_TUPLES_OK || PQntuples(r.result) != 1) {
+      error = std::string("postgresql: ") + PQresultErrorMessage(r.result);
+      trim(error);
+      rollback(c);
+      return false;
+    }
+    position.oldest_running = std::strtoull(PQgetvalue(r.result, 0, 0), nullptr, 10);
+    position.reader = std::strtoull(PQgetvalue(r.result, 0, 1), nullptr, 10);
+    return true;
+  }
+
+  // Ends what begin_read() began: false (and `error`, unless `ok` was already false) when the commit fails.
+  bool end_read(PGconn* c, bool ok, std::string& error) {
+    std::string end_error;
+    if (!exec(c, "COMMIT", end_error) && ok) {
+      error = end_error;
+      return false;
+    }
     return ok;
   }
 
@@ -280,13 +299,19 @@ class PostgresqlStore : public Store {
     return ok;
   }
 
-  bool count_days(std::string_view app, std::vector<DayCounts>& days, std::string& error) override {
+  bool count_days(const DaysQuery& query, std::vector<DayCounts>& days, std::string& error) override {
     PGconn* c = acquire(error);
     if (c == nullptr) return false;
-    const std::string a(app);
-    const char* values[] = {a.c_str()};
-    Result r(PQexecParams(c, kCountDays, 1, nullptr, values, nullptr, nullptr, 0));
-    const bool ok = PQresultStatus(r.result) == PGRES_TUPLES_OK;
+    const int64_t now = query.now != 0 ? query.now : static_cast<int64_t>(std::time(nullptr));
+    const std::string since = std::to_string(now - kGoingSeconds - kClockSlack),
+                      settled = std::to_string(query.settled), sql = count_days_sql(query);
+    const char* values[] = {query.app.c_str(), since.c_str(), settled.c_str()};
+    if (query.position != nullptr && !begin_read(c, *query.position, error)) {
+      release(c);
+      return false;
+    }
+    Result r(PQexecParams(c, sql.c_str(), 3, nullptr, values, nullptr, nullptr, 0));
+    bool ok = PQresultStatus(r.result) == PGRES_TUPLES_OK;
     if (!ok) {
       error = std::string("postgresql: ") + PQresultErrorMessage(r.result);
       trim(error);
@@ -300,7 +325,11 @@ class PostgresqlStore : public Store {
       d.failures = std::strtoull(PQgetvalue(r.result, row, 4), nullptr, 10);
       d.first_received = std::strtoll(PQgetvalue(r.result, row, 5), nullptr, 10);
       d.last_received = std::strtoll(PQgetvalue(r.result, row, 6), nullptr, 10);
+      d.going = std::strtoll(PQgetvalue(r.result, row, 7), nullptr, 10);
+      d.settled = PQgetvalue(r.result, row, 8)[0] == '1';
+      d.last_stored = std::strtoll(PQgetvalue(r.result, row, 9), nullptr, 10);
     }
+    if (query.position != nullptr) ok = end_read(c, ok, error);
     release(c);
     return ok;
   }
@@ -389,6 +418,71 @@ class PostgresqlStore : public Store {
     }
     release(c);
     return ok;
+  }
+
+  bool changed_counts(std::string_view app, int64_t after, std::vector<CountsRow>& rows, ReadPosition* position,
+                      std::string& error) override {
+    PGconn* c = acquire(error);
+    if (c == nullptr) return false;
+    const std::string a(app), from = std::to_string(after);
+    const char* values[] = {a.c_str(), from.c_str()};
+    if (position != nullptr && !begin_read(c, *position, error)) {
+      release(c);
+      return false;
+    }
+    // Binary results: the section key as its bytes, the arrays in PostgreSQL's binary array format.
+    Result r(PQexecParams(c,
+                          "SELECT version, crash_signature, failed, section, shard, runs, sites, predicates, sequence "
+                          "FROM run_counts WHERE app = $1 AND sequence > $2::bigint",
+                          2, nullptr, values, nullptr, nullptr, 1));
+    bool ok = PQresultStatus(r.result) == PGRES_TUPLES_OK;
+    if (!ok) {
+      error = std::string("postgresql: ") + PQresultErrorMessage(r.result);
+      trim(error);
+    }
+    for (int row = 0; ok && row < PQntuples(r.result); ++row) {
+      CountsRow& counts = rows.emplace_back();
+      auto text = [&](int column) {
+        return std::string(PQgetvalue(r.result, row, column), static_cast<size_t>(PQgetlength(r.result, row, column)));
+      };
+      counts.version = text(0);
+      counts.crash_signature = text(1);
+      counts.failed = PQgetvalue(r.result, row, 2)[0] != 0;
+      counts.key = text(3);
+      counts.shard = static_cast<int32_t>(int_value(r.result, 4, row));
+      counts.runs = static_cast<uint64_t>(int_value(r.result, 5, row));
+      counts.sequence = int_value(r.result, 8, row);
+      if (!binary_counts(text(6), counts.sites) || !binary_counts(text(7), counts.predicates)) {
+        error = "postgresql: a count array of run_counts does not read";
+        ok = false;
+      }
+    }
+    if (position != nullptr) ok = end_read(c, ok, error);
+    release(c);
+    return ok;
+  }
+
+  // A one-dimensional BIGINT[] without nulls in PostgreSQL's binary format (array_send()): the number of
+  // dimensions, a null flag, the element type; per dimension its size and lower bound; per element its length
+  // (8) and its big-endian value.
+  static bool binary_counts(std::string_view bytes, std::vector<uint64_t>& counts) {
+    size_t at = 0;
+    auto word = [&](int width, uint64_t& value) {
+      if (bytes.size() - at < static_cast<size_t>(width)) return false;
+      value = 0;
+      for (int i = 0; i < width; ++i) value = (value << 8) | static_cast<unsigned char>(bytes[at++]);
+      return true;
+    };
+    uint64_t dimensions = 0, nulls = 0, type = 0, size = 0, lower = 0;
+    if (!word(4, dimensions) || !word(4, nulls) || !word(4, type) || nulls != 0 || dimensions > 1) return false;
+    if (dimensions == 0) return at == bytes.size();
+    if (!word(4, size) || !word(4, lower) || size > (bytes.size() - at) / 12) return false;
+    counts.assign(size, 0);
+    for (uint64_t& count : counts) {
+      uint64_t length = 0;
+      if (!word(4, length) || length != 8 || !word(8, count)) return false;
+    }
+    return at == bytes.size();
   }
 
   bool add_counts(std::string_view app, const std::vector<std::pair<std::string, std::vector<SectionCounts>>>& counts,
@@ -591,6 +685,24 @@ class PostgresqlStore : public Store {
     return status;
   }
 
+  bool count_between(std::string_view app, int64_t after, int64_t up_to, int64_t& count,
+                     std::string& error) override {
+    PGconn* c = acquire(error);
+    if (c == nullptr) return false;
+    const std::string a(app), from = std::to_string(after), to = std::to_string(up_to);
+    const char* values[] = {a.c_str(), from.c_str(), to.c_str()};
+    Result r(PQexecParams(c, kCountBetween, 3, nullptr, values, nullptr, nullptr, 0));
+    const bool ok = PQresultStatus(r.result) == PGRES_TUPLES_OK && PQntuples(r.result) == 1;
+    if (ok) {
+      count = std::strtoll(PQgetvalue(r.result, 0, 0), nullptr, 10);
+    } else {
+      error = std::string("postgresql: ") + PQresultErrorMessage(r.result);
+      trim(error);
+    }
+    release(c);
+    return ok;
+  }
+
   int64_t count(std::string& error) override {
     PGconn* c = acquire(error);
     if (c == nullptr) return -1;
@@ -677,7 +789,7 @@ class PostgresqlStore : public Store {
     constexpr int kColumns = 8;
     const std::string shard = std::to_string(PQbackendPID(c) % kCountShards);
     std::string sql = "INSERT INTO run_counts (app, version, crash_signature, failed, section, runs, sites, "
-                      "predicates, shard) VALUES ";
+                      "predicates, shard, sequence) VALUES ";
     std::vector<std::string> texts;  // runs, sites, predicates per row
     texts.reserve(rows.size() * 3);
     std::vector<const char*> values;
@@ -695,7 +807,7 @@ class PostgresqlStore : public Store {
         sql += (k == 0 ? "$" : ", $") + std::to_string(i * kColumns + static_cast<size_t>(k) + 1);
         if (k >= 6) sql += "::bigint[]";
       }
-      sql += ", " + shard + ")";
+      sql += ", " + shard + ", sampler_counts_sequence())";
       texts.push_back(std::to_string(sums.runs));
       texts.push_back(array(sums.sites));
       texts.push_back(array(sums.predicates));
@@ -713,7 +825,8 @@ class PostgresqlStore : public Store {
     sql += " ON CONFLICT (app, version, crash_signature, failed, section, shard) DO UPDATE SET "
            "runs = run_counts.runs + excluded.runs, "
            "sites = sampler_add_counts(run_counts.sites, excluded.sites), "
-           "predicates = sampler_add_counts(run_counts.predicates, excluded.predicates)";
+           "predicates = sampler_add_counts(run_counts.predicates, excluded.predicates), "
+           "sequence = excluded.sequence";
     Result r(PQexecParams(c, sql.c_str(), static_cast<int>(values.size()), nullptr, values.data(), lengths.data(),
                           formats.data(), 0));
     if (PQresultStatus(r.result) == PGRES_COMMAND_OK) return true;

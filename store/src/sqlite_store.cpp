@@ -106,6 +106,8 @@ constexpr const char* kMigrations[] = {
     // 8 -> 9: PostgreSQL's run ids taken after their transaction's id (ReadPosition, store.h); SQLite writes
     // one transaction at a time, in id order, and takes the version number only.
     "",
+    // 9 -> 10: PostgreSQL's counts with the sequence number of their last write; SQLite keeps no counts.
+    "",
 };
 static_assert(std::size(kMigrations) == kSchemaVersion);
 
@@ -180,13 +182,19 @@ class SqliteStore : public Store {
     return closer;
   }
 
-  bool count_days(std::string_view app, std::vector<DayCounts>& days, std::string& error) override {
+  bool count_days(const DaysQuery& query, std::vector<DayCounts>& days, std::string& error) override {
     Reader reader = open_reader(error);
     if (!reader) return false;
-    Statement select(reader.get(), kCountDays);
+    const std::string sql = count_days_sql(query);
+    Statement select(reader.get(), sql.c_str());
     if (!select) return fail(reader.get(), error);
     sqlite3_stmt* s = select.get();
-    sqlite3_bind_text(s, 1, app.data(), static_cast<int>(app.size()), SQLITE_STATIC);
+    const int64_t now = query.now != 0 ? query.now : static_cast<int64_t>(std::time(nullptr));
+    sqlite3_bind_text(s, sqlite3_bind_parameter_index(s, "$1"), query.app.data(), static_cast<int>(query.app.size()),
+                      SQLITE_STATIC);
+    sqlite3_bind_int64(s, sqlite3_bind_parameter_index(s, "$2"), now - kGoingSeconds - kClockSlack);
+    sqlite3_bind_int64(s, sqlite3_bind_parameter_index(s, "$3"), query.settled);
+    if (query.position != nullptr) *query.position = ReadPosition{};  // one writer at a time, in id order
     for (;;) {
       const int rc = sqlite3_step(s);
       if (rc == SQLITE_DONE) return true;
@@ -199,6 +207,9 @@ class SqliteStore : public Store {
       d.failures = static_cast<uint64_t>(sqlite3_column_int64(s, 4));
       d.first_received = sqlite3_column_int64(s, 5);
       d.last_received = sqlite3_column_int64(s, 6);
+      d.going = sqlite3_column_int64(s, 7);
+      d.settled = sqlite3_column_int64(s, 8) != 0;
+      d.last_stored = sqlite3_column_int64(s, 9);
     }
   }
 
@@ -226,7 +237,7 @@ class SqliteStore : public Store {
     std::string sql =
         std::string("SELECT run_id, app, version, received, exit_status, signal, failed, crash_signature, body_size, ") +
         report_columns(query, "body", "NULL") + ", id FROM runs WHERE app = ?1" +
-        (query.version ? " AND version = ?2" : "") + (query.crashes_only ? " AND crash_signature <> ''" : "") +
+        (query.version ? " AND version = ?2" : "") + (query.crashes_only ? kCrashesOnly : "") +
         after_condition(query);
     if (query.position != nullptr) *query.position = ReadPosition{};  // one writer at a time, in id order
     sql = query.newest == 0 ? sql + " ORDER BY id"
@@ -441,6 +452,21 @@ class SqliteStore : public Store {
     sqlite3_reset(s);  // ends the read transaction: the next lookup sees what was committed since
     sqlite3_clear_bindings(s);
     return status;
+  }
+
+  bool count_between(std::string_view app, int64_t after, int64_t up_to, int64_t& count,
+                     std::string& error) override {
+    Reader reader = open_reader(error);
+    if (!reader) return false;
+    Statement select(reader.get(), kCountBetween);
+    if (!select) return fail(reader.get(), error);
+    sqlite3_stmt* s = select.get();
+    sqlite3_bind_text(s, 1, app.data(), static_cast<int>(app.size()), SQLITE_STATIC);
+    sqlite3_bind_int64(s, 2, after);
+    sqlite3_bind_int64(s, 3, up_to);
+    if (sqlite3_step(s) != SQLITE_ROW) return fail(reader.get(), error);
+    count = sqlite3_column_int64(s, 0);
+    return true;
   }
 
   int64_t count(std::string& error) override {

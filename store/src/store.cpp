@@ -3,6 +3,9 @@
 
 #include <zlib.h>
 
+#include <algorithm>
+#include <map>
+
 #include "store_impl.h"
 
 namespace sampler::store {
@@ -51,6 +54,36 @@ bool decompress_body(std::string_view stored, int64_t size, std::string& text) {
   bool ok = rc == Z_STREAM_END && stream.total_out == static_cast<uLong>(size) && stream.avail_in == 0;
   inflateEnd(&stream);
   return ok;
+}
+
+std::vector<SectionTotals> sum_rows(const std::vector<const CountsRow*>& rows, const CountsQuery& query) {
+  std::map<std::pair<bool, std::string_view>, SectionTotals> found;
+  auto add = [](std::vector<uint64_t>& into, const std::vector<uint64_t>& counts) {
+    if (into.size() < counts.size()) into.resize(counts.size(), 0);
+    for (size_t i = 0; i < counts.size(); ++i) into[i] += counts[i];
+  };
+  for (const CountsRow* row : rows) {
+    if (query.version && row->version != *query.version) continue;
+    if (query.failing_signatures && row->failed &&
+        std::find(query.failing_signatures->begin(), query.failing_signatures->end(), row->crash_signature) ==
+            query.failing_signatures->end())
+      continue;
+    SectionTotals& t = found[{row->failed, row->key}];
+    t.failed = row->failed;
+    t.key = row->key;
+    t.runs += row->runs;
+    add(t.sites, row->sites);
+    add(t.predicates, row->predicates);
+  }
+  std::vector<SectionTotals> totals;
+  for (auto& entry : found) {
+    // As the database's sum leaves out the ids whose sum is 0: the arrays end at their last count.
+    for (std::vector<uint64_t>* counts : {&entry.second.sites, &entry.second.predicates}) {
+      while (!counts->empty() && counts->back() == 0) counts->pop_back();
+    }
+    totals.push_back(std::move(entry.second));
+  }
+  return totals;
 }
 
 }  // namespace sampler::store

@@ -20,8 +20,9 @@ inline std::string keep_latest_report(std::string_view more) {
          "crash_signature = excluded.crash_signature, body_size = excluded.body_size, " +
          std::string(more) + " = excluded." + std::string(more) + ", " +
          "interim_sequence = excluded.interim_sequence, summary = excluded.summary "
-         "WHERE runs.interim_sequence IS NOT NULL AND "
-         "(excluded.interim_sequence IS NULL OR excluded.interim_sequence > runs.interim_sequence)";
+         "WHERE runs.interim_sequence IS NOT NULL AND excluded.received - runs.received <= " +
+         std::to_string(kGoingSeconds) +
+         " AND (excluded.interim_sequence IS NULL OR excluded.interim_sequence > runs.interim_sequence)";
 }
 
 /// The columns of a run's report in both stores' Store::for_each() queries, in their order: the stored body,
@@ -34,6 +35,11 @@ inline std::string report_columns(const Query& query, std::string_view body, std
                                                : std::string(body);
   return stored + ", interim_sequence, " + std::string(query.bodies && query.summaries ? "summary" : null);
 }
+
+/// Both stores' condition for Query::crashes_only: a range of the index on (app, crash_signature), the empty
+/// signature being the least; `<> ''` is none, and PostgreSQL then read every run of the application (63 ms for
+/// 10^5 runs, for each application page: docs/performance.md, "The database's counts kept between pages").
+inline constexpr const char* kCrashesOnly = " AND crash_signature > ''";
 
 /// Both stores' condition on the ids of Store::for_each()'s runs: those after `query.after`, and those of
 /// `query.also` (" AND ...", or "" for every run). The ids are integers, written in the statement.
@@ -49,13 +55,27 @@ inline std::string after_condition(const Query& query) {
 }
 
 /// Store::count_days()' query, the same on both stores: runs per release and day, failing as FailureRule's
-/// default says (a signal; else an exit status whose low byte is not 0; else, without one, the stored flag).
-/// Columns: version, day, first id, runs, failures, first and last received.
-inline constexpr const char* kCountDays =
-    "SELECT version, received / 86400, min(id), count(*), "
-    "sum(CASE WHEN signal IS NOT NULL OR (exit_status IS NULL AND failed) OR (exit_status & 255) <> 0 "
-    "THEN 1 ELSE 0 END), min(received), max(received) "
-    "FROM runs WHERE app = $1 GROUP BY version, received / 86400";
+/// default says (a signal; else an exit status whose low byte is not 0; else, without one, the stored flag); each
+/// run still going (interim, stored after $2) in a row of its own, and the runs with ids up to $3 apart from the
+/// others (DaysQuery). Columns: version, day, first id, runs, failures, first and last received, going, settled,
+/// last id.
+/// Parameters: $1 the application, $2 the oldest `received` of a run still going, $3 DaysQuery::settled; then
+/// after_condition()'s.
+inline std::string count_days_sql(const DaysQuery& query) {
+  Query ids;
+  ids.after = query.after;
+  ids.also = query.also;
+  return "SELECT version, received / 86400, min(id), count(*), "
+         "sum(CASE WHEN signal IS NOT NULL OR (exit_status IS NULL AND failed) OR (exit_status & 255) <> 0 "
+         "THEN 1 ELSE 0 END), min(received), max(received), "
+         "CASE WHEN interim_sequence IS NOT NULL AND received >= CAST($2 AS BIGINT) THEN id ELSE 0 END, "
+         "CASE WHEN id <= CAST($3 AS BIGINT) THEN 1 ELSE 0 END, max(id) "
+         "FROM runs WHERE app = $1" + after_condition(ids) + " GROUP BY 1, 2, 8, 9";
+}
+
+/// Store::count_between()' query, the same on both stores (the index on (app, id)).
+inline constexpr const char* kCountBetween =
+    "SELECT count(*) FROM runs WHERE app = $1 AND id > CAST($2 AS BIGINT) AND id <= CAST($3 AS BIGINT)";
 
 std::unique_ptr<Store> open_sqlite(const std::string& path, std::string& error);
 std::unique_ptr<Store> open_postgresql(std::string_view url, std::string& error);

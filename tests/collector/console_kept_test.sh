@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # The runs the console keeps between predictor pages (docs/decisions.md, "The console", "The runs kept between
 # pages"), black-box: one collector makes every page of the test and so keeps the runs it read; after each change
-# (runs uploaded, a run's interim report replaced by a later one and then by its final report, the site
-# information rewritten) each predictor page it makes must be the same bytes as that of a second collector started
-# afresh on the same database, which keeps nothing yet. Then the bound on what is kept (serve --console-memory):
-# two more applications, each of whose runs fit in it alone and not together, so that each one's pages drop the
-# other's runs (the least recently used); the pages must still be a fresh collector's, and /metrics must show
-# the drops and the kept bytes within the bound.
+# (runs uploaded, a run's interim report replaced by a later one and then by its final report, a run gone quiet
+# for longer than a run may go on, the site information rewritten) each predictor page it makes, and the
+# application's page, must be the same bytes as that of a second collector started afresh on the same database,
+# which keeps nothing yet (the runs, the database's counts: docs/decisions.md, "The database's counts kept between
+# pages"). Then the bound on what is kept (serve --console-memory): two more applications, each of whose runs fit
+# in it alone and not together, so that each one's pages drop the other's runs (the least recently used); the
+# pages must still be a fresh collector's, and /metrics must show the drops and the kept bytes within the bound.
 # Usage: console_kept_test.sh LOAD-CLIENT, with TOOLS, SCRATCH and SOURCE_DIR in the environment (and
 # SAMPLER_TEST_POSTGRESQL_URL for a PostgreSQL store instead of SQLite: several collectors over one database).
 case_name=kept
@@ -84,6 +85,11 @@ same() {
   while read -r path; do paths+=("$path"); done < <(grep -o "href=\"/ui/app/$app/[a-z]*/[^\"]*/\"" app.html |
     sed 's/^href="//; s/"$//' | sort -u)
   [ "${#paths[@]}" -ge 3 ] || fail "$1: the application's page links to ${#paths[@]} predictor pages"
+  # The application's page too: its counts per release and day are the ones kept since its last making, with
+  # those of the runs stored since and of the runs going (docs/decisions.md, "The database's counts kept between
+  # pages").
+  fresh "/ui/app/$app/"
+  cmp -s app.html fresh || fail "$1: /ui/app/$app/ differs from a fresh collector's:$(echo; differences fresh app.html)"
   for path in "${paths[@]}"; do
     curl -s -o kept -H 'Authorization: APIKey view' "$kept_url$path"
     grep -q '<table id="predictors">' kept || fail "$1: $path has no predictors' table: $(head -c 300 kept)"
@@ -111,6 +117,24 @@ same "the interim report replaced"
 crafted going $'signal\t11' >going.final
 post going.final
 same "the final report"
+# A run gone quiet for longer than a run may go on (store.h, kGoingSeconds: 7 days; its report's time set back in
+# the database here): it is over, no page asks for it again, and a final report that comes after changes nothing.
+sql() {
+  if [ -n "${SAMPLER_TEST_POSTGRESQL_URL:-}" ]; then
+    psql -qAt "$database" -c "$1"
+  else
+    sqlite3 -cmd '.timeout 10000' reports.db "$1"
+  fi
+}
+{ crafted quiet; printf '<report id="interim">\nsequence\t1\n</report>\n'; } >quiet.1
+post quiet.1
+same "a run going, before it is quiet"
+sql "UPDATE runs SET received = received - 8 * 86400 WHERE run_id = 'quiet'" >/dev/null || fail "UPDATE failed"
+same "a run quiet for 8 days"
+crafted quiet $'exit-status\t0' >quiet.final
+post quiet.final
+grep -q '"duplicate": true' answer || fail "the final report of a run quiet for 8 days was stored: $(cat answer)"
+same "the final report of a run quiet for 8 days"
 # Other site information: every kept run is read again.
 write_sites 1
 same "the site information rewritten"

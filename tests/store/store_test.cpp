@@ -272,7 +272,7 @@ TEST_P(StoreTest, CountsRunsAndFailuresPerReleaseAndDay) {
   }
   ASSERT_EQ(store_->put(make_run(unique_name("other"), "1.0"), error), PutStatus::kStored) << error;
   std::vector<DayCounts> days;
-  ASSERT_TRUE(store_->count_days(app, days, error)) << error;
+  ASSERT_TRUE(store_->count_days({app}, days, error)) << error;
   std::sort(days.begin(), days.end(), [](const DayCounts& a, const DayCounts& b) {
     return std::tie(a.version, a.day) < std::tie(b.version, b.day);
   });
@@ -297,7 +297,7 @@ TEST_P(StoreTest, CountsRunsAndFailuresPerReleaseAndDay) {
   for (const StoredRun& run : read({app})) failing += FailureRule().failed(run) ? 1 : 0;
   EXPECT_EQ(failing, days[0].failures + days[1].failures + days[2].failures);
   days.clear();
-  ASSERT_TRUE(store_->count_days(unique_name("none"), days, error)) << error;
+  ASSERT_TRUE(store_->count_days({unique_name("none")}, days, error)) << error;
   EXPECT_TRUE(days.empty());
 }
 
@@ -662,6 +662,95 @@ TEST_P(StoreTest, ARunKeepsItsLatestReport) {
   EXPECT_EQ(stored().body, "final");
   EXPECT_EQ(stored().signal, 9);
   EXPECT_EQ(count(), before + 1);
+}
+
+// A run whose last report is interim and older than kGoingSeconds is over: a later report of it changes nothing
+// (supersedes()), in one batch as across them.
+TEST_P(StoreTest, ARunGoneQuietLongerThanTheGoingTimeKeepsItsLastReport) {
+  const std::string app = unique_name("app");
+  std::string error;
+  StoredRun run = make_run(app);
+  run.exit_status.reset();
+  run.interim_sequence = 1;
+  run.received = 1000000;
+  run.body = "interim 1";
+  ASSERT_EQ(store_->put(run, error), PutStatus::kStored) << error;
+  run.interim_sequence = 2;
+  run.received += kGoingSeconds;  // just within: replaces it
+  run.body = "interim 2";
+  ASSERT_EQ(store_->put(run, error), PutStatus::kStored) << error;
+  run.interim_sequence.reset();
+  run.exit_status = 0;
+  run.received += kGoingSeconds + 1;
+  run.body = "final, too late";
+  EXPECT_EQ(store_->put(run, error), PutStatus::kDuplicate) << error;
+  std::vector<StoredRun> runs = read({app, std::nullopt});
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(runs[0].body, "interim 2");
+  EXPECT_EQ(runs[0].interim_sequence, 2);
+  StoredRun stored = runs[0], late = run;
+  EXPECT_FALSE(supersedes(late, stored));
+  late.received = stored.received + kGoingSeconds;
+  EXPECT_TRUE(supersedes(late, stored));
+  EXPECT_TRUE(going(stored.received, stored.received + kGoingSeconds));
+  EXPECT_FALSE(going(stored.received, stored.received + kGoingSeconds + 1));
+}
+
+// count_days() for a reader that keeps the counts (the console's application page): the runs after an id and
+// those of `also`; each run still going in a row of its own, with its id; the runs up to `settled` apart.
+TEST_P(StoreTest, CountsTheDaysOfTheRunsAfterOneApartFromTheSettled) {
+  const std::string app = unique_name("app");
+  constexpr int64_t kDay = 20000, kNow = kDay * 86400 + 3600;
+  std::string error;
+  auto put = [&](std::optional<int64_t> sequence, int64_t received, std::string run_id = "") {
+    StoredRun run = make_run(app, "1.0");
+    if (!run_id.empty()) run.run_id = run_id;
+    run.received = received;
+    run.interim_sequence = sequence;
+    if (sequence) run.exit_status.reset();
+    EXPECT_EQ(store_->put(run, error), PutStatus::kStored) << error;
+    return run.run_id;
+  };
+  put(std::nullopt, kNow - 10);
+  const std::string going = put(1, kNow - 5);
+  // (kNow - kGoingSeconds - kClockSlack - 1 falls on the day 8 days before kNow's.)
+  put(1, kNow - kGoingSeconds - kClockSlack - 1);  // going no more
+  put(std::nullopt, kNow);
+  std::vector<StoredRun> all = read({app, std::nullopt});
+  ASSERT_EQ(all.size(), 4u);
+  auto index = [&all](int64_t id) {  // the run's place among the four, by its id
+    for (size_t r = 0; r < all.size(); ++r) {
+      if (all[r].stored_id == id) return std::to_string(r);
+    }
+    return std::string("?");
+  };
+  auto count = [&](int64_t after, std::vector<int64_t> also, int64_t settled) {
+    DaysQuery query{app, after, std::move(also), settled, kNow};
+    std::vector<DayCounts> days;
+    EXPECT_TRUE(store_->count_days(query, days, error)) << error;
+    std::vector<std::string> out;
+    for (const DayCounts& d : days) {
+      out.push_back(d.version + " " + std::to_string(d.day - kDay) + " " + std::to_string(d.runs) + " going " +
+                    (d.going == 0 ? "-" : index(d.going)) + " settled " + std::to_string(d.settled) + " " +
+                    index(d.first_stored) + "-" + index(d.last_stored));
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+  };
+  // Every run: the first two settled, the run going in a row of its own; the one quiet too long is over.
+  EXPECT_EQ(count(0, {}, all[1].stored_id),
+            (std::vector<std::string>{"1.0 -8 1 going - settled 0 2-2", "1.0 0 1 going - settled 0 3-3",
+                                      "1.0 0 1 going - settled 1 0-0", "1.0 0 1 going 1 settled 1 1-1"}));
+  // After the second, with the run going, all settled.
+  EXPECT_EQ(count(all[1].stored_id, {all[1].stored_id}, all[3].stored_id),
+            (std::vector<std::string>{"1.0 -8 1 going - settled 1 2-2", "1.0 0 1 going - settled 1 3-3",
+                                      "1.0 0 1 going 1 settled 1 1-1"}));
+  // Its final report came: over, counted with the others.
+  put(std::nullopt, kNow, going);
+  EXPECT_EQ(count(all[3].stored_id, {all[1].stored_id}, all[3].stored_id),
+            (std::vector<std::string>{"1.0 0 1 going - settled 1 1-1"}));
+  EXPECT_EQ(count(0, {}, 0), (std::vector<std::string>{"1.0 -8 1 going - settled 0 2-2",
+                                                       "1.0 0 3 going - settled 0 0-3"}));
 }
 
 // What a reader that keeps runs between reads needs (the console, store.h ReadPosition): each run's id in the order
@@ -1055,6 +1144,7 @@ TEST_P(StoreTest, MigratesAVersionFourDatabaseWithRuns) {
   // that read before the report came) leaves it.
   StoredRun final_report = make_run("old", "1");
   final_report.run_id = "r2";
+  final_report.received = 3;  // within store::kGoingSeconds of its interim report's
   final_report.body = "final";
   final_report.summary = "S2";
   EXPECT_EQ(store->put(final_report, error), PutStatus::kStored) << error;
@@ -1093,6 +1183,7 @@ TEST_P(StoreTest, MigratesAVersionSixDatabaseWithRuns) {
   // r2's final report replaces its interim one, body and summary.
   StoredRun final_report = make_run("old", "1");
   final_report.run_id = "r2";
+  final_report.received = 3;  // within store::kGoingSeconds of its interim report's
   final_report.body = "final";
   final_report.summary = "S2";
   final_report.counts = std::vector<SectionCounts>{{"", {}, {}}};
@@ -1176,10 +1267,39 @@ TEST_P(StoreTest, CountsFollowTheFinalReports) {
   c.interim_sequence = 2;
   c.counts = std::vector<SectionCounts>{{"", {}, {}}, {"unit", {2}, {5}}};
   ASSERT_EQ(store_->put(c, error), PutStatus::kStored) << error;
+  // The rows as a reader keeps them (the console): each time only those changed since the highest sequence number
+  // it saw (no write is under way here), replacing the kept ones; their sum is the database's, each time.
+  std::map<std::tuple<std::string, std::string, bool, std::string, int32_t>, CountsRow> kept;
+  int64_t after = 0;
   auto sum = [&](CountsQuery query) {
     query.app = app;
     std::vector<SectionTotals> totals;
     EXPECT_TRUE(store_->sum_counts(query, totals, error)) << error;
+    std::vector<CountsRow> changed, all;
+    EXPECT_TRUE(store_->changed_counts(app, after, changed, nullptr, error)) << error;
+    EXPECT_TRUE(store_->changed_counts(app, 0, all, nullptr, error)) << error;
+    EXPECT_LE(changed.size(), all.size());
+    for (CountsRow& row : changed) {
+      EXPECT_GT(row.sequence, after);
+      after = std::max(after, row.sequence);
+      kept[{row.version, row.crash_signature, row.failed, row.key, row.shard}] = std::move(row);
+    }
+    std::vector<const CountsRow*> rows;
+    for (const auto& entry : kept) rows.push_back(&entry.second);
+    std::vector<const CountsRow*> every;
+    for (const CountsRow& row : all) every.push_back(&row);
+    auto same = [&totals](const std::vector<SectionTotals>& summed) {
+      EXPECT_EQ(summed.size(), totals.size());
+      for (size_t i = 0; i < summed.size() && i < totals.size(); ++i) {
+        EXPECT_EQ(summed[i].failed, totals[i].failed);
+        EXPECT_EQ(summed[i].key, totals[i].key);
+        EXPECT_EQ(summed[i].runs, totals[i].runs);
+        EXPECT_EQ(summed[i].sites, totals[i].sites);
+        EXPECT_EQ(summed[i].predicates, totals[i].predicates);
+      }
+    };
+    same(sum_rows(rows, query));
+    same(sum_rows(every, query));
     std::vector<std::string> out;
     auto list = [](const std::vector<uint64_t>& v) {
       std::string text;

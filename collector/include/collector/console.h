@@ -24,6 +24,7 @@
 namespace sampler::collector {
 
 struct AppRuns;  // an application's runs as the console read them (console.cpp)
+struct KeptCounts;  // the database's counts kept between predictor pages (console.cpp)
 
 class Console {
  public:
@@ -36,14 +37,16 @@ class Console {
   /// Answers a request whose path is /ui or below. Thread-safe.
   Response handle(const Request& request);
 
-  /// The most memory the runs kept between predictor pages may take, over all applications (an estimate);
-  /// the applications whose pages were made last are kept. 0: none is kept.
+  /// The most memory the runs kept between predictor pages may take, over all applications (an estimate), and
+  /// apart from them the most the database's counts kept may take; the applications whose pages were made last
+  /// are kept. 0: none is kept.
   void set_kept_bytes(size_t bytes);
   static constexpr size_t kDefaultKeptBytes = size_t{256} << 20;
   /// What is kept now (the bytes and the applications that hold runs), and how many applications were dropped
   /// to stay within set_kept_bytes() since the start (GET /metrics). Thread-safe.
   struct KeptStats {
     size_t bytes = 0, apps = 0;
+    size_t counts_bytes = 0;  ///< the database's counts kept (PostgreSQL), bounded apart from the runs
     uint64_t dropped = 0;
   };
   KeptStats kept_stats() const;
@@ -70,8 +73,9 @@ class Console {
                 std::string_view made_note = {}) const;
   Response login_page(int status, std::string_view message) const;
 
-  /// A predictor page (`tail`: "predictors/", "release/V/" or "group/N/" under the application's path).
-  Response predictor_page(const std::string& app, std::string_view tail, const AppRuns& runs,
+  /// A predictor page (`tail`: "predictors/", "release/V/" or "group/N/" under the application's path); `counts`:
+  /// the database's counts for its first round, or null (the page counts its runs itself).
+  Response predictor_page(const std::string& app, std::string_view tail, const AppRuns& runs, const KeptCounts* counts,
                           std::string_view made_note);
   /// An application's page or predictor page (`tail` under the application's path), made from the store.
   Response app_page(const std::string& app, std::string_view tail, std::string_view made_note);

@@ -142,6 +142,50 @@ struct DayCounts {
   uint64_t failures = 0;       ///< failing as store::FailureRule's default says (store/files.h)
   int64_t first_received = 0;  ///< the day's earliest and latest `received`
   int64_t last_received = 0;
+  int64_t last_stored = 0;     ///< the highest id of the row's runs
+  /// A run still going (going(): its report may yet be replaced) is counted in a row of its own: its id; 0 for a
+  /// row of runs that are over.
+  int64_t going = 0;
+  /// Whether the row's runs all have ids up to DaysQuery::settled (a row of its own otherwise).
+  bool settled = false;
+};
+
+/// How long a run still going waits for its next report: a report of a run whose last one is interim and older
+/// than this (by `received`) changes nothing (supersedes()); the run is over, its last interim report its last.
+/// So a reader that keeps what it read of runs (the console) asks again only for the runs going since, however
+/// many were abandoned (docs/decisions.md, "The runs kept between pages").
+constexpr int64_t kGoingSeconds = 7 * 86400;
+/// Whether a run whose report was stored `received` may still have it replaced at `now` (seconds since the epoch).
+/// `slack` widens the time for a reader whose clock may be behind a writer's.
+inline bool going(int64_t received, int64_t now, int64_t slack = 0) { return now - received <= kGoingSeconds + slack; }
+/// The slack a reader gives going(): how far behind another collector's clock its own may be.
+constexpr int64_t kClockSlack = 3600;
+
+/// Which runs Store::count_days() counts: all of an application's, or, for a reader that keeps the counts it was
+/// given (the console's application page), those stored after `after` and those of `also` (runs it saw going).
+struct DaysQuery {
+  std::string app;
+  int64_t after = 0;
+  std::vector<int64_t> also;
+  /// The runs with ids up to this one are counted apart from the others (DayCounts::settled).
+  int64_t settled = 0;
+  /// The time runs still going are told by (going(), with kClockSlack); 0: the store's clock.
+  int64_t now = 0;
+  /// When set, count_days() fills it with where its read stood (ReadPosition).
+  ReadPosition* position = nullptr;
+};
+
+/// One row of an application's counts as the store keeps them (Store::changed_counts()): the counts of the final
+/// runs of one (release, crash signature, outcome, section key) that the writers of one shard added, and the
+/// sequence number of the write that last changed it. The sum of a key's rows over their shards is its count.
+struct CountsRow {
+  std::string version, crash_signature;
+  bool failed = false;
+  std::string key;  ///< SectionCounts::key
+  int32_t shard = 0;
+  uint64_t runs = 0;
+  std::vector<uint64_t> sites, predicates;
+  int64_t sequence = 0;
 };
 
 /// Which runs' counts to sum (Store::sum_counts()): one application, one release or all, and either every run or
@@ -183,7 +227,8 @@ class Store {
   /// `app`'s runs per release and day (DayCounts), one GROUP BY in the database, in no particular order. A run
   /// fails by FailureRule's default: a signal, or an exit status whose low byte is not 0, or, without either,
   /// its stored `failed` flag.
-  virtual bool count_days(std::string_view app, std::vector<DayCounts>& days, std::string& error) = 0;
+  /// With DaysQuery::after, only the runs it selects; a run still going is counted in a row of its own.
+  virtual bool count_days(const DaysQuery& query, std::vector<DayCounts>& days, std::string& error) = 0;
   /// Whether the store keeps each application's counts (PostgreSQL): put() adds a final run's Run::counts and
   /// sum_counts() answers; otherwise the console counts the runs itself.
   virtual bool keeps_counts() const { return false; }
@@ -191,6 +236,19 @@ class Store {
   virtual bool sum_counts(const CountsQuery& query, std::vector<SectionTotals>& totals, std::string& error) {
     (void)query;
     (void)totals;
+    error = "this store keeps no counts";
+    return false;
+  }
+  /// The rows of `app`'s counts (CountsRow) last changed by a write whose sequence number is above `after`, in no
+  /// particular order; `position` (when not null) is where the read stood: a write with a sequence number up to
+  /// the highest a read saw began before ReadPosition::reader, as a run's id does. What a reader that keeps the
+  /// rows it read asks for again (the console: docs/decisions.md, "The runs kept between pages").
+  virtual bool changed_counts(std::string_view app, int64_t after, std::vector<CountsRow>& rows,
+                              ReadPosition* position, std::string& error) {
+    (void)app;
+    (void)after;
+    (void)rows;
+    (void)position;
     error = "this store keeps no counts";
     return false;
   }
@@ -232,6 +290,11 @@ class Store {
     now = ReadPosition{};
     return true;
   }
+  /// The number of `app`'s runs with ids above `after` and up to `up_to` (an index's range): a reader that read them
+  /// while some might still have been uncommitted, and knows (position()) that all are committed now, tells
+  /// whether it saw every one.
+  virtual bool count_between(std::string_view app, int64_t after, int64_t up_to, int64_t& count,
+                             std::string& error) = 0;
   /// Number of runs stored (all applications), or -1 on error. A scan of the runs: not for every request.
   virtual int64_t count(std::string& error) = 0;
   /// Whether the database answers, at the cost of one tiny query (the schema version): for health checks.
@@ -242,13 +305,19 @@ class Store {
 
 /// Whether `incoming` replaces the stored report `stored` of the same run: the final report always does, unless
 /// the stored one is final too (the first final report stays); an interim one only a lower interim sequence.
+/// A run whose interim report is older than kGoingSeconds keeps it (both `received` set: 0 is the store's now).
 inline bool supersedes(const Run& incoming, const Run& stored) {
   if (!stored.interim_sequence) return false;
+  if (incoming.received != 0 && stored.received != 0 && !going(stored.received, incoming.received)) return false;
   return !incoming.interim_sequence || *incoming.interim_sequence > *stored.interim_sequence;
 }
 
 /// The schema version this build creates and migrates to.
-constexpr int kSchemaVersion = 9;
+constexpr int kSchemaVersion = 10;
+
+/// The counts `query` selects summed over `rows` (Store::changed_counts()' rows of query.app), as
+/// Store::sum_counts() sums them in the database: per outcome and section key, ordered by both.
+std::vector<SectionTotals> sum_rows(const std::vector<const CountsRow*>& rows, const CountsQuery& query);
 
 /// Opens (creating and migrating when needed) the store a URL names: "sqlite:PATH" or "postgresql://..."
 /// (also "postgres://..."). Returns nullptr and sets `error` when the URL is malformed or opening fails.
