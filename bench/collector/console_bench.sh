@@ -29,6 +29,7 @@
 # usage: console_bench.sh SAMPLER-COLLECTOR LOAD-CLIENT PAGE-READERS
 #                         [RUNS SIZE READERS EVERY FLOOD-REPORTS-PER-CLIENT ROUNDS]
 set -euo pipefail
+source "$(dirname "$(realpath "$0")")/load_sites.sh"
 collector=$(realpath -e "$1") load=$(realpath -e "$2") page_readers=$(realpath -e "$3") runs=${4:-100000}
 size=${5:-2000} readers=${6:-20} every=${7:-10} per_client=${8:-250} rounds=${9:-3} bugs=${BUGS:-0}
 flood_app=${FLOOD_APP:-flood}
@@ -43,21 +44,9 @@ cd "$work"
 database=${SAMPLER_TEST_POSTGRESQL_URL:-sqlite:$work/reports.db}
 printf 'load\tload-key\nload\tview\tread\nflood\tflood-key\n' >keys.tsv
 
-# The load client's samples section: as many branch sites as it writes lines (load_client.cpp, make_samples).
-sites=$(python3 -c '
-size = int("'"$size"'")
-text = "<report id=\"samples\">\n<samples unit=\"0123456789abcdef0123456789abcdef\" scheme=\"branches\">\n"
-n = 0
-while len(text) + 200 < size:
-    text += "%d\t%d\n" % (n % 97, n % 13)
-    n += 1
-print(n)')
 mkdir -p site-dir/load
-{
-  echo '<sites unit="0123456789abcdef0123456789abcdef" scheme="branches">'
-  for ((i = 0; i < sites; i++)); do printf 'load.c\t%d\tf%d\t%d\tx%d > 0\n' "$((i + 1))" "$((i % 50))" "$i" "$i"; done
-  echo '</sites>'
-} >site-dir/load/load.sites
+write_load_sites "$size" 50 0 site-dir/load/load.sites
+sites=$load_sites
 
 # start_collector: a collector on the database, its address in $url.
 start_collector() {

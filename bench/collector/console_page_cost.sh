@@ -8,6 +8,7 @@
 # Run under tests/store/with_postgresql.sh.
 # usage: console_page_cost.sh BEFORE-COLLECTOR AFTER-COLLECTOR LOAD-CLIENT [ROUNDS]
 set -euo pipefail
+source "$(dirname "$(realpath "$0")")/load_sites.sh"
 before=$(realpath -e "$1") after=$(realpath -e "$2") load=$(realpath -e "$3") rounds=${4:-10}
 work=$(mktemp -d)
 trap 'kill "${server_pid:-}" 2>/dev/null; rm -rf "$work"' EXIT
@@ -15,19 +16,8 @@ cd "$work"
 database=$SAMPLER_TEST_POSTGRESQL_URL
 printf 'load\tload-key\nload\tview\tread\n' >keys.tsv
 size=2000
-sites=$(python3 -c '
-text = "<report id=\"samples\">\n<samples unit=\"0123456789abcdef0123456789abcdef\" scheme=\"branches\">\n"
-n = 0
-while len(text) + 200 < '"$size"':
-    text += "%d\t%d\n" % (n % 97, n % 13)
-    n += 1
-print(n)')
 mkdir -p site-dir/load
-{
-  echo '<sites unit="0123456789abcdef0123456789abcdef" scheme="branches">'
-  for ((i = 0; i < sites; i++)); do printf 'load.c\t%d\tf%d\t%d\tx%d > 0\n' "$((i + 1))" "$((i % 50))" "$i" "$i"; done
-  echo '</sites>'
-} >site-dir/load/load.sites
+write_load_sites "$size" 50 0 site-dir/load/load.sites
 start() {
   rm -f fifo && mkfifo fifo
   "$1" serve --listen 127.0.0.1:0 --database "$database" --keys keys.tsv --site-dir site-dir --rate 1e9 \

@@ -14,31 +14,17 @@ case_name=kept
 load=$1
 source "$SOURCE_DIR/tests/tools/blackbox.sh"
 source "$SOURCE_DIR/tests/collector/server.sh"
+source "$SOURCE_DIR/bench/collector/load_sites.sh"
 database=${SAMPLER_TEST_POSTGRESQL_URL:-sqlite:$SCRATCH/reports.db}
 printf 'load\tload-key\nload\tview\tread\nother\tother-key\nother\tview\tread\nmore\tmore-key\nmore\tview\tread\n' \
   >keys.tsv
 size=600
-# The load client's samples section (bench/collector/load_client.cpp, make_samples()): as many branch sites as
-# it writes lines; the same text as bench/collector/console_bench.sh's.
-write_sites() {  # write_sites SUFFIX: the sites, each condition's text ending in SUFFIX
-  local lines
-  lines=$(python3 -c 'text = "<report id=\"samples\">\n<samples unit=\"0123456789abcdef0123456789abcdef\" scheme=\"branches\">\n"
-n = 0
-while len(text) + 200 < '"$size"':
-    text += "%d\t%d\n" % (n % 97, n % 13)
-    n += 1
-print(n)')
+write_sites() {  # write_sites SUFFIX: the load client's sites, each condition's text ending in SUFFIX
   mkdir -p site-dir/load
-  {
-    echo '<sites unit="0123456789abcdef0123456789abcdef" scheme="branches">'
-    for ((i = 0; i < lines; i++)); do
-      printf 'load.c\t%d\tf%d\t%d\tx%d > %s\n' "$((i + 1))" "$((i % 5))" "$i" "$i" "$1"
-    done
-    echo '</sites>'
-  } >site-dir/load/load.sites.new
+  write_load_sites "$size" 5 "$1" site-dir/load/load.sites.new
   mv site-dir/load/load.sites.new site-dir/load/load.sites
   for app in other more; do mkdir -p "site-dir/$app" && cp site-dir/load/load.sites "site-dir/$app/$app.sites"; done
-  sites=$lines
+  sites=$load_sites
 }
 write_sites 0
 
