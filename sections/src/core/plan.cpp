@@ -86,9 +86,13 @@ bool parse_entry_quickly(std::string_view text, Line& line) {
     if (!hex_digits8(word_at(p + i))) return false;
   size_t scheme = kUnitSignatureDigits + 1, at = 0;
   for (const SchemeRow& row : kSchemeTable) {  // names hold no TAB: the one followed by a TAB is the field
-    size_t end = scheme + row.name.size();
-    if (p[scheme] == row.name.data()[0] && end < size && p[end] == '\t' &&
-        same(std::string_view(p + scheme, row.name.size()), row.name.data(), row.name.size())) {
+    const char* name = row.name.data();
+    size_t length = row.name.size(), end = scheme + length;
+    if (p[scheme] != name[0] || end >= size || p[end] != '\t') continue;
+    // A name of 8 bytes or more as two words, its first 8 bytes and its last 8.
+    bool equal = length >= 8 ? word_at(p + scheme) == word_at(name) && word_at(p + end - 8) == word_at(name + length - 8)
+                             : same(std::string_view(p + scheme, length), name, length);
+    if (equal) {
       at = end;
       break;
     }
@@ -132,6 +136,10 @@ bool valid_id(std::string_view id) {
 }
 
 bool parse_probability(std::string_view text, double& probability) {
+  if (text.size() == 1 && (text.data()[0] == '0' || text.data()[0] == '1')) {  // most of a plan's entries
+    probability = text.data()[0] == '1' ? 1.0 : 0.0;
+    return true;
+  }
   const char* p = text.data();
   const char* end = p + text.size();
   // Significant digits into an integer, then one scaling by a power of ten (exact up to 10^22).
