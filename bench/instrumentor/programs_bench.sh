@@ -30,16 +30,19 @@
 # would count their 1/100 sampling as the run's length); then the measured work with SAMPLER_PLAN alone (sites it
 # does not name never sample), printed beside the uniform rows with the plan's predicted cost (its samples' and
 # slow-side walks' share of plain's CPU time), and a row with every probability of the plan set to 0: its checks
-# alone, no sample. The goals: a plan at 2 % <= 1.03x, at 5 % <= 1.06x. A build whose runtime
+# alone, no sample. With --fast-cost NS the plans turn off the functions whose seen sites' fast sides alone would
+# spend more than the budget, each fast side priced NS nanoseconds (`sampler-analyze plan --fast-cost`,
+# docs/analysis.md, "Functions turned off"). The goals: a plan at 2 % <= 1.03x, at 5 % <= 1.06x. A build whose runtime
 # does not apply plans (no plan subreport in a report of a run with SAMPLER_PLAN) gets rows saying so.
 #
 # Usage: bench/instrumentor/programs_bench.sh [--build BUILD_DIR] [--work DIR] [--reps N] [--megabytes M]
-#                                             [--plan-budgets "B..."] [--training-runs RUNS]
+#                                             [--plan-budgets "B..."] [--training-runs RUNS] [--fast-cost NS]
 #                                             [--compile-only | --instructions] [PROGRAM...]
 #   BUILD_DIR: the suite's build tree, with sampler-cc (and sampler-analyze for plans) built (default build/)
 #   DIR: sources, builds and input (default BUILD_DIR/programs-bench; the builds are redone each run)
 #   M: the size of gzip's and bzip2's input (default 100)
 #   B: budgets in percent of plain clang's CPU time (default "2 5"; "" for no plan rows)
+#   NS: nanoseconds a fast side costs, for the plans (default: no function turned off)
 #   --compile-only: only the compile time: plain and default builds alternated REPS times, the least CPU kept
 #   PROGRAM: gzip, bzip2 and/or bc (default gzip and bzip2)
 # Not run by ctest (minutes long, needs the network for apt-get source); see docs/performance.md.
@@ -53,6 +56,7 @@ compile_only=0
 instructions=0
 plan_budgets="2 5"
 training_runs=20
+fast_cost=
 while [ $# -gt 0 ]; do
   case $1 in
   --build) build=$2; shift 2 ;;
@@ -61,6 +65,7 @@ while [ $# -gt 0 ]; do
   --megabytes) megabytes=$2; shift 2 ;;
   --plan-budgets) plan_budgets=$2; shift 2 ;;
   --training-runs) training_runs=$2; shift 2 ;;
+  --fast-cost) fast_cost=$2; shift 2 ;;
   --compile-only) compile_only=1; shift ;;
   --instructions) instructions=1; reps=1; shift ;;
   -h | --help) awk 'NR > 1 && !/^#/ { exit } NR > 1' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
@@ -74,6 +79,8 @@ for budget in $plan_budgets; do
 done
 read -ra budget_list <<<"$plan_budgets"
 plan_budgets=${budget_list[*]}  # one space between budgets: the first is ${plan_budgets%% *}
+[ -z "$fast_cost" ] || [[ $fast_cost =~ ^[0-9]+(\.[0-9]+)?$ ]] ||
+  { echo "programs_bench.sh: --fast-cost: '$fast_cost' is not a number of nanoseconds" >&2; exit 2; }
 [[ $training_runs =~ ^[1-9][0-9]*$ ]] ||
   { echo "programs_bench.sh: --training-runs: '$training_runs' is not a positive number" >&2; exit 2; }
 programs=("$@")
@@ -183,10 +190,12 @@ learn_plans() {
   done
   run_seconds=$(awk -v total="$total" -v n="$training_runs" 'BEGIN { printf "%.4f", total / n }')
   training_note="plans from $training_runs training runs at 1/100, $run_seconds s of plain clang's CPU each"
+  training_note+="${fast_cost:+, fast sides at $fast_cost ns}"
   for budget in $plan_budgets; do
     plan_of[$budget]=$work/$program/plan-$budget.plan
     summary=$("$analyze" plan --budget "$budget%" --sparsity 100 --run-seconds "$run_seconds" \
-      --sites "${default_files[@]}" -o "${plan_of[$budget]}" "$training/reports" 2>&1) ||
+      ${fast_cost:+--fast-cost "$fast_cost"} --sites "${default_files[@]}" -o "${plan_of[$budget]}" \
+      "$training/reports" 2>&1) ||
       { echo "programs_bench.sh: sampler-analyze plan failed on $training/reports:" >&2; echo "$summary" >&2; exit 1; }
     echo "$summary" >"${plan_of[$budget]}.summary"
     predicted_of[$budget]=$(sed -n "s/.*predicted cost \([0-9.e+-]*\)% of a run's CPU time.*/\1/p" <<<"$summary")

@@ -76,17 +76,15 @@ int compare(const PlanEntry& a, const PlanEntry& b) {
   return 0;
 }
 
-/// The entries' order: sorted as they come (sampler-analyze writes them in order), else heapsorted.
-void order_entries(PlanEntry* e, size_t n);
-
-/// Heapsort: in place, no allocation, n log n whatever the order of the file.
-void sort_entries(PlanEntry* e, size_t n) {
-  auto sift = [e](size_t root, size_t end) {
+/// Heapsort: in place, no allocation, n log n whatever the order. `less(a, b)`: a before b.
+template <typename T, typename Less>
+void heapsort(T* e, size_t n, Less&& less) {
+  auto sift = [e, &less](size_t root, size_t end) {
     while (2 * root + 1 < end) {
       size_t child = 2 * root + 1;
-      if (child + 1 < end && compare(e[child], e[child + 1]) < 0) ++child;
-      if (compare(e[root], e[child]) >= 0) return;
-      PlanEntry t = e[root];
+      if (child + 1 < end && less(e[child], e[child + 1])) ++child;
+      if (!less(e[root], e[child])) return;
+      T t = e[root];
       e[root] = e[child];
       e[child] = t;
       root = child;
@@ -94,19 +92,71 @@ void sort_entries(PlanEntry* e, size_t n) {
   };
   for (size_t i = n / 2; i-- > 0;) sift(i, n);
   for (size_t end = n; end > 1; --end) {
-    PlanEntry t = e[0];
+    T t = e[0];
     e[0] = e[end - 1];
     e[end - 1] = t;
     sift(0, end - 1);
   }
 }
 
-void order_entries(PlanEntry* e, size_t n) {
+void* map_memory(size_t bytes) {
+  void* memory = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  return memory == MAP_FAILED ? nullptr : memory;
+}
+
+/// A stretch of one unit's entries already in order.
+struct Run {
+  size_t start, count;
+};
+
+/// Whether `next` starts a run after `previous`: another unit, or the order broken.
+bool starts_run(const PlanEntry& previous, const PlanEntry& next) {
+  return previous.unit_high != next.unit_high || previous.unit_low != next.unit_low ||
+         previous.scheme_site > next.scheme_site;
+}
+
+/// Runs in order whose ranges do not overlap, put in order as blocks: the runs sorted by their first entry, then
+/// copied into memory of `capacity` entries, which replaces `e`'s. False (`e` unchanged) when the runs overlap or
+/// there is no memory.
+bool order_runs(PlanEntry*& e, size_t n, size_t runs, size_t capacity) {
+  Run* run = static_cast<Run*>(map_memory(runs * sizeof(Run)));
+  if (run == nullptr) return false;
+  size_t count = 0;
+  run[count++] = Run{0, 1};
   for (size_t i = 1; i < n; ++i)
-    if (compare(e[i - 1], e[i]) > 0) {
-      sort_entries(e, n);
-      return;
+    if (starts_run(e[i - 1], e[i]))
+      run[count++] = Run{i, 1};
+    else
+      ++run[count - 1].count;
+  heapsort(run, count, [e](const Run& a, const Run& b) { return compare(e[a.start], e[b.start]) < 0; });
+  bool disjoint = true;  // equal ends are allowed: the same key twice, which the caller refuses
+  for (size_t r = 1; r < count && disjoint; ++r)
+    disjoint = compare(e[run[r - 1].start + run[r - 1].count - 1], e[run[r].start]) <= 0;
+  PlanEntry* ordered = disjoint ? static_cast<PlanEntry*>(map_memory(capacity * sizeof(PlanEntry))) : nullptr;
+  if (ordered != nullptr) {
+    size_t at = 0;
+    for (size_t r = 0; r < count; ++r) {
+      memcpy(ordered + at, e + run[r].start, run[r].count * sizeof(PlanEntry));
+      at += run[r].count;
     }
+    munmap(e, capacity * sizeof(PlanEntry));
+    e = ordered;
+  }
+  munmap(run, runs * sizeof(Run));
+  return ordered != nullptr;
+}
+
+/// The entries' order, in memory of `capacity` entries (which `e` may come to point to instead). sampler-analyze
+/// writes each unit's entries in order, the units in the order of the program's site files: one run a unit, put
+/// in order as blocks in n + r log r (r runs); anything else (a unit in two runs) is heapsorted in place.
+void order_entries(PlanEntry*& e, size_t n, size_t capacity) {
+  size_t runs = 1, unordered = 0;
+  for (size_t i = 1; i < n; ++i) {
+    runs += starts_run(e[i - 1], e[i]);
+    unordered += compare(e[i - 1], e[i]) > 0;
+  }
+  if (unordered == 0 || order_runs(e, n, runs, capacity)) return;
+  heapsort(e, n, [](const PlanEntry& a, const PlanEntry& b) { return compare(a, b) < 0; });
 }
 
 /// The file name as it may be printed: control characters become '?' (the name comes from the environment).
@@ -240,7 +290,7 @@ bool load_plan(const char* path, const char* sparsity_text, double sparsity, boo
     error_line = error != nullptr && reader.line_number() == 0 ? 1 : reader.line_number();
   }
   if (error == nullptr && entries > 0) {
-    order_entries(kept, entries);
+    order_entries(kept, entries, capacity);
     const PlanEntry* twice = nullptr;
     for (size_t i = 1; i < entries && twice == nullptr; ++i)
       if (compare(kept[i - 1], kept[i]) == 0) twice = &kept[i];

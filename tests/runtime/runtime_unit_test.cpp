@@ -326,6 +326,76 @@ TEST(Plan, DispatchesOffWithTheirCallees) {
   EXPECT_EQ(two[1], kCertainWeight + 63);
 }
 
+// A plan's entries in any order give the same weights (load_plan(), apply_plan()): sampler-analyze writes one run
+// of entries a unit, the units in the site files' order (put in order as blocks), but a unit split in two runs or
+// any order at all is read too (heapsorted); the same entry twice is refused in every order.
+TEST(Plan, EntriesInAnyOrderGiveTheSameWeights) {
+  using namespace sampler::runtime;
+  const char* signatures[] = {"f0000000000000000000000000000001", "00000000000000000000000000000002",
+                              "80000000000000000000000000000000"};
+  const char* scheme_of[] = {"branches", "branches", "branches", "returns", "returns"};
+  const uint32_t site_of[] = {0, 1, 2, 0, 1};
+  const char* probabilities[] = {"0", "1", "0.25", "1e-6", "0.5"};
+  struct Entry {
+    int unit, index;  // index: of scheme_of, site_of; the probability's is (unit + index) % 5
+  };
+  std::vector<Entry> in_order;
+  for (int u = 0; u < 3; ++u)
+    for (int i = 0; i < 5; ++i) in_order.push_back({u, i});
+  auto ordered = [&](std::initializer_list<int> units, bool reversed_within) {
+    std::vector<Entry> out;
+    for (int u : units)
+      for (int i = 0; i < 5; ++i) out.push_back({u, reversed_within ? 4 - i : i});
+    return out;
+  };
+  std::vector<Entry> split = {{0, 0}, {0, 1}, {0, 2}, {1, 0}, {1, 1}, {1, 2}, {1, 3}, {1, 4},
+                              {0, 3}, {0, 4}, {2, 0}, {2, 1}, {2, 2}, {2, 3}, {2, 4}};
+  std::vector<Entry> reversed(in_order.rbegin(), in_order.rend());
+  const std::string path = testing::TempDir() + "plan_order_test.plan";
+  auto write = [&](const std::vector<Entry>& entries) {
+    std::string text = "sampler-plan\t1\nid\torder\n";
+    for (const Entry& e : entries)
+      text += std::string(signatures[e.unit]) + "\t" + scheme_of[e.index] + "\t" + std::to_string(site_of[e.index]) +
+              "\t" + probabilities[(e.unit + e.index) % 5] + "\n";
+    FILE* file = fopen(path.c_str(), "w");
+    ASSERT_NE(file, nullptr);
+    fputs(text.c_str(), file);
+    fclose(file);
+  };
+  PlanIdentity saved = g_plan_identity;
+  for (const auto& entries : {in_order, ordered({2, 0, 1}, false), ordered({1, 2, 0}, true), split, reversed}) {
+    write(entries);
+    ASSERT_TRUE(load_plan(path.c_str(), nullptr, 0, false));
+    for (int u = 0; u < 3; ++u) {
+      int64_t weights[5] = {-1, -1, -1, -1, -1};
+      sampler_scheme schemes[2] = {};
+      schemes[0].name = "branches";
+      schemes[0].site_count = 3;
+      schemes[1].name = "returns";
+      schemes[1].site_count = 2;
+      sampler_unit unit{};
+      unit.abi_version = SAMPLER_ABI_VERSION;
+      unit.scheme_count = 2;
+      unit.signature = signatures[u];
+      unit.schemes = schemes;
+      unit.weights = weights;
+      unit.weight_count = 5;
+      apply_plan(unit);
+      for (int i = 0; i < 5; ++i) {
+        double p = std::strtod(probabilities[(u + i) % 5], nullptr);
+        EXPECT_EQ(weights[i], weight_of_probability(p)) << "unit " << u << ", weight " << i;
+      }
+    }
+    // The same entry twice, once in another run of its unit: refused.
+    std::vector<Entry> twice = entries;
+    twice.push_back(entries.front());
+    write(twice);
+    EXPECT_FALSE(load_plan(path.c_str(), nullptr, 0, false));
+  }
+  g_plan_identity = saved;
+  std::remove(path.c_str());
+}
+
 TEST(Sampling, NaturalLog) {
   for (double x : {1.0, 0.5, 0.25, 0.999999, 1e-5, 1e-300, 0x1.0p-53, 0.7071067811865476, 0.123456789, 2.0, 10.0,
                    1e300}) {

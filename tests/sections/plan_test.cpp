@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -106,6 +107,82 @@ TEST(PlanLine, LineLength) {
   // 4096 bytes is the limit: a comment of that length is fine, one byte more is an error whatever the line.
   EXPECT_EQ(parse_line("#" + std::string(4095, 'x')).kind, LineKind::comment_or_blank);
   EXPECT_EQ(error_of("#" + std::string(4096, 'x')), "line longer than 4096 bytes");
+}
+
+// parse_line() reads an entry as sampler-analyze writes it in one pass and falls back to reading it field by
+// field: on every combination of good and bad fields both must agree with the format's rules as stated here
+// (split at every TAB, then each field checked in order), bit for bit and error for error.
+Line entry_by_the_rules(const std::string& text) {
+  Line line;
+  if (text.size() > kMaxLineBytes) return line.error = "line longer than 4096 bytes", line;
+  std::vector<std::string> fields(1);
+  for (char c : text)
+    if (c == '\t')
+      fields.emplace_back();
+    else
+      fields.back().push_back(c);
+  if (fields.size() > 4) return line.error = "entry with more than 4 TAB-separated fields", line;
+  if (fields.size() < 4)
+    return line.error = "entry without 4 TAB-separated fields (unit, scheme, site, probability)", line;
+  bool hex = fields[0].size() == kUnitSignatureDigits;
+  for (char c : fields[0]) hex = hex && ((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'));
+  if (!hex) return line.error = "unit is not a signature of 32 lower-case hex digits", line;
+  SchemeId id{};
+  if (!find_scheme_id(fields[1], id)) return line.error = "unknown scheme", line;
+  bool site = !fields[2].empty() && fields[2].size() <= 10 &&
+              fields[2].find_first_not_of("0123456789") == std::string::npos && std::stoull(fields[2]) <= UINT32_MAX;
+  if (!site) return line.error = "site is not a decimal index below 2^32", line;
+  if (!parse_probability(fields[3], line.probability))
+    return line.error = "probability is not a decimal number in [0, 1]", line;
+  line.kind = LineKind::entry;
+  line.site = static_cast<uint32_t>(std::stoull(fields[2]));
+  return line;
+}
+
+TEST(PlanLine, OnePassReadingAgreesWithTheRules) {
+  std::vector<std::string> units = {kUnit, std::string(32, '0'), std::string(32, 'f'), kUnit.substr(1), kUnit + "0",
+                                    "", "0123456789abcdef0123456789abcdef0123456789abcdef"};
+  // One wrong byte in each of the unit's four words, the bytes next to the ranges 0-9 and a-f among them.
+  for (size_t at : {0, 7, 8, 15, 16, 24, 31})
+    for (char c : {'/', ':', '`', 'g', 'A', 'F', ' ', '\t', '\0', '\x80', '\xb0', '\xe1', '\xff'}) {
+      std::string unit = kUnit;
+      unit[at] = c;
+      units.push_back(unit);
+    }
+  std::vector<std::string> schemes = {"", "branche", "branchesx", "Branches", "all", "function-entries-", " branches"};
+  for (const SchemeRow& row : kSchemeTable) schemes.emplace_back(row.name);
+  const std::vector<std::string> sites = {"0", "17", "4294967295", "4294967296", "", "01", "1a", "-1", "+1",
+                                          "99999999999999999999"};
+  std::vector<std::string> probabilities = {
+      "0", "1", "0.5", ".5", "1e-6", "2.5E-3", "1.0", "1.00000000000000000001", "0.00000000000000000000000000001",
+      "1e-400", "4.9e-324", "2.2250738585072014e-308", "0.30000000000000004", "0.1234567890123456789012345",
+      "1e1", "1e+0", "10e-1", "", "0.5\r", "0.5\t", "0.5\t1", "\t0.5", "-0", "0x1", "1e", "00000.000", " 0.5"};
+  // The longest line and one byte more, whatever the rest.
+  const size_t head = kUnitSignatureDigits + std::string("\tbranches\t0\t").size();
+  probabilities.push_back("0." + std::string(kMaxLineBytes - head - 3, '0') + "1");
+  probabilities.push_back("0." + std::string(kMaxLineBytes - head - 2, '0') + "1");
+  size_t lines = 0, entries = 0;
+  for (const std::string& unit : units)
+    for (const std::string& scheme : schemes)
+      for (const std::string& site : sites)
+        for (const std::string& probability : probabilities) {
+          const std::string text = unit + "\t" + scheme + "\t" + site + "\t" + probability;
+          if (text[0] == '\t') continue;  // blank-led lines are another rule's (CommentsAndBlankLines)
+          Line expected = entry_by_the_rules(text), line = parse_line(text);
+          ++lines;
+          ASSERT_EQ(line.kind, expected.kind) << text << ": " << (line.error ? line.error : "an entry");
+          if (line.kind != LineKind::entry) {
+            ASSERT_STREQ(line.error, expected.error) << text;
+            continue;
+          }
+          ++entries;
+          ASSERT_EQ(line.unit, unit);
+          ASSERT_EQ(line.scheme, scheme);
+          ASSERT_EQ(line.site, expected.site) << text;
+          ASSERT_EQ(memcmp(&line.probability, &expected.probability, sizeof(double)), 0) << text;
+        }
+  EXPECT_GT(entries, 1000u);
+  EXPECT_GT(lines, 10 * entries);
 }
 
 double probability_of(std::string_view text) {
