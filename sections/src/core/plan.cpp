@@ -89,9 +89,10 @@ bool parse_entry_quickly(std::string_view text, Line& line) {
     const char* name = row.name.data();
     size_t length = row.name.size(), end = scheme + length;
     if (p[scheme] != name[0] || end >= size || p[end] != '\t') continue;
-    // A name of 8 bytes or more as two words, its first 8 bytes and its last 8.
-    bool equal = length >= 8 ? word_at(p + scheme) == word_at(name) && word_at(p + end - 8) == word_at(name + length - 8)
-                             : same(std::string_view(p + scheme, length), name, length);
+    // A name of 8 to 16 bytes as two words, its first 8 bytes and its last 8 (together, every byte).
+    bool equal = length >= 8 && length <= 16
+                     ? word_at(p + scheme) == word_at(name) && word_at(p + end - 8) == word_at(name + length - 8)
+                     : same(std::string_view(p + scheme, length), name, length);
     if (equal) {
       at = end;
       break;
