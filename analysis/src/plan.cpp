@@ -403,12 +403,13 @@ void turn_off_functions(std::vector<Demand>& demands, const PlanOptions& options
   std::map<std::pair<std::string_view, std::string_view>, double> executions;  // by (unit, function)
   for (const Demand& d : demands)
     if (d.function != nullptr && !d.unseen) executions[{std::get<0>(d.key), *d.function}] += d.per_second;
-  for (auto& [function, per_second] : executions)
-    if (options.fast_seconds * per_second > options.budget) ++plan.off_functions;
+  std::erase_if(executions, [&options](const auto& function) {  // what is left: the functions turned off
+    return options.fast_seconds * function.second <= options.budget;
+  });
+  plan.off_functions += executions.size();
   for (Demand& d : demands) {
     if (d.function == nullptr) continue;
-    auto found = executions.find({std::get<0>(d.key), *d.function});
-    d.off = found != executions.end() && options.fast_seconds * found->second > options.budget;
+    d.off = executions.count({std::get<0>(d.key), *d.function}) > 0;
     plan.off_sites += d.off;
   }
 }

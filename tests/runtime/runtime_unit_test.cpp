@@ -194,6 +194,20 @@ TEST(Plan, WeightsOnTheFixedPointClock) {
   EXPECT_GT(weight_of_probability(1 - 0x1p-53), int64_t{1} << 53);
 }
 
+// A unit of this ABI version whose thresholds compute_thresholds() fills from `bounds` and `weights`.
+template <size_t W, size_t T, size_t B>
+sampler_unit unit_with_bounds(int64_t (&weights)[W], int64_t (&thresholds)[T], const uint32_t (&bounds)[B]) {
+  sampler_unit unit{};
+  unit.abi_version = SAMPLER_ABI_VERSION;
+  unit.weights = weights;
+  unit.weight_count = W;
+  unit.thresholds = thresholds;
+  unit.threshold_count = T;
+  unit.threshold_bounds = bounds;
+  unit.threshold_bounds_size = B;
+  return unit;
+}
+
 // Thresholds from a plan's weights (plan.h, compute_thresholds()): multiplier * sum of times * weight, saturated at
 // 2^62 without overflowing, runs of sites counted once each; the multiplier UINT64_MAX (a site the compiler could
 // not name) gives 2^62, and malformed bounds (a site or a run past the weights, words missing) 2^62 from there on;
@@ -212,14 +226,7 @@ TEST(Plan, ThresholdsFromTheWeights) {
       1, 1, 0, 3, SAMPLER_THRESHOLD_RUN | 2,  // a run past the weights: 2^62 from here on
       1, 1, 0, 0, 1};
   int64_t thresholds[9] = {};
-  sampler_unit unit{};
-  unit.abi_version = SAMPLER_ABI_VERSION;
-  unit.weights = weights;
-  unit.weight_count = 4;
-  unit.thresholds = thresholds;
-  unit.threshold_count = 9;
-  unit.threshold_bounds = bounds;
-  unit.threshold_bounds_size = sizeof bounds / sizeof bounds[0];
+  sampler_unit unit = unit_with_bounds(weights, thresholds, bounds);
   compute_thresholds(unit);
   EXPECT_EQ(thresholds[0], 5 + (int64_t{1} << 40));
   EXPECT_EQ(thresholds[1], 210);
@@ -292,14 +299,7 @@ TEST(Plan, DispatchesOffWithTheirCallees) {
       1, kBelowLow, kHigh, 1, kCallee,                    // 7: B of the on function 1
       1, kDispatchLow, kHigh, 9, 1};                      // 8: a site past the weights: on
   int64_t thresholds[9] = {};
-  sampler_unit unit{};
-  unit.abi_version = SAMPLER_ABI_VERSION;
-  unit.weights = weights;
-  unit.weight_count = 6;
-  unit.thresholds = thresholds;
-  unit.threshold_count = 9;
-  unit.threshold_bounds = bounds;
-  unit.threshold_bounds_size = sizeof bounds / sizeof bounds[0];
+  sampler_unit unit = unit_with_bounds(weights, thresholds, bounds);
   compute_thresholds(unit);
   constexpr int64_t kOn = int64_t{1} << 61, kOff = INT64_MIN;
   EXPECT_EQ(thresholds[0], kOn);
